@@ -1,0 +1,66 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, Type } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '@/config/app.config';
+import { ConfigModule } from '@/config/config.module';
+import { dataSourceOptions } from '@/database/data-source';
+import { ApiTokenGuard } from '@/common/auth/api-token.guard';
+import { TenantMiddleware } from '@/common/auth/tenant.middleware';
+import { BodyGuard } from '@/common/http/body.guard';
+import { EnvelopeInterceptor } from '@/common/http/envelope';
+import { AllExceptionsFilter } from '@/common/http/exceptions.filter';
+import { RateLimitGuard, RateLimiter } from '@/common/http/rate-limit.guard';
+import { createValidationPipe } from '@/common/http/validation';
+import { LoggingModule } from '@/common/logging/logging.module';
+import { QueueModule } from '@/common/queue/queue.module';
+import { RedisModule } from '@/common/redis/redis.module';
+import { HealthModule } from '@/modules/health/health.module';
+import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
+import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
+import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
+import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
+
+/** Domain modules: controllers, services, repositories. */
+const DOMAIN_MODULES: Type[] = [HealthModule, WorkspacesModule, IdempotencyModule];
+
+/** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
+const WORKER_MODULES: Type[] = [IdempotencyJobsModule];
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  workers: boolean;
+}
+
+@Module({})
+export class AppModule implements NestModule {
+  static register({ config, workers }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule,
+        TypeOrmModule.forRoot({ ...dataSourceOptions(config.database.url), autoLoadEntities: true }),
+        RedisModule,
+        QueueModule,
+        ...DOMAIN_MODULES,
+        ...(workers ? WORKER_MODULES : []),
+      ],
+      providers: [
+        RateLimiter,
+        // Guards run in this order: token and scope, then rate limit, then body problems (contract's order of checks).
+        { provide: APP_GUARD, useClass: ApiTokenGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: BodyGuard },
+        // The idempotency interceptor wraps the envelope, so it stores exactly what the client receives.
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(TenantMiddleware).forRoutes({ path: 'api/{*path}', method: RequestMethod.ALL });
+  }
+}

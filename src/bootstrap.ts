@@ -1,0 +1,141 @@
+import 'reflect-metadata';
+import { INestApplication, INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule, OpenAPIObject } from '@nestjs/swagger';
+import express, { NextFunction, Request, Response } from 'express';
+import * as fs from 'node:fs';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from '@/app.module';
+import { AppConfig } from '@/config/app.config';
+import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
+import { BODY_PARSE_ERROR, BodyRequest } from '@/common/http/body.guard';
+import { HTTPS_REQUIRED_BODY, listen, RunningServer } from '@/common/http/server';
+import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
+import { urlPolicy } from '@/common/validation/validators';
+import { migrate } from '@/database/data-source';
+
+export const JSON_BODY_LIMIT = '1mb';
+
+/** Storage, the encryption key, and the database (created and migrated). Returns the completed config. */
+export async function prepareRuntime(config: AppConfig): Promise<AppConfig> {
+  fs.mkdirSync(config.storageDir, { recursive: true });
+  const ready = resolveEncryptionKey(config);
+  urlPolicy.allowHttp = ready.network.allowPrivateTargets;
+  await migrate(ready.database.url);
+  return ready;
+}
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const options = new DocumentBuilder()
+    .setTitle('Conversational Agent Platform API')
+    .setDescription(
+      'Multi-tenant API for configuring AI agents and reading their results. Every tenant route lives under ' +
+        '`https://<tenant>.<service-domain>/api/v1` and needs `Authorization: Bearer <token>`. Errors use ' +
+        '`{success: false, message, error: {code, details, field?, retryAfter?}}`.',
+    )
+    .setVersion('1.0.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API token (cap_...)' })
+    .addServer('https://{tenant}.localhost:3000', 'Tenant base address', {
+      tenant: { default: 'demo', description: 'workspace slug' },
+    })
+    .build();
+  return SwaggerModule.createDocument(app, options, {
+    operationIdFactory: (c, m) => `${c.replace(/Controller$/, '')}_${m}`,
+  });
+}
+
+/** The Nest application on its Express instance: body parsing, the proxy rule, Swagger; not listening yet. */
+export async function createHttpApp(config: AppConfig, workers: boolean): Promise<INestApplication> {
+  const server = express();
+  server.disable('x-powered-by');
+  if (config.trustProxy) {
+    server.set('trust proxy', true);
+    // Behind a TLS-terminating proxy the scheme comes from X-Forwarded-Proto; probes of /health may be plain.
+    server.use((req: Request, res: Response, next: NextFunction) => {
+      if (req.path === '/health' || req.path === '/health/ready') return next();
+      const proto = String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]
+        .trim()
+        .toLowerCase();
+      if (proto === 'https') return next();
+      res.status(403).type('application/json').send(HTTPS_REQUIRED_BODY);
+    });
+  }
+  const json = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  // Parse errors are recorded, not answered: the BodyGuard raises them after the token and rate checks.
+  server.use((req: Request, res: Response, next: NextFunction) =>
+    json(req, res, (err?: unknown) => {
+      if (err) (req as BodyRequest)[BODY_PARSE_ERROR] = err;
+      next();
+    }),
+  );
+
+  const app = await NestFactory.create(AppModule.register({ config, workers }), new ExpressAdapter(server), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs/openapi.json',
+    yamlDocumentUrl: 'docs/openapi.yaml',
+  });
+  await app.init();
+  return app;
+}
+
+export interface StartedApi {
+  app: INestApplication;
+  server: RunningServer;
+  /** Graceful stop: drain HTTP until the deadline, then close queues (waiting for active jobs), DB and Redis. */
+  stop(): Promise<void>;
+}
+
+export async function startApi(
+  config: AppConfig,
+  options: { host?: string; tls?: TlsMaterial } = {},
+): Promise<StartedApi> {
+  const app = await createHttpApp(config, config.runWorkers);
+  const tls = config.trustProxy ? undefined : (options.tls ?? (await loadOrCreateTlsMaterial(config)));
+  const server = await listen(app.getHttpAdapter().getInstance(), {
+    port: config.port,
+    host: options.host,
+    tls,
+  });
+  return {
+    app,
+    server,
+    stop: async () => {
+      await server.close(config.shutdownTimeoutMs);
+      await app.close();
+    },
+  };
+}
+
+/** A process without HTTP: the same modules with every processor. */
+export async function startWorker(config: AppConfig): Promise<INestApplicationContext> {
+  const app = await NestFactory.createApplicationContext(AppModule.register({ config, workers: true }), {
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  await app.init();
+  return app;
+}
+
+/** Runs `stop` on SIGTERM/SIGINT once, and exits; a second signal or the deadline forces the exit. */
+export function onShutdown(stop: () => Promise<void>, deadlineMs: number, log: (msg: string) => void): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    log(`${signal} received: draining requests and jobs (deadline ${deadlineMs} ms)`);
+    setTimeout(() => process.exit(1), deadlineMs + 5000).unref();
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}

@@ -1,0 +1,150 @@
+import { applyDecorators, HttpCode, Type } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiExtraModels,
+  ApiHeader,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { ErrorCode, ERROR_STATUS } from '@/common/errors/error-codes';
+
+export class ErrorDetail {
+  @ApiProperty({ example: 'INVALID_FORMAT' }) code!: string;
+  @ApiProperty({ example: 'phone_number must be a phone number in E.164 format' }) details!: string;
+  @ApiPropertyOptional({
+    example: 'phone_number',
+    description: 'validation errors only; the first failing field',
+  })
+  field?: string;
+  @ApiPropertyOptional({ example: 12, description: 'rate limit only; seconds to wait' }) retryAfter?: number;
+}
+
+export class ErrorBody {
+  @ApiProperty({ example: false }) success!: boolean;
+  @ApiProperty({ example: 'phone_number must be a phone number in E.164 format' }) message!: string;
+  @ApiProperty({ type: ErrorDetail }) error!: ErrorDetail;
+}
+
+export class ShortErrorBodyDto {
+  @ApiProperty({ example: false }) success!: boolean;
+  @ApiProperty({ example: 'name should not be empty | file is required' }) message!: string;
+  @ApiProperty({ type: 'array', items: {}, example: [] }) data!: unknown[];
+}
+
+export class PaginationDto {
+  @ApiProperty({ example: 1 }) page!: number;
+  @ApiProperty({ example: 20 }) per_page!: number;
+  @ApiProperty({ example: 57 }) total!: number;
+  @ApiProperty({ example: 3 }) total_pages!: number;
+}
+
+const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'Malformed JSON or wrong content type',
+  MISSING_AUTH_TOKEN: 'No Authorization header',
+  INVALID_AUTH_TOKEN: 'Malformed, unknown or revoked token',
+  FORBIDDEN: 'The token lacks the scope for this method',
+  RESOURCE_NOT_FOUND: 'Nothing with this identifier in this workspace (or unknown workspace)',
+  CONFLICT: 'The current state forbids the operation',
+  VALIDATION_ERROR: 'A required field is missing or empty; error.field names it',
+  INVALID_FORMAT: 'A field has the wrong type, enum value or format; error.field names it',
+  INVALID_UUID: 'A malformed UUID; error.field names the parameter',
+  RATE_LIMIT_EXCEEDED: 'Over 1000 requests in the rolling minute; see Retry-After',
+  PAYLOAD_TOO_LARGE: 'Body over the size limit',
+  IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was used with another body',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still running',
+};
+
+/** Documents error answers by code, grouped by status, with the general error body. */
+export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return applyDecorators(
+    ...[...byStatus].map(([status, list]) =>
+      ApiResponse({
+        status,
+        description: list.map((c) => `${c}: ${DESCRIPTIONS[c] ?? c}`).join('; '),
+        type: ErrorBody,
+      }),
+    ),
+  );
+}
+
+/** The errors every tenant route can answer. */
+export const TENANT_ERRORS: ErrorCode[] = [
+  'MISSING_AUTH_TOKEN',
+  'INVALID_AUTH_TOKEN',
+  'FORBIDDEN',
+  'RESOURCE_NOT_FOUND',
+  'RATE_LIMIT_EXCEEDED',
+];
+
+interface EnvelopeOptions {
+  status?: number;
+  description?: string;
+  isArray?: boolean;
+  paginated?: boolean;
+  nullable?: boolean;
+  errors?: ErrorCode[];
+  idempotent?: boolean;
+  /** false for routes outside the tenant API (the internal module). */
+  tenant?: boolean;
+}
+
+/**
+ * One decorator per route: the success envelope `{success, message, data}` around `type`, the HTTP status, the
+ * bearer scheme and the error answers.
+ */
+export function ApiEnvelope(type: Type<unknown> | null, options: EnvelopeOptions = {}): MethodDecorator {
+  const status = options.status ?? 200;
+  const item = type ? { $ref: getSchemaPath(type) } : { type: 'object', nullable: true };
+  const data = options.paginated
+    ? {
+        type: 'object',
+        properties: {
+          items: { type: 'array', items: item },
+          pagination: { $ref: getSchemaPath(PaginationDto) },
+        },
+      }
+    : options.isArray
+      ? { type: 'array', items: item }
+      : options.nullable
+        ? { ...item, nullable: true }
+        : item;
+  const decorators = [
+    HttpCode(status),
+    ApiBearerAuth(),
+    ApiExtraModels(...([type, PaginationDto, ErrorBody].filter(Boolean) as Type<unknown>[])),
+    ApiResponse({
+      status,
+      description: options.description ?? 'Success',
+      schema: {
+        type: 'object',
+        required: ['success', 'message', 'data'],
+        properties: {
+          success: { type: 'boolean', example: true },
+          message: { type: 'string', example: status === 201 ? 'Created' : 'OK' },
+          data,
+        },
+      },
+    }),
+    ApiErrors(
+      ...(options.tenant === false
+        ? (['MISSING_AUTH_TOKEN', 'INVALID_AUTH_TOKEN'] as ErrorCode[])
+        : TENANT_ERRORS),
+      ...(options.errors ?? []),
+    ),
+  ];
+  if (options.idempotent !== false && options.tenant !== false && status === 201)
+    decorators.push(
+      ApiHeader({
+        name: 'Idempotency-Key',
+        required: false,
+        description:
+          'Up to 255 characters; the same key and body within 24 hours answers the first answer again',
+      }),
+    );
+  return applyDecorators(...decorators);
+}

@@ -1,0 +1,42 @@
+import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { AppException } from '@/common/errors/app.exception';
+import { toAppException } from './exceptions.filter';
+
+export const ACCEPTS_MULTIPART = 'cap:accepts-multipart';
+/** The route takes multipart/form-data (file uploads) instead of JSON. */
+export const AcceptsMultipart = (): MethodDecorator => SetMetadata(ACCEPTS_MULTIPART, true);
+
+export const BODY_PARSE_ERROR = Symbol('cap:body-parse-error');
+export type BodyRequest = Request & { [BODY_PARSE_ERROR]?: unknown };
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Body problems are answered after the token, scope and rate limit, as the contract orders the checks: the JSON
+ * parser only records its error, and this guard (registered last) raises it.
+ */
+@Injectable()
+export class BodyGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<BodyRequest>();
+    if (req[BODY_PARSE_ERROR] !== undefined) throw toAppException(req[BODY_PARSE_ERROR]);
+    if (!WITH_BODY.has(req.method) || !hasBody(req)) return true;
+    const type = (req.headers['content-type'] ?? '').toLowerCase();
+    const multipart = this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler());
+    if (multipart && type.startsWith('multipart/form-data')) return true;
+    if (!type.startsWith('application/json') && !/^application\/[a-z0-9.+-]*\+json/.test(type)) {
+      const expected = multipart ? 'multipart/form-data' : 'application/json';
+      throw new AppException('BAD_REQUEST', `Content-Type must be ${expected}`);
+    }
+    return true;
+  }
+}

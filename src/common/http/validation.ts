@@ -1,0 +1,55 @@
+import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { AppException, FieldError } from '@/common/errors/app.exception';
+import { ErrorCode } from '@/common/errors/error-codes';
+import { isUuid } from '@/common/validation/validators';
+
+const MISSING = new Set(['isDefined', 'isNotEmpty', 'arrayNotEmpty', 'isNotEmptyObject']);
+
+function codeFor(constraints: Record<string, string>): [ErrorCode, string] {
+  const names = Object.keys(constraints);
+  const missing = names.find((n) => MISSING.has(n));
+  if (missing) return ['VALIDATION_ERROR', missing];
+  const uuid = names.find((n) => n === 'isUuid');
+  if (uuid) return ['INVALID_UUID', uuid];
+  return ['INVALID_FORMAT', names[0]];
+}
+
+/** Flattens class-validator errors into one entry per field, with dotted paths for nested fields. */
+export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    if (error.constraints && Object.keys(error.constraints).length) {
+      const [code, name] = codeFor(error.constraints);
+      let message = error.constraints[name];
+      if (message.startsWith(`${error.property} `))
+        message = `${path}${message.slice(error.property.length)}`;
+      else if (!message.includes(path)) message = `${path}: ${message}`;
+      out.push({ code, field: path, message });
+    }
+    if (error.children?.length) out.push(...toFieldErrors(error.children, path));
+  }
+  return out;
+}
+
+/** The global pipe: strips unknown keys, converts, and answers 422 with the contract's codes. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: false,
+    transform: true,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => AppException.validation(toFieldErrors(errors)),
+  });
+}
+
+/** Path parameter pipe: a malformed UUID is 422 INVALID_UUID naming the parameter. */
+@Injectable()
+export class UuidParamPipe implements PipeTransform<string, string> {
+  transform(value: string, metadata: ArgumentMetadata): string {
+    const field = metadata.data ?? 'uuid';
+    if (!isUuid(value)) throw AppException.invalid(field, `${field} must be a UUID`, 'INVALID_UUID');
+    return value.toLowerCase();
+  }
+}

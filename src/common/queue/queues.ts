@@ -1,0 +1,23 @@
+import type { JobOptions } from 'bull';
+
+/** Every queue of the service. Producers and processors name queues only through this table. */
+export const QUEUES = {
+  maintenance: 'maintenance',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** Typed payloads, by queue and job name. Every payload that touches tenant data carries its workspaceId. */
+export interface JobPayloads {
+  maintenance: {
+    'purge-idempotency-keys': { batchSize?: number };
+  };
+}
+
+/** Attempts, backoff and retention in one place; a job may run twice, so processors are idempotent. */
+export const DEFAULT_JOB_OPTIONS: JobOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 2000 },
+  removeOnComplete: 1000,
+  removeOnFail: 5000,
+};

@@ -1,0 +1,78 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { registerDecorator, ValidationOptions } from 'class-validator';
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const E164_RE = /^\+[1-9]\d{7,14}$/;
+export const HEX_COLOR_RE = /^#[0-9A-Fa-f]{6}$/;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_RE.test(value);
+}
+
+/** E.164 (`+`, 8 to 15 digits, no separators) and a number that exists in its country's numbering plan. */
+export function isE164(value: unknown): value is string {
+  if (typeof value !== 'string' || !E164_RE.test(value)) return false;
+  const parsed = parsePhoneNumberFromString(value);
+  return !!parsed && parsed.isValid() && parsed.number === value;
+}
+
+const zoneCache = new Map<string, boolean>();
+export function isIanaTimezone(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > 64 || !/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$|^UTC$/.test(value))
+    return false;
+  let ok = zoneCache.get(value);
+  if (ok === undefined) {
+    try {
+      ok = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone !== undefined;
+    } catch {
+      ok = false;
+    }
+    zoneCache.set(value, ok);
+  }
+  return ok;
+}
+
+/** Web addresses may be plain http only where the deployment allows private targets (tests). */
+export const urlPolicy = { allowHttp: false };
+
+export function isHttpsUrl(value: unknown, allowHttp = urlPolicy.allowHttp): value is string {
+  if (typeof value !== 'string' || value.length > 2048) return false;
+  try {
+    const url = new URL(value);
+    const schemeOk = url.protocol === 'https:' || (allowHttp && url.protocol === 'http:');
+    return schemeOk && !!url.hostname && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
+function simple(name: string, test: (v: unknown) => boolean, message: string) {
+  return (options?: ValidationOptions) =>
+    (object: object, propertyName: string): void =>
+      registerDecorator({
+        name,
+        target: object.constructor,
+        propertyName,
+        options: { message: `$property ${message}`, ...options },
+        validator: { validate: (v: unknown) => test(v) },
+      });
+}
+
+/** The constraint name `isUuid` maps to the INVALID_UUID code. */
+export const IsUuidValue = simple('isUuid', isUuid, 'must be a UUID');
+export const IsE164 = simple(
+  'isE164',
+  isE164,
+  'must be a phone number in E.164 format (+ and 8 to 15 digits)',
+);
+export const IsHexColor = simple(
+  'isHexColor',
+  (v) => typeof v === 'string' && HEX_COLOR_RE.test(v),
+  'must be a colour of the form #RRGGBB',
+);
+export const IsIanaTimezone = simple(
+  'isIanaTimezone',
+  isIanaTimezone,
+  'must be an IANA time zone such as Europe/Paris',
+);
+export const IsHttpsUrl = simple('isHttpsUrl', (v) => isHttpsUrl(v), 'must be an https URL');

@@ -1,0 +1,49 @@
+import * as path from 'node:path';
+import { validateEnvironment } from './env.validation';
+
+export interface AppConfig {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  serviceDomain: string;
+  trustProxy: boolean;
+  storageDir: string;
+  tls: { certFile?: string; keyFile?: string };
+  database: { url: string };
+  redis: { url: string; prefix: string };
+  auth: { adminApiKey?: string; encryptionKey?: string };
+  limits: { ratePerMinute: number; maxConcurrentCalls: number; crawlMaxPages: number };
+  network: { allowPrivateTargets: boolean };
+  llm: { baseUrl?: string; apiKey?: string; model: string };
+  runWorkers: boolean;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** Reads and validates the environment once; throws ConfigValidationError naming each bad variable. */
+export function loadConfig(raw: Record<string, string | undefined> = process.env): AppConfig {
+  const env = validateEnvironment(raw);
+  const nodeEnv = (env.NODE_ENV ?? 'development') as AppConfig['nodeEnv'];
+  return {
+    nodeEnv,
+    port: env.PORT ?? 3000,
+    serviceDomain: (env.SERVICE_DOMAIN ?? 'localhost').toLowerCase(),
+    trustProxy: env.TRUST_PROXY ?? false,
+    storageDir: path.resolve(env.STORAGE_DIR ?? './storage'),
+    tls: { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE },
+    database: { url: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/agent_platform' },
+    redis: { url: env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: env.REDIS_PREFIX ?? 'cap' },
+    auth: { adminApiKey: env.ADMIN_API_KEY, encryptionKey: env.ENCRYPTION_KEY },
+    limits: {
+      ratePerMinute: env.RATE_LIMIT_PER_MINUTE ?? 1000,
+      maxConcurrentCalls: env.MAX_CONCURRENT_CALLS ?? 50,
+      crawlMaxPages: env.CRAWL_MAX_PAGES ?? 100,
+    },
+    network: { allowPrivateTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS ?? false },
+    llm: { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL ?? 'gpt-4o-mini' },
+    runWorkers: env.RUN_WORKERS ?? true,
+    logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10000,
+  };
+}

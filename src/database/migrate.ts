@@ -1,0 +1,15 @@
+import 'reflect-metadata';
+import { loadConfig } from '@/config/app.config';
+import { migrate } from './data-source';
+
+/** `npm run migration:run`: creates the database if missing and applies pending migrations. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const applied = await migrate(config.database.url);
+  process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'No pending migrations\n');
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+import 'reflect-metadata';
+import 'dotenv/config';
+import { Logger } from 'nestjs-pino';
+import { loadConfig } from '@/config/app.config';
+import { onShutdown, prepareRuntime, startApi } from '@/bootstrap';
+
+/** The API process (and, with RUN_WORKERS=true, the workers): creates and migrates the database, then serves HTTPS. */
+async function main(): Promise<void> {
+  const config = await prepareRuntime(loadConfig());
+  const api = await startApi(config);
+  const logger = api.app.get(Logger);
+  const scheme = config.trustProxy ? 'http (behind a TLS proxy)' : 'https';
+  logger.log(
+    `API listening on ${scheme} port ${api.server.port}; tenants at https://<slug>.${config.serviceDomain}:${api.server.port}` +
+      `; workers ${config.runWorkers ? 'on' : 'off'}; docs at /docs`,
+    'Bootstrap',
+  );
+  onShutdown(api.stop, config.shutdownTimeoutMs, (m) => logger.log(m, 'Shutdown'));
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`Startup failed: ${err.message}\n`);
+  process.exit(1);
+});

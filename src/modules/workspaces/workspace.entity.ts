@@ -1,0 +1,25 @@
+import { Column, Entity, Index } from 'typeorm';
+import { BaseEntity } from '@/common/persistence/base.entity';
+
+export const EXPORT_POLICIES = ['raw', 'masked', 'disabled'] as const;
+export type ExportPolicy = (typeof EXPORT_POLICIES)[number];
+
+export interface WorkspacePolicies {
+  ANALYTICS_MESSAGES_EXPORT: ExportPolicy;
+}
+
+export const DEFAULT_POLICIES: WorkspacePolicies = { ANALYTICS_MESSAGES_EXPORT: 'raw' };
+
+/** A tenant. Its slug is the first DNS label of its base address. */
+@Entity('workspaces')
+export class Workspace extends BaseEntity {
+  @Index({ unique: true })
+  @Column('varchar', { length: 63 })
+  slug!: string;
+
+  @Column('varchar', { length: 200 })
+  name!: string;
+
+  @Column('jsonb', { default: () => `'${JSON.stringify(DEFAULT_POLICIES)}'` })
+  policies!: WorkspacePolicies;
+}

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiToken } from './api-token.entity';
+import { InternalController } from './internal.controller';
+import { MeController } from './me.controller';
+import { TokensService } from './tokens.service';
+import { User } from './user.entity';
+import { Workspace } from './workspace.entity';
+import { ApiTokensRepository, UsersRepository, WorkspacesRepository } from './workspaces.repository';
+import { WorkspacesService } from './workspaces.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Workspace, User, ApiToken])],
+  controllers: [InternalController, MeController],
+  providers: [WorkspacesRepository, UsersRepository, ApiTokensRepository, WorkspacesService, TokensService],
+  exports: [WorkspacesService, TokensService],
+})
+export class WorkspacesModule {}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { newId } from '@/common/persistence/base.entity';
+import { ApiToken } from './api-token.entity';
+import { User } from './user.entity';
+import { Workspace } from './workspace.entity';
+
+/** Workspaces are the tenants themselves, so this is the one repository that is not workspace-scoped. */
+@Injectable()
+export class WorkspacesRepository {
+  constructor(@InjectRepository(Workspace) private readonly repo: Repository<Workspace>) {}
+
+  findBySlug(slug: string): Promise<Workspace | null> {
+    return this.repo.findOne({ where: { slug } });
+  }
+
+  findById(id: string): Promise<Workspace | null> {
+    return this.repo.findOne({ where: { id } });
+  }
+
+  create(slug: string, name: string): Promise<Workspace> {
+    return this.repo.save(this.repo.create({ id: newId(), slug, name }));
+  }
+
+  save(workspace: Workspace): Promise<Workspace> {
+    return this.repo.save(workspace);
+  }
+}
+
+@Injectable()
+export class UsersRepository extends WorkspaceScopedRepository<User> {
+  constructor(@InjectRepository(User) repo: Repository<User>) {
+    super(repo);
+  }
+
+  findByEmail(workspaceId: string, email: string): Promise<User | null> {
+    return this.query(workspaceId, 'u').andWhere('lower(u.email) = lower(:email)', { email }).getOne();
+  }
+}
+
+@Injectable()
+export class ApiTokensRepository extends WorkspaceScopedRepository<ApiToken> {
+  constructor(@InjectRepository(ApiToken) repo: Repository<ApiToken>) {
+    super(repo);
+  }
+
+  /** The live (not revoked) token of this workspace with this hash. */
+  findLive(workspaceId: string, tokenHash: string): Promise<ApiToken | null> {
+    return this.query(workspaceId, 't')
+      .andWhere('t.token_hash = :tokenHash', { tokenHash })
+      .andWhere('t.revoked_at IS NULL')
+      .getOne();
+  }
+
+  /** Writes last_used_at only when the stored one is older than a minute, so a busy token writes once a minute. */
+  async touch(workspaceId: string, id: string): Promise<void> {
+    await this.repo
+      .createQueryBuilder()
+      .update(ApiToken)
+      .set({ lastUsedAt: () => 'now()' })
+      .where('workspace_id = :workspaceId AND id = :id', { workspaceId, id })
+      .andWhere("(last_used_at IS NULL OR last_used_at < now() - interval '1 minute')")
+      .execute();
+  }
+}
