@@ -5,6 +5,7 @@ import { AppConfig } from '@/config/app.config';
 import { ConfigModule } from '@/config/config.module';
 import { dataSourceOptions } from '@/database/data-source';
 import { ApiTokenGuard } from '@/common/auth/api-token.guard';
+import { InternalAdminGuard } from '@/common/auth/internal-admin.guard';
 import { TenantMiddleware } from '@/common/auth/tenant.middleware';
 import { BodyGuard } from '@/common/http/body.guard';
 import { EnvelopeInterceptor } from '@/common/http/envelope';
@@ -48,7 +49,8 @@ export class AppModule implements NestModule {
       ],
       providers: [
         RateLimiter,
-        // Guards run in this order: token and scope, then rate limit, then body problems (contract's order of checks).
+        // Guards run in this order: admin key or token and scope, then rate limit, then body problems (contract's order).
+        { provide: APP_GUARD, useClass: InternalAdminGuard },
         { provide: APP_GUARD, useClass: ApiTokenGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: BodyGuard },

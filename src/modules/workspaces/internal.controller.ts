@@ -1,8 +1,7 @@
-import { Body, Controller, Delete, Get, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Inject, Param, Post, Put } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { InternalAdminGuard } from '@/common/auth/internal-admin.guard';
-import { Public } from '@/common/auth/public.decorator';
+import { InternalOnly } from '@/common/auth/internal-admin.guard';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { Envelope } from '@/common/http/envelope';
 import { UuidParamPipe } from '@/common/http/validation';
@@ -13,8 +12,7 @@ import { WorkspacesService } from './workspaces.service';
 
 /** Operators' module: workspaces, users, tokens and policies, behind ADMIN_API_KEY on any host. */
 @ApiTags('Internal (operators)')
-@Public()
-@UseGuards(InternalAdminGuard)
+@InternalOnly()
 @Controller('internal/v1/workspaces')
 export class InternalController {
   constructor(

@@ -1,0 +1,136 @@
+import { INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Command, InvalidArgumentError } from 'commander';
+import { AppConfig } from '@/config/app.config';
+import { ConfigModule } from '@/config/config.module';
+import { dataSourceOptions } from '@/database/data-source';
+import { TOKEN_SCOPES, TokenScope } from '@/modules/workspaces/api-token.entity';
+import { TokensService } from '@/modules/workspaces/tokens.service';
+import { USER_ROLES, UserRole } from '@/modules/workspaces/user.entity';
+import { EXPORT_POLICIES, ExportPolicy } from '@/modules/workspaces/workspace.entity';
+import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
+import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
+
+export interface AdminServices {
+  workspaces: WorkspacesService;
+  tokens: TokensService;
+  config: AppConfig;
+}
+
+/** Only what the commands need: the database and the workspaces module (no HTTP, no queues). */
+export async function openAdminContext(
+  config: AppConfig,
+): Promise<{ services: AdminServices; close(): Promise<void> }> {
+  @Module({
+    imports: [
+      ConfigModule.forRoot(config),
+      TypeOrmModule.forRoot({ ...dataSourceOptions(config.database.url), autoLoadEntities: true }),
+      WorkspacesModule,
+    ],
+  })
+  class AdminModule {}
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(AdminModule, {
+    logger: ['error'],
+  });
+  return {
+    services: { workspaces: app.get(WorkspacesService), tokens: app.get(TokensService), config },
+    close: () => app.close(),
+  };
+}
+
+function oneOf<T extends string>(values: readonly T[], what: string) {
+  return (value: string): T => {
+    if (!values.includes(value as T))
+      throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
+    return value as T;
+  };
+}
+
+function scopesArg(value: string): TokenScope[] {
+  const list = value.split(',').map((s) => s.trim());
+  list.forEach((s) => oneOf(TOKEN_SCOPES, 'scopes')(s));
+  return list as TokenScope[];
+}
+
+/** The commands, printing plain lines; the token value is printed once, at creation. */
+export function registerAdminCommands(
+  program: Command,
+  s: AdminServices,
+  print: (line: string) => void,
+): void {
+  const portPart = s.config.port === 443 ? '' : `:${s.config.port}`;
+
+  program
+    .command('workspace:create <slug>')
+    .description('create a workspace; its base address is https://<slug>.<SERVICE_DOMAIN>')
+    .option('--name <name>', 'display name')
+    .action(async (slug: string, opts: { name?: string }) => {
+      const ws = await s.workspaces.createWorkspace(slug, opts.name);
+      print(`workspace ${ws.slug} created (${ws.id})`);
+      print(`base address: https://${ws.slug}.${s.config.serviceDomain}${portPart}`);
+    });
+
+  program
+    .command('user:create <slug> <email>')
+    .description('add a user to a workspace')
+    .option('--name <name>', 'display name')
+    .option(
+      '--role <role>',
+      `one of ${USER_ROLES.join(', ')}`,
+      oneOf(USER_ROLES, 'role'),
+      'admin' as UserRole,
+    )
+    .action(async (slug: string, email: string, opts: { name?: string; role: UserRole }) => {
+      const user = await s.workspaces.createUser(slug, { email, name: opts.name, role: opts.role });
+      print(`user ${user.email} (${user.role}) created: ${user.id}`);
+    });
+
+  program
+    .command('token:create <slug>')
+    .description('create an API token; the value is printed once')
+    .requiredOption('--user <email-or-uuid>', 'an admin or developer of the workspace')
+    .option('--name <name>', 'what the token is for', 'default')
+    .option('--scopes <list>', 'comma-separated: read,write', scopesArg)
+    .action(async (slug: string, opts: { user: string; name: string; scopes?: TokenScope[] }) => {
+      const created = await s.tokens.create(slug, { name: opts.name, user: opts.user, scopes: opts.scopes });
+      print(`token ${created.record.id} "${created.record.name}" scopes=${created.record.scopes.join(',')}`);
+      print(created.token);
+    });
+
+  program
+    .command('token:list <slug>')
+    .description('list tokens (never their values)')
+    .action(async (slug: string) => {
+      const tokens = await s.tokens.list(slug);
+      if (!tokens.length) print('no tokens');
+      for (const t of tokens) {
+        const state = t.revokedAt ? `revoked ${t.revokedAt.toISOString()}` : 'active';
+        const used = t.lastUsedAt ? t.lastUsedAt.toISOString() : 'never';
+        print(
+          `${t.id}  ${t.name}  ...${t.lastFour}  scopes=${t.scopes.join(',')}  created=${t.createdAt.toISOString()}  last_used=${used}  ${state}`,
+        );
+      }
+    });
+
+  program
+    .command('token:revoke <slug> <tokenUuid>')
+    .description('revoke a token; effective on the next request')
+    .action(async (slug: string, tokenUuid: string) => {
+      const t = await s.tokens.revoke(slug, tokenUuid);
+      print(`token ${t.id} revoked`);
+    });
+
+  program
+    .command('policy:set <slug> <assignment>')
+    .description(`set a policy, e.g. ANALYTICS_MESSAGES_EXPORT=masked (${EXPORT_POLICIES.join('|')})`)
+    .action(async (slug: string, assignment: string) => {
+      const [key, value] = assignment.split('=');
+      if (key !== 'ANALYTICS_MESSAGES_EXPORT')
+        throw new Error('unknown policy; known: ANALYTICS_MESSAGES_EXPORT');
+      if (!EXPORT_POLICIES.includes(value as ExportPolicy))
+        throw new Error(`ANALYTICS_MESSAGES_EXPORT must be one of ${EXPORT_POLICIES.join(', ')}`);
+      const ws = await s.workspaces.setPolicies(slug, { ANALYTICS_MESSAGES_EXPORT: value as ExportPolicy });
+      print(`policies of ${ws.slug}: ${JSON.stringify(ws.policies)}`);
+    });
+}

@@ -1,0 +1,57 @@
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+
+describe('rate limit: per workspace, shared by every API process', () => {
+  let one: TestApp;
+  let two: TestApp;
+  let tenant: TestTenant;
+  let other: TestTenant;
+
+  beforeAll(async () => {
+    one = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
+    two = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
+    tenant = await createTenant(one);
+    other = await createTenant(one);
+  });
+  afterAll(async () => {
+    await one.close();
+    await two.close();
+  });
+
+  it('counts requests of two processes together and answers 429 with Retry-After past the limit', async () => {
+    const remaining: string[] = [];
+    for (const app of [one, two, one, two, one]) {
+      const res = await app.http(tenant.host, tenant.token).get('/api/v1/me').expect(200);
+      expect(res.headers['x-ratelimit-limit']).toBe('5');
+      const reset = Number(res.headers['x-ratelimit-reset']);
+      expect(reset).toBeGreaterThan(Date.now() / 1000);
+      expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 61);
+      remaining.push(res.headers['x-ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+
+    const limited = await two.http(tenant.host, tenant.token).get('/api/v1/me').expect(429);
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.body).toEqual({
+      success: false,
+      message: expect.stringContaining('Rate limit'),
+      error: { code: 'RATE_LIMIT_EXCEEDED', details: expect.any(String), retryAfter },
+    });
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it('keeps workspaces apart', async () => {
+    const res = await one.http(other.host, other.token).get('/api/v1/me').expect(200);
+    expect(res.headers['x-ratelimit-remaining']).toBe('4');
+  });
+
+  it('checks the token before counting: 401s do not use the allowance', async () => {
+    const fresh = await createTenant(one);
+    for (let i = 0; i < 6; i++) await one.http(fresh.host).get('/api/v1/me').expect(401);
+    const res = await one.http(fresh.host, fresh.token).get('/api/v1/me').expect(200);
+    expect(res.headers['x-ratelimit-remaining']).toBe('4');
+  });
+});

@@ -1,0 +1,111 @@
+import * as https from 'node:https';
+import { generate } from 'selfsigned';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+import { plainRequest } from '../support/http';
+import { handshake } from '../support/tls-client';
+
+describe('transport: HTTPS only, TLS 1.2 or newer', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    tenant = await createTenant(app);
+  });
+  afterAll(() => app.close());
+
+  it('accepts TLS 1.2 and TLS 1.3', async () => {
+    await expect(handshake(app.port, 'TLSv1.2')).resolves.toEqual({ ok: true, protocol: 'TLSv1.2' });
+    await expect(handshake(app.port, 'TLSv1.3')).resolves.toEqual({ ok: true, protocol: 'TLSv1.3' });
+  });
+
+  it('refuses TLS 1.1 with a protocol-version alert (a client that can speak 1.1)', async () => {
+    const refused = await handshake(app.port, 'TLSv1.1');
+    expect(refused.ok).toBe(false);
+    expect(refused.code).toBe('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
+
+    // Control: the same client does complete TLS 1.1 with a server that allows it.
+    const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048 });
+    const lenient = https.createServer({
+      key: pems.private,
+      cert: pems.cert,
+      minVersion: 'TLSv1',
+      ciphers: 'DEFAULT:@SECLEVEL=0',
+    });
+    await new Promise<void>((r) => lenient.listen(0, '127.0.0.1', r));
+    const port = (lenient.address() as { port: number }).port;
+    await expect(handshake(port, 'TLSv1.1')).resolves.toEqual({ ok: true, protocol: 'TLSv1.1' });
+    await new Promise((r) => lenient.close(r));
+  });
+
+  it('answers plain HTTP on the TLS port with 403 HTTPS_REQUIRED before looking at the token', async () => {
+    const res = await plainRequest(app.port, '/api/v1/me', {
+      Host: tenant.host,
+      Authorization: 'Bearer nonsense',
+    });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toEqual({
+      success: false,
+      message: 'HTTPS is required',
+      error: { code: 'HTTPS_REQUIRED', details: expect.any(String) },
+    });
+  });
+
+  it('serves a certificate for localhost and *.localhost', async () => {
+    const cert = await new Promise<string>((resolve, reject) => {
+      const req = https.request(
+        {
+          host: '127.0.0.1',
+          port: app.port,
+          path: '/health',
+          servername: 'acme.localhost',
+          rejectUnauthorized: false,
+        },
+        (res) => {
+          const peer = (res.socket as import('node:tls').TLSSocket).getPeerCertificate();
+          res.resume();
+          resolve(peer.subjectaltname ?? '');
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(cert).toContain('DNS:localhost');
+    expect(cert).toContain('DNS:*.localhost');
+  });
+});
+
+describe('transport: TRUST_PROXY behind a TLS-terminating proxy', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    app = await startTestApp({ TRUST_PROXY: 'true' });
+    tenant = await createTenant(app);
+  });
+  afterAll(() => app.close());
+
+  it('serves requests whose X-Forwarded-Proto is https', async () => {
+    const res = await plainRequest(app.port, '/api/v1/me', {
+      Host: tenant.host,
+      Authorization: `Bearer ${tenant.token}`,
+      'X-Forwarded-Proto': 'https',
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).data.workspace.slug).toBe(tenant.slug);
+  });
+
+  it('answers 403 HTTPS_REQUIRED when X-Forwarded-Proto is http or missing, before the token', async () => {
+    for (const headers of [{ 'X-Forwarded-Proto': 'http' }, {}] as Record<string, string>[]) {
+      const res = await plainRequest(app.port, '/api/v1/me', { Host: tenant.host, ...headers });
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body).error.code).toBe('HTTPS_REQUIRED');
+    }
+  });
+
+  it('lets health probes through without the header', async () => {
+    const res = await plainRequest(app.port, '/health');
+    expect(res.status).toBe(200);
+  });
+});
