@@ -19,7 +19,7 @@ export default async function globalTeardown(): Promise<void> {
     const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
       if (keys.length) await redis.del(...keys);
       cursor = next;
     } while (cursor !== '0');

@@ -1,0 +1,58 @@
+import { loadConfig } from './app.config';
+import { ConfigValidationError } from './env.validation';
+
+describe('configuration', () => {
+  it('works with no variables at all, using the contract defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      serviceDomain: 'localhost',
+      trustProxy: false,
+      database: { url: 'postgres://postgres@127.0.0.1:5432/agent_platform' },
+      redis: { url: 'redis://127.0.0.1:6379' },
+      limits: { ratePerMinute: 1000, maxConcurrentCalls: 50, crawlMaxPages: 100 },
+      network: { allowPrivateTargets: false },
+      runWorkers: true,
+      auth: { adminApiKey: undefined, encryptionKey: undefined },
+    });
+    expect(c.storageDir).toMatch(/storage$/);
+  });
+
+  it('reads and converts values', () => {
+    const c = loadConfig({
+      PORT: '8443',
+      TRUST_PROXY: 'true',
+      RUN_WORKERS: 'false',
+      RATE_LIMIT_PER_MINUTE: '10',
+      SERVICE_DOMAIN: 'API.Example.com',
+    });
+    expect(c).toMatchObject({
+      port: 8443,
+      trustProxy: true,
+      runWorkers: false,
+      limits: { ratePerMinute: 10 },
+      serviceDomain: 'api.example.com',
+    });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
+    [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY'],
+    [{ ADMIN_API_KEY: 'tiny' }, 'ADMIN_API_KEY'],
+    [{ LLM_BASE_URL: 'not a url' }, 'LLM_BASE_URL'],
+    [{ NODE_ENV: 'production' }, 'ENCRYPTION_KEY is required in production'],
+    [{ TLS_CERT_FILE: '/x.crt' }, 'TLS_CERT_FILE and TLS_KEY_FILE must be set together'],
+  ])('stops with a message naming the bad variable: %j', (env, named) => {
+    expect(() => loadConfig(env)).toThrow(ConfigValidationError);
+    expect(() => loadConfig(env)).toThrow(named);
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => loadConfig({ PORT: 'x', TRUST_PROXY: 'maybe' })).toThrow(/PORT.*; TRUST_PROXY/);
+  });
+});

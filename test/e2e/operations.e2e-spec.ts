@@ -1,0 +1,74 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { client, startTestApp, TestApp } from '../setup/test-app';
+
+describe('operations: health, request ids, OpenAPI', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    app = await startTestApp();
+    tenant = await createTenant(app);
+  });
+  afterAll(() => app.close());
+
+  const anyHost = () => client(app.url, 'whatever.example');
+
+  it('answers /health and /health/ready without tenant or token', async () => {
+    await anyHost().get('/health').expect(200, { status: 'ok' });
+    const ready = await anyHost().get('/health/ready').expect(200);
+    expect(ready.body).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
+  });
+
+  it('echoes a valid X-Request-Id and generates one otherwise', async () => {
+    const given = await tenant.http.get('/api/v1/me').set('X-Request-Id', 'req-123.abc').expect(200);
+    expect(given.headers['x-request-id']).toBe('req-123.abc');
+    const generated = await tenant.http.get('/api/v1/me').expect(200);
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const hostile = await tenant.http
+      .get('/api/v1/me')
+      .set('X-Request-Id', 'bad id\twith spaces')
+      .expect(200);
+    expect(hostile.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const onError = await app.http(tenant.host).get('/api/v1/me').set('X-Request-Id', 'err-1').expect(401);
+    expect(onError.headers['x-request-id']).toBe('err-1');
+  });
+
+  it('serves Swagger UI at /docs and a valid OpenAPI 3 document at /docs/openapi.json, without token or tenant', async () => {
+    const ui = await anyHost().get('/docs').redirects(1).expect(200);
+    expect(ui.text).toContain('swagger-ui');
+    const res = await anyHost().get('/docs/openapi.json').expect(200);
+    const doc = res.body;
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.info.version).toBe('1.0.0');
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const me = doc.paths['/api/v1/me'].get;
+    expect(me.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(me.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '429']));
+    expect(me.responses['401'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ErrorBody',
+    );
+    expect(doc.paths['/internal/v1/workspaces/{slug}/tokens'].post.responses['201']).toBeDefined();
+  });
+
+  it('documents every route the service answers', async () => {
+    const doc = (await anyHost().get('/docs/openapi.json').expect(200)).body;
+    const documented = new Set(
+      Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, ':p')}`),
+      ),
+    );
+    const router = app.api.app.getHttpAdapter().getInstance().router as {
+      stack: { route?: { path: string; methods: Record<string, boolean> } }[];
+    };
+    const served = router.stack
+      .filter((l) => l.route && /^\/(api|internal)\//.test(l.route.path) && !l.route.path.includes('*'))
+      .flatMap((l) =>
+        Object.keys(l.route!.methods).map(
+          (m) => `${m.toUpperCase()} ${l.route!.path.replace(/:[A-Za-z]+/g, ':p')}`,
+        ),
+      );
+    expect(served.length).toBeGreaterThan(5);
+    for (const route of served) expect(documented).toContain(route);
+  });
+});
