@@ -9,6 +9,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
   testTimeout: 30000,
   projects: [
     { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/src/**/*.spec.ts'] },
