@@ -3,7 +3,7 @@ class SummaryReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-    process.stdout.write(
+    process.stderr.write(
       `tests: ${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
     );
   }
