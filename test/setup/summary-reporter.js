@@ -1,11 +1,11 @@
-/** Prints one plain closing line, "tests: N passed, N failed[, N skipped]", after Jest's own summary. */
+/** Prints one plain closing line, "tests: N passed, N failed[, N skipped]", as the very last line of the run. */
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-    process.stderr.write(
-      `tests: ${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
-    );
+    const line = `tests: ${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`;
+    // Jest writes its own summary after every reporter; the exit hook puts this line after it.
+    process.once('exit', () => process.stderr.write(line));
   }
 }
 module.exports = SummaryReporter;
