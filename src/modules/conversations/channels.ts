@@ -1,0 +1,25 @@
+/** Conversation channels; voice channels are evaluated with the `voice` block, the others with `text`. */
+export const CHANNELS = [
+  'phone',
+  'sms',
+  'whatsapp',
+  'whatsapp_call',
+  'messenger',
+  'instagram',
+  'chat',
+] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const VOICE_CHANNELS: ReadonlySet<Channel> = new Set(['phone', 'whatsapp_call']);
+
+export const CHANNEL_LABELS: Record<Channel, string> = {
+  phone: 'Phone call',
+  sms: 'SMS',
+  whatsapp: 'WhatsApp',
+  whatsapp_call: 'WhatsApp call',
+  messenger: 'Messenger',
+  instagram: 'Instagram',
+  chat: 'Web chat',
+};
+
+export const isVoiceChannel = (channel: Channel): boolean => VOICE_CHANNELS.has(channel);

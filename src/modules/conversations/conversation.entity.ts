@@ -1,0 +1,18 @@
+import { Column, Entity } from 'typeorm';
+import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
+import type { Channel } from './channels';
+
+export type ConversationStatus = 'active' | 'closed';
+
+/** One thread between a customer and an agent on one channel. */
+@Entity('conversations')
+export class Conversation extends WorkspaceOwnedEntity {
+  @Column('uuid', { nullable: true }) agentId!: string | null;
+  @Column('uuid', { nullable: true }) contactId!: string | null;
+  @Column('varchar', { length: 20 }) channel!: Channel;
+  @Column('varchar', { length: 10, default: 'active' }) status!: ConversationStatus;
+  /** The customer's address on the channel (E.164 for phone, SMS and WhatsApp). */
+  @Column('varchar', { length: 64, nullable: true }) phone!: string | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) lastMessageAt!: Date | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) closedAt!: Date | null;
+}
