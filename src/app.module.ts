@@ -15,6 +15,8 @@ import { LoggingModule } from '@/common/logging/logging.module';
 import { QueueModule } from '@/common/queue/queue.module';
 import { RedisModule } from '@/common/redis/redis.module';
 import { AgentsModule } from '@/modules/agents/agents.module';
+import { ContactsModule } from '@/modules/contacts/contacts.module';
+import { SchedulingModule } from '@/modules/scheduling/scheduling.module';
 import { HealthModule } from '@/modules/health/health.module';
 import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
@@ -22,7 +24,14 @@ import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jo
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
-const DOMAIN_MODULES: Type[] = [HealthModule, WorkspacesModule, IdempotencyModule, AgentsModule];
+const DOMAIN_MODULES: Type[] = [
+  HealthModule,
+  WorkspacesModule,
+  IdempotencyModule,
+  AgentsModule,
+  ContactsModule,
+  SchedulingModule,
+];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
 const WORKER_MODULES: Type[] = [IdempotencyJobsModule];

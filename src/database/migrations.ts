@@ -1,5 +1,12 @@
 import { Foundation1763790000000 } from './migrations/1763790000000-Foundation';
 import { Agents1763800000000 } from './migrations/1763800000000-Agents';
+import { Contacts1763810000000 } from './migrations/1763810000000-Contacts';
+import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
 
 /** Every migration in order. A new migration file is added here so it runs the same under ts-node, Jest and dist. */
-export const MIGRATIONS = [Foundation1763790000000, Agents1763800000000];
+export const MIGRATIONS = [
+  Foundation1763790000000,
+  Agents1763800000000,
+  Contacts1763810000000,
+  Scheduling1763811000000,
+];
