@@ -147,6 +147,9 @@ export class ContactsService {
   /** Up to 1000 contacts, all or nothing; a failure names the item (`contacts.2.phone_number`). */
   async createMany(workspaceId: string, input: unknown): Promise<Contact[]> {
     const dto = validateBody(CreateContactsBatchDto, input);
+    // An empty list is "missing" (VALIDATION_ERROR), unlike a value that is not a list (INVALID_FORMAT).
+    if (!dto.contacts.length)
+      throw AppException.invalid('contacts', 'contacts should not be empty', 'VALIDATION_ERROR');
     return this.insert(workspaceId, dto.contacts, (i) => `contacts.${i}.`);
   }
 

@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
-  ArrayNotEmpty,
   IsArray,
   IsDefined,
   IsEmail,
@@ -133,7 +132,6 @@ export class CreateContactsBatchDto {
   @ApiProperty({ type: [CreateContactDto], maxItems: MAX_BATCH_CONTACTS })
   @IsDefined()
   @IsArray()
-  @ArrayNotEmpty()
   @ArrayMaxSize(MAX_BATCH_CONTACTS)
   @ValidateNested({ each: true })
   @Type(() => CreateContactDto)
