@@ -1,4 +1,10 @@
-import { createContact, createField, createStage, createTag, uniquePhone } from '../factories/contact.factory';
+import {
+  createContact,
+  createField,
+  createStage,
+  createTag,
+  uniquePhone,
+} from '../factories/contact.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 
@@ -80,9 +86,7 @@ describe('contacts', () => {
       [{ custom_fields: { shoe_size: 44 } }, 'VALIDATION_ERROR', 'custom_fields.shoe_size', {}],
       [{ custom_fields: { plan: 'gold' } }, 'INVALID_FORMAT', 'custom_fields.plan', {}],
     ])('refuses %j with %s on %s', async (body, code, field, override) => {
-      const res = await t.http
-        .post('/api/v1/contacts')
-        .send({ name: 'Ada', ...body, ...override });
+      const res = await t.http.post('/api/v1/contacts').send({ name: 'Ada', ...body, ...override });
       expect(res.status).toBe(422);
       expect(res.body).toMatchObject({ success: false, error: { code, field } });
     });
@@ -139,9 +143,17 @@ describe('contacts', () => {
       [{ contacts: [] }, 'VALIDATION_ERROR', 'contacts'],
       [{ contacts: 'x' }, 'INVALID_FORMAT', 'contacts'],
       [{ contacts: Array.from({ length: 1001 }, () => ({ name: 'x' })) }, 'INVALID_FORMAT', 'contacts'],
-      [{ contacts: [{ name: 'ok' }, { name: 'ok' }, { name: 'bad', phone_number: '12' }] }, 'INVALID_FORMAT', 'contacts.2.phone_number'],
+      [
+        { contacts: [{ name: 'ok' }, { name: 'ok' }, { name: 'bad', phone_number: '12' }] },
+        'INVALID_FORMAT',
+        'contacts.2.phone_number',
+      ],
       [{ contacts: [{ name: 'ok' }, { surname: 'no name' }] }, 'VALIDATION_ERROR', 'contacts.1.name'],
-      [{ contacts: [{ name: 'ok' }, { name: 'x', custom_fields: { nope: 1 } }] }, 'VALIDATION_ERROR', 'contacts.1.custom_fields.nope'],
+      [
+        { contacts: [{ name: 'ok' }, { name: 'x', custom_fields: { nope: 1 } }] },
+        'VALIDATION_ERROR',
+        'contacts.1.custom_fields.nope',
+      ],
       [{ contacts: [{ name: 'ok', tag_uuids: [MISSING] }] }, 'VALIDATION_ERROR', 'contacts.0.tag_uuids.0'],
     ])('refuses %# with %s on %s and writes nothing', async (body, code, field) => {
       const before = (await t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
@@ -157,9 +169,12 @@ describe('contacts', () => {
       await createContact(t, { phone_number: taken });
       const before = (await t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
       const fresh = uniquePhone();
-      let res = await t.http
-        .post('/api/v1/contacts')
-        .send({ contacts: [{ name: 'a', phone_number: fresh }, { name: 'b', phone_number: taken }] });
+      let res = await t.http.post('/api/v1/contacts').send({
+        contacts: [
+          { name: 'a', phone_number: fresh },
+          { name: 'b', phone_number: taken },
+        ],
+      });
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', field: 'contacts.1.phone_number' });
       res = await t.http.post('/api/v1/contacts').send({
@@ -183,7 +198,11 @@ describe('contacts', () => {
       stage = await createStage(tenant, { name: 'Won' });
       await createContact(tenant, { name: 'Alice', surname: 'Smith', email: 'alice@acme.test' });
       await createContact(tenant, { name: 'Bob', status: 'Inactive', tag_uuids: [vip.uuid] });
-      await createContact(tenant, { name: 'Carol', phone_number: '+14155552671', pipeline_stage_uuid: stage.uuid });
+      await createContact(tenant, {
+        name: 'Carol',
+        phone_number: '+14155552671',
+        pipeline_stage_uuid: stage.uuid,
+      });
     });
 
     it('lists newest first with pagination', async () => {
@@ -312,11 +331,14 @@ describe('contacts', () => {
       expect((await t.http.get(`/api/v1/contacts/${c.uuid}`)).status).toBe(404);
     });
 
-    it.each(['get', 'put', 'delete'] as const)('%s answers 422 INVALID_UUID for a malformed uuid', async (m) => {
-      const res = await t.http[m]('/api/v1/contacts/not-a-uuid').send({});
-      expect(res.status).toBe(422);
-      expect(res.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
-    });
+    it.each(['get', 'put', 'delete'] as const)(
+      '%s answers 422 INVALID_UUID for a malformed uuid',
+      async (m) => {
+        const res = await t.http[m]('/api/v1/contacts/not-a-uuid').send({});
+        expect(res.status).toBe(422);
+        expect(res.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
+      },
+    );
 
     it.each(['get', 'put', 'delete'] as const)(
       '%s answers 404 for another workspace’s contact, as for none',
