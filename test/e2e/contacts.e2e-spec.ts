@@ -81,6 +81,7 @@ describe('contacts', () => {
       [{ custom_fields: 'x' }, 'INVALID_FORMAT', 'custom_fields', {}],
       [{ tag_uuids: ['nope'] }, 'INVALID_UUID', 'tag_uuids', {}],
       [{ tag_uuids: [MISSING] }, 'VALIDATION_ERROR', 'tag_uuids.0', {}],
+      [{ tag_uuids: 'nope' }, 'INVALID_FORMAT', 'tag_uuids', {}],
       [{ pipeline_stage_uuid: 'nope' }, 'INVALID_UUID', 'pipeline_stage_uuid', {}],
       [{ pipeline_stage_uuid: MISSING }, 'VALIDATION_ERROR', 'pipeline_stage_uuid', {}],
       [{ custom_fields: { shoe_size: 44 } }, 'VALIDATION_ERROR', 'custom_fields.shoe_size', {}],

@@ -31,7 +31,8 @@ export class SchedulesService {
       type: s.type,
       color: s.color,
       timezone: s.timezone,
-      weekly_hours: s.weeklyHours,
+      // jsonb does not keep key order: answer the days in calendar order.
+      weekly_hours: normalizeWeeklyHours(s.weeklyHours),
       availability_type_uuid: s.availabilityTypeId,
       ai_agents: s.aiAgents,
       custom_questions: s.customQuestions,

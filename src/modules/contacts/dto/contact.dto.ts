@@ -16,6 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
+import { IsUuidList } from '@/common/validation/uuid-list';
 import { IsE164, IsIanaTimezone, IsUuidValue } from '@/common/validation/validators';
 import { CONTACT_STATUSES, ContactStatus } from '../contact.entity';
 
@@ -100,7 +101,7 @@ class ContactFields {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_TAGS)
-  @IsUuidValue({ each: true })
+  @IsUuidList()
   tag_uuids?: string[];
 
   @ApiPropertyOptional({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e70', nullable: true })

@@ -14,6 +14,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsUuidList } from '@/common/validation/uuid-list';
 import { IsHexColor, IsIanaTimezone, IsUuidValue } from '@/common/validation/validators';
 import { QUESTION_TYPES, QuestionType, WeeklyHours } from '../schedule.entity';
 
@@ -83,7 +84,7 @@ class ScheduleFields {
   @ValidateIf((_, v) => v !== undefined)
   @IsArray()
   @ArrayMaxSize(100)
-  @IsUuidValue({ each: true })
+  @IsUuidList()
   ai_agents?: string[];
 
   @ApiPropertyOptional({ type: [CustomQuestionDto] })
