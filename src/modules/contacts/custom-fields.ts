@@ -18,7 +18,7 @@ export function isCalendarDate(value: unknown): value is string {
   const m = DATE_RE.exec(value);
   if (!m) return false;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === value;
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
 }
 
 /** Whether a stored or supplied value fits a definition; the message says what was expected. */

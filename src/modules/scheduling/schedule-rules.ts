@@ -63,7 +63,8 @@ function isCalendarDate(v: unknown): boolean {
   if (typeof v !== 'string') return false;
   const m = DATE_RE.exec(v);
   if (!m) return false;
-  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])).toISOString().slice(0, 10) === v;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
 }
 
 function answerProblem(q: CustomQuestion, v: unknown): string | null {

@@ -22,7 +22,8 @@ export function IsDateTime(options?: ValidationOptions): PropertyDecorator {
 }
 
 function realDay(day: string): boolean {
-  return new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
+  const d = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === day;
 }
 
 /** A calendar day `YYYY-MM-DD` (query filters). */
