@@ -39,8 +39,8 @@ export class ContactsController {
       oneOf: [{ $ref: getSchemaPath(CreateContactDto) }, { $ref: getSchemaPath(CreateContactsBatchDto) }],
     },
     examples: {
-      one: { value: { name: 'Ada', surname: 'Lovelace', phone_number: '+447700900123', tag_uuids: [] } },
-      batch: { value: { contacts: [{ name: 'Ada', phone_number: '+447700900123' }, { name: 'Grace' }] } },
+      one: { value: { name: 'Ada', surname: 'Lovelace', phone_number: '+447911123456', tag_uuids: [] } },
+      batch: { value: { contacts: [{ name: 'Ada', phone_number: '+447911123456' }, { name: 'Grace' }] } },
     },
   })
   @ApiEnvelope(ContactResponse, {

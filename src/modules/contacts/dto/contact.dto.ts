@@ -38,7 +38,7 @@ class ContactFields {
   email?: string | null;
 
   @ApiPropertyOptional({
-    example: '+447700900123',
+    example: '+447911123456',
     description: 'E.164; unique in the workspace',
     nullable: true,
   })
@@ -176,7 +176,7 @@ export class ContactResponse {
   @ApiProperty({ example: 'Ada', nullable: true }) name!: string | null;
   @ApiProperty({ example: 'Lovelace', nullable: true }) surname!: string | null;
   @ApiProperty({ example: 'ada@example.com', nullable: true }) email!: string | null;
-  @ApiProperty({ example: '+447700900123', nullable: true }) phone_number!: string | null;
+  @ApiProperty({ example: '+447911123456', nullable: true }) phone_number!: string | null;
   @ApiProperty({ example: 'mobile', nullable: true }) number_type!: string | null;
   @ApiProperty({ example: 'GB', nullable: true }) country_code!: string | null;
   @ApiProperty({ example: 'Europe/London', nullable: true }) timezone!: string | null;

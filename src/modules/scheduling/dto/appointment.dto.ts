@@ -149,7 +149,7 @@ export class ContactRef {
   @ApiProperty({ example: 'Ada', nullable: true }) name!: string | null;
   @ApiProperty({ example: 'Lovelace', nullable: true }) surname!: string | null;
   @ApiProperty({ example: 'ada@example.com', nullable: true }) email!: string | null;
-  @ApiProperty({ example: '+447700900123', nullable: true }) phone_number!: string | null;
+  @ApiProperty({ example: '+447911123456', nullable: true }) phone_number!: string | null;
 }
 
 export class AppointmentResponse {
