@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { Contact } from './contact.entity';
 
@@ -12,6 +12,9 @@ export interface ContactFilter {
   skip: number;
   take: number;
 }
+
+/** The searched text of a contact; the trigram index ix_contacts_search is built on exactly this expression. */
+const SEARCH_TEXT = `(coalesce(c.name, '') || ' ' || coalesce(c.surname, '') || ' ' || coalesce(c.email, '') || ' ' || coalesce(c.phone_number, ''))`;
 
 @Injectable()
 export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
@@ -32,15 +35,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     const qb = this.query(workspaceId, 'c');
     if (f.search) {
       const like = `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-      qb.andWhere(
-        new Brackets((w) =>
-          w
-            .where('c.name ILIKE :like', { like })
-            .orWhere('c.surname ILIKE :like')
-            .orWhere('c.email ILIKE :like')
-            .orWhere('c.phone_number ILIKE :like'),
-        ),
-      );
+      qb.andWhere(`${SEARCH_TEXT} ILIKE :like`, { like });
     }
     if (f.status) qb.andWhere('c.status = :status', { status: f.status });
     if (f.stageId) qb.andWhere('c.pipeline_stage_id = :stageId', { stageId: f.stageId });
