@@ -78,6 +78,13 @@ describe('contacts', () => {
       [{ timezone: 'Mars/Olympus' }, 'INVALID_FORMAT', 'timezone', {}],
       [{ country_code: 'XX' }, 'INVALID_FORMAT', 'country_code', {}],
       [{ status: 'Sleeping' }, 'INVALID_FORMAT', 'status', {}],
+      [{ surname: 5 }, 'INVALID_FORMAT', 'surname', {}],
+      [{ surname: 'x'.repeat(201) }, 'INVALID_FORMAT', 'surname', {}],
+      [{ number_type: true }, 'INVALID_FORMAT', 'number_type', {}],
+      [{ primary_language: 1 }, 'INVALID_FORMAT', 'primary_language', {}],
+      [{ preferred_contact_channel: [] }, 'INVALID_FORMAT', 'preferred_contact_channel', {}],
+      [{ preferred_contact_time: {} }, 'INVALID_FORMAT', 'preferred_contact_time', {}],
+      [{ name: 'x'.repeat(201) }, 'INVALID_FORMAT', 'name', {}],
       [{ custom_fields: 'x' }, 'INVALID_FORMAT', 'custom_fields', {}],
       [{ tag_uuids: ['nope'] }, 'INVALID_UUID', 'tag_uuids', {}],
       [{ tag_uuids: [MISSING] }, 'VALIDATION_ERROR', 'tag_uuids.0', {}],
@@ -98,6 +105,30 @@ describe('contacts', () => {
       const res = await t.http.post('/api/v1/contacts').send({ name: 'Twin', phone_number: phone });
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', field: 'phone_number' });
+    });
+
+    it('lets exactly one of concurrent creates with one phone number win', async () => {
+      const phone = uniquePhone();
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          t.http.post('/api/v1/contacts').send(
+            i % 2
+              ? { name: 'Racer', phone_number: phone }
+              : {
+                  contacts: [{ name: 'Other' }, { name: 'Racer', phone_number: phone }],
+                },
+          ),
+        ),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      // Batches (even indexes) name the item, single creates the field, whether refused by the check or the index.
+      results.forEach((r, i) => {
+        if (r.status === 409)
+          expect(r.body.error).toMatchObject({
+            code: 'CONFLICT',
+            field: i % 2 ? 'phone_number' : 'contacts.1.phone_number',
+          });
+      });
     });
 
     it('lets another workspace use the same phone number', async () => {
@@ -156,6 +187,8 @@ describe('contacts', () => {
         'contacts.1.custom_fields.nope',
       ],
       [{ contacts: [{ name: 'ok', tag_uuids: [MISSING] }] }, 'VALIDATION_ERROR', 'contacts.0.tag_uuids.0'],
+      [{ contacts: [{ name: 'ok' }, 7] }, 'INVALID_FORMAT', 'contacts.1'],
+      [{ contacts: null }, 'VALIDATION_ERROR', 'contacts'],
     ])('refuses %# with %s on %s and writes nothing', async (body, code, field) => {
       const before = (await t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
       const res = await t.http.post('/api/v1/contacts').send(body);
@@ -283,6 +316,8 @@ describe('contacts', () => {
       const cleared = await t.http.put(`/api/v1/contacts/${c.uuid}`).send({ email: null });
       expect(cleared.body.data.email).toBeNull();
       expect(cleared.body.data.tags).toHaveLength(1);
+      const untagged = await t.http.put(`/api/v1/contacts/${c.uuid}`).send({ tag_uuids: null });
+      expect(untagged.body.data.tags).toEqual([]);
     });
 
     it('records when a contact moves between pipeline stages', async () => {

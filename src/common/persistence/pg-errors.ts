@@ -3,14 +3,20 @@ export const PG_UNIQUE_VIOLATION = '23505';
 export const PG_FOREIGN_KEY_VIOLATION = '23503';
 export const PG_EXCLUSION_VIOLATION = '23P01';
 
-/** The SQLSTATE code and constraint of a driver error (TypeORM wraps it in QueryFailedError). */
-export function pgError(err: unknown): { code?: string; constraint?: string } {
-  const e = err as {
-    code?: string;
-    constraint?: string;
-    driverError?: { code?: string; constraint?: string };
+interface PgErrorFields {
+  code?: string;
+  constraint?: string;
+  detail?: string;
+}
+
+/** The SQLSTATE code, constraint and detail of a driver error (TypeORM wraps it in QueryFailedError). */
+export function pgError(err: unknown): PgErrorFields {
+  const e = err as PgErrorFields & { driverError?: PgErrorFields };
+  return {
+    code: e?.code ?? e?.driverError?.code,
+    constraint: e?.constraint ?? e?.driverError?.constraint,
+    detail: e?.detail ?? e?.driverError?.detail,
   };
-  return { code: e?.code ?? e?.driverError?.code, constraint: e?.constraint ?? e?.driverError?.constraint };
 }
 
 export function isPgError(err: unknown, code: string, constraint?: string): boolean {

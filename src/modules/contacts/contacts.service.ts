@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { AppException, FieldError } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
-import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
+import { isPgError, pgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { Contact } from './contact.entity';
 import { ContactTag } from './contact-tag.entity';
 import { ContactsRepository } from './contacts.repository';
@@ -194,7 +194,15 @@ export class ContactsService {
           await this.contacts.save(workspaceId, entities.slice(i, i + 200), m);
       });
     } catch (err) {
-      if (isPgError(err, PG_UNIQUE_VIOLATION)) throw AppException.conflict(PHONE_TAKEN);
+      if (isPgError(err, PG_UNIQUE_VIOLATION)) {
+        // Taken by a concurrent writer after the check above: name the item from the index's detail.
+        const phone = /\(workspace_id, phone_number\)=\([^,]+, ([^)]+)\)/.exec(
+          pgError(err).detail ?? '',
+        )?.[1];
+        const i = phone ? items.findIndex((item) => item.phone_number === phone) : -1;
+        const field = `${at(Math.max(i, 0))}phone_number`;
+        throw this.phoneConflict(field, `${field}: ${PHONE_TAKEN}`);
+      }
       throw err;
     }
     const saved = await this.contacts.findManyWithTags(
@@ -276,7 +284,9 @@ export class ContactsService {
         customFields = checked.values;
       }
       let itemTags: ContactTag[] | undefined;
-      if (item.tag_uuids) {
+      // null clears the tags, like null clears the other fields.
+      if ((item.tag_uuids as string[] | null | undefined) === null) itemTags = [];
+      else if (item.tag_uuids) {
         itemTags = [];
         item.tag_uuids.forEach((u, j) => {
           const tag = tagById.get(u.toLowerCase());
