@@ -54,6 +54,21 @@ describe('ContactsService for other modules', () => {
     expect(viaApi.body.data.custom_fields).toEqual({ plan: 'pro' });
   });
 
+  it('creates a contact known only by its phone number when asked to', async () => {
+    const phone = uniquePhone();
+    const err = await failure(contacts.create(t.workspaceId, { phone_number: phone }));
+    expect(err).toMatchObject({ code: 'VALIDATION_ERROR', options: { field: 'name' } });
+    const c = await contacts.create(t.workspaceId, { phone_number: phone }, { nameOptional: true });
+    expect(contacts.toResponse(c)).toMatchObject({
+      name: null,
+      phone_number: phone,
+      status: 'Active',
+      tags: [],
+    });
+    const bad = await failure(contacts.create(t.workspaceId, { phone_number: 'x' }, { nameOptional: true }));
+    expect(bad).toMatchObject({ code: 'INVALID_FORMAT', options: { field: 'phone_number' } });
+  });
+
   it('validates like the API', async () => {
     let err = await failure(contacts.create(t.workspaceId, { name: 'x', phone_number: '0044' }));
     expect(err).toMatchObject({ code: 'INVALID_FORMAT', options: { field: 'phone_number' } });

@@ -137,9 +137,18 @@ export class ContactsService {
     return (await this.contacts.findWithTags(workspaceId, contact.id, manager)) as Contact;
   }
 
-  /** One contact, validated like `POST /contacts`. */
-  async create(workspaceId: string, input: CreateContactInput): Promise<Contact> {
-    const dto = validateBody(CreateContactDto, input);
+  /**
+   * One contact, validated like `POST /contacts`. With `nameOptional` (a caller known only by phone number,
+   * such as an inbound call) `name` may be left out; every other rule still applies.
+   */
+  async create(
+    workspaceId: string,
+    input: CreateContactInput,
+    options: { nameOptional?: boolean } = {},
+  ): Promise<Contact> {
+    const dto = options.nameOptional
+      ? (validateBody(UpdateContactDto, input) as CreateContactDto)
+      : validateBody(CreateContactDto, input);
     const [created] = await this.insert(workspaceId, [dto], () => '');
     return created;
   }
