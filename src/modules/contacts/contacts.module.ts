@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Contact } from './contact.entity';
+import { ContactInputResolver } from './contact-input.resolver';
 import { ContactField } from './contact-field.entity';
 import { ContactTag } from './contact-tag.entity';
 import { ContactsController } from './contacts.controller';
@@ -26,6 +27,7 @@ import { TagsService } from './tags.service';
     TagsRepository,
     FieldsRepository,
     StagesRepository,
+    ContactInputResolver,
     ContactsService,
     TagsService,
     FieldsService,

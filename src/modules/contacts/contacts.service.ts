@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
-import { AppException, FieldError } from '@/common/errors/app.exception';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, pgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { Contact } from './contact.entity';
-import { ContactTag } from './contact-tag.entity';
+import { ContactInputResolver } from './contact-input.resolver';
 import { ContactsRepository } from './contacts.repository';
-import { checkCustomFields, CustomValue, mergeCustomFields } from './custom-fields';
+import { mergeCustomFields } from './custom-fields';
 import {
   ContactResponse,
   CreateContactDto,
@@ -15,9 +15,6 @@ import {
   UpdateContactDto,
 } from './dto/contact.dto';
 import { validateBody } from './dto/validate-body';
-import { FieldsRepository } from './fields.repository';
-import { StagesRepository } from './stages.repository';
-import { TagsRepository } from './tags.repository';
 
 /** The body of a contact create, as the API takes it (snake_case keys). */
 export type CreateContactInput = Partial<CreateContactDto> & Record<string, unknown>;
@@ -40,11 +37,6 @@ const SIMPLE_FIELDS = [
   ['preferred_contact_time', 'preferredContactTime'],
 ] as const;
 
-interface Resolved {
-  customFields: Record<string, CustomValue | null> | undefined;
-  tags: ContactTag[] | undefined;
-}
-
 /**
  * Contacts: the one owner of the contacts table. Other modules (conversations, scheduling) read, find and
  * create contacts through this service; its create and update apply the API's validation.
@@ -54,9 +46,7 @@ export class ContactsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly contacts: ContactsRepository,
-    private readonly tags: TagsRepository,
-    private readonly fields: FieldsRepository,
-    private readonly stages: StagesRepository,
+    private readonly resolver: ContactInputResolver,
   ) {}
 
   toResponse(c: Contact): ContactResponse {
@@ -167,7 +157,7 @@ export class ContactsService {
     items: CreateContactDto[],
     at: (i: number) => string,
   ): Promise<Contact[]> {
-    const resolved = await this.resolve(workspaceId, items, at);
+    const resolved = await this.resolver.resolve(workspaceId, items, at);
     const seen = new Map<string, number>();
     items.forEach((item, i) => {
       if (!item.phone_number) return;
@@ -226,7 +216,7 @@ export class ContactsService {
   async update(workspaceId: string, id: string, input: UpdateContactInput): Promise<Contact> {
     const dto = validateBody(UpdateContactDto, input);
     const contact = await this.get(workspaceId, id);
-    const [resolved] = await this.resolve(workspaceId, [dto], () => '');
+    const [resolved] = await this.resolver.resolve(workspaceId, [dto], () => '');
     if (dto.phone_number && dto.phone_number !== contact.phoneNumber) {
       const taken = await this.contacts.takenPhones(workspaceId, [dto.phone_number]);
       if (taken.size) throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
@@ -263,61 +253,5 @@ export class ContactsService {
 
   private phoneConflict(field: string, message: string): AppException {
     return new AppException('CONFLICT', message, { field, details: message });
-  }
-
-  /** Checks custom fields, tags and stage of every item against the workspace; one 422 lists every problem. */
-  private async resolve(
-    workspaceId: string,
-    items: Partial<CreateContactDto>[],
-    at: (i: number) => string,
-  ): Promise<Resolved[]> {
-    const errors: FieldError[] = [];
-    const needDefs = items.some((i) => i.custom_fields && Object.keys(i.custom_fields).length);
-    const defs = needDefs ? await this.fields.find(workspaceId) : [];
-    const tagIds = [...new Set(items.flatMap((i) => i.tag_uuids ?? []).map((u) => u.toLowerCase()))];
-    const tags = tagIds.length ? await this.tags.find(workspaceId, { where: { id: In(tagIds) } }) : [];
-    const tagById = new Map(tags.map((t) => [t.id, t]));
-    const stageIds = [
-      ...new Set(items.map((i) => i.pipeline_stage_uuid?.toLowerCase()).filter((s): s is string => !!s)),
-    ];
-    const stages = stageIds.length
-      ? await this.stages.find(workspaceId, { where: { id: In(stageIds) } })
-      : [];
-    const stageIdsFound = new Set(stages.map((s) => s.id));
-
-    const out = items.map((item, i): Resolved => {
-      let customFields: Resolved['customFields'];
-      if (item.custom_fields) {
-        const checked = checkCustomFields(defs, item.custom_fields, `${at(i)}custom_fields`);
-        errors.push(...checked.errors);
-        customFields = checked.values;
-      }
-      let itemTags: ContactTag[] | undefined;
-      // null clears the tags, like null clears the other fields.
-      if ((item.tag_uuids as string[] | null | undefined) === null) itemTags = [];
-      else if (item.tag_uuids) {
-        itemTags = [];
-        item.tag_uuids.forEach((u, j) => {
-          const tag = tagById.get(u.toLowerCase());
-          const field = `${at(i)}tag_uuids.${j}`;
-          if (!tag) errors.push({ code: 'VALIDATION_ERROR', field, message: `${field} does not name a tag` });
-          else if (!itemTags!.includes(tag)) itemTags!.push(tag);
-        });
-      }
-      if (item.pipeline_stage_uuid) {
-        item.pipeline_stage_uuid = item.pipeline_stage_uuid.toLowerCase();
-        if (!stageIdsFound.has(item.pipeline_stage_uuid)) {
-          const field = `${at(i)}pipeline_stage_uuid`;
-          errors.push({
-            code: 'VALIDATION_ERROR',
-            field,
-            message: `${field} does not name a pipeline stage`,
-          });
-        }
-      }
-      return { customFields, tags: itemTags };
-    });
-    if (errors.length) throw AppException.validation(errors);
-    return out;
   }
 }
