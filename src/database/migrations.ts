@@ -1,5 +1,7 @@
 import { Foundation1763790000000 } from './migrations/1763790000000-Foundation';
 import { Agents1763800000000 } from './migrations/1763800000000-Agents';
+import { Contacts1763810000000 } from './migrations/1763810000000-Contacts';
+import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
 import { Conversations1763830000000 } from './migrations/1763830000000-Conversations';
 
 /**
@@ -9,5 +11,7 @@ import { Conversations1763830000000 } from './migrations/1763830000000-Conversat
 export const MIGRATIONS = [
   Foundation1763790000000,
   Agents1763800000000,
+  Contacts1763810000000,
+  Scheduling1763811000000,
   Conversations1763830000000,
 ];

@@ -1,0 +1,257 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppException } from '@/common/errors/app.exception';
+import { Page, pageOf, skipTake } from '@/common/http/pagination';
+import { isPgError, pgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
+import { Contact } from './contact.entity';
+import { ContactInputResolver } from './contact-input.resolver';
+import { ContactsRepository } from './contacts.repository';
+import { mergeCustomFields } from './custom-fields';
+import {
+  ContactResponse,
+  CreateContactDto,
+  CreateContactsBatchDto,
+  ListContactsQuery,
+  UpdateContactDto,
+} from './dto/contact.dto';
+import { validateBody } from './dto/validate-body';
+
+/** The body of a contact create, as the API takes it (snake_case keys). */
+export type CreateContactInput = Partial<CreateContactDto> & Record<string, unknown>;
+/** The keys of a contact to change, as the API takes them; others stay. */
+export type UpdateContactInput = Partial<UpdateContactDto> & Record<string, unknown>;
+
+const PHONE_TAKEN = 'A contact with this phone number already exists in the workspace';
+
+/** The simple fields copied from a body to the entity (JSON key, entity property). */
+const SIMPLE_FIELDS = [
+  ['name', 'name'],
+  ['surname', 'surname'],
+  ['email', 'email'],
+  ['phone_number', 'phoneNumber'],
+  ['number_type', 'numberType'],
+  ['country_code', 'countryCode'],
+  ['timezone', 'timezone'],
+  ['primary_language', 'primaryLanguage'],
+  ['preferred_contact_channel', 'preferredContactChannel'],
+  ['preferred_contact_time', 'preferredContactTime'],
+] as const;
+
+/**
+ * Contacts: the one owner of the contacts table. Other modules (conversations, scheduling) read, find and
+ * create contacts through this service; its create and update apply the API's validation.
+ */
+@Injectable()
+export class ContactsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly contacts: ContactsRepository,
+    private readonly resolver: ContactInputResolver,
+  ) {}
+
+  toResponse(c: Contact): ContactResponse {
+    return {
+      uuid: c.id,
+      name: c.name,
+      surname: c.surname,
+      email: c.email,
+      phone_number: c.phoneNumber,
+      number_type: c.numberType,
+      country_code: c.countryCode,
+      timezone: c.timezone,
+      primary_language: c.primaryLanguage,
+      preferred_contact_channel: c.preferredContactChannel,
+      preferred_contact_time: c.preferredContactTime,
+      status: c.status,
+      custom_fields: c.customFields,
+      tags: [...(c.tags ?? [])]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((t) => ({ uuid: t.id, name: t.name, color: t.color })),
+      pipeline_stage_uuid: c.pipelineStageId,
+      pipeline_stage_changed_at: c.pipelineStageChangedAt?.toISOString() ?? null,
+      created_at: c.createdAt.toISOString(),
+      updated_at: c.updatedAt.toISOString(),
+    };
+  }
+
+  async list(workspaceId: string, q: ListContactsQuery): Promise<Page<ContactResponse>> {
+    const [rows, total] = await this.contacts.list(workspaceId, {
+      search: q.search?.trim() || undefined,
+      status: q.status,
+      tagId: q.tag_uuid,
+      stageId: q.stage_uuid,
+      ...skipTake(q),
+    });
+    return pageOf(
+      rows.map((c) => this.toResponse(c)),
+      total,
+      q,
+    );
+  }
+
+  /** The contact of this workspace, or 404 (the same answer for another workspace's contact). */
+  async get(workspaceId: string, id: string): Promise<Contact> {
+    const contact = await this.contacts.findWithTags(workspaceId, id);
+    if (!contact) throw AppException.notFound('Contact');
+    return contact;
+  }
+
+  /** The contact, or null: for body references, which answer 422 rather than 404. */
+  find(workspaceId: string, id: string): Promise<Contact | null> {
+    return this.contacts.findWithTags(workspaceId, id);
+  }
+
+  findMany(workspaceId: string, ids: string[]): Promise<Contact[]> {
+    return this.contacts.findManyWithTags(workspaceId, [...new Set(ids)]);
+  }
+
+  findByPhone(workspaceId: string, phoneNumber: string): Promise<Contact | null> {
+    return this.contacts.findByPhone(workspaceId, phoneNumber);
+  }
+
+  /** The oldest contact with this email (case-insensitive), or a new one with the name and email. */
+  async findOrCreateByEmail(
+    workspaceId: string,
+    input: { name: string; email: string },
+    manager?: EntityManager,
+  ): Promise<Contact> {
+    const found = await this.contacts.findByEmail(workspaceId, input.email, manager);
+    if (found) return found;
+    const contact = this.contacts.build(workspaceId, {
+      name: input.name,
+      email: input.email,
+      customFields: {},
+    });
+    contact.tags = [];
+    await this.contacts.save(workspaceId, contact, manager);
+    return (await this.contacts.findWithTags(workspaceId, contact.id, manager)) as Contact;
+  }
+
+  /**
+   * One contact, validated like `POST /contacts`. With `nameOptional` (a caller known only by phone number,
+   * such as an inbound call) `name` may be left out; every other rule still applies.
+   */
+  async create(
+    workspaceId: string,
+    input: CreateContactInput,
+    options: { nameOptional?: boolean } = {},
+  ): Promise<Contact> {
+    const dto = options.nameOptional
+      ? (validateBody(UpdateContactDto, input) as CreateContactDto)
+      : validateBody(CreateContactDto, input);
+    const [created] = await this.insert(workspaceId, [dto], () => '');
+    return created;
+  }
+
+  /** Up to 1000 contacts, all or nothing; a failure names the item (`contacts.2.phone_number`). */
+  async createMany(workspaceId: string, input: unknown): Promise<Contact[]> {
+    const dto = validateBody(CreateContactsBatchDto, input);
+    // An empty list is "missing" (VALIDATION_ERROR), unlike a value that is not a list (INVALID_FORMAT).
+    if (!dto.contacts.length)
+      throw AppException.invalid('contacts', 'contacts should not be empty', 'VALIDATION_ERROR');
+    return this.insert(workspaceId, dto.contacts, (i) => `contacts.${i}.`);
+  }
+
+  private async insert(
+    workspaceId: string,
+    items: CreateContactDto[],
+    at: (i: number) => string,
+  ): Promise<Contact[]> {
+    const resolved = await this.resolver.resolve(workspaceId, items, at);
+    const seen = new Map<string, number>();
+    items.forEach((item, i) => {
+      if (!item.phone_number) return;
+      const first = seen.get(item.phone_number);
+      if (first !== undefined)
+        throw this.phoneConflict(
+          `${at(i)}phone_number`,
+          `${at(i)}phone_number repeats the phone number of ${at(first)}phone_number`,
+        );
+      seen.set(item.phone_number, i);
+    });
+    const taken = await this.contacts.takenPhones(workspaceId, [...seen.keys()]);
+    for (const [phone, i] of seen)
+      if (taken.has(phone))
+        throw this.phoneConflict(`${at(i)}phone_number`, `${at(i)}phone_number: ${PHONE_TAKEN}`);
+
+    const now = new Date();
+    const entities = items.map((item, i) => {
+      const contact = this.contacts.build(workspaceId, { customFields: {} });
+      this.apply(contact, item);
+      contact.status = item.status ?? 'Active';
+      contact.customFields = mergeCustomFields({}, resolved[i].customFields ?? {});
+      contact.tags = resolved[i].tags ?? [];
+      if (item.pipeline_stage_uuid) {
+        contact.pipelineStageId = item.pipeline_stage_uuid;
+        contact.pipelineStageChangedAt = now;
+      }
+      return contact;
+    });
+    try {
+      await this.dataSource.transaction(async (m) => {
+        for (let i = 0; i < entities.length; i += 200)
+          await this.contacts.save(workspaceId, entities.slice(i, i + 200), m);
+      });
+    } catch (err) {
+      if (isPgError(err, PG_UNIQUE_VIOLATION)) {
+        // Taken by a concurrent writer after the check above: name the item from the index's detail.
+        const phone = /\(workspace_id, phone_number\)=\([^,]+, ([^)]+)\)/.exec(
+          pgError(err).detail ?? '',
+        )?.[1];
+        const i = phone ? items.findIndex((item) => item.phone_number === phone) : -1;
+        const field = `${at(Math.max(i, 0))}phone_number`;
+        throw this.phoneConflict(field, `${field}: ${PHONE_TAKEN}`);
+      }
+      throw err;
+    }
+    const saved = await this.contacts.findManyWithTags(
+      workspaceId,
+      entities.map((e) => e.id),
+    );
+    const byId = new Map(saved.map((c) => [c.id, c]));
+    return entities.map((e) => byId.get(e.id) as Contact);
+  }
+
+  /** Changes only the keys sent, validated like `PUT /contacts/{uuid}`; `custom_fields` are merged key by key. */
+  async update(workspaceId: string, id: string, input: UpdateContactInput): Promise<Contact> {
+    const dto = validateBody(UpdateContactDto, input);
+    const contact = await this.get(workspaceId, id);
+    const [resolved] = await this.resolver.resolve(workspaceId, [dto], () => '');
+    if (dto.phone_number && dto.phone_number !== contact.phoneNumber) {
+      const taken = await this.contacts.takenPhones(workspaceId, [dto.phone_number]);
+      if (taken.size) throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
+    }
+    this.apply(contact, dto);
+    if (dto.status) contact.status = dto.status;
+    if (resolved.customFields)
+      contact.customFields = mergeCustomFields(contact.customFields, resolved.customFields);
+    if (resolved.tags) contact.tags = resolved.tags;
+    if (dto.pipeline_stage_uuid !== undefined && dto.pipeline_stage_uuid !== contact.pipelineStageId) {
+      contact.pipelineStageId = dto.pipeline_stage_uuid;
+      contact.pipelineStageChangedAt = new Date();
+    }
+    try {
+      await this.contacts.save(workspaceId, contact);
+    } catch (err) {
+      if (isPgError(err, PG_UNIQUE_VIOLATION))
+        throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
+      throw err;
+    }
+    return this.get(workspaceId, id);
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    if (!(await this.contacts.delete(workspaceId, { id }))) throw AppException.notFound('Contact');
+  }
+
+  private apply(contact: Contact, body: Partial<CreateContactDto>): void {
+    for (const [json, prop] of SIMPLE_FIELDS) {
+      const value = body[json];
+      if (value !== undefined) contact[prop] = value ?? null;
+    }
+  }
+
+  private phoneConflict(field: string, message: string): AppException {
+    return new AppException('CONFLICT', message, { field, details: message });
+  }
+}
