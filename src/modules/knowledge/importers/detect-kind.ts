@@ -34,6 +34,17 @@ function isText(head: Buffer): boolean {
   return true;
 }
 
+/** Fields of one line, delimiters inside double quotes not counted. */
+function fieldCount(line: string, delimiter: string): number {
+  let count = 1;
+  let quoted = false;
+  for (const ch of line) {
+    if (ch === '"') quoted = !quoted;
+    else if (ch === delimiter && !quoted) count++;
+  }
+  return count;
+}
+
 /** CSV when the first lines split into the same number (at least two) of fields on one delimiter. */
 function looksLikeCsv(text: string): boolean {
   const lines = text.split(/\r?\n/).filter((l) => l.trim().length > 0).slice(0, 10);
@@ -41,7 +52,7 @@ function looksLikeCsv(text: string): boolean {
   // The last line of the head may be cut short.
   const whole = lines.length > 2 ? lines.slice(0, -1) : lines;
   return [',', ';', '\t'].some((d) => {
-    const counts = whole.map((l) => l.split(d).length);
+    const counts = whole.map((l) => fieldCount(l, d));
     return counts[0] >= 2 && counts.every((c) => c === counts[0]);
   });
 }

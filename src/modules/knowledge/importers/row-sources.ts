@@ -226,7 +226,8 @@ export async function* excelRows(file: string): AsyncGenerator<Row> {
     entries: 'emit',
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
-    styles: 'ignore',
+    // Styles are needed to tell dates from numbers.
+    styles: 'cache',
     worksheets: 'emit',
   });
   let header: string[] | null = null;
