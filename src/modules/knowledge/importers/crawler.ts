@@ -49,6 +49,7 @@ export class Crawler {
     origin.hash = '';
     const seen = new Set<string>([origin.toString()]);
     const queue: { url: string; depth: number }[] = [{ url: origin.toString(), depth: 0 }];
+    const read = new Set<string>();
     let pages = 0;
     let firstError: string | null = null;
     while (queue.length > 0 && pages < this.options.maxPages) {
@@ -64,7 +65,9 @@ export class Crawler {
         firstError ??= reason;
         continue;
       }
-      if (!page) continue;
+      // A redirect may land on a page already read.
+      if (!page || read.has(page.url)) continue;
+      read.add(page.url);
       const type = String(page.response.headers['content-type'] ?? '').toLowerCase();
       const body = page.response.body.toString('utf8');
       let text: string;
