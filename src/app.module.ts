@@ -24,7 +24,13 @@ import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
-const DOMAIN_MODULES: Type[] = [HealthModule, WorkspacesModule, IdempotencyModule, AgentsModule, KnowledgeModule];
+const DOMAIN_MODULES: Type[] = [
+  HealthModule,
+  WorkspacesModule,
+  IdempotencyModule,
+  AgentsModule,
+  KnowledgeModule,
+];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
 const WORKER_MODULES: Type[] = [IdempotencyJobsModule, KnowledgeJobsModule];

@@ -57,7 +57,13 @@ describe('Knowledge: file imports', () => {
       'Gadget,19,false,2025-12-31,https://x.io/g,\n';
     const res = await upload(tenant, 'Catalogue', csv, 'catalogue.pdf');
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ type: 'file', status: 0, process: 'queued', path_ext: 'csv', path_url: 'catalogue.pdf' });
+    expect(res.body.data).toMatchObject({
+      type: 'file',
+      status: 0,
+      process: 'queued',
+      path_ext: 'csv',
+      path_url: 'catalogue.pdf',
+    });
     const done = await waitFor(tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 2, error: null, records_count: 2, progress: { done: 2 } });
     expect(done.columns.map((c) => [c.name, c.type])).toEqual([
@@ -69,11 +75,27 @@ describe('Knowledge: file imports', () => {
       ['notes', 'text'],
     ]);
     expect(await records(res.body.data.uuid)).toEqual([
-      { name: 'Widget', price: 9.99, in_stock: true, launched: '2026-01-02', site: 'https://x.io/w', notes: 'says "hi", twice' },
-      { name: 'Gadget', price: 19, in_stock: false, launched: '2025-12-31', site: 'https://x.io/g', notes: null },
+      {
+        name: 'Widget',
+        price: 9.99,
+        in_stock: true,
+        launched: '2026-01-02',
+        site: 'https://x.io/w',
+        notes: 'says "hi", twice',
+      },
+      {
+        name: 'Gadget',
+        price: 19,
+        in_stock: false,
+        launched: '2025-12-31',
+        site: 'https://x.io/g',
+        notes: null,
+      },
     ]);
     // The typed table takes record writes checked against the inferred types.
-    const bad = await tenant.http.post(`/api/v1/data/${res.body.data.uuid}/records`).send({ record: { price: 'x' } });
+    const bad = await tenant.http
+      .post(`/api/v1/data/${res.body.data.uuid}/records`)
+      .send({ record: { price: 'x' } });
     expect(bad.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'record.price' });
   });
 
@@ -111,7 +133,12 @@ describe('Knowledge: file imports', () => {
   it('fails a JSON that is not an array of objects with the reason', async () => {
     const res = await upload(tenant, 'Bad', '{"a": 1}', 'x.json');
     const done = await waitFor(tenant, res.body.data.uuid);
-    expect(done).toMatchObject({ status: 3, process: 'failed', error: 'JSON must be an array of objects', records_count: 0 });
+    expect(done).toMatchObject({
+      status: 3,
+      process: 'failed',
+      error: 'JSON must be an array of objects',
+      records_count: 0,
+    });
   });
 
   it('imports XML records (children of the root), refusing a DOCTYPE', async () => {
@@ -134,7 +161,8 @@ describe('Knowledge: file imports', () => {
 
   it('neutralises a billion-laughs XML quickly', async () => {
     const levels = ['<!ENTITY lol "lol">'];
-    for (let i = 1; i <= 9; i++) levels.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
+    for (let i = 1; i <= 9; i++)
+      levels.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
     const xml = `<?xml version="1.0"?><!DOCTYPE lolz [${levels.join('')}]><lolz><row><v>&lol9;</v></row></lolz>`;
     const res = await upload(tenant, 'Laughs', xml, 'lol.xml');
     const done = await waitFor(tenant, res.body.data.uuid);
@@ -159,11 +187,18 @@ describe('Knowledge: file imports', () => {
       ['Monthly', 'number'],
       ['Start', 'date'],
     ]);
-    expect((await records(res.body.data.uuid))[1]).toEqual({ Plan: 'Pro', Monthly: 25.5, Start: '2026-02-01T00:00:00.000Z' });
+    expect((await records(res.body.data.uuid))[1]).toEqual({
+      Plan: 'Pro',
+      Monthly: 25.5,
+      Start: '2026-02-01T00:00:00.000Z',
+    });
   });
 
   it('imports plain text as chunks', async () => {
-    const text = Array.from({ length: 60 }, (_, i) => `Paragraph ${i} talks about warranty terms and care.`).join('\n\n');
+    const text = Array.from(
+      { length: 60 },
+      (_, i) => `Paragraph ${i} talks about warranty terms and care.`,
+    ).join('\n\n');
     const res = await upload(tenant, 'Manual', text, 'manual.txt');
     expect(res.body.data.path_ext).toBe('txt');
     const done = await waitFor(tenant, res.body.data.uuid);
@@ -175,7 +210,10 @@ describe('Knowledge: file imports', () => {
   });
 
   it('imports the text of a PDF and never runs its script', async () => {
-    const pdf = makePdf('Warranty lasts two years', "app.alert('owned'); this.submitForm('http://127.0.0.1:1/x');");
+    const pdf = makePdf(
+      'Warranty lasts two years',
+      "app.alert('owned'); this.submitForm('http://127.0.0.1:1/x');",
+    );
     const res = await upload(tenant, 'Warranty', pdf, 'warranty.pdf');
     expect(res.body.data.path_ext).toBe('pdf');
     const done = await waitFor(tenant, res.body.data.uuid);
@@ -188,7 +226,12 @@ describe('Knowledge: file imports', () => {
   });
 
   it('fails an audio file with a clear reason when no transcription service is configured', async () => {
-    const wav = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVEfmt '), Buffer.alloc(64)]);
+    const wav = Buffer.concat([
+      Buffer.from('RIFF'),
+      Buffer.alloc(4),
+      Buffer.from('WAVEfmt '),
+      Buffer.alloc(64),
+    ]);
     const res = await upload(tenant, 'Call', wav, 'call.wav');
     expect(res.body.data.path_ext).toBe('wav');
     const done = await waitFor(tenant, res.body.data.uuid);
@@ -199,17 +242,35 @@ describe('Knowledge: file imports', () => {
   it('refuses an unsupported file and a missing file or name with the short body, leaving no file', async () => {
     const uploads = path.join(app.config.storageDir, 'uploads', 'tmp');
     const before = fs.readdirSync(uploads).length;
-    const bin = await upload(tenant, 'Bin', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]), 'old.xls');
+    const bin = await upload(
+      tenant,
+      'Bin',
+      Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]),
+      'old.xls',
+    );
     expect(bin.status).toBe(422);
-    expect(bin.body).toEqual({ success: false, message: expect.stringContaining('file type is not supported'), data: [] });
+    expect(bin.body).toEqual({
+      success: false,
+      message: expect.stringContaining('file type is not supported'),
+      data: [],
+    });
     const none = await tenant.http.post('/api/v1/data/import/file').field('description', 'x');
     expect(none.status).toBe(422);
-    expect(none.body).toEqual({ success: false, message: expect.stringMatching(/^name .* \| file is required$/), data: [] });
-    const noName = await tenant.http.post('/api/v1/data/import/file').attach('file', Buffer.from('a,b\n1,2\n'), 'a.csv');
+    expect(none.body).toEqual({
+      success: false,
+      message: expect.stringMatching(/^name .* \| file is required$/),
+      data: [],
+    });
+    const noName = await tenant.http
+      .post('/api/v1/data/import/file')
+      .attach('file', Buffer.from('a,b\n1,2\n'), 'a.csv');
     expect(noName.status).toBe(422);
     expect(noName.body.data).toEqual([]);
     expect(fs.readdirSync(uploads).length).toBe(before);
-    const text = await tenant.http.post('/api/v1/data/import/file').set('Content-Type', 'text/plain').send('x');
+    const text = await tenant.http
+      .post('/api/v1/data/import/file')
+      .set('Content-Type', 'text/plain')
+      .send('x');
     expect(text.status).toBe(400);
     expect(text.body.error.code).toBe('BAD_REQUEST');
   });
@@ -219,7 +280,9 @@ describe('Knowledge: file imports', () => {
     await waitFor(tenant, res.body.data.uuid);
     const imports = app.get<ImportsService>(ImportsService);
     // The uploaded file is gone after the first run, so a second run of a file import would fail; a paste re-runs.
-    const paste = await tenant.http.post('/api/v1/data/import/copypaste').send({ name: 'P', data: 'Hello there.' });
+    const paste = await tenant.http
+      .post('/api/v1/data/import/copypaste')
+      .send({ name: 'P', data: 'Hello there.' });
     await waitFor(tenant, paste.body.data.uuid);
     await imports.run(tenant.workspaceId, paste.body.data.uuid, true);
     const again = await waitFor(tenant, paste.body.data.uuid);
@@ -227,7 +290,12 @@ describe('Knowledge: file imports', () => {
   });
 
   it('makes an imported file searchable after assign and sync; other workspaces see nothing', async () => {
-    const res = await upload(tenant, 'FAQ', 'question,answer\nHow long is delivery?,Three working days\n', 'faq.csv');
+    const res = await upload(
+      tenant,
+      'FAQ',
+      'question,answer\nHow long is delivery?,Three working days\n',
+      'faq.csv',
+    );
     const id = res.body.data.uuid as string;
     await waitFor(tenant, id);
     const agent = await createAgent(app, tenant);
@@ -235,7 +303,10 @@ describe('Knowledge: file imports', () => {
     await tenant.http.post(`/api/v1/data/${id}/sync`);
     await waitFor(tenant, id, synced);
     const hits = await tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`);
-    expect(hits.body.data[0]).toMatchObject({ data_source: { uuid: id }, record: { data: { answer: 'Three working days' } } });
+    expect(hits.body.data[0]).toMatchObject({
+      data_source: { uuid: id },
+      record: { data: { answer: 'Three working days' } },
+    });
     expect((await other.http.get(`/api/v1/data/${id}`)).status).toBe(404);
     expect((await other.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`)).status).toBe(404);
   });

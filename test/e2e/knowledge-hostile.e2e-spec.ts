@@ -113,7 +113,8 @@ describe('Knowledge: hostile inputs', () => {
   });
 
   it('refuses an XML external entity', async () => {
-    const xml = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r><i><v>&x;</v></i></r>';
+    const xml =
+      '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r><i><v>&x;</v></i></r>';
     const res = await upload(tenant, 'XXE', xml, 'x.xml');
     const done = await waitFor(tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 3, records_count: 0 });

@@ -24,7 +24,9 @@ describe('Knowledge: address guard on crawls', () => {
         [`http://localhost:${port}/hop`, /localhost is not allowed \(loopback\)/],
       ];
       for (const [url, reason] of cases) {
-        const res = await tenant.http.post('/api/v1/data/import/website').send({ name: 'Internal', url, depth: 0 });
+        const res = await tenant.http
+          .post('/api/v1/data/import/website')
+          .send({ name: 'Internal', url, depth: 0 });
         expect(res.status).toBe(201);
         const done = await waitFor(tenant, res.body.data.uuid);
         expect(done).toMatchObject({ status: 3, process: 'failed', records_count: 0 });
@@ -45,17 +47,28 @@ describe('Knowledge: audio through the transcription port', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        seen.push({ path: req.url, auth: req.headers.authorization, body: Buffer.concat(chunks).toString('latin1') });
+        seen.push({
+          path: req.url,
+          auth: req.headers.authorization,
+          body: Buffer.concat(chunks).toString('latin1'),
+        });
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ text: 'Hello, I would like to book a table for two on Friday.' }));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    const app = await startTestApp({ LLM_BASE_URL: base, LLM_API_KEY: 'sk-test', REDIS_PREFIX: prefix('audio') });
+    const app = await startTestApp({
+      LLM_BASE_URL: base,
+      LLM_API_KEY: 'sk-test',
+      REDIS_PREFIX: prefix('audio'),
+    });
     try {
       const tenant = await createTenant(app);
-      const mp3 = Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(256, 0x55)]);
+      const mp3 = Buffer.concat([
+        Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00', 'latin1'),
+        Buffer.alloc(256, 0x55),
+      ]);
       const res = await upload(tenant, 'Voicemail', mp3, 'voicemail.mp3');
       expect(res.body.data.path_ext).toBe('mp3');
       const done = await waitFor(tenant, res.body.data.uuid);

@@ -29,7 +29,9 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
   ];
 
   async function createTable(t = tenant): Promise<string> {
-    const res = await t.http.post('/api/v1/data/tables').send({ name: 'Prices', description: 'all', columns });
+    const res = await t.http
+      .post('/api/v1/data/tables')
+      .send({ name: 'Prices', description: 'all', columns });
     expect(res.status).toBe(201);
     return (res.body as { data: { uuid: string } }).data.uuid;
   }
@@ -96,14 +98,22 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
 
     it('answers 404 for another workspace and 422 for a malformed uuid', async () => {
       const theirs = await createTable(other);
-      for (const path of [`/api/v1/data/${theirs}`, `/api/v1/data/${theirs}/fields`, `/api/v1/data/${theirs}/records`]) {
+      for (const path of [
+        `/api/v1/data/${theirs}`,
+        `/api/v1/data/${theirs}/fields`,
+        `/api/v1/data/${theirs}/records`,
+      ]) {
         const res = await tenant.http.get(path);
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
       }
       expect((await tenant.http.delete(`/api/v1/data/${theirs}`)).status).toBe(404);
-      expect((await tenant.http.post(`/api/v1/data/${theirs}/records`).send({ record: { price: 1 } })).status).toBe(404);
-      expect((await tenant.http.put(`/api/v1/data/${theirs}/records/1`).send({ record: { price: 1 } })).status).toBe(404);
+      expect(
+        (await tenant.http.post(`/api/v1/data/${theirs}/records`).send({ record: { price: 1 } })).status,
+      ).toBe(404);
+      expect(
+        (await tenant.http.put(`/api/v1/data/${theirs}/records/1`).send({ record: { price: 1 } })).status,
+      ).toBe(404);
       expect((await tenant.http.delete(`/api/v1/data/${theirs}/records/1`)).status).toBe(404);
       const bad = await tenant.http.get('/api/v1/data/not-a-uuid');
       expect(bad.status).toBe(422);
@@ -136,20 +146,31 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
       });
       expect(one.status).toBe(201);
       expect(one.body.data).toHaveLength(1);
-      expect(one.body.data[0]).toMatchObject({ id: expect.any(Number), data: { product: 'Basic', price: 19 } });
-      const batch = await tenant.http
-        .post(`/api/v1/data/${id}/records`)
-        .send({ records: [{ product: 'Pro', price: 49 }, { product: 'Team', price: null }] });
+      expect(one.body.data[0]).toMatchObject({
+        id: expect.any(Number),
+        data: { product: 'Basic', price: 19 },
+      });
+      const batch = await tenant.http.post(`/api/v1/data/${id}/records`).send({
+        records: [
+          { product: 'Pro', price: 49 },
+          { product: 'Team', price: null },
+        ],
+      });
       expect(batch.status).toBe(201);
       expect(batch.body.data).toHaveLength(2);
 
       const list = await tenant.http.get(`/api/v1/data/${id}/records?per_page=2`);
       expect(list.status).toBe(200);
       expect(list.body.data.pagination).toEqual({ page: 1, per_page: 2, total: 3, total_pages: 2 });
-      expect(list.body.data.items.map((r: { data: { product: string } }) => r.data.product)).toEqual(['Basic', 'Pro']);
+      expect(list.body.data.items.map((r: { data: { product: string } }) => r.data.product)).toEqual([
+        'Basic',
+        'Pro',
+      ]);
 
       const recordId = one.body.data[0].id as number;
-      const updated = await tenant.http.put(`/api/v1/data/${id}/records/${recordId}`).send({ record: { price: 21 } });
+      const updated = await tenant.http
+        .put(`/api/v1/data/${id}/records/${recordId}`)
+        .send({ record: { price: 21 } });
       expect(updated.status).toBe(200);
       expect(updated.body.data.data).toMatchObject({ product: 'Basic', price: 21 });
 
@@ -219,11 +240,20 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
       expect(res.body).toEqual({ success: false, message: expect.stringContaining(' | '), data: [] });
       expect(res.body.message).toMatch(/name/);
       expect(res.body.message).toMatch(/data/);
-      const web = await tenant.http.post('/api/v1/data/import/website').send({ name: 'x', url: 'ftp://x', depth: 9 });
+      const web = await tenant.http
+        .post('/api/v1/data/import/website')
+        .send({ name: 'x', url: 'ftp://x', depth: 9 });
       expect(web.status).toBe(422);
-      expect(web.body).toEqual({ success: false, message: expect.stringMatching(/url.*\|.*depth/), data: [] });
+      expect(web.body).toEqual({
+        success: false,
+        message: expect.stringMatching(/url.*\|.*depth/),
+        data: [],
+      });
       // Other statuses keep the general body.
-      const anon = await app.http(tenant.host).post('/api/v1/data/import/copypaste').send({ name: 'x', data: 'y' });
+      const anon = await app
+        .http(tenant.host)
+        .post('/api/v1/data/import/copypaste')
+        .send({ name: 'x', data: 'y' });
       expect(anon.status).toBe(401);
       expect(anon.body.error.code).toBe('MISSING_AUTH_TOKEN');
     });
@@ -238,9 +268,12 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
       const id = paste.body.data.uuid as string;
       await waitFor(tenant, id);
       const table = await createTable();
-      await tenant.http
-        .post(`/api/v1/data/${table}/records`)
-        .send({ records: [{ product: 'Gizmo deluxe', price: 99 }, { product: 'Widget', price: 5 }] });
+      await tenant.http.post(`/api/v1/data/${table}/records`).send({
+        records: [
+          { product: 'Gizmo deluxe', price: 99 },
+          { product: 'Widget', price: 5 },
+        ],
+      });
 
       const search = (q: string, a = agent.id) =>
         tenant.http.get(`/api/v1/agents/${a}/knowledge/search?q=${encodeURIComponent(q)}&limit=5`);
@@ -272,14 +305,20 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
         score: expect.any(Number),
       });
       const gizmo = await search('gizmo');
-      expect(gizmo.body.data[0]).toMatchObject({ data_source: { uuid: table }, record: { data: { product: 'Gizmo deluxe' } } });
+      expect(gizmo.body.data[0]).toMatchObject({
+        data_source: { uuid: table },
+        record: { data: { product: 'Gizmo deluxe' } },
+      });
 
       // The other agent sees nothing: the data is not assigned to it.
       expect((await search('refund', otherAgent.id)).body.data).toEqual([]);
 
       // A change after the sync is invisible until the next one.
-      const recordId = (await tenant.http.get(`/api/v1/data/${table}/records`)).body.data.items[1].id as number;
-      await tenant.http.put(`/api/v1/data/${table}/records/${recordId}`).send({ record: { product: 'Sprocket' } });
+      const recordId = (await tenant.http.get(`/api/v1/data/${table}/records`)).body.data.items[1]
+        .id as number;
+      await tenant.http
+        .put(`/api/v1/data/${table}/records/${recordId}`)
+        .send({ record: { product: 'Sprocket' } });
       expect((await search('sprocket')).body.data).toEqual([]);
       expect((await search('widget')).body.data).toHaveLength(1);
       const before = (await tenant.http.get(`/api/v1/data/${table}`)).body.data.last_synced_at as string;
@@ -329,7 +368,9 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
       expect(unknown.body.error.field).toBe('agent_uuid');
 
       const theirs = await createTable(other);
-      expect((await tenant.http.post(`/api/v1/data/${theirs}/assign`).send({ agent_uuid: agent.id })).status).toBe(404);
+      expect(
+        (await tenant.http.post(`/api/v1/data/${theirs}/assign`).send({ agent_uuid: agent.id })).status,
+      ).toBe(404);
       expect((await tenant.http.post(`/api/v1/data/${theirs}/sync`)).status).toBe(404);
       expect((await tenant.http.delete(`/api/v1/data/${theirs}/assign/${agent.id}`)).status).toBe(404);
       expect((await tenant.http.post(`/api/v1/data/${UNKNOWN}/sync`)).status).toBe(404);

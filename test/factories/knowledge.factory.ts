@@ -43,7 +43,8 @@ export async function waitFor(
   }
 }
 
-export const synced = (d: DataSourceBody): boolean => d.sync_status === 'synced' || d.sync_status === 'failed';
+export const synced = (d: DataSourceBody): boolean =>
+  d.sync_status === 'synced' || d.sync_status === 'failed';
 
 /** Uploads a file through the real endpoint. */
 export function upload(tenant: TestTenant, name: string, content: Buffer | string, fileName = 'upload.bin') {

@@ -1,6 +1,12 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { assertAllowedUrl, blockedRange, BlockedAddressError, guardedLookup, safeRequest } from './address-guard';
+import {
+  assertAllowedUrl,
+  blockedRange,
+  BlockedAddressError,
+  guardedLookup,
+  safeRequest,
+} from './address-guard';
 
 const closed = { allowPrivate: false };
 const open = { allowPrivate: true };
@@ -63,7 +69,7 @@ describe('guardedLookup', () => {
   const lookup = (policy: { allowPrivate: boolean }, host: string) =>
     new Promise<string>((resolve, reject) =>
       guardedLookup(policy)(host, { family: 0 }, (err, address) =>
-        err ? reject(err) : resolve(String(address)),
+        err ? reject(err) : resolve(address as string),
       ),
     );
 

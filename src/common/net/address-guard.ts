@@ -66,7 +66,9 @@ export function guardedLookup(policy: GuardPolicy): LookupFunction {
         for (const a of list) {
           const range = blockedRange(a.address);
           if (range) {
-            const e = new BlockedAddressError(`host ${hostname} resolves to ${a.address} (${range}), not allowed`);
+            const e = new BlockedAddressError(
+              `host ${hostname} resolves to ${a.address} (${range}), not allowed`,
+            );
             return callback(e as NodeJS.ErrnoException, '', 0);
           }
         }
@@ -147,13 +149,27 @@ export async function safeRequest(
             size = maxBytes;
             req.destroy();
             if (options.failOnOverflow) return finish(new Error(`response larger than ${maxBytes} bytes`));
-            return finish(null, { url: url.toString(), status, headers: res.headers, body: Buffer.concat(chunks), truncated, location });
+            return finish(null, {
+              url: url.toString(),
+              status,
+              headers: res.headers,
+              body: Buffer.concat(chunks),
+              truncated,
+              location,
+            });
           }
           size += chunk.length;
           chunks.push(chunk);
         });
         res.on('end', () =>
-          finish(null, { url: url.toString(), status, headers: res.headers, body: Buffer.concat(chunks), truncated, location }),
+          finish(null, {
+            url: url.toString(),
+            status,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            truncated,
+            location,
+          }),
         );
         res.on('error', (e) => finish(e));
       },

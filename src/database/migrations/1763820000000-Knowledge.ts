@@ -51,7 +51,9 @@ export class Knowledge1763820000000 implements MigrationInterface {
         created_at timestamptz(3) NOT NULL DEFAULT now(),
         PRIMARY KEY (data_source_id, agent_id)
       )`);
-    await q.query(`CREATE INDEX ix_knowledge_assignments_agent ON knowledge_assignments (workspace_id, agent_id)`);
+    await q.query(
+      `CREATE INDEX ix_knowledge_assignments_agent ON knowledge_assignments (workspace_id, agent_id)`,
+    );
 
     // The agent's searchable snapshot, rebuilt by sync: copies of the records as they were at that moment.
     await q.query(`

@@ -12,13 +12,25 @@ describe('checkRecord', () => {
   ];
 
   it('accepts values of the right types and nulls', () => {
-    const ok = { name: 'a', price: 1.5, since: '2026-01-02', active: true, meta: { a: [1] }, site: 'https://x.io' };
+    const ok = {
+      name: 'a',
+      price: 1.5,
+      since: '2026-01-02',
+      active: true,
+      meta: { a: [1] },
+      site: 'https://x.io',
+    };
     expect(checkRecord(columns, ok)).toEqual([]);
     expect(checkRecord(columns, { name: null, price: null })).toEqual([]);
   });
 
   it('names each column with a wrong value', () => {
-    const problems = checkRecord(columns, { price: '12', since: 'yesterday', active: 'yes', site: 'ftp://x' });
+    const problems = checkRecord(columns, {
+      price: '12',
+      since: 'yesterday',
+      active: 'yes',
+      site: 'ftp://x',
+    });
     expect(problems.map((p) => [p.code, p.column])).toEqual([
       ['INVALID_FORMAT', 'price'],
       ['INVALID_FORMAT', 'since'],
@@ -49,7 +61,10 @@ describe('SchemaInference', () => {
 
   it('keeps typed values and drops __proto__ keys', () => {
     const s = new SchemaInference('typed');
-    const polluted = JSON.parse('{"a": 1, "__proto__": {"polluted": true}, "b": {"c": 2}}') as Record<string, unknown>;
+    const polluted = JSON.parse('{"a": 1, "__proto__": {"polluted": true}, "b": {"c": 2}}') as Record<
+      string,
+      unknown
+    >;
     s.push(polluted);
     const [row] = s.flush();
     expect(s.columns.map((c) => [c.name, c.type])).toEqual([

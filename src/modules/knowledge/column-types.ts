@@ -75,9 +75,17 @@ export function checkRecord(columns: Column[], record: unknown): ValueProblem[] 
   for (const [key, value] of Object.entries(record)) {
     const column = byName.get(key);
     if (!column) {
-      problems.push({ code: 'VALIDATION_ERROR', column: key, message: `${key} is not a column of this table` });
+      problems.push({
+        code: 'VALIDATION_ERROR',
+        column: key,
+        message: `${key} is not a column of this table`,
+      });
     } else if (!fitsValue(column.type, value)) {
-      problems.push({ code: 'INVALID_FORMAT', column: key, message: `${key} must be ${DESCRIBE[column.type]}` });
+      problems.push({
+        code: 'INVALID_FORMAT',
+        column: key,
+        message: `${key} must be ${DESCRIBE[column.type]}`,
+      });
     }
   }
   return problems;
@@ -86,8 +94,14 @@ export function checkRecord(columns: Column[], record: unknown): ValueProblem[] 
 /** A copy of the record with only own, known columns, on a null prototype (no `__proto__` tricks). */
 export function cleanRecord(columns: Column[], record: Row): Row {
   const out: Row = Object.create(null) as Row;
-  for (const c of columns) if (Object.prototype.hasOwnProperty.call(record, c.name)) out[c.name] = record[c.name];
+  for (const c of columns)
+    if (Object.prototype.hasOwnProperty.call(record, c.name)) out[c.name] = record[c.name];
   return out;
+}
+
+/** A scalar as text; objects (never expected here) as JSON. */
+function scalarText(v: unknown): string {
+  return typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
 }
 
 /**
@@ -139,7 +153,9 @@ export class SchemaInference {
     const sample = this.sample ?? [];
     this.sample = null;
     for (const column of this.columns) {
-      const values = sample.map((r) => r[column.name]).filter((v) => v !== null && v !== undefined && v !== '');
+      const values = sample
+        .map((r) => r[column.name])
+        .filter((v) => v !== null && v !== undefined && v !== '');
       column.type = this.inferType(values);
     }
     this.widened.clear();
@@ -157,7 +173,8 @@ export class SchemaInference {
       return 'text';
     }
     if (values.some((v) => typeof v === 'object')) return 'json';
-    for (const t of ['boolean', 'number', 'date', 'url', 'text'] as const) if (values.every((v) => fitsValue(t, v))) return t;
+    for (const t of ['boolean', 'number', 'date', 'url', 'text'] as const)
+      if (values.every((v) => fitsValue(t, v))) return t;
     return 'text';
   }
 
@@ -174,7 +191,7 @@ export class SchemaInference {
   private convertValue(column: Column, raw: unknown): unknown {
     if (raw === null || raw === undefined) return null;
     if (this.mode === 'strings') {
-      const s = String(raw);
+      const s = scalarText(raw);
       if (s === '') return null;
       switch (column.type) {
         case 'number':
@@ -202,7 +219,7 @@ export class SchemaInference {
     }
     if (column.type === 'json') return raw;
     this.widen(column, 'text');
-    return String(raw);
+    return scalarText(raw);
   }
 
   private widen(column: Column, to: 'text' | 'json'): void {

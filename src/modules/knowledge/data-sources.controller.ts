@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, Injectable, Param, PipeTransform, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Injectable,
+  Param,
+  PipeTransform,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { AppException } from '@/common/errors/app.exception';
@@ -9,13 +20,19 @@ import { UuidParamPipe } from '@/common/http/validation';
 import { DataSourcesService } from './data-sources.service';
 import { CreateTableDto } from './dto/create-table.dto';
 import { AddRecordsDto, UpdateRecordDto } from './dto/records.dto';
-import { DataSourceDetailResponse, DataSourceResponse, FieldsResponse, RecordResponse } from './dto/responses';
+import {
+  DataSourceDetailResponse,
+  DataSourceResponse,
+  FieldsResponse,
+  RecordResponse,
+} from './dto/responses';
 
 /** A record id in the path: a positive integer, else 422 INVALID_FORMAT naming `record`. */
 @Injectable()
 export class RecordIdPipe implements PipeTransform<string, number> {
   transform(value: string): number {
-    if (!/^[1-9]\d{0,17}$/.test(value)) throw AppException.invalid('record', 'record must be a positive integer');
+    if (!/^[1-9]\d{0,17}$/.test(value))
+      throw AppException.invalid('record', 'record must be a positive integer');
     return Number(value);
   }
 }
@@ -42,7 +59,10 @@ export class DataSourcesController {
   @Get(':uuid')
   @ApiOperation({ summary: 'A data source with its columns, records count and assigned agents' })
   @ApiEnvelope(DataSourceDetailResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<DataSourceDetailResponse> {
+  get(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<DataSourceDetailResponse> {
     return this.service.detail(ws, id);
   }
 
@@ -74,7 +94,11 @@ export class DataSourcesController {
 
   @Post(':uuid/records')
   @ApiOperation({ summary: 'Add one record (`record`) or up to 1000 (`records`, all or nothing)' })
-  @ApiEnvelope(RecordResponse, { status: 201, isArray: true, errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'] })
+  @ApiEnvelope(RecordResponse, {
+    status: 201,
+    isArray: true,
+    errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'],
+  })
   addRecords(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) id: string,

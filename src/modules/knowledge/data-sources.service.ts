@@ -115,14 +115,19 @@ export class DataSourcesService {
     if (!batch && dto.record === undefined)
       throw AppException.invalid('record', 'record or records is required', 'VALIDATION_ERROR');
     const list = batch ? dto.records! : [dto.record];
-    if (list.length === 0) throw AppException.invalid('records', 'records should not be empty', 'VALIDATION_ERROR');
+    if (list.length === 0)
+      throw AppException.invalid('records', 'records should not be empty', 'VALIDATION_ERROR');
     if (list.length > MAX_BATCH)
       throw AppException.invalid('records', `records may hold at most ${MAX_BATCH} records`);
     const errors: FieldError[] = [];
     list.forEach((record, i) => {
       const prefix = batch ? `records.${i}` : 'record';
       for (const p of checkRecord(ds.columns, record))
-        errors.push({ code: p.code, field: p.column ? `${prefix}.${p.column}` : prefix, message: `${prefix}.${p.message}` });
+        errors.push({
+          code: p.code,
+          field: p.column ? `${prefix}.${p.column}` : prefix,
+          message: `${prefix}.${p.message}`,
+        });
     });
     if (errors.length) throw AppException.validation(errors);
     const rows = list.map((r) => cleanRecord(ds.columns, r as Row));

@@ -28,18 +28,25 @@ export class ImportsController {
   @ApiOperation({ summary: 'Import pasted text; split into chunks by a job' })
   @ApiEnvelope(DataSourceResponse, { status: 201 })
   @ShortErrorDocs()
-  async copyPaste(@WorkspaceId() ws: string, @Body() dto: CopyPasteImportDto): Promise<Envelope<DataSourceResponse>> {
+  async copyPaste(
+    @WorkspaceId() ws: string,
+    @Body() dto: CopyPasteImportDto,
+  ): Promise<Envelope<DataSourceResponse>> {
     return new Envelope(await this.service.importPaste(ws, dto), 'Import queued');
   }
 
   @Post('website')
   @ShortErrorBody(SHORT_ERRORS)
   @ApiOperation({
-    summary: 'Crawl a website (depth 0 to 3, same site, robots.txt obeyed); crawling continues asynchronously',
+    summary:
+      'Crawl a website (depth 0 to 3, same site, robots.txt obeyed); crawling continues asynchronously',
   })
   @ApiEnvelope(DataSourceResponse, { status: 201 })
   @ShortErrorDocs()
-  async website(@WorkspaceId() ws: string, @Body() dto: WebsiteImportDto): Promise<Envelope<DataSourceResponse>> {
+  async website(
+    @WorkspaceId() ws: string,
+    @Body() dto: WebsiteImportDto,
+  ): Promise<Envelope<DataSourceResponse>> {
     return new Envelope(await this.service.importWebsite(ws, dto), 'Crawl queued');
   }
 
@@ -50,7 +57,8 @@ export class ImportsController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: FileImportSchema })
   @ApiOperation({
-    summary: 'Upload a file (CSV, Excel, JSON, XML, PDF, text or audio, up to 128 MB); processed asynchronously',
+    summary:
+      'Upload a file (CSV, Excel, JSON, XML, PDF, text or audio, up to 128 MB); processed asynchronously',
   })
   @ApiEnvelope(DataSourceResponse, { status: 201, errors: ['PAYLOAD_TOO_LARGE'] })
   @ShortErrorDocs()

@@ -11,7 +11,11 @@ import { toFieldErrors } from '@/common/http/validation';
 import { BlockedAddressError } from '@/common/net/address-guard';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { TRANSCRIPTION, TranscriptionError, TranscriptionPort } from '@/providers/transcription/transcription.port';
+import {
+  TRANSCRIPTION,
+  TranscriptionError,
+  TranscriptionPort,
+} from '@/providers/transcription/transcription.port';
 import { Chunker } from './chunking';
 import { CHUNK_COLUMNS, Column, Row, SchemaInference } from './column-types';
 import { DataSource, DataSourceType, ImportOptions, STATUS } from './data-source.entity';
@@ -73,12 +77,20 @@ export class ImportsService {
   }
 
   /** Checks the multipart fields and the file together (one 422 naming every problem), then detects the kind. */
-  async importFile(workspaceId: string, body: unknown, file: UploadedFile | undefined): Promise<DataSourceResponse> {
+  async importFile(
+    workspaceId: string,
+    body: unknown,
+    file: UploadedFile | undefined,
+  ): Promise<DataSourceResponse> {
     try {
       const dto = plainToInstance(FileImportDto, body ?? {});
       const errors: FieldError[] = toFieldErrors(await validate(dto, { whitelist: true }));
       if (!file || file.size === 0)
-        errors.push({ code: 'VALIDATION_ERROR', field: 'file', message: file ? 'file is empty' : 'file is required' });
+        errors.push({
+          code: 'VALIDATION_ERROR',
+          field: 'file',
+          message: file ? 'file is empty' : 'file is required',
+        });
       if (errors.length) throw AppException.validation(errors);
       const detected = detectKind(await readHead(file!.path));
       if (!detected)
@@ -179,7 +191,8 @@ export class ImportsService {
       await this.removeFile(ds);
     } catch (err) {
       await pending;
-      const input = err instanceof ImportError || err instanceof TranscriptionError || err instanceof BlockedAddressError;
+      const input =
+        err instanceof ImportError || err instanceof TranscriptionError || err instanceof BlockedAddressError;
       const reason = input ? (err as Error).message : `import failed: ${(err as Error).message}`;
       await this.sources.patch(workspaceId, ds.id, { status: STATUS.failed, error: reason.slice(0, 2000) });
       if (input || lastAttempt) {
@@ -239,7 +252,11 @@ export class ImportsService {
         return this.writeChunks(writer, progress, pdfTexts(file, name, progress));
       case 'audio':
         if (!this.transcription.configured) throw new ImportError(this.transcription.reason);
-        return this.writeChunks(writer, progress, oneText(await this.transcription.transcribe(file, name), name));
+        return this.writeChunks(
+          writer,
+          progress,
+          oneText(await this.transcription.transcribe(file, name), name),
+        );
     }
   }
 
@@ -257,7 +274,9 @@ export class ImportsService {
       progress(read);
     }
     for (const out of schema.flush()) await writer.write(out);
-    const textColumns = schema.columns.filter((c) => c.type === 'text' && schema.widened.has(c.name)).map((c) => c.name);
+    const textColumns = schema.columns
+      .filter((c) => c.type === 'text' && schema.widened.has(c.name))
+      .map((c) => c.name);
     return { columns: schema.columns, textColumns, count: writer.count, total: null };
   }
 
@@ -289,7 +308,7 @@ async function* fileText(file: string, source: string): AsyncGenerator<{ text: s
   // One source, read in pieces: the chunker is fed as the file streams, never the whole file at once.
   let buffer = '';
   for await (const piece of fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
-    buffer += (piece as string).replace(/^\uFEFF/, '').replace(/\u0000/g, '');
+    buffer += (piece as string).replace(/^\uFEFF/, '').replaceAll('\u0000', '');
     const cut = buffer.lastIndexOf('\n\n');
     if (cut > 0 && buffer.length > 64 * 1024) {
       yield { text: buffer.slice(0, cut), source };
@@ -299,7 +318,11 @@ async function* fileText(file: string, source: string): AsyncGenerator<{ text: s
   if (buffer.trim()) yield { text: buffer, source };
 }
 
-async function* pdfTexts(file: string, name: string, progress: Progress): AsyncGenerator<{ text: string; source: string }> {
+async function* pdfTexts(
+  file: string,
+  name: string,
+  progress: Progress,
+): AsyncGenerator<{ text: string; source: string }> {
   for await (const page of pdfPages(file)) {
     progress(page.page, page.total);
     if (page.text.trim()) yield { text: page.text, source: `${name}#page=${page.page}` };
@@ -314,7 +337,8 @@ async function* crawlTexts(
   let pages = 0;
   for await (const page of crawler.crawl(url)) {
     progress(++pages);
-    const text = page.title && !page.text.startsWith(page.title) ? `${page.title}\n\n${page.text}` : page.text;
+    const text =
+      page.title && !page.text.startsWith(page.title) ? `${page.title}\n\n${page.text}` : page.text;
     if (text.trim()) yield { text, source: page.url };
   }
 }

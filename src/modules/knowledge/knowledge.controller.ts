@@ -21,7 +21,10 @@ export class KnowledgeController {
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: AssignDto,
   ): Promise<Envelope<DataSourceDetailResponse>> {
-    return new Envelope(await this.service.assign(ws, id, dto.agent_uuid.toLowerCase()), 'Data source assigned');
+    return new Envelope(
+      await this.service.assign(ws, id, dto.agent_uuid.toLowerCase()),
+      'Data source assigned',
+    );
   }
 
   @Delete('data/:uuid/assign/:agentUuid')
@@ -46,8 +49,13 @@ export class KnowledgeController {
   }
 
   @Get('agents/:uuid/knowledge/search')
-  @ApiOperation({ summary: 'Search what the agent can see: its assigned data, as of the last sync, best first' })
-  @ApiEnvelope(SearchResultResponse, { isArray: true, errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'] })
+  @ApiOperation({
+    summary: 'Search what the agent can see: its assigned data, as of the last sync, best first',
+  })
+  @ApiEnvelope(SearchResultResponse, {
+    isArray: true,
+    errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'],
+  })
   search(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) agentId: string,

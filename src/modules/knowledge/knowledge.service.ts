@@ -36,17 +36,30 @@ export class KnowledgeService {
     @InjectQueue(QUEUES.knowledge) private readonly queue: Queue,
   ) {}
 
-  async assign(workspaceId: string, dataSourceId: string, agentId: string): Promise<DataSourceDetailResponse> {
+  async assign(
+    workspaceId: string,
+    dataSourceId: string,
+    agentId: string,
+  ): Promise<DataSourceDetailResponse> {
     await this.dataSources.get(workspaceId, dataSourceId);
     if (!(await this.agents.exists(workspaceId, agentId)))
-      throw AppException.invalid('agent_uuid', 'agent_uuid does not name an agent of this workspace', 'VALIDATION_ERROR');
+      throw AppException.invalid(
+        'agent_uuid',
+        'agent_uuid does not name an agent of this workspace',
+        'VALIDATION_ERROR',
+      );
     await this.index.assign(workspaceId, dataSourceId, agentId);
     return this.dataSources.detail(workspaceId, dataSourceId);
   }
 
-  async unassign(workspaceId: string, dataSourceId: string, agentId: string): Promise<DataSourceDetailResponse> {
+  async unassign(
+    workspaceId: string,
+    dataSourceId: string,
+    agentId: string,
+  ): Promise<DataSourceDetailResponse> {
     await this.dataSources.get(workspaceId, dataSourceId);
-    if (!(await this.index.unassign(workspaceId, dataSourceId, agentId))) throw AppException.notFound('Assignment');
+    if (!(await this.index.unassign(workspaceId, dataSourceId, agentId)))
+      throw AppException.notFound('Assignment');
     return this.dataSources.detail(workspaceId, dataSourceId);
   }
 
@@ -66,7 +79,11 @@ export class KnowledgeService {
     await this.sources.patch(workspaceId, ds.id, { syncStatus: 'syncing' });
     try {
       await this.index.rebuild(workspaceId, ds.id, contentSql(ds));
-      await this.sources.patch(workspaceId, ds.id, { syncStatus: 'synced', syncError: null, lastSyncedAt: new Date() });
+      await this.sources.patch(workspaceId, ds.id, {
+        syncStatus: 'synced',
+        syncError: null,
+        lastSyncedAt: new Date(),
+      });
     } catch (err) {
       await this.sources.patch(workspaceId, ds.id, {
         syncStatus: 'failed',
@@ -80,7 +97,12 @@ export class KnowledgeService {
    * What the agent can see (only sources assigned to it, as of their last sync) matching `query`, best first.
    * 404 for an unknown agent.
    */
-  async search(workspaceId: string, agentId: string, query: string, limit = 5): Promise<SearchResultResponse[]> {
+  async search(
+    workspaceId: string,
+    agentId: string,
+    query: string,
+    limit = 5,
+  ): Promise<SearchResultResponse[]> {
     await this.agents.get(workspaceId, agentId);
     const hits = await this.index.search(workspaceId, agentId, query, Math.min(Math.max(limit, 1), 50));
     return hits.map((h) => ({

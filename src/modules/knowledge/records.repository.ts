@@ -125,7 +125,12 @@ export class RecordsRepository {
   }
 
   /** Merges the values sent into the record. */
-  async update(workspaceId: WorkspaceId, dataSourceId: string, id: number, data: Row): Promise<RecordRow | null> {
+  async update(
+    workspaceId: WorkspaceId,
+    dataSourceId: string,
+    id: number,
+    data: Row,
+  ): Promise<RecordRow | null> {
     const [rows] = (await this.db.query(
       `UPDATE knowledge_records SET data = data || $4::jsonb, updated_at = now()
        WHERE workspace_id = $1 AND data_source_id = $2 AND id = $3
@@ -163,7 +168,9 @@ export class RecordsRepository {
         dataSourceId,
       ]);
       const client = (await runner.connect()) as PoolClient;
-      const stream = client.query(copyFrom('COPY knowledge_records (workspace_id, data_source_id, data) FROM STDIN'));
+      const stream = client.query(
+        copyFrom('COPY knowledge_records (workspace_id, data_source_id, data) FROM STDIN'),
+      );
       const writer = new CopyWriter(stream, workspaceId, dataSourceId);
       let result: T;
       try {

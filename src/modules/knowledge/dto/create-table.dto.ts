@@ -23,6 +23,7 @@ export class ColumnDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(63)
+  // eslint-disable-next-line no-control-regex -- names with control characters are refused
   @Matches(/^(?!__proto__$)[^\u0000-\u001f]+$/, { message: 'name must be a printable column name' })
   name!: string;
 
@@ -46,7 +47,13 @@ export class CreateTableDto {
   @MaxLength(5000)
   description?: string;
 
-  @ApiProperty({ type: [ColumnDto], example: [{ name: 'product', type: 'text' }, { name: 'price', type: 'number' }] })
+  @ApiProperty({
+    type: [ColumnDto],
+    example: [
+      { name: 'product', type: 'text' },
+      { name: 'price', type: 'number' },
+    ],
+  })
   @IsDefined()
   @IsArray()
   @ArrayNotEmpty()

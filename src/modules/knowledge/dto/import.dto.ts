@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import {
+  IsDefined,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateBy,
+} from 'class-validator';
 import { IsUuidValue } from '@/common/validation/validators';
 import { isUrlString } from '../column-types';
 
@@ -40,10 +50,13 @@ export class WebsiteImportDto {
   @ApiProperty({ example: 'https://help.example.com/' })
   @IsDefined()
   @IsNotEmpty()
-  @ValidateBy({
-    name: 'isWebUrl',
-    validator: { validate: (v: unknown) => isUrlString(v) && v.length <= 2048 },
-  }, { message: 'url must be an http(s) URL' })
+  @ValidateBy(
+    {
+      name: 'isWebUrl',
+      validator: { validate: (v: unknown) => isUrlString(v) && v.length <= 2048 },
+    },
+    { message: 'url must be an http(s) URL' },
+  )
   url!: string;
 
   @ApiPropertyOptional({ example: 'Public help pages' })
@@ -78,7 +91,11 @@ export class FileImportDto {
 }
 
 export class FileImportSchema extends FileImportDto {
-  @ApiProperty({ type: 'string', format: 'binary', description: 'CSV, Excel, JSON, XML, PDF, text or audio; up to 128 MB' })
+  @ApiProperty({
+    type: 'string',
+    format: 'binary',
+    description: 'CSV, Excel, JSON, XML, PDF, text or audio; up to 128 MB',
+  })
   file!: unknown;
 }
 

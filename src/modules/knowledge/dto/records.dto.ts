@@ -9,7 +9,10 @@ export class AddRecordsDto {
   @IsObject()
   record?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ example: [{ product: 'Pro plan', price: 49 }], description: `up to ${MAX_BATCH}, all or nothing` })
+  @ApiPropertyOptional({
+    example: [{ product: 'Pro plan', price: 49 }],
+    description: `up to ${MAX_BATCH}, all or nothing`,
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_BATCH)

@@ -18,7 +18,11 @@ export class DataSourceResponse {
   @ApiProperty({ example: 'Price list' }) name!: string;
   @ApiProperty({ example: 'Prices of every product', nullable: true }) description!: string | null;
   @ApiProperty({ enum: ['table', 'copypaste', 'file', 'website'], example: 'file' }) type!: string;
-  @ApiProperty({ example: 'https://help.example.com/', nullable: true, description: 'crawl start URL or uploaded file name' })
+  @ApiProperty({
+    example: 'https://help.example.com/',
+    nullable: true,
+    description: 'crawl start URL or uploaded file name',
+  })
   path_url!: string | null;
   @ApiProperty({ example: 'csv', nullable: true, description: 'kind of file, detected from its bytes' })
   path_ext!: string | null;
@@ -36,7 +40,11 @@ export class DataSourceResponse {
 export class DataSourceDetailResponse extends DataSourceResponse {
   @ApiProperty({ type: [ColumnResponse] }) columns!: ColumnResponse[];
   @ApiProperty({ example: 42 }) records_count!: number;
-  @ApiProperty({ type: [String], example: ['01936f0e-7a8b-7c3d-9e2f-1a2b3c4d5e6f'], description: 'assigned agents' })
+  @ApiProperty({
+    type: [String],
+    example: ['01936f0e-7a8b-7c3d-9e2f-1a2b3c4d5e6f'],
+    description: 'assigned agents',
+  })
   agent_uuids!: string[];
 }
 

@@ -60,8 +60,7 @@ export class Crawler {
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         // The start page decides whether there is a crawl at all; later pages that fail are skipped.
-        if (pages === 0 && url === origin.toString())
-          throw new ImportError(`cannot crawl ${url}: ${reason}`);
+        if (pages === 0 && url === origin.toString()) throw new ImportError(`cannot crawl ${url}: ${reason}`);
         firstError ??= reason;
         continue;
       }
@@ -91,11 +90,15 @@ export class Crawler {
         queue.push({ url: target.toString(), depth: depth + 1 });
       }
     }
-    if (pages === 0) throw new ImportError(`no page could be read from ${start}${firstError ? `: ${firstError}` : ''}`);
+    if (pages === 0)
+      throw new ImportError(`no page could be read from ${start}${firstError ? `: ${firstError}` : ''}`);
   }
 
   /** One page, following redirects by hand: each hop is re-checked by the guard, robots.txt and the site rule. */
-  private async fetchPage(start: string, origin: URL): Promise<{ url: string; response: SafeResponse } | null> {
+  private async fetchPage(
+    start: string,
+    origin: URL,
+  ): Promise<{ url: string; response: SafeResponse } | null> {
     let url = start;
     for (let hop = 0; hop <= this.maxRedirects; hop++) {
       const target = new URL(url);

@@ -47,7 +47,10 @@ function fieldCount(line: string, delimiter: string): number {
 
 /** CSV when the first lines split into the same number (at least two) of fields on one delimiter. */
 function looksLikeCsv(text: string): boolean {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim().length > 0).slice(0, 10);
+  const lines = text
+    .split(/\r?\n/)
+    .filter((l) => l.trim().length > 0)
+    .slice(0, 10);
   if (lines.length < 2) return false;
   // The last line of the head may be cut short.
   const whole = lines.length > 2 ? lines.slice(0, -1) : lines;

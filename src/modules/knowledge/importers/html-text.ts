@@ -1,9 +1,45 @@
 import { Parser } from 'htmlparser2';
 
-const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object', 'canvas']);
+const SKIP = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'head',
+  'iframe',
+  'object',
+  'canvas',
+]);
 const BLOCK = new Set([
-  'p', 'div', 'br', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'table', 'section', 'article',
-  'header', 'footer', 'blockquote', 'pre', 'dd', 'dt', 'hr', 'main', 'nav', 'aside', 'form', 'title',
+  'p',
+  'div',
+  'br',
+  'li',
+  'ul',
+  'ol',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'tr',
+  'table',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'blockquote',
+  'pre',
+  'dd',
+  'dt',
+  'hr',
+  'main',
+  'nav',
+  'aside',
+  'form',
+  'title',
 ]);
 
 export interface HtmlPage {

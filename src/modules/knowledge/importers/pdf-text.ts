@@ -61,15 +61,26 @@ export async function* pdfPages(file: string, limits = PDF_LIMITS): AsyncGenerat
   worker.on('message', push);
   worker.on('error', (e) => push({ error: e.message }));
   worker.on('exit', (code) => push({ exit: code }));
-  const timer = setTimeout(() => push({ error: `PDF reading took longer than ${limits.timeoutMs / 1000} s` }), limits.timeoutMs);
+  const timer = setTimeout(
+    () => push({ error: `PDF reading took longer than ${limits.timeoutMs / 1000} s` }),
+    limits.timeoutMs,
+  );
   try {
     for (;;) {
       if (queue.length === 0) await new Promise<void>((r) => (wake = r));
       wake = null;
-      const m = queue.shift() as { page?: number; total?: number; text?: string; error?: string; done?: boolean; exit?: number };
+      const m = queue.shift() as {
+        page?: number;
+        total?: number;
+        text?: string;
+        error?: string;
+        done?: boolean;
+        exit?: number;
+      };
       if (m.error) throw new ImportError(`invalid PDF: ${m.error}`);
       if (m.done) return;
-      if (m.exit !== undefined) throw new ImportError('invalid PDF: the reader stopped (memory limit or malformed file)');
+      if (m.exit !== undefined)
+        throw new ImportError('invalid PDF: the reader stopped (memory limit or malformed file)');
       yield { page: m.page!, total: m.total!, text: m.text ?? '' };
     }
   } finally {

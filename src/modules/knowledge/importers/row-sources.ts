@@ -14,15 +14,17 @@ const { parser: jsonParser } = require('stream-json') as {
 /** One field may not grow past this; a record past it is a malformed or hostile file. */
 export const MAX_FIELD_BYTES = 1024 * 1024;
 const MAX_DEPTH = 64;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+const CONTROL_CHARS = /[\u0000-\u001f]/g;
 const FORBIDDEN_KEYS = new Set(['__proto__']);
 
 /** Header names made unique and non-empty (`column_3`, `price_2`). */
 export function headerNames(raw: unknown[]): string[] {
   const seen = new Set<string>();
   return raw.map((h, i) => {
-    let name = String(h ?? '')
+    let name = (typeof h === 'string' ? h : h === null || h === undefined ? '' : JSON.stringify(h))
       .replace(/^\uFEFF/, '')
-      .replace(/[\u0000-\u001f]/g, '')
+      .replace(CONTROL_CHARS, '')
       .trim()
       .slice(0, 63);
     if (!name || FORBIDDEN_KEYS.has(name)) name = `column_${i + 1}`;
@@ -120,7 +122,8 @@ export async function* jsonRows(file: string): AsyncGenerator<Row> {
           (stack[stack.length - 1] as { key: string | null }).key = token.value ?? '';
           break;
         case 'stringValue':
-          if ((token.value ?? '').length > MAX_FIELD_BYTES) throw new ImportError('JSON string value too long');
+          if ((token.value ?? '').length > MAX_FIELD_BYTES)
+            throw new ImportError('JSON string value too long');
           done = put(token.value);
           break;
         case 'numberValue':
@@ -158,7 +161,9 @@ export async function* xmlRows(file: string): AsyncGenerator<Row> {
   let field: string | null = null;
   let text = '';
   parser.on('doctype', () => {
-    failure ??= new ImportError('XML with a document type declaration (DOCTYPE) is refused: entities are not expanded');
+    failure ??= new ImportError(
+      'XML with a document type declaration (DOCTYPE) is refused: entities are not expanded',
+    );
   });
   parser.on('opentag', (tag) => {
     depth++;
@@ -214,7 +219,8 @@ function cellValue(value: ExcelJS.CellValue): unknown {
   if (value instanceof Date) return value.toISOString();
   if (typeof value !== 'object') return value;
   if ('richText' in value) return value.richText.map((r) => r.text).join('');
-  if ('formula' in value || 'sharedFormula' in value) return cellValue((value as { result?: ExcelJS.CellValue }).result ?? null);
+  if ('formula' in value || 'sharedFormula' in value)
+    return cellValue((value as { result?: ExcelJS.CellValue }).result ?? null);
   if ('hyperlink' in value) return (value as { text?: string }).text ?? value.hyperlink;
   if ('error' in value) return null;
   return null;
