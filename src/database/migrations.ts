@@ -2,5 +2,8 @@ import { Foundation1763790000000 } from './migrations/1763790000000-Foundation';
 import { Agents1763800000000 } from './migrations/1763800000000-Agents';
 import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
 
-/** Every migration in order. A new migration file is added here so it runs the same under ts-node, Jest and dist. */
+/**
+ * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
+ * the same under ts-node, Jest and dist.
+ */
 export const MIGRATIONS = [Foundation1763790000000, Agents1763800000000, Knowledge1763820000000];
