@@ -36,6 +36,31 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
     return (res.body as { data: { uuid: string } }).data.uuid;
   }
 
+  it('documents every knowledge route in the OpenAPI document', async () => {
+    const res = await app.http('ops.example.test').get('/docs/openapi.json');
+    expect(res.status).toBe(200);
+    const paths = Object.keys(res.body.paths as object);
+    for (const p of [
+      '/api/v1/data',
+      '/api/v1/data/tables',
+      '/api/v1/data/{uuid}',
+      '/api/v1/data/{uuid}/fields',
+      '/api/v1/data/{uuid}/records',
+      '/api/v1/data/{uuid}/records/{record}',
+      '/api/v1/data/import/copypaste',
+      '/api/v1/data/import/file',
+      '/api/v1/data/import/website',
+      '/api/v1/data/{uuid}/assign',
+      '/api/v1/data/{uuid}/assign/{agentUuid}',
+      '/api/v1/data/{uuid}/sync',
+      '/api/v1/agents/{uuid}/knowledge/search',
+    ])
+      expect(paths).toContain(p);
+    const file = res.body.paths['/api/v1/data/import/file'].post;
+    expect(Object.keys(file.requestBody.content)).toEqual(['multipart/form-data']);
+    expect(file.responses['422']).toBeDefined();
+  });
+
   describe('tables', () => {
     it('creates a typed table and shows its columns, fields and count', async () => {
       const res = await tenant.http.post('/api/v1/data/tables').send({ name: 'Prices', columns });

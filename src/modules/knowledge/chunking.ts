@@ -14,7 +14,7 @@ export class Chunker {
     this.buffer += text;
     const out: string[] = [];
     while (this.buffer.length > this.size * 2) out.push(this.cut());
-    return out;
+    return out.filter((c) => c.length > 0);
   }
 
   end(): string[] {

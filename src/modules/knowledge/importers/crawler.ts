@@ -5,8 +5,12 @@ import { ImportError } from './import-error';
 
 export const CRAWLER_USER_AGENT = 'AgentPlatformCrawler/1.0';
 
+/** How the crawler makes one request; `safeRequest` in production. */
+export type RequestFn = typeof safeRequest;
+
 export interface CrawlOptions {
   policy: GuardPolicy;
+  request?: RequestFn;
   maxPages: number;
   depth: number;
   pageTimeoutMs?: number;
@@ -37,11 +41,13 @@ export class Crawler {
   private readonly pageTimeoutMs: number;
   private readonly maxPageBytes: number;
   private readonly maxRedirects: number;
+  private readonly request: RequestFn;
 
   constructor(private readonly options: CrawlOptions) {
     this.pageTimeoutMs = options.pageTimeoutMs ?? 10_000;
     this.maxPageBytes = options.maxPageBytes ?? 2 * 1024 * 1024;
     this.maxRedirects = options.maxRedirects ?? 5;
+    this.request = options.request ?? safeRequest;
   }
 
   async *crawl(start: string): AsyncGenerator<CrawledPage> {
@@ -104,7 +110,7 @@ export class Crawler {
       const target = new URL(url);
       if (!sameSite(target, origin)) return null;
       if (!(await this.allowed(target))) return null;
-      const response = await safeRequest(target, this.options.policy, {
+      const response = await this.request(target, this.options.policy, {
         timeoutMs: this.pageTimeoutMs,
         maxBytes: this.maxPageBytes,
         headers: { 'user-agent': CRAWLER_USER_AGENT, accept: 'text/html, text/plain;q=0.8' },
@@ -125,7 +131,7 @@ export class Crawler {
       const robotsUrl = `${key}/robots.txt`;
       let robots: Robots | null = null;
       try {
-        const res = await safeRequest(robotsUrl, this.options.policy, {
+        const res = await this.request(robotsUrl, this.options.policy, {
           timeoutMs: this.pageTimeoutMs,
           maxBytes: 512 * 1024,
           headers: { 'user-agent': CRAWLER_USER_AGENT },
