@@ -3,19 +3,15 @@
  * endpoint and timed until the data source is ready (status 2), next to `psql \copy` of the same file into an
  * equivalent typed table. Prints both rates, their ratio and the import's peak RSS.
  *
- * npm run bench:import   (BENCH_MB to change the size; needs PostgreSQL, Redis and psql)
+ * npm run bench:import   (builds dist first; BENCH_MB changes the size; needs PostgreSQL, Redis and psql)
  */
-import 'reflect-metadata';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { prepareRuntime, startApi } from '@/bootstrap';
-import { loadConfig } from '@/config/app.config';
-import { TokensService } from '@/modules/workspaces/tokens.service';
-import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 
 const TARGET_BYTES = Number(process.env.BENCH_MB ?? 100) * 1024 * 1024;
 const run = Date.now().toString(36);
@@ -83,39 +79,102 @@ function uploadFile(url: string, host: string, token: string): Promise<{ status:
   });
 }
 
+function request(
+  url: string,
+  options: { method?: string; host?: string; token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const req = https.request(url, {
+      method: options.method ?? 'GET',
+      rejectUnauthorized: false,
+      headers: {
+        ...(options.host ? { host: options.host } : {}),
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Peak and current resident set size of a process, in MB (Linux /proc). */
+function rss(pid: number): { peak: number; now: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { peak: kb('VmHWM') / 1024, now: kb('VmRSS') / 1024 };
+}
+
 async function main(): Promise<void> {
   log(`generating ${Math.round(TARGET_BYTES / 1024 / 1024)} MB CSV in ${dir} ...`);
   const rows = await generate();
   const size = fs.statSync(csvFile).size;
   log(`  ${rows} rows, 8 columns, ${(size / 1024 / 1024).toFixed(1)} MB`);
 
-  const config = await prepareRuntime(
-    loadConfig({
+  // The API as deployed (compiled, one process running the HTTP server and the workers), so its RSS is its own.
+  const port = await freePort();
+  const adminKey = `bench-admin-${run}-0123456789abcdef`;
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'main.js')], {
+    env: {
       ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      PORT: '0',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'error',
+      PORT: String(port),
       DATABASE_URL: databaseUrl,
       REDIS_PREFIX: `bench-${run}`,
       STORAGE_DIR: path.join(dir, 'storage'),
+      ENCRYPTION_KEY: process.env.ENCRYPTION_KEY ?? 'a'.repeat(64),
+      ADMIN_API_KEY: adminKey,
       RUN_WORKERS: 'true',
-    }),
-  );
-  const api = await startApi(config, { host: '127.0.0.1' });
-  const url = `https://127.0.0.1:${api.server.port}`;
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `https://127.0.0.1:${port}`;
   try {
+    for (let i = 0; ; i++) {
+      const up = await request(`${url}/health`).catch(() => null);
+      if (up?.status === 200) break;
+      if (i > 600) throw new Error('the API did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const slug = `bench-${run}`;
-    await api.app.get(WorkspacesService).createWorkspace(slug, 'Bench');
-    const user = await api.app
-      .get(WorkspacesService)
-      .createUser(slug, { email: `b@${slug}.test`, role: 'admin' });
-    const { token } = await api.app.get(TokensService).create(slug, { name: 'bench', user: user.id });
+    const admin = (path: string, body: unknown) =>
+      request(`${url}/internal/v1/workspaces${path}`, {
+        method: 'POST',
+        token: adminKey,
+        body,
+        host: 'ops.bench',
+      });
+    await admin('', { slug, name: 'Bench' });
+    const user = JSON.parse(
+      (await admin(`/${slug}/users`, { email: `b@${slug}.test`, name: 'B', role: 'admin' })).body,
+    ) as {
+      data: { uuid: string };
+    };
+    const token = (
+      JSON.parse((await admin(`/${slug}/tokens`, { name: 'bench', user_uuid: user.data.uuid })).body) as {
+        data: { token: string };
+      }
+    ).data.token;
     const host = `${slug}.localhost`;
 
-    global.gc?.();
-    const baseline = process.memoryUsage().rss;
-    let peak = baseline;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const before = rss(child.pid!);
     const started = process.hrtime.bigint();
     const answer = await uploadFile(url, host, token);
     if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${answer.body}`);
@@ -134,7 +193,7 @@ async function main(): Promise<void> {
       ({ status, error } = res.rows[0]);
     }
     const importSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    clearInterval(sampler);
+    const after = rss(child.pid!);
     if (status !== 2) throw new Error(`import failed: ${error}`);
     const count = await db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM knowledge_records WHERE data_source_id = $1',
@@ -162,12 +221,11 @@ async function main(): Promise<void> {
     log(`  of which the upload (until the 201): ${uploadSeconds.toFixed(2)} s`);
     log(`psql \\copy:                  ${copySeconds.toFixed(2)} s, ${(mb / copySeconds).toFixed(1)} MB/s`);
     log(`ratio (import rate / \\copy rate): ${((copySeconds / importSeconds) * 100).toFixed(0)}%`);
-    log(
-      `peak RSS during import: ${(peak / 1024 / 1024).toFixed(0)} MB (before: ${(baseline / 1024 / 1024).toFixed(0)} MB)`,
-    );
+    log(`API process RSS: ${before.now.toFixed(0)} MB before the upload, peak ${after.peak.toFixed(0)} MB`);
   } finally {
-    await api.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

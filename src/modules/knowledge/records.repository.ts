@@ -30,8 +30,13 @@ const toRow = (r: RawRecord): RecordRow => ({
 
 /** One record as a line of COPY text format: JSON with backslashes doubled and NUL escapes removed (jsonb refuses them). */
 export function copyLine(workspaceId: string, dataSourceId: string, data: Row): string {
-  const json = JSON.stringify(data).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1');
-  return `${workspaceId}\t${dataSourceId}\t${json.replace(/\\/g, '\\\\')}\n`;
+  let json = JSON.stringify(data);
+  // Most lines have no backslash at all: skip both passes for them.
+  if (json.includes('\\')) {
+    if (json.includes('\\u0000')) json = json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1');
+    json = json.replaceAll('\\', '\\\\');
+  }
+  return `${workspaceId}\t${dataSourceId}\t${json}\n`;
 }
 
 /** Streams rows into PostgreSQL with COPY, batching lines and honouring backpressure. */

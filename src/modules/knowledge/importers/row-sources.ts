@@ -54,7 +54,8 @@ export async function* csvRows(file: string): AsyncGenerator<Row> {
         header = headerNames(record);
         continue;
       }
-      const row: Row = Object.create(null) as Row;
+      // Header names never include `__proto__` (headerNames renames it), so a plain object is safe.
+      const row: Row = {};
       for (let i = 0; i < header.length; i++) row[header[i]] = record[i] ?? null;
       yield row;
     }
