@@ -105,8 +105,14 @@ describe('Knowledge: hostile inputs', () => {
     expect(list.body.data.items.some((d: { name: string }) => d.name === 'Big')).toBe(false);
   }, 120_000);
 
-  it('fails a malformed CSV import with the reason and no rows', async () => {
-    const res = await upload(tenant, 'Broken', `a,b\n1,"${'x'.repeat(1024 * 1024 + 10)}"\n`, 'broken.csv');
+  it('fails a CSV import broken after many rows with the reason and no rows', async () => {
+    const good = Array.from({ length: 3000 }, (_, i) => `${i},row ${i}`).join('\n');
+    const res = await upload(
+      tenant,
+      'Broken',
+      `a,b\n${good}\n1,"${'x'.repeat(1024 * 1024 + 10)}"\n`,
+      'broken.csv',
+    );
     const done = await waitFor(tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 3, records_count: 0 });
     expect(done.error).toMatch(/invalid CSV/);

@@ -377,6 +377,10 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
       expect(res.body.data.length).toBeGreaterThanOrEqual(2);
       expect(res.body.data[0].record.data.content).toContain('express');
       expect(res.body.data[0].score).toBeGreaterThanOrEqual(res.body.data[1].score);
+      // Deleting the data source takes it out of the agent's index too.
+      expect((await tenant.http.delete(`/api/v1/data/${paste.body.data.uuid}`)).status).toBe(200);
+      const after = await tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`);
+      expect(after.body.data).toEqual([]);
     });
 
     it('validates assign, search and the agent, and hides other workspaces', async () => {
