@@ -55,6 +55,10 @@ export class KnowledgeIndexRepository {
    */
   async rebuild(workspaceId: WorkspaceId, dataSourceId: string, contentSql: string): Promise<number> {
     return this.db.transaction(async (m) => {
+      // Two syncs of one source run one after the other, so neither inserts beside the other's rows.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('knowledge-sync:' || $1, 0))`, [
+        dataSourceId,
+      ]);
       await m.query(`DELETE FROM knowledge_index WHERE workspace_id = $1 AND data_source_id = $2`, [
         workspaceId,
         dataSourceId,

@@ -168,6 +168,10 @@ export class RecordsRepository {
     await runner.connect();
     try {
       await runner.startTransaction();
+      // Two runs of one import (a retry beside a stalled run) take turns, so rows are never doubled.
+      await runner.query(`SELECT pg_advisory_xact_lock(hashtextextended('knowledge-import:' || $1, 0))`, [
+        dataSourceId,
+      ]);
       await runner.query(`DELETE FROM knowledge_records WHERE workspace_id = $1 AND data_source_id = $2`, [
         workspaceId,
         dataSourceId,
