@@ -82,6 +82,7 @@ export class ImportsService {
     body: unknown,
     file: UploadedFile | undefined,
   ): Promise<DataSourceResponse> {
+    let placed: string | undefined;
     try {
       const dto = plainToInstance(FileImportDto, body ?? {});
       const errors: FieldError[] = toFieldErrors(await validate(dto, { whitelist: true }));
@@ -107,14 +108,16 @@ export class ImportsService {
         originalName,
         detected.ext,
         async (id) => {
-          const target = path.join(this.uploadDir, id);
-          await fsp.rename(file!.path, target);
-          return target;
+          placed = path.join(this.uploadDir, id);
+          await fsp.rename(file!.path, placed);
+          return placed;
         },
       );
       return ds;
     } catch (err) {
-      if (file) await fsp.rm(file.path, { force: true }).catch(() => undefined);
+      // Nothing of a refused upload stays on disk, wherever it got to.
+      for (const leftover of [file?.path, placed])
+        if (leftover) await fsp.rm(leftover, { force: true }).catch(() => undefined);
       throw err;
     }
   }
@@ -141,7 +144,16 @@ export class ImportsService {
     if (placeFile) ds.options = { ...options, file: await placeFile(ds.id) };
     await this.sources.save(workspaceId, ds);
     const payload: JobPayloads['knowledge']['import'] = { workspaceId, dataSourceId: ds.id };
-    await this.queue.add('import', payload, { attempts: 3 });
+    try {
+      await this.queue.add('import', payload, { attempts: 3 });
+    } catch (err) {
+      // Never leave a data source queued with no job behind it.
+      await this.sources.patch(workspaceId, ds.id, {
+        status: STATUS.failed,
+        error: 'the import could not be queued',
+      });
+      throw err;
+    }
     return toDataSourceResponse(ds);
   }
 
