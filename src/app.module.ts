@@ -25,6 +25,8 @@ import { HealthModule } from '@/modules/health/health.module';
 import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
+import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
+import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
@@ -38,10 +40,11 @@ const DOMAIN_MODULES: Type[] = [
   EvaluationModule,
   ContactsModule,
   SchedulingModule,
+  KnowledgeModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
-const WORKER_MODULES: Type[] = [IdempotencyJobsModule];
+const WORKER_MODULES: Type[] = [IdempotencyJobsModule, KnowledgeJobsModule];
 
 export interface AppModuleOptions {
   config: AppConfig;

@@ -2,6 +2,7 @@ import { Foundation1763790000000 } from './migrations/1763790000000-Foundation';
 import { Agents1763800000000 } from './migrations/1763800000000-Agents';
 import { Contacts1763810000000 } from './migrations/1763810000000-Contacts';
 import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
+import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
 import { Conversations1763830000000 } from './migrations/1763830000000-Conversations';
 
 /**
@@ -13,5 +14,6 @@ export const MIGRATIONS = [
   Agents1763800000000,
   Contacts1763810000000,
   Scheduling1763811000000,
+  Knowledge1763820000000,
   Conversations1763830000000,
 ];

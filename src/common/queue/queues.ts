@@ -3,6 +3,7 @@ import type { JobOptions } from 'bull';
 /** Every queue of the service. Producers and processors name queues only through this table. */
 export const QUEUES = {
   maintenance: 'maintenance',
+  knowledge: 'knowledge',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -11,6 +12,12 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 export interface JobPayloads {
   maintenance: {
     'purge-idempotency-keys': { batchSize?: number };
+  };
+  knowledge: {
+    /** Runs (or re-runs, replacing) the import of a data source. */
+    import: { workspaceId: string; dataSourceId: string };
+    /** Rebuilds every assigned agent's index of a data source. */
+    sync: { workspaceId: string; dataSourceId: string };
   };
 }
 
