@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import type { Test } from 'supertest';
 import { loadConfig, AppConfig } from '@/config/app.config';
@@ -39,11 +40,27 @@ export function client(url: string, host: string, auth?: string): TenantClient {
 }
 
 /**
+ * Apps of every suite share Redis, so a job may run in any of them: apps with another configuration get queues of
+ * their own (a prefix derived from the overrides), while apps with the same overrides still share queues and limits.
+ */
+function redisPrefixFor(env: Record<string, string>): string {
+  const base = process.env.REDIS_PREFIX ?? 'cap-test';
+  const keys = Object.keys(env).sort();
+  if (!keys.length) return base;
+  const digest = createHash('sha256')
+    .update(JSON.stringify(keys.map((k) => [k, env[k]])))
+    .digest('hex');
+  return `${base}-${digest.slice(0, 10)}`;
+}
+
+/**
  * Boots the real service (same bootstrap as `npm start`: TLS, pipeline, workers) on a free port of 127.0.0.1,
  * against the run's database and Redis.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const config = resolveEncryptionKey(loadConfig({ ...process.env, PORT: '0', ...env }));
+  const config = resolveEncryptionKey(
+    loadConfig({ ...process.env, PORT: '0', REDIS_PREFIX: redisPrefixFor(env), ...env }),
+  );
   urlPolicy.allowHttp = config.network.allowPrivateTargets;
   const tls = config.trustProxy ? undefined : await loadOrCreateTlsMaterial(config);
   const api = await startApi(config, { host: '127.0.0.1', tls });
