@@ -1,6 +1,12 @@
 import { Foundation1763790000000 } from './migrations/1763790000000-Foundation';
 import { Agents1763800000000 } from './migrations/1763800000000-Agents';
 import { Conversations1763830000000 } from './migrations/1763830000000-Conversations';
+import { AnalyticsExport1763840000000 } from './migrations/1763840000000-AnalyticsExport';
 
 /** Every migration in order. A new migration file is added here so it runs the same under ts-node, Jest and dist. */
-export const MIGRATIONS = [Foundation1763790000000, Agents1763800000000, Conversations1763830000000];
+export const MIGRATIONS = [
+  Foundation1763790000000,
+  Agents1763800000000,
+  Conversations1763830000000,
+  AnalyticsExport1763840000000,
+];
