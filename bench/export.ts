@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
@@ -38,6 +39,7 @@ interface Target {
   headersFor(tenant: Tenant): Record<string, string>;
 }
 
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const log = (line = '') => process.stdout.write(`${line}\n`);
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -48,7 +50,15 @@ function startChild(
 ): Promise<{ child: ChildProcess; message: any }> {
   const child = fork(path.join(__dirname, file), [], {
     env: { ...process.env, ...env },
-    execArgv: ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'],
+    execArgv: [
+      '-r',
+      'ts-node/register/transpile-only',
+      '-r',
+      'tsconfig-paths/register',
+      ...(process.env.BENCH_CPU_PROF_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+        : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -153,12 +163,28 @@ async function seed(url: string, tenants: Tenant[]): Promise<void> {
 
 async function getPage(target: Target, tenant: Tenant, cursor: string | null) {
   const t0 = performance.now();
-  const res = await fetch(`http://127.0.0.1:${target.port}${target.pathFor(tenant, cursor)}`, {
-    headers: target.headersFor(tenant),
+  // node:http rather than fetch, which may not set the Host header the tenant is read from.
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = http.get(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: target.pathFor(tenant, cursor),
+        headers: target.headersFor(tenant),
+        agent: keepAlive,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
   });
-  const body = (await res.json()) as { messages: unknown[]; pagination: { next_cursor: string | null } };
+  const body = JSON.parse(text) as { messages: unknown[]; pagination: { next_cursor: string | null } };
   const elapsed = performance.now() - t0;
-  if (res.status !== 200) throw new Error(`${target.name}: HTTP ${res.status} ${JSON.stringify(body)}`);
+  if (status !== 200) throw new Error(`${target.name}: HTTP ${status} ${text.slice(0, 300)}`);
   return { elapsed, rows: body.messages.length, next: body.pagination.next_cursor };
 }
 

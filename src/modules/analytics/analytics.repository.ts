@@ -1,20 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Channel } from '@/modules/conversations/channels';
+import { CHANNEL_LABELS, Channel } from '@/modules/conversations/channels';
 
+/** An exported message as the database shapes it: the response's field names, order and formats. */
 export interface ExportRow {
-  id: string;
-  conversation_id: string;
-  session_id: string | null;
-  contact_id: string | null;
-  agent_id: string | null;
+  message_uuid: string;
+  conversation_uuid: string;
+  session_uuid: string | null;
+  contact_uuid: string | null;
+  agent_uuid: string | null;
   channel: Channel;
+  channel_label: string;
   direction: string;
   sender: string;
   message_type: string;
   content: string;
-  created_at: Date;
+  content_disclosure: 'raw' | 'masked';
+  /** ISO 8601 in UTC with milliseconds. */
+  created_at: string;
 }
+
+const quote = (v: string) => `'${v.replace(/'/g, "''")}'`;
+/** channel → display label, evaluated by the database so rows come back ready to send. */
+const CHANNEL_LABEL_SQL = `CASE m.channel ${Object.entries(CHANNEL_LABELS)
+  .map(([channel, label]) => `WHEN ${quote(channel)} THEN ${quote(label)}`)
+  .join(' ')} ELSE m.channel END`;
 
 export interface ExportPageQuery {
   channel: Channel | null;
@@ -24,7 +34,6 @@ export interface ExportPageQuery {
   upper: number;
   after: { createdAt: number; id: string } | null;
   limit: number;
-  masked: boolean;
 }
 
 export interface AggregateFilter {
@@ -118,7 +127,10 @@ export class AnalyticsRepository {
     return Number(rows[0].horizon);
   }
 
-  /** One keyset page in (created_at, id) order; `limit + 1` rows tell whether more follow. */
+  /**
+   * One keyset page in (created_at, id) order; `limit + 1` rows tell whether more follow. The rows are already in
+   * the response's shape (names, labels, ISO timestamps), so a page of 1,000 is not rebuilt object by object.
+   */
   exportPage(workspaceId: string, q: ExportPageQuery): Promise<ExportRow[]> {
     const params: unknown[] = [workspaceId, new Date(q.upper)];
     const where = ['m.workspace_id = $1', 'm.created_at < $2'];
@@ -139,11 +151,12 @@ export class AnalyticsRepository {
       where.push(`m.agent_id = $${params.length}::uuid`);
     }
     params.push(q.limit + 1);
-    // Masked content never leaves the database.
-    const content = q.masked ? `'***'::text AS content` : 'm.content';
     return this.db.query(
-      `SELECT m.id, m.conversation_id, m.session_id, m.contact_id, m.agent_id, m.channel, m.direction,
-              m.sender, m.message_type, ${content}, m.created_at
+      `SELECT m.id AS message_uuid, m.conversation_id AS conversation_uuid, m.session_id AS session_uuid,
+              m.contact_id AS contact_uuid, m.agent_id AS agent_uuid, m.channel,
+              ${CHANNEL_LABEL_SQL} AS channel_label, m.direction, m.sender, m.message_type, m.content,
+              'raw' AS content_disclosure,
+              to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
          FROM messages m
         WHERE ${where.join(' AND ')}
         ORDER BY m.created_at, m.id

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { CHANNEL_LABELS } from '@/modules/conversations/channels';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 import { AnalyticsRepository, ExportRow } from './analytics.repository';
 import { ExportMessagesQuery } from './dto/export-messages.query';
-import { ContentDisclosure, ExportedMessageDto, MessageExportDto } from './dto/export-response.dto';
+import { MessageExportDto } from './dto/export-response.dto';
 import { ExportCursorCodec, ExportPosition, ExportScope } from './export-cursor';
 import { parseRange } from './time-range';
 
@@ -29,10 +28,6 @@ export class MessageExportService {
   }
 
   async page(workspaceId: string, query: ExportMessagesQuery): Promise<MessageExportDto> {
-    const { ANALYTICS_MESSAGES_EXPORT: policy } = await this.workspaces.getPolicies(workspaceId);
-    if (policy === 'disabled')
-      throw new AppException('FORBIDDEN', 'The message export is disabled by workspace policy');
-
     const range = parseRange(query.from, query.to);
     const scope: ExportScope = {
       workspaceId,
@@ -41,57 +36,46 @@ export class MessageExportService {
       from: range.from,
       to: range.to,
     };
-    let position: ExportPosition;
+    let cursor: ExportPosition | null = null;
     if (query.cursor !== undefined) {
-      const decoded = this.cursors.decode(scope, query.cursor);
-      if (!decoded)
+      cursor = this.cursors.decode(scope, query.cursor);
+      if (!cursor)
         throw AppException.invalid(
           'cursor',
           'cursor is not a next_cursor issued for this workspace and these filters',
         );
-      position = decoded;
-    } else {
-      const settled = await this.repo.settledHorizon(
-        EXPORT_SETTLE_SECONDS,
-        EXPORT_MAX_OPEN_TRANSACTION_SECONDS,
-      );
-      let horizon = range.to === null ? settled : Math.min(range.to, settled);
-      if (range.from !== null) horizon = Math.max(horizon, range.from);
-      position = { horizon };
     }
+    // The policy is read while the page is fetched; nothing is sent before it is known.
+    const reading = this.readPage(query, scope, range.from, cursor);
+    reading.catch(() => undefined);
+    const { ANALYTICS_MESSAGES_EXPORT: policy } = await this.workspaces.getPolicies(workspaceId);
+    if (policy === 'disabled')
+      throw new AppException('FORBIDDEN', 'The message export is disabled by workspace policy');
+    const { rows, horizon } = await reading;
 
-    const masked = policy === 'masked';
-    const rows = await this.repo.exportPage(workspaceId, {
-      channel: query.channel ?? null,
-      agentId: scope.agentUuid,
-      from: range.from,
-      upper: position.horizon,
-      after:
-        position.createdAt !== undefined && position.id
-          ? { createdAt: position.createdAt, id: position.id }
-          : null,
-      limit: query.limit,
-      masked,
-    });
     const hasMore = rows.length > query.limit;
-    const page = hasMore ? rows.slice(0, query.limit) : rows;
-    const last = page[page.length - 1];
-    const disclosure: ContentDisclosure = masked ? 'masked' : 'raw';
+    if (hasMore) rows.length = query.limit;
+    if (policy === 'masked')
+      for (const row of rows) {
+        row.content = '***';
+        row.content_disclosure = 'masked';
+      }
+    const last = rows[rows.length - 1];
     return {
       meta: {
         policy,
         channel: query.channel ?? null,
         from: range.from === null ? null : new Date(range.from).toISOString(),
-        to: new Date(position.horizon).toISOString(),
+        to: new Date(horizon).toISOString(),
         generated_at: new Date().toISOString(),
       },
-      messages: page.map((row) => toExported(row, disclosure)),
+      messages: rows,
       pagination: {
         next_cursor: hasMore
           ? this.cursors.encode(scope, {
-              horizon: position.horizon,
-              createdAt: last.created_at.getTime(),
-              id: last.id,
+              horizon,
+              createdAt: Date.parse(last.created_at),
+              id: last.message_uuid,
             })
           : null,
         has_more: hasMore,
@@ -99,22 +83,33 @@ export class MessageExportService {
       },
     };
   }
-}
 
-function toExported(row: ExportRow, disclosure: ContentDisclosure): ExportedMessageDto {
-  return {
-    message_uuid: row.id,
-    conversation_uuid: row.conversation_id,
-    session_uuid: row.session_id,
-    contact_uuid: row.contact_id,
-    agent_uuid: row.agent_id,
-    channel: row.channel,
-    channel_label: CHANNEL_LABELS[row.channel] ?? row.channel,
-    direction: row.direction,
-    sender: row.sender,
-    message_type: row.message_type,
-    content: row.content,
-    content_disclosure: disclosure,
-    created_at: row.created_at.toISOString(),
-  };
+  /** The walk's horizon (fixed on its first page, then carried by the cursor) and the page's rows. */
+  private async readPage(
+    query: ExportMessagesQuery,
+    scope: ExportScope,
+    from: number | null,
+    cursor: ExportPosition | null,
+  ): Promise<{ rows: ExportRow[]; horizon: number }> {
+    let horizon: number;
+    if (cursor) horizon = cursor.horizon;
+    else {
+      const settled = await this.repo.settledHorizon(
+        EXPORT_SETTLE_SECONDS,
+        EXPORT_MAX_OPEN_TRANSACTION_SECONDS,
+      );
+      horizon = scope.to === null ? settled : Math.min(scope.to, settled);
+      if (from !== null) horizon = Math.max(horizon, from);
+    }
+    const rows = await this.repo.exportPage(scope.workspaceId, {
+      channel: query.channel ?? null,
+      agentId: scope.agentUuid,
+      from,
+      upper: horizon,
+      after:
+        cursor?.createdAt !== undefined && cursor.id ? { createdAt: cursor.createdAt, id: cursor.id } : null,
+      limit: query.limit,
+    });
+    return { rows, horizon };
+  }
 }
