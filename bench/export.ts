@@ -328,6 +328,19 @@ async function main(): Promise<void> {
           `last page ${ms(w.lastMs)} (last/first ${(w.lastMs / w.firstMs).toFixed(2)})`,
       );
     }
+    log('\n(c) fixed cost per request: median of 25 next pages with limit=1');
+    const fixed: Record<string, number> = {};
+    for (const target of targets) {
+      const one: Target = {
+        ...target,
+        pathFor: (t, c) => target.pathFor(t, c).replace(`limit=${LIMIT}`, 'limit=1'),
+      };
+      const times: number[] = [];
+      const { next } = await getPage(one, tenants[0], null);
+      for (let i = 0; i < 25; i++) times.push((await getPage(one, tenants[0], next)).elapsed);
+      fixed[target.name] = median(times);
+      log(`  ${target.name.padEnd(5)} ${ms(fixed[target.name])}`);
+    }
     const seqRatio = walks.API.rows / walks.API.seconds / (walks.bare.rows / walks.bare.seconds);
 
     log(`\n(b) autocannon, ${CONNECTIONS} connections walking cursors, ${DURATION} s each`);
