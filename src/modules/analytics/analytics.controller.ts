@@ -1,7 +1,14 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
-import { ApiEnvelope, ApiErrors, TENANT_ERRORS } from '@/common/http/api-response.decorator';
+import { ApiEnvelope, ApiErrors, ErrorBody, TENANT_ERRORS } from '@/common/http/api-response.decorator';
 import { RawResponse } from '@/common/http/envelope';
 import { AggregatesService } from './aggregates.service';
 import { AnalyticsQuery } from './dto/analytics.query';
@@ -31,6 +38,11 @@ export class AnalyticsController {
   @ApiBearerAuth()
   @ApiExtraModels(MessageExportDto)
   @ApiOkResponse({ type: MessageExportDto, description: 'One page of the export (no success envelope)' })
+  @ApiResponse({
+    status: 403,
+    description: 'FORBIDDEN: the workspace policy disables the export, or the token lacks the read scope',
+    type: ErrorBody,
+  })
   @ApiErrors(...TENANT_ERRORS, 'INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR')
   exportMessages(
     @WorkspaceId() workspaceId: string,
