@@ -137,7 +137,7 @@ describe('analytics: message export', () => {
     expect(one.body.messages).toHaveLength(1);
     const max = await a.http.get(`${PATH}?limit=1000`).expect(200);
     expect(max.body.messages).toHaveLength(540);
-    for (const bad of ['0', '1001', '-1', 'abc', '1.5', '', '10&limit=20']) {
+    for (const bad of ['0', '1001', '-1', 'abc', '1.5', '', '0x10', '1e2', '%2B5', '10&limit=20']) {
       const res = await a.http.get(`${PATH}?limit=${bad}`).expect(422);
       expect(res.body.success).toBe(false);
       expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'limit' });

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { IsUuidValue } from '@/common/validation/validators';
 import { CHANNELS, Channel } from '@/modules/conversations/channels';
@@ -11,7 +11,10 @@ export const EXPORT_LIMIT_DEFAULT = 500;
 export class ExportMessagesQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: EXPORT_LIMIT_MAX, default: EXPORT_LIMIT_DEFAULT, example: 500 })
   @IsOptional()
-  @Type(() => Number)
+  // Plain decimal digits only: `0x10`, `1e2` or `+5` stay strings and fail the integer check.
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^[0-9]{1,7}$/.test(value) ? Number(value) : value,
+  )
   @IsInt({ message: `limit must be an integer from 1 to ${EXPORT_LIMIT_MAX}` })
   @Min(1, { message: `limit must be an integer from 1 to ${EXPORT_LIMIT_MAX}` })
   @Max(EXPORT_LIMIT_MAX, { message: `limit must be an integer from 1 to ${EXPORT_LIMIT_MAX}` })
