@@ -198,6 +198,14 @@ describe('analytics: message export', () => {
       .get(`${PATH}?from=2026-01-05T11:10:00%2B02:00&to=2026-01-05T11:20:00.000%2B02:00`)
       .expect(200);
     expect(shifted.body.messages.map((m: Exported) => m.message_uuid)).toEqual(inRange.map((e) => e.id));
+    // A range that starts after the horizon is empty and says so.
+    const future = await a.http.get(`${PATH}?from=2099-01-01`).expect(200);
+    expect(future.body.messages).toEqual([]);
+    expect(future.body.pagination).toEqual({ next_cursor: null, has_more: false, limit: 500 });
+    expect(future.body.meta).toMatchObject({
+      from: '2099-01-01T00:00:00.000Z',
+      to: '2099-01-01T00:00:00.000Z',
+    });
   });
 
   it('refuses bad filters with 422 naming the field', async () => {

@@ -16,15 +16,22 @@ export const EXPORT_MAX_OPEN_TRANSACTION_SECONDS = 600;
 /** The raw message export: keyset pages over (created_at, id) up to a horizon fixed for the whole walk. */
 @Injectable()
 export class MessageExportService {
-  private readonly cursors: ExportCursorCodec;
+  private codec?: ExportCursorCodec;
 
   constructor(
     private readonly repo: AnalyticsRepository,
     private readonly workspaces: WorkspacesService,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    if (!config.auth.encryptionKey) throw new Error('ENCRYPTION_KEY is required to sign export cursors');
-    this.cursors = new ExportCursorCodec(config.auth.encryptionKey);
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Built on first use: processes that never serve the export (CLI, workers) need no key for it. */
+  private get cursors(): ExportCursorCodec {
+    if (!this.codec) {
+      const key = this.config.auth.encryptionKey;
+      if (!key) throw new Error('ENCRYPTION_KEY is required to sign export cursors');
+      this.codec = new ExportCursorCodec(key);
+    }
+    return this.codec;
   }
 
   async page(workspaceId: string, query: ExportMessagesQuery): Promise<MessageExportDto> {
