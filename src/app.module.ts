@@ -16,6 +16,7 @@ import { LoggingModule } from '@/common/logging/logging.module';
 import { QueueModule } from '@/common/queue/queue.module';
 import { RedisModule } from '@/common/redis/redis.module';
 import { AgentsModule } from '@/modules/agents/agents.module';
+import { AnalyticsModule } from '@/modules/analytics/analytics.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { EvaluationModule } from '@/modules/evaluation/evaluation.module';
 import { EventsModule } from '@/modules/events/events.module';
@@ -41,6 +42,7 @@ const DOMAIN_MODULES: Type[] = [
   ContactsModule,
   SchedulingModule,
   KnowledgeModule,
+  AnalyticsModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */

@@ -4,6 +4,7 @@ import { Contacts1763810000000 } from './migrations/1763810000000-Contacts';
 import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
 import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
 import { Conversations1763830000000 } from './migrations/1763830000000-Conversations';
+import { AnalyticsExport1763840000000 } from './migrations/1763840000000-AnalyticsExport';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -16,4 +17,5 @@ export const MIGRATIONS = [
   Scheduling1763811000000,
   Knowledge1763820000000,
   Conversations1763830000000,
+  AnalyticsExport1763840000000,
 ];

@@ -1,0 +1,119 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { CHANNELS, Channel } from '@/modules/conversations/channels';
+
+export class AnalyticsRangeDto {
+  @ApiProperty({ format: 'date-time', nullable: true, example: '2026-11-01T00:00:00.000Z' }) from!:
+    string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, example: '2026-11-08T00:00:00.000Z' }) to!:
+    string | null;
+  @ApiProperty({ enum: CHANNELS, isArray: true, nullable: true, example: ['whatsapp'] })
+  channels!: Channel[] | null;
+  @ApiProperty({ format: 'uuid', nullable: true, example: null }) agent_uuid!: string | null;
+  @ApiProperty({ example: 'UTC' }) timezone!: string;
+}
+
+export class EndedByReasonDto {
+  @ApiProperty({ example: 10 }) timeout!: number;
+  @ApiProperty({ example: 4 }) closed!: number;
+  @ApiProperty({ example: 2 }) call_ended!: number;
+}
+
+export class SessionStatsDto {
+  @ApiProperty({ example: 18 }) count!: number;
+  @ApiProperty({ example: 2 }) active!: number;
+  @ApiProperty({ example: 16 }) ended!: number;
+  @ApiProperty({ type: EndedByReasonDto }) ended_by_reason!: EndedByReasonDto;
+  @ApiProperty({ nullable: true, description: 'over ended sessions, in seconds', example: 312.5 })
+  mean_duration_seconds!: number | null;
+  @ApiProperty({ example: 140 }) messages!: number;
+  @ApiProperty({ nullable: true, example: 7.78 }) messages_per_session!: number | null;
+}
+
+export class SessionChannelBucketDto extends SessionStatsDto {
+  @ApiProperty({ enum: CHANNELS, example: 'whatsapp' }) channel!: Channel;
+  @ApiProperty({ example: 'WhatsApp' }) channel_label!: string;
+}
+
+export class SessionDayBucketDto extends SessionStatsDto {
+  @ApiProperty({ description: 'calendar day in `timezone`', example: '2026-11-03' }) date!: string;
+}
+
+export class SessionAnalyticsDto {
+  @ApiProperty({ type: AnalyticsRangeDto }) range!: AnalyticsRangeDto;
+  @ApiProperty({ type: SessionStatsDto }) totals!: SessionStatsDto;
+  @ApiProperty({ type: [SessionChannelBucketDto] }) by_channel!: SessionChannelBucketDto[];
+  @ApiProperty({ type: [SessionDayBucketDto], description: 'days with at least one session' })
+  by_day!: SessionDayBucketDto[];
+}
+
+export class FeatureStatsDto {
+  @ApiProperty({ example: 'success_evaluation_prompt' }) feature!: string;
+  @ApiProperty({ enum: ['boolean', 'score', 'label', 'text'], example: 'boolean' }) type!: string;
+  @ApiProperty({ example: 20 }) count!: number;
+  @ApiProperty({ example: 18 }) completed!: number;
+  @ApiProperty({ example: 1 }) failed!: number;
+  @ApiProperty({ example: 1 }) skipped!: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: 'completed records per value (boolean features) or label (label features)',
+    example: { true: 12, false: 6 },
+  })
+  values!: Record<string, number>;
+  @ApiProperty({ nullable: true, description: 'score features', example: null }) mean_score!: number | null;
+  @ApiProperty({
+    nullable: true,
+    description: 'boolean features: share of completed records whose value is true',
+    example: 0.6667,
+  })
+  success_rate!: number | null;
+}
+
+export class EvaluationStatsDto {
+  @ApiProperty({ example: 40 }) records!: number;
+  @ApiProperty({ type: [FeatureStatsDto] }) features!: FeatureStatsDto[];
+}
+
+export class EvaluationChannelBucketDto extends EvaluationStatsDto {
+  @ApiProperty({ enum: CHANNELS, example: 'whatsapp' }) channel!: Channel;
+  @ApiProperty({ example: 'WhatsApp' }) channel_label!: string;
+}
+
+export class EvaluationDayBucketDto extends EvaluationStatsDto {
+  @ApiProperty({ example: '2026-11-03' }) date!: string;
+}
+
+export class EvaluationAnalyticsDto {
+  @ApiProperty({ type: AnalyticsRangeDto }) range!: AnalyticsRangeDto;
+  @ApiProperty({ type: EvaluationStatsDto }) totals!: EvaluationStatsDto;
+  @ApiProperty({ type: [EvaluationChannelBucketDto] }) by_channel!: EvaluationChannelBucketDto[];
+  @ApiProperty({ type: [EvaluationDayBucketDto], description: 'days with at least one record' })
+  by_day!: EvaluationDayBucketDto[];
+}
+
+export class CallStatsDto {
+  @ApiProperty({ example: 12 }) count!: number;
+  @ApiProperty({ example: 9 }) inbound!: number;
+  @ApiProperty({ example: 3 }) outbound!: number;
+  @ApiProperty({ example: 10 }) answered!: number;
+  @ApiProperty({ nullable: true, description: 'ended calls, in seconds', example: 1440 })
+  total_duration_seconds!: number | null;
+  @ApiProperty({ nullable: true, example: 120 }) mean_duration_seconds!: number | null;
+  @ApiProperty({ nullable: true, example: 420 }) max_duration_seconds!: number | null;
+}
+
+export class CallChannelBucketDto extends CallStatsDto {
+  @ApiProperty({ enum: ['phone', 'whatsapp_call'], example: 'phone' }) channel!: Channel;
+  @ApiProperty({ example: 'Phone call' }) channel_label!: string;
+}
+
+export class CallDayBucketDto extends CallStatsDto {
+  @ApiProperty({ example: '2026-11-03' }) date!: string;
+}
+
+export class CallAnalyticsDto {
+  @ApiProperty({ type: AnalyticsRangeDto }) range!: AnalyticsRangeDto;
+  @ApiProperty({ type: CallStatsDto }) totals!: CallStatsDto;
+  @ApiProperty({ type: [CallChannelBucketDto] }) by_channel!: CallChannelBucketDto[];
+  @ApiProperty({ type: [CallDayBucketDto] }) by_day!: CallDayBucketDto[];
+}
