@@ -19,10 +19,17 @@ import { HealthModule } from '@/modules/health/health.module';
 import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
+import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
-const DOMAIN_MODULES: Type[] = [HealthModule, WorkspacesModule, IdempotencyModule, AgentsModule];
+const DOMAIN_MODULES: Type[] = [
+  HealthModule,
+  WorkspacesModule,
+  IdempotencyModule,
+  AgentsModule,
+  PhoneNumbersModule,
+];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
 const WORKER_MODULES: Type[] = [IdempotencyJobsModule];
