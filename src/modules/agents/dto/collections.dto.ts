@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
-  ArrayNotEmpty,
   ArrayUnique,
   IsArray,
   IsBoolean,
@@ -32,6 +31,7 @@ import {
   TRANSFER_TYPES,
 } from '../collections/agent-rules.entity';
 import { WEBHOOK_EVENTS, WebhookEvent } from '../collections/agent-webhook.entity';
+import { NotEmptyWhenArray } from './non-empty-array';
 
 const TEXT = 20000;
 const oneOf = (field: string, values: readonly string[]) => ({
@@ -285,7 +285,7 @@ export class WebhookDto {
   @ApiProperty({ enum: WEBHOOK_EVENTS, isArray: true, example: ['conversation_status'] })
   @IsDefined()
   @IsArray()
-  @ArrayNotEmpty({ message: 'events should not be empty' })
+  @NotEmptyWhenArray()
   @ArrayUnique()
   @IsIn(WEBHOOK_EVENTS, { each: true, ...oneOf('each event', WEBHOOK_EVENTS) })
   events!: WebhookEvent[];

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  ArrayNotEmpty,
   ArrayUnique,
   IsArray,
   IsBoolean,
@@ -18,6 +17,7 @@ import {
 import { PageQuery } from '@/common/http/pagination';
 import { IsE164, IsUuidValue } from '@/common/validation/validators';
 import { NUMBER_CHANNELS, NumberChannel } from '../phone-number.entity';
+import { NotEmptyWhenArray } from '@/modules/agents/dto/non-empty-array';
 
 export const NUMBER_TYPES = ['local', 'mobile', 'toll_free', 'national'] as const;
 
@@ -87,7 +87,7 @@ export class BindPhoneNumberDto {
   @ApiProperty({ enum: NUMBER_CHANNELS, isArray: true, example: ['call', 'sms'] })
   @IsDefined()
   @IsArray()
-  @ArrayNotEmpty()
+  @NotEmptyWhenArray()
   @ArrayUnique()
   @IsIn(NUMBER_CHANNELS, { each: true, message: `each channel must be one of ${NUMBER_CHANNELS.join(', ')}` })
   channels!: NumberChannel[];
