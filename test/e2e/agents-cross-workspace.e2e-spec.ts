@@ -21,7 +21,9 @@ describe('Agents: another workspace sees nothing', () => {
     await owner.http.post(`${a}/training`).send({ content: 't' });
     await owner.http.post(`${a}/intents`).send({ name: 'i' });
     await owner.http.post(`${a}/procedures`).send({ name: 'p' });
-    await owner.http.post(`${a}/webhooks`).send({ url: 'https://hooks.example.com', events: ['conversation_status'] });
+    await owner.http
+      .post(`${a}/webhooks`)
+      .send({ url: 'https://hooks.example.com', events: ['conversation_status'] });
     await owner.http.post(`${a}/routing-rules`).send({ trigger_keyword: 'r' });
     await owner.http.post(`${a}/guard-rules`).send({ name: 'g' });
     const n = await createPhoneNumber(owner, { capabilities: { whatsapp: true } });
@@ -107,8 +109,12 @@ describe('Agents: another workspace sees nothing', () => {
   it('left the agent exactly as it was, and settings stayed inherited', async () => {
     const now = await owner.http.get(`/api/v1/agents/${agent.agent_uuid}`);
     expect(now.body.data).toEqual(agent);
-    expect((await owner.http.get(`/api/v1/agents/${agent.agent_uuid}/evaluate`)).body.data.source).toBe('default');
-    expect((await owner.http.get(`/api/v1/agents/${agent.agent_uuid}/memorize`)).body.data.source).toBe('default');
+    expect((await owner.http.get(`/api/v1/agents/${agent.agent_uuid}/evaluate`)).body.data.source).toBe(
+      'default',
+    );
+    expect((await owner.http.get(`/api/v1/agents/${agent.agent_uuid}/memorize`)).body.data.source).toBe(
+      'default',
+    );
   });
 
   it('lists and the flow catalog do not show the other tenant agents', async () => {

@@ -21,7 +21,9 @@ describe('Agents: routing and guard rules, rule check', () => {
   describe('routing rules', () => {
     it('POST defaults priority to max + 1 and answers 201 with the full list by priority then insertion', async () => {
       const a = await createAgent(tenant);
-      const r1 = await tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'sales', detection_mode: 'exact' });
+      const r1 = await tenant.http
+        .post(`${base(a)}/routing-rules`)
+        .send({ trigger_keyword: 'sales', detection_mode: 'exact' });
       expect(r1.status).toBe(201);
       expect(r1.body.data.routing_rules).toEqual([
         {
@@ -80,7 +82,12 @@ describe('Agents: routing and guard rules, rule check', () => {
             priority: 5,
             is_active: true,
           },
-          { trigger_keyword: 'support', detection_mode: 'exact', destination_type: 'extension', destination: '300' },
+          {
+            trigger_keyword: 'support',
+            detection_mode: 'exact',
+            destination_type: 'extension',
+            destination: '300',
+          },
           { trigger_keyword: 'first', detection_mode: 'exact', priority: 0 },
         ],
       });
@@ -98,14 +105,22 @@ describe('Agents: routing and guard rules, rule check', () => {
         transfer_config: { timeout_seconds: 20 },
         voice_on_error: 'Billing is closed',
       });
-      expect((await tenant.http.patch(`${base(a)}/routing-rules/${oldId}`).send({ priority: 1 })).status).toBe(404);
+      expect(
+        (await tenant.http.patch(`${base(a)}/routing-rules/${oldId}`).send({ priority: 1 })).status,
+      ).toBe(404);
 
       const billing = rules[1];
-      const patched = await tenant.http.patch(`${base(a)}/routing-rules/${billing.uuid}`).send({ priority: 50, is_active: false });
+      const patched = await tenant.http
+        .patch(`${base(a)}/routing-rules/${billing.uuid}`)
+        .send({ priority: 50, is_active: false });
       expect(patched.status).toBe(200);
       const after = patched.body.data.routing_rules.find((r: any) => r.uuid === billing.uuid);
       expect(after).toEqual({ ...billing, priority: 50, is_active: false, updated_at: expect.any(String) });
-      expect(patched.body.data.routing_rules.map((r: any) => r.trigger_keyword)).toEqual(['first', 'support', 'billing']);
+      expect(patched.body.data.routing_rules.map((r: any) => r.trigger_keyword)).toEqual([
+        'first',
+        'support',
+        'billing',
+      ]);
 
       const del = await tenant.http.delete(`${base(a)}/routing-rules/${rules[0].uuid}`);
       expect(del.body.data.routing_rules.map((r: any) => r.trigger_keyword)).toEqual(['support', 'billing']);
@@ -135,7 +150,9 @@ describe('Agents: routing and guard rules, rule check', () => {
       const foreign = await createAgent(other);
       const a = await createAgent(tenant);
       await tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'kept' });
-      const res = await tenant.http.post(`${base(a)}/routing-rules`).send({ destination_agent_uuid: foreign.agent_uuid });
+      const res = await tenant.http
+        .post(`${base(a)}/routing-rules`)
+        .send({ destination_agent_uuid: foreign.agent_uuid });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'destination_agent_uuid' });
       const put = await tenant.http
@@ -143,7 +160,9 @@ describe('Agents: routing and guard rules, rule check', () => {
         .send({ routing_rules: [{ trigger_keyword: 'a' }, { destination_agent_uuid: foreign.agent_uuid }] });
       expect(put.status).toBe(422);
       expect(put.body.error.field).toBe('routing_rules.1.destination_agent_uuid');
-      const put2 = await tenant.http.put(`${base(a)}/routing-rules`).send({ routing_rules: [{ priority: 'x' }] });
+      const put2 = await tenant.http
+        .put(`${base(a)}/routing-rules`)
+        .send({ routing_rules: [{ priority: 'x' }] });
       expect(put2.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'routing_rules.0.priority' });
       // Nothing half-written: the old rule is still there.
       const after = await tenant.http.get(base(a));
@@ -195,7 +214,11 @@ describe('Agents: routing and guard rules, rule check', () => {
         },
       ]);
       const put = await tenant.http.put(`${base(a)}/guard-rules`).send({
-        guard_rules: [{ name: 'one', then_action: 'end_conversation' }, { name: 'two' }, { name: 'three', is_default: true }],
+        guard_rules: [
+          { name: 'one', then_action: 'end_conversation' },
+          { name: 'two' },
+          { name: 'three', is_default: true },
+        ],
       });
       expect(put.body.data.guard_rules.map((g: any) => [g.name, g.then_action, g.is_default])).toEqual([
         ['one', 'end_conversation', false],
@@ -203,8 +226,14 @@ describe('Agents: routing and guard rules, rule check', () => {
         ['three', 'forward', true],
       ]);
       const two = put.body.data.guard_rules[1];
-      const patched = await tenant.http.patch(`${base(a)}/guard-rules/${two.uuid}`).send({ say_before_end: 'Bye' });
-      expect(patched.body.data.guard_rules[1]).toEqual({ ...two, say_before_end: 'Bye', updated_at: expect.any(String) });
+      const patched = await tenant.http
+        .patch(`${base(a)}/guard-rules/${two.uuid}`)
+        .send({ say_before_end: 'Bye' });
+      expect(patched.body.data.guard_rules[1]).toEqual({
+        ...two,
+        say_before_end: 'Bye',
+        updated_at: expect.any(String),
+      });
       const del = await tenant.http.delete(`${base(a)}/guard-rules/${put.body.data.guard_rules[0].uuid}`);
       expect(del.body.data.guard_rules.map((g: any) => g.name)).toEqual(['two', 'three']);
     });
@@ -245,8 +274,21 @@ describe('Agents: routing and guard rules, rule check', () => {
       });
       const put = await tenant.http.put(`${base(a)}/routing-rules`).send({
         routing_rules: [
-          { detection_mode: 'exact', trigger_keyword: 'billing', priority: 2, voice_response: 'To billing', destination: '200', destination_type: 'extension' },
-          { detection_mode: 'exact', trigger_keyword: 'billing', priority: 1, voice_response: 'First billing', is_active: false },
+          {
+            detection_mode: 'exact',
+            trigger_keyword: 'billing',
+            priority: 2,
+            voice_response: 'To billing',
+            destination: '200',
+            destination_type: 'extension',
+          },
+          {
+            detection_mode: 'exact',
+            trigger_keyword: 'billing',
+            priority: 1,
+            voice_response: 'First billing',
+            is_active: false,
+          },
           {
             detection_mode: 'intent',
             ai_prompt: 'Technical support',
@@ -260,7 +302,9 @@ describe('Agents: routing and guard rules, rule check', () => {
       const [inactive, billing, support] = put.body.data.routing_rules;
       const before = (await tenant.http.get(base(a))).body.data;
 
-      const guard = await tenant.http.post(`${base(a)}/rules/test`).send({ utterance: 'I want to speak to a human about billing', channel: 'phone' });
+      const guard = await tenant.http
+        .post(`${base(a)}/rules/test`)
+        .send({ utterance: 'I want to speak to a human about billing', channel: 'phone' });
       expect(guard.status).toBe(200);
       expect(guard.body.data).toMatchObject({
         decision: 'guard',
@@ -274,21 +318,69 @@ describe('Agents: routing and guard rules, rule check', () => {
       expect(guard.body.data.trace.slice(1).every((t: any) => t.kind === 'routing' && !t.matched)).toBe(true);
 
       // The guard is for phone only: on SMS routing decides, skipping the inactive rule.
-      const sms = await tenant.http.post(`${base(a)}/rules/test`).send({ utterance: 'I want to speak to a human about billing', channel: 'sms' });
-      expect(sms.body.data).toMatchObject({ decision: 'routing', action: 'transfer_call', say: 'To billing' });
+      const sms = await tenant.http
+        .post(`${base(a)}/rules/test`)
+        .send({ utterance: 'I want to speak to a human about billing', channel: 'sms' });
+      expect(sms.body.data).toMatchObject({
+        decision: 'routing',
+        action: 'transfer_call',
+        say: 'To billing',
+      });
       expect(sms.body.data.rule.uuid).toBe(billing.uuid);
       expect(sms.body.data.trace).toEqual([
-        { rule_uuid: before.guard_rules[0].uuid, kind: 'guard', eligible: false, reason: 'channel sms not selected', matched: false, score: null },
-        { rule_uuid: inactive.uuid, kind: 'routing', eligible: false, reason: 'inactive', matched: false, score: null },
-        { rule_uuid: billing.uuid, kind: 'routing', eligible: true, reason: 'keyword matched', matched: true, score: 1 },
-        { rule_uuid: support.uuid, kind: 'routing', eligible: true, reason: 'not evaluated: an earlier rule matched', matched: false, score: null },
+        {
+          rule_uuid: before.guard_rules[0].uuid,
+          kind: 'guard',
+          eligible: false,
+          reason: 'channel sms not selected',
+          matched: false,
+          score: null,
+        },
+        {
+          rule_uuid: inactive.uuid,
+          kind: 'routing',
+          eligible: false,
+          reason: 'inactive',
+          matched: false,
+          score: null,
+        },
+        {
+          rule_uuid: billing.uuid,
+          kind: 'routing',
+          eligible: true,
+          reason: 'keyword matched',
+          matched: true,
+          score: 1,
+        },
+        {
+          rule_uuid: support.uuid,
+          kind: 'routing',
+          eligible: true,
+          reason: 'not evaluated: an earlier rule matched',
+          matched: false,
+          score: null,
+        },
       ]);
 
-      const intent = await tenant.http.post(`${base(a)}/rules/test`).send({ utterance: 'My internet connection is not working', channel: 'chat' });
-      expect(intent.body.data).toMatchObject({ decision: 'routing', action: 'warm_transfer', say: 'To support' });
+      const intent = await tenant.http
+        .post(`${base(a)}/rules/test`)
+        .send({ utterance: 'My internet connection is not working', channel: 'chat' });
+      expect(intent.body.data).toMatchObject({
+        decision: 'routing',
+        action: 'warm_transfer',
+        say: 'To support',
+      });
 
-      const none = await tenant.http.post(`${base(a)}/rules/test`).send({ utterance: 'What are your opening hours?', channel: 'chat' });
-      expect(none.body.data).toMatchObject({ decision: 'none', rule: null, action: null, say: null, destination: null });
+      const none = await tenant.http
+        .post(`${base(a)}/rules/test`)
+        .send({ utterance: 'What are your opening hours?', channel: 'chat' });
+      expect(none.body.data).toMatchObject({
+        decision: 'none',
+        rule: null,
+        action: null,
+        say: null,
+        destination: null,
+      });
 
       expect((await tenant.http.get(base(a))).body.data).toEqual(before);
     });
@@ -325,7 +417,9 @@ describe('Agents: routing and guard rules, rule check', () => {
               score: /money back/.test(utterance) && /refund/i.test(c.description) ? 0.93 : 0.05,
             }));
             res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify({ model: 'm', choices: [{ message: { content: JSON.stringify({ scores }) } }] }));
+            res.end(
+              JSON.stringify({ model: 'm', choices: [{ message: { content: JSON.stringify({ scores }) } }] }),
+            );
           });
         });
         await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -341,8 +435,15 @@ describe('Agents: routing and guard rules, rule check', () => {
           phrases: ['refund please'],
           voice_response: 'Refunds',
         });
-        const res = await tenant.http.post(`${base(a)}/rules/test`).send({ utterance: 'I want my money back', channel: 'phone' });
-        expect(res.body.data).toMatchObject({ decision: 'routing', say: 'Refunds', classifier: 'llm', classifier_note: null });
+        const res = await tenant.http
+          .post(`${base(a)}/rules/test`)
+          .send({ utterance: 'I want my money back', channel: 'phone' });
+        expect(res.body.data).toMatchObject({
+          decision: 'routing',
+          say: 'Refunds',
+          classifier: 'llm',
+          classifier_note: null,
+        });
         expect(res.body.data.trace[0]).toMatchObject({ matched: true, score: 0.93 });
         expect(calls).toHaveLength(1);
         expect(calls[0].url).toBe('/v1/chat/completions');
@@ -356,7 +457,9 @@ describe('Agents: routing and guard rules, rule check', () => {
           ai_prompt: 'Refunds',
           phrases: ['refund please'],
         });
-        const res = await tenant.http.post(`${base(a)}/rules/test`).send({ utterance: 'refund please', channel: 'phone' });
+        const res = await tenant.http
+          .post(`${base(a)}/rules/test`)
+          .send({ utterance: 'refund please', channel: 'phone' });
         expect(res.body.data).toMatchObject({ decision: 'routing', classifier: 'local' });
         expect(res.body.data.classifier_note).toMatch(/unreachable/);
       });

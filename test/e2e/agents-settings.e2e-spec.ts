@@ -42,25 +42,45 @@ describe('Agents: evaluation and memorize settings', () => {
       const v0 = (await tenant.http.get(url)).body.data;
       expect(v0).toMatchObject({ source: 'default', report_language: 'en' });
 
-      const def = await tenant.http.put('/api/v1/evaluate/default').send({ report_language: 'fr', sessionization: { timeout_minutes: 15 } });
-      expect(def.body.data).toMatchObject({ source: 'default', report_language: 'fr', sessionization: { timeout_minutes: 15 } });
+      const def = await tenant.http
+        .put('/api/v1/evaluate/default')
+        .send({ report_language: 'fr', sessionization: { timeout_minutes: 15 } });
+      expect(def.body.data).toMatchObject({
+        source: 'default',
+        report_language: 'fr',
+        sessionization: { timeout_minutes: 15 },
+      });
       const v1 = (await tenant.http.get(url)).body.data;
       expect(v1).toMatchObject({ source: 'default', report_language: 'fr' });
       expect(v1.version).toBeGreaterThan(v0.version);
 
       const assigned = await tenant.http.post(`${url}/assign`);
       expect(assigned.status).toBe(200);
-      expect(assigned.body.data).toMatchObject({ source: 'agent', report_language: 'fr', sessionization: { timeout_minutes: 15 } });
+      expect(assigned.body.data).toMatchObject({
+        source: 'agent',
+        report_language: 'fr',
+        sessionization: { timeout_minutes: 15 },
+      });
       expect(assigned.body.data.version).toBeGreaterThan(v1.version);
 
       // The default changing no longer moves the agent.
       await tenant.http.put('/api/v1/evaluate/default').send({ report_language: 'de' });
       const still = (await tenant.http.get(url)).body.data;
-      expect(still).toMatchObject({ source: 'agent', report_language: 'fr', version: assigned.body.data.version });
+      expect(still).toMatchObject({
+        source: 'agent',
+        report_language: 'fr',
+        version: assigned.body.data.version,
+      });
 
-      const merged = await tenant.http.put(url).send({ voice: { success_evaluation_prompt: { prompt: 'Was a demo booked?' } } });
+      const merged = await tenant.http
+        .put(url)
+        .send({ voice: { success_evaluation_prompt: { prompt: 'Was a demo booked?' } } });
       expect(merged.status).toBe(200);
-      expect(merged.body.data.voice.success_evaluation_prompt).toMatchObject({ enabled: true, type: 'boolean', prompt: 'Was a demo booked?' });
+      expect(merged.body.data.voice.success_evaluation_prompt).toMatchObject({
+        enabled: true,
+        type: 'boolean',
+        prompt: 'Was a demo booked?',
+      });
       expect(merged.body.data.text).toEqual(FACTORY_FEATURES);
       expect(merged.body.data.version).toBeGreaterThan(still.version);
 
@@ -70,7 +90,9 @@ describe('Agents: evaluation and memorize settings', () => {
       expect(reverted.body.data.version).toBeGreaterThan(merged.body.data.version);
 
       // The conversations module reads the same effective settings.
-      const effective = await app.get<EvaluationSettingsService>(EvaluationSettingsService).effectiveFor(tenant.workspaceId, a.agent_uuid);
+      const effective = await app
+        .get<EvaluationSettingsService>(EvaluationSettingsService)
+        .effectiveFor(tenant.workspaceId, a.agent_uuid);
       expect(effective).toEqual(reverted.body.data);
     });
 
@@ -95,7 +117,9 @@ describe('Agents: evaluation and memorize settings', () => {
         expect(res.status).toBe(422);
         expect(res.body.error).toMatchObject({ code, field });
       }
-      expect((await tenant.http.get(`/api/v1/agents/${a.agent_uuid}/evaluate`)).body.data.source).toBe('default');
+      expect((await tenant.http.get(`/api/v1/agents/${a.agent_uuid}/evaluate`)).body.data.source).toBe(
+        'default',
+      );
     });
   });
 
@@ -110,11 +134,20 @@ describe('Agents: evaluation and memorize settings', () => {
         contact_field_settings: { fields: ['email'] },
         conversation_settings: { remember_topics: 3 },
       });
-      expect(def.body.data).toMatchObject({ source: 'default', contact_field_settings: { fields: ['email'] }, is_active: true });
+      expect(def.body.data).toMatchObject({
+        source: 'default',
+        contact_field_settings: { fields: ['email'] },
+        is_active: true,
+      });
       const a = await createAgent(tenant);
       const url = `/api/v1/agents/${a.agent_uuid}/memorize`;
-      expect((await tenant.http.get(url)).body.data).toMatchObject({ source: 'default', conversation_settings: { remember_topics: 3 } });
-      const put = await tenant.http.put(url).send({ conversation_settings: { summarize: true }, is_active: false });
+      expect((await tenant.http.get(url)).body.data).toMatchObject({
+        source: 'default',
+        conversation_settings: { remember_topics: 3 },
+      });
+      const put = await tenant.http
+        .put(url)
+        .send({ conversation_settings: { summarize: true }, is_active: false });
       expect(put.status).toBe(200);
       expect(put.body.data).toEqual({
         source: 'agent',
@@ -125,7 +158,9 @@ describe('Agents: evaluation and memorize settings', () => {
         updated_at: expect.any(String),
       });
       // The default is untouched.
-      expect((await tenant.http.get('/api/v1/memorize/default')).body.data.conversation_settings).toEqual({ remember_topics: 3 });
+      expect((await tenant.http.get('/api/v1/memorize/default')).body.data.conversation_settings).toEqual({
+        remember_topics: 3,
+      });
     });
 
     it('reset without an override creates it at factory defaults; with one, resets it; the default is untouched', async () => {
@@ -143,7 +178,9 @@ describe('Agents: evaluation and memorize settings', () => {
       await tenant.http.put(url).send({ channel_settings: { sms: false } });
       const again = await tenant.http.post(`${url}/reset`);
       expect(again.body.data).toMatchObject({ source: 'agent', channel_settings: {} });
-      expect((await tenant.http.get('/api/v1/memorize/default')).body.data.contact_field_settings).toEqual({ fields: ['email'] });
+      expect((await tenant.http.get('/api/v1/memorize/default')).body.data.contact_field_settings).toEqual({
+        fields: ['email'],
+      });
     });
 
     it.each([

@@ -44,7 +44,9 @@ describe('Agents: webhooks', () => {
       updated_at: expect.any(String),
     });
     expect(JSON.stringify(res.body)).not.toContain('supersecret');
-    expect(JSON.stringify((await tenant.http.get(`/api/v1/agents/${a.agent_uuid}`)).body)).not.toContain('supersecret');
+    expect(JSON.stringify((await tenant.http.get(`/api/v1/agents/${a.agent_uuid}`)).body)).not.toContain(
+      'supersecret',
+    );
 
     const [row] = await app
       .get<DataSource>(DataSource)
@@ -58,7 +60,11 @@ describe('Agents: webhooks', () => {
     const made = await tenant.http.post(base(a)).send(hook({ secret_key: 's1' }));
     const id = made.body.data.webhooks[0].webhook_uuid;
     const off = await tenant.http.patch(`${base(a)}/${id}`).send({ is_active: false });
-    expect(off.body.data.webhooks[0]).toMatchObject({ is_active: false, has_secret: true, events: ['conversation_status'] });
+    expect(off.body.data.webhooks[0]).toMatchObject({
+      is_active: false,
+      has_secret: true,
+      events: ['conversation_status'],
+    });
     const cleared = await tenant.http.patch(`${base(a)}/${id}`).send({ secret_key: null });
     expect(cleared.body.data.webhooks[0].has_secret).toBe(false);
     const events = await tenant.http.patch(`${base(a)}/${id}`).send({ events: ['intent_call'] });
@@ -70,7 +76,9 @@ describe('Agents: webhooks', () => {
   it('allows five webhooks per agent; the sixth is 409 WEBHOOK_LIMIT_REACHED', async () => {
     const a = await createAgent(tenant);
     for (let i = 0; i < 5; i++)
-      expect((await tenant.http.post(base(a)).send(hook({ url: `https://hooks.example.com/${i}` }))).status).toBe(201);
+      expect(
+        (await tenant.http.post(base(a)).send(hook({ url: `https://hooks.example.com/${i}` }))).status,
+      ).toBe(201);
     const sixth = await tenant.http.post(base(a)).send(hook());
     expect(sixth.status).toBe(409);
     expect(sixth.body.error.code).toBe('WEBHOOK_LIMIT_REACHED');
@@ -78,7 +86,9 @@ describe('Agents: webhooks', () => {
     expect(put.status).toBe(409);
     expect(put.body.error.code).toBe('WEBHOOK_LIMIT_REACHED');
     expect((await tenant.http.get(`/api/v1/agents/${a.agent_uuid}`)).body.data.webhooks).toHaveLength(5);
-    const replaced = await tenant.http.put(base(a)).send({ webhooks: [hook({ url: 'https://hooks.example.com/only' })] });
+    const replaced = await tenant.http
+      .put(base(a))
+      .send({ webhooks: [hook({ url: 'https://hooks.example.com/only' })] });
     expect(replaced.body.data.webhooks.map((w: any) => w.url)).toEqual(['https://hooks.example.com/only']);
   });
 

@@ -77,8 +77,24 @@ describe('Phone numbers and channel bindings', () => {
         is_external: false,
         source: 'purchased',
         channels: {
-          call: { capable: true, enabled: false, channel_limit: 50, whitelisted_destinations: ['US'], bound: false, agent_uuid: null, agent_name: null },
-          sms: { capable: true, enabled: false, channel_limit: 50, whitelisted_destinations: ['US'], bound: false, agent_uuid: null, agent_name: null },
+          call: {
+            capable: true,
+            enabled: false,
+            channel_limit: 50,
+            whitelisted_destinations: ['US'],
+            bound: false,
+            agent_uuid: null,
+            agent_name: null,
+          },
+          sms: {
+            capable: true,
+            enabled: false,
+            channel_limit: 50,
+            whitelisted_destinations: ['US'],
+            bound: false,
+            agent_uuid: null,
+            agent_name: null,
+          },
           whatsapp: { bound: false, agent_uuid: null, agent_name: null },
           inbound: { enabled: false, channel_limit: 50 },
         },
@@ -105,13 +121,22 @@ describe('Phone numbers and channel bindings', () => {
         ['sms', n.number],
       ]);
 
-      const snap = await tenant.http.get(`/api/v1/phone-numbers/channels?number=${encodeURIComponent(n.number)}`);
+      const snap = await tenant.http.get(
+        `/api/v1/phone-numbers/channels?number=${encodeURIComponent(n.number)}`,
+      );
       expect(snap.status).toBe(200);
-      expect(snap.body.data.channels.call).toMatchObject({ bound: true, enabled: true, agent_uuid: agent.agent_uuid, agent_name: 'Front desk' });
+      expect(snap.body.data.channels.call).toMatchObject({
+        bound: true,
+        enabled: true,
+        agent_uuid: agent.agent_uuid,
+        agent_name: 'Front desk',
+      });
       expect(snap.body.data.channels.sms).toMatchObject({ bound: true, agent_uuid: agent.agent_uuid });
       expect(snap.body.data.channels.inbound).toEqual({ enabled: true, channel_limit: 50 });
       expect(snap.body.data.channels.whatsapp).toEqual({ bound: false, agent_uuid: null, agent_name: null });
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data).toEqual(snap.body.data);
+      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data).toEqual(
+        snap.body.data,
+      );
 
       // Binding the same channel again to the same agent is a no-op.
       const again = await tenant.http
@@ -125,14 +150,18 @@ describe('Phone numbers and channel bindings', () => {
       const after = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
       expect(after.body.data.channels.call.bound).toBe(false);
       expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(200);
-      expect((await tenant.http.delete(`/api/v1/agents/${agent.agent_uuid}/phone-numbers/${n.uuid}`)).status).toBe(404);
+      expect(
+        (await tenant.http.delete(`/api/v1/agents/${agent.agent_uuid}/phone-numbers/${n.uuid}`)).status,
+      ).toBe(404);
     });
 
     it('one agent per number and channel: 409 when taken, all or nothing', async () => {
       const first = await createAgent(tenant);
       const second = await createAgent(tenant);
       const n = await createPhoneNumber(tenant);
-      await tenant.http.post(`/api/v1/agents/${first.agent_uuid}/phone-numbers`).send({ phone_number_uuid: n.uuid, channels: ['call'] });
+      await tenant.http
+        .post(`/api/v1/agents/${first.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['call'] });
       const taken = await tenant.http
         .post(`/api/v1/agents/${second.agent_uuid}/phone-numbers`)
         .send({ phone_number_uuid: n.uuid, channels: ['sms', 'call'] });
@@ -177,7 +206,9 @@ describe('Phone numbers and channel bindings', () => {
     });
 
     it('snapshot of an unknown number is 404', async () => {
-      expect((await tenant.http.get(`/api/v1/phone-numbers/channels?number=%2B12125550199`)).status).toBe(404);
+      expect((await tenant.http.get(`/api/v1/phone-numbers/channels?number=%2B12125550199`)).status).toBe(
+        404,
+      );
       expect((await tenant.http.get(`/api/v1/phone-numbers/${MISSING}/channels`)).status).toBe(404);
       const bad = await tenant.http.get('/api/v1/phone-numbers/nope/channels');
       expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
@@ -189,26 +220,47 @@ describe('Phone numbers and channel bindings', () => {
       const a = await createAgent(tenant, { name: 'WA agent' });
       const b = await createAgent(tenant);
       const n = await createPhoneNumber(tenant, { capabilities: { whatsapp: true } });
-      const bind = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`).send({ phone_number_uuid: n.uuid });
+      const bind = await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: n.uuid });
       expect(bind.status).toBe(200);
       expect(bind.body.data.channels).toEqual([
-        { channel: 'whatsapp', phone_number_uuid: n.uuid, number: n.number, page_id: null, page_name: null, bound_at: expect.any(String) },
+        {
+          channel: 'whatsapp',
+          phone_number_uuid: n.uuid,
+          number: n.number,
+          page_id: null,
+          page_name: null,
+          bound_at: expect.any(String),
+        },
       ]);
       const snap = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
-      expect(snap.body.data.channels.whatsapp).toEqual({ bound: true, agent_uuid: a.agent_uuid, agent_name: 'WA agent' });
-      const taken = await tenant.http.post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`).send({ phone_number_uuid: n.uuid });
+      expect(snap.body.data.channels.whatsapp).toEqual({
+        bound: true,
+        agent_uuid: a.agent_uuid,
+        agent_name: 'WA agent',
+      });
+      const taken = await tenant.http
+        .post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: n.uuid });
       expect(taken.status).toBe(409);
 
       const unbind = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/unbind`);
       expect(unbind.status).toBe(200);
       expect(unbind.body.data.channels).toEqual([]);
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.whatsapp.bound).toBe(false);
+      expect(
+        (await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.whatsapp.bound,
+      ).toBe(false);
       expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(200);
-      const rebind = await tenant.http.post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`).send({ phone_number_uuid: n.uuid });
+      const rebind = await tenant.http
+        .post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: n.uuid });
       expect(rebind.status).toBe(200);
 
       const notCapable = await createPhoneNumber(tenant);
-      const refused = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`).send({ phone_number_uuid: notCapable.uuid });
+      const refused = await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: notCapable.uuid });
       expect(refused.status).toBe(409);
       const bad = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`).send({});
       expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'phone_number_uuid' });
@@ -217,19 +269,32 @@ describe('Phone numbers and channel bindings', () => {
     it('Messenger bind/unbind: one agent per page; the page stays and can be bound again', async () => {
       const a = await createAgent(tenant);
       const b = await createAgent(tenant);
-      const bind = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`).send({ page_id: '1029384756', page_name: 'Acme' });
+      const bind = await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`)
+        .send({ page_id: '1029384756', page_name: 'Acme' });
       expect(bind.status).toBe(200);
       expect(bind.body.data.channels).toEqual([
-        { channel: 'messenger', phone_number_uuid: null, number: null, page_id: '1029384756', page_name: 'Acme', bound_at: expect.any(String) },
+        {
+          channel: 'messenger',
+          phone_number_uuid: null,
+          number: null,
+          page_id: '1029384756',
+          page_name: 'Acme',
+          bound_at: expect.any(String),
+        },
       ]);
       const list = await tenant.http.get(`/api/v1/agents/${a.agent_uuid}/channels`);
       expect(list.body.data).toEqual(bind.body.data.channels);
-      const taken = await tenant.http.post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`).send({ page_id: '1029384756' });
+      const taken = await tenant.http
+        .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
+        .send({ page_id: '1029384756' });
       expect(taken.status).toBe(409);
       expect(taken.body.error.code).toBe('CONFLICT');
       const unbind = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/unbind`);
       expect(unbind.body.data.channels).toEqual([]);
-      const rebind = await tenant.http.post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`).send({ page_id: '1029384756' });
+      const rebind = await tenant.http
+        .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
+        .send({ page_id: '1029384756' });
       expect(rebind.status).toBe(200);
       expect(rebind.body.data.channels[0]).toMatchObject({ page_id: '1029384756', page_name: 'Acme' });
     });
@@ -251,11 +316,23 @@ describe('Phone numbers and channel bindings', () => {
       const a = await createAgent(tenant);
       const b = await createAgent(tenant);
       const n = await createPhoneNumber(tenant);
-      await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/phone-numbers`).send({ phone_number_uuid: n.uuid, channels: ['call'] });
-      await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`).send({ page_id: 'page-free' });
+      await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['call'] });
+      await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`)
+        .send({ page_id: 'page-free' });
       await tenant.http.delete(`/api/v1/agents/${a.agent_uuid}`);
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.call.bound).toBe(false);
-      expect((await tenant.http.post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`).send({ page_id: 'page-free' })).status).toBe(200);
+      expect(
+        (await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.call.bound,
+      ).toBe(false);
+      expect(
+        (
+          await tenant.http
+            .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
+            .send({ page_id: 'page-free' })
+        ).status,
+      ).toBe(200);
     });
   });
 
@@ -266,14 +343,18 @@ describe('Phone numbers and channel bindings', () => {
     expect((await other.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
     expect((await other.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).status).toBe(404);
     expect((await other.http.delete(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
-    expect((await other.http.get(`/api/v1/phone-numbers/channels?number=${encodeURIComponent(n.number)}`)).status).toBe(404);
+    expect(
+      (await other.http.get(`/api/v1/phone-numbers/channels?number=${encodeURIComponent(n.number)}`)).status,
+    ).toBe(404);
     expect((await other.http.get('/api/v1/phone-numbers')).body.data.items).toEqual([]);
     const bind = await other.http
       .post(`/api/v1/agents/${otherAgent.agent_uuid}/phone-numbers`)
       .send({ phone_number_uuid: n.uuid, channels: ['call'] });
     expect(bind.status).toBe(422);
     expect(bind.body.error.field).toBe('phone_number_uuid');
-    const wa = await other.http.post(`/api/v1/agents/${otherAgent.agent_uuid}/channels/whatsapp/bind`).send({ phone_number_uuid: n.uuid });
+    const wa = await other.http
+      .post(`/api/v1/agents/${otherAgent.agent_uuid}/channels/whatsapp/bind`)
+      .send({ phone_number_uuid: n.uuid });
     expect(wa.status).toBe(422);
     // The same number may be registered in another workspace.
     expect((await other.http.post('/api/v1/phone-numbers').send({ number: n.number })).status).toBe(201);

@@ -18,18 +18,20 @@ export interface BindingRow {
   created_at: Date;
 }
 
-export interface AgentBindingRow {
-  agent_id: string;
-  channel: NumberChannel;
-  created_at: Date;
-  phone_number_id: string;
-  number: string;
-  provider: string;
-  status: string;
-  country_code: string | null;
-  type: string | null;
-  capabilities: Capabilities;
-}
+export type AgentBindingRow =
+  | {
+      agent_id: string;
+      channel: NumberChannel;
+      bound_at: Date;
+      phone_number_id: string;
+      number: string;
+      provider: string;
+      status: string;
+      country_code: string | null;
+      type: string | null;
+      capabilities: Capabilities;
+    }
+  | { agent_id: string; channel: 'messenger'; bound_at: Date; page_id: string; page_name: string | null };
 
 @Injectable()
 export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumber> {
@@ -55,14 +57,21 @@ export class PhoneNumberBindingsRepository extends WorkspaceScopedRepository<Pho
     );
   }
 
-  /** Bindings of the given agents with their numbers, oldest first. */
+  /**
+   * Everything the given agents serve, in one query: number bindings (with their numbers) and Messenger pages
+   * (`channel` 'messenger'), oldest first.
+   */
   forAgentIds(workspaceId: string, agentIds: string[]): Promise<AgentBindingRow[]> {
     return this.repo.query(
-      `SELECT b.agent_id, b.channel, b.created_at, p.id AS phone_number_id, p.number, p.provider, p.status,
-              p.country_code, p.type, p.capabilities
+      `SELECT b.agent_id, b.channel, b.created_at AS bound_at, p.id AS phone_number_id, p.number, p.provider,
+              p.status, p.country_code, p.type, p.capabilities, NULL AS page_id, NULL AS page_name
          FROM phone_number_bindings b JOIN phone_numbers p ON p.id = b.phone_number_id
         WHERE b.workspace_id = $1 AND b.agent_id = ANY($2::uuid[])
-        ORDER BY b.created_at, b.channel`,
+       UNION ALL
+       SELECT m.agent_id, 'messenger', m.updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, m.page_id, m.page_name
+         FROM messenger_pages m
+        WHERE m.workspace_id = $1 AND m.agent_id = ANY($2::uuid[])
+        ORDER BY bound_at, channel`,
       [workspaceId, agentIds],
     );
   }

@@ -182,15 +182,19 @@ export class PhoneNumbersService {
       agentIds.map((id) => [id, { phone_numbers: [], channels: [] }]),
     );
     if (!agentIds.length) return out;
-    const [rows, pages] = await Promise.all([
-      this.bindings.forAgentIds(workspaceId, agentIds),
-      this.pages.find(workspaceId, {
-        where: agentIds.map((agentId) => ({ agentId })),
-        order: { createdAt: 'ASC' },
-      }),
-    ]);
-    for (const r of rows) {
+    for (const r of await this.bindings.forAgentIds(workspaceId, agentIds)) {
       const entry = out.get(r.agent_id)!;
+      if (r.channel === 'messenger') {
+        entry.channels.push({
+          channel: 'messenger',
+          phone_number_uuid: null,
+          number: null,
+          page_id: r.page_id,
+          page_name: r.page_name,
+          bound_at: r.bound_at.toISOString(),
+        });
+        continue;
+      }
       let number = entry.phone_numbers.find((p) => p.phone_number_uuid === r.phone_number_id);
       if (!number) {
         number = {
@@ -212,18 +216,9 @@ export class PhoneNumbersService {
         number: r.number,
         page_id: null,
         page_name: null,
-        bound_at: r.created_at.toISOString(),
+        bound_at: r.bound_at.toISOString(),
       });
     }
-    for (const p of pages)
-      out.get(p.agentId!)?.channels.push({
-        channel: 'messenger',
-        phone_number_uuid: null,
-        number: null,
-        page_id: p.pageId,
-        page_name: p.pageName,
-        bound_at: p.updatedAt.toISOString(),
-      });
     return out;
   }
 

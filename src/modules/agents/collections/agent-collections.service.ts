@@ -87,7 +87,7 @@ export function keyFromName(name: string): string {
  */
 @Injectable()
 export class AgentCollectionsService {
-  private readonly handlers: Record<CollectionName, Handler<any>>;
+  private readonly handlers: Record<CollectionName, Handler<AgentChildEntity>>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -357,7 +357,11 @@ export class AgentCollectionsService {
     return id.toLowerCase();
   }
 
-  private rejectNulls(handler: Handler<any>, dto: Record<string, unknown>, prefix: string): void {
+  private rejectNulls(
+    handler: Handler<AgentChildEntity>,
+    dto: Record<string, unknown>,
+    prefix: string,
+  ): void {
     for (const key of handler.required)
       if (dto[key] === null)
         throw AppException.invalid(`${prefix}${key}`, `${prefix}${key} must not be null`, 'VALIDATION_ERROR');
