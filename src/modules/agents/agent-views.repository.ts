@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { AGENT_BINDINGS_SQL, AgentBindingRow } from '@/modules/phone-numbers/phone-numbers.repository';
 import type { AgentSettings, AgentStatus } from './agent.entity';
 import type {
   GuardRuleResponse,
@@ -76,7 +77,8 @@ SELECT a.id, a.name, a.description, a.company_name, a.role, a.objective, a.tone,
        'created_at', ${iso('x.created_at')}, 'updated_at', ${iso('x.updated_at')})`,
     'agent_guard_rules',
     'x.seq',
-  )}) AS guard_rules
+  )}) AS guard_rules,
+  (${AGENT_BINDINGS_SQL}) AS bindings
 FROM agents a
 WHERE a.workspace_id = $1 AND a.id = ANY($2::uuid[])`;
 
@@ -114,6 +116,7 @@ export interface AgentViewRow {
   webhooks: WebhookResponse[];
   routing_rules: RoutingRuleResponse[];
   guard_rules: GuardRuleResponse[];
+  bindings: AgentBindingRow[];
 }
 
 /** The read model of agents: the whole agent with its collections, for one or many agents at once. */
@@ -139,7 +142,7 @@ export class AgentViewsRepository {
   private async prepared(workspaceId: string, ids: string[]): Promise<AgentViewRow[]> {
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const result = await pool.query<AgentViewRow>({
-      name: 'agent_view_v1',
+      name: 'agent_view_v2',
       text: VIEW_SQL,
       values: [workspaceId, ids],
     });

@@ -48,7 +48,6 @@ export class AgentsService {
   constructor(
     private readonly agents: AgentsRepository,
     private readonly views: AgentViewsRepository,
-    private readonly numbers: PhoneNumbersService,
   ) {}
 
   /** The agent of this workspace, or 404 (the same answer for another workspace's agent). */
@@ -64,13 +63,8 @@ export class AgentsService {
 
   /** Whole agents (profile, collections, numbers, channels) in the order of `ids`. */
   async loadViews(workspaceId: string, ids: string[]): Promise<AgentResponse[]> {
-    const [rows, bindings] = await Promise.all([
-      this.views.load(workspaceId, ids),
-      this.numbers.forAgents(workspaceId, ids),
-    ]);
-    return rows.map((r) =>
-      AgentsService.toResponse(r, bindings.get(r.id) ?? { phone_numbers: [], channels: [] }),
-    );
+    const rows = await this.views.load(workspaceId, ids);
+    return rows.map((r) => AgentsService.toResponse(r, PhoneNumbersService.toAgentBindings(r.bindings)));
   }
 
   /** The whole agent as the API answers it; 404 when it is not in this workspace. */

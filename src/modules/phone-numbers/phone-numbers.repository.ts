@@ -18,11 +18,27 @@ export interface BindingRow {
   created_at: Date;
 }
 
+/**
+ * A correlated sub-select (for an `agents a` row) with everything the agent serves as a JSON array: number
+ * bindings with their numbers, and Messenger pages (`channel` 'messenger'), oldest first. The agents read model
+ * embeds it so that a whole agent is one round trip; the rows are mapped by PhoneNumbersService.toAgentBindings.
+ */
+export const AGENT_BINDINGS_SQL = `
+  SELECT coalesce(json_agg(x ORDER BY x.bound_at, x.channel), '[]'::json) FROM (
+    SELECT b.channel, b.created_at AS bound_at, p.id AS phone_number_id, p.number, p.provider, p.status,
+           p.country_code, p.type, p.capabilities, NULL AS page_id, NULL AS page_name
+      FROM phone_number_bindings b JOIN phone_numbers p ON p.id = b.phone_number_id
+     WHERE b.workspace_id = a.workspace_id AND b.agent_id = a.id
+    UNION ALL
+    SELECT 'messenger', m.updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, m.page_id, m.page_name
+      FROM messenger_pages m
+     WHERE m.workspace_id = a.workspace_id AND m.agent_id = a.id
+  ) x`;
+
 export type AgentBindingRow =
   | {
-      agent_id: string;
       channel: NumberChannel;
-      bound_at: Date;
+      bound_at: string;
       phone_number_id: string;
       number: string;
       provider: string;
@@ -31,7 +47,7 @@ export type AgentBindingRow =
       type: string | null;
       capabilities: Capabilities;
     }
-  | { agent_id: string; channel: 'messenger'; bound_at: Date; page_id: string; page_name: string | null };
+  | { channel: 'messenger'; bound_at: string; page_id: string; page_name: string | null };
 
 @Injectable()
 export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumber> {
@@ -54,25 +70,6 @@ export class PhoneNumberBindingsRepository extends WorkspaceScopedRepository<Pho
          FROM phone_number_bindings b JOIN agents a ON a.id = b.agent_id
         WHERE b.workspace_id = $1 AND b.phone_number_id = ANY($2::uuid[])`,
       [workspaceId, phoneNumberIds],
-    );
-  }
-
-  /**
-   * Everything the given agents serve, in one query: number bindings (with their numbers) and Messenger pages
-   * (`channel` 'messenger'), oldest first.
-   */
-  forAgentIds(workspaceId: string, agentIds: string[]): Promise<AgentBindingRow[]> {
-    return this.repo.query(
-      `SELECT b.agent_id, b.channel, b.created_at AS bound_at, p.id AS phone_number_id, p.number, p.provider,
-              p.status, p.country_code, p.type, p.capabilities, NULL AS page_id, NULL AS page_name
-         FROM phone_number_bindings b JOIN phone_numbers p ON p.id = b.phone_number_id
-        WHERE b.workspace_id = $1 AND b.agent_id = ANY($2::uuid[])
-       UNION ALL
-       SELECT m.agent_id, 'messenger', m.updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, m.page_id, m.page_name
-         FROM messenger_pages m
-        WHERE m.workspace_id = $1 AND m.agent_id = ANY($2::uuid[])
-        ORDER BY bound_at, channel`,
-      [workspaceId, agentIds],
     );
   }
 

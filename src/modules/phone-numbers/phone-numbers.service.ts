@@ -10,6 +10,7 @@ import type { CreatePhoneNumberDto } from './dto/phone-numbers.dto';
 import type { PhoneNumberChannelSnapshotResponse, PhoneNumberResponse } from './dto/phone-numbers.response';
 import { DEFAULT_CAPABILITIES, NumberChannel, PhoneNumber } from './phone-number.entity';
 import {
+  AgentBindingRow,
   BindingRow,
   MessengerPagesRepository,
   PhoneNumberBindingsRepository,
@@ -176,26 +177,23 @@ export class PhoneNumbersService {
     return pages.length;
   }
 
-  /** The numbers and channels of each agent, for the agent answers. */
-  async forAgents(workspaceId: string, agentIds: string[]): Promise<Map<string, AgentBindings>> {
-    const out = new Map<string, AgentBindings>(
-      agentIds.map((id) => [id, { phone_numbers: [], channels: [] }]),
-    );
-    if (!agentIds.length) return out;
-    for (const r of await this.bindings.forAgentIds(workspaceId, agentIds)) {
-      const entry = out.get(r.agent_id)!;
+  /** The agent's numbers and channels from the rows of AGENT_BINDINGS_SQL. */
+  static toAgentBindings(rows: AgentBindingRow[]): AgentBindings {
+    const out: AgentBindings = { phone_numbers: [], channels: [] };
+    for (const r of rows) {
+      const boundAt = new Date(r.bound_at).toISOString();
       if (r.channel === 'messenger') {
-        entry.channels.push({
+        out.channels.push({
           channel: 'messenger',
           phone_number_uuid: null,
           number: null,
           page_id: r.page_id,
           page_name: r.page_name,
-          bound_at: r.bound_at.toISOString(),
+          bound_at: boundAt,
         });
         continue;
       }
-      let number = entry.phone_numbers.find((p) => p.phone_number_uuid === r.phone_number_id);
+      let number = out.phone_numbers.find((p) => p.phone_number_uuid === r.phone_number_id);
       if (!number) {
         number = {
           phone_number_uuid: r.phone_number_id,
@@ -207,16 +205,16 @@ export class PhoneNumbersService {
           capabilities: { ...DEFAULT_CAPABILITIES, ...r.capabilities },
           channels: [],
         };
-        entry.phone_numbers.push(number);
+        out.phone_numbers.push(number);
       }
       number.channels.push(r.channel);
-      entry.channels.push({
+      out.channels.push({
         channel: r.channel,
         phone_number_uuid: r.phone_number_id,
         number: r.number,
         page_id: null,
         page_name: null,
-        bound_at: r.bound_at.toISOString(),
+        bound_at: boundAt,
       });
     }
     return out;
