@@ -149,6 +149,15 @@ async function main(): Promise<void> {
   figures.push(
     await load('API GET /api/v1/agents?per_page=20', app.port, token, () => '/api/v1/agents?per_page=20'),
   );
+  // The floor of the shared request pipeline (tenant, token, rate limit, envelope) with one small query.
+  figures.push(
+    await load(
+      'API GET /api/v1/memorize/default (reference)',
+      app.port,
+      token,
+      () => '/api/v1/memorize/default',
+    ),
+  );
   await stopServer(app.child);
 
   const baseline = await startServer('baseline');
@@ -166,7 +175,7 @@ async function main(): Promise<void> {
         (f.non2xx || f.errors ? `   (non-2xx ${f.non2xx}, errors ${f.errors})` : '') +
         '\n',
     );
-  const ratio = figures[0].rps / figures[2].rps;
+  const ratio = figures[0].rps / figures[3].rps;
   process.stdout.write(
     `\nsingle-agent read: API / bare handler = ${(ratio * 100).toFixed(1)}% (target 70% or more)\n`,
   );
