@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@/common/crypto/secret-box';
+import { AgentCollectionsService } from '@/modules/agents/collections/agent-collections.service';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
@@ -53,6 +54,27 @@ describe('Agents: webhooks', () => {
       .query(`SELECT secret_ciphertext FROM agent_webhooks WHERE id = $1`, [w.webhook_uuid]);
     expect(row.secret_ciphertext).not.toContain('supersecret');
     expect(app.get<SecretBox>(SecretBox).decrypt(row.secret_ciphertext)).toBe('whsec_supersecret');
+  });
+
+  it('gives delivery the active subscribed webhooks with their secrets opened', async () => {
+    const a = await createAgent(tenant);
+    await tenant.http.post(base(a)).send(hook({ url: 'https://hooks.example.com/a', secret_key: 'sa' }));
+    await tenant.http.post(base(a)).send(hook({ url: 'https://hooks.example.com/b', is_active: false }));
+    await tenant.http
+      .post(base(a))
+      .send(hook({ url: 'https://hooks.example.com/c', events: ['intent_call'] }));
+    const service = app.get<AgentCollectionsService>(AgentCollectionsService);
+    const list = await service.activeWebhooks(tenant.workspaceId, a.agent_uuid, 'conversation_status');
+    expect(list).toEqual([
+      {
+        id: expect.any(String),
+        url: 'https://hooks.example.com/a',
+        events: ['conversation_status'],
+        secret: 'sa',
+      },
+    ]);
+    const other = await createTenant(app);
+    expect(await service.activeWebhooks(other.workspaceId, a.agent_uuid, 'conversation_status')).toEqual([]);
   });
 
   it('PATCH changes the keys sent; secret_key null removes the secret', async () => {

@@ -90,7 +90,6 @@ export class AgentsController {
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: RuleTestDto,
   ): Promise<RuleDecision> {
-    const agent = await this.agents.view(ws, id);
-    return this.engine.evaluate(agent, dto.utterance, dto.channel, { customLlmUrl: agent.custom_llm_url });
+    return this.engine.evaluateForAgent(ws, id, dto.utterance, dto.channel);
   }
 }

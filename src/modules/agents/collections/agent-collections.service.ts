@@ -30,7 +30,7 @@ import { AgentNote } from './agent-note.entity';
 import { AgentProcedure } from './agent-procedure.entity';
 import { GuardRule, RoutingRule } from './agent-rules.entity';
 import { AgentTraining } from './agent-training.entity';
-import { AgentWebhook, MAX_WEBHOOKS_PER_AGENT } from './agent-webhook.entity';
+import { AgentWebhook, MAX_WEBHOOKS_PER_AGENT, WebhookEvent } from './agent-webhook.entity';
 
 export type CollectionName =
   | 'guidelines'
@@ -41,6 +41,14 @@ export type CollectionName =
   | 'webhooks'
   | 'routing_rules'
   | 'guard_rules';
+
+export interface DeliverableWebhook {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  /** The signing secret in clear, or null when none is set. Never log it. */
+  secret: string | null;
+}
 
 /** What one write sees: the tenant, the agent, the transaction, and the prefix of error fields (`routing_rules.2.`). */
 interface Ctx {
@@ -96,7 +104,7 @@ export class AgentCollectionsService {
     training: AgentTrainingRepository,
     procedures: AgentProceduresRepository,
     intents: AgentIntentsRepository,
-    webhooks: AgentWebhooksRepository,
+    private readonly webhooks: AgentWebhooksRepository,
     routing: RoutingRulesRepository,
     guards: GuardRulesRepository,
     private readonly secrets: SecretBox,
@@ -441,6 +449,26 @@ export class AgentCollectionsService {
       await h.check?.(ctx, stored);
       await h.repo.save(workspaceId, row, m);
     });
+  }
+
+  /**
+   * The agent's active webhooks subscribed to an event, with their secrets opened, for delivery. The only
+   * place a webhook secret leaves its sealed form.
+   */
+  async activeWebhooks(
+    workspaceId: string,
+    agentId: string,
+    event: WebhookEvent,
+  ): Promise<DeliverableWebhook[]> {
+    const rows = await this.webhooks.listFor(workspaceId, agentId, {});
+    return rows
+      .filter((w) => w.isActive && w.events.includes(event))
+      .map((w) => ({
+        id: w.id,
+        url: w.url,
+        events: w.events,
+        secret: w.secretCiphertext ? this.secrets.decrypt(w.secretCiphertext) : null,
+      }));
   }
 
   async remove(workspaceId: string, agentId: string, name: CollectionName, itemId: string): Promise<void> {
