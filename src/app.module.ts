@@ -28,6 +28,7 @@ import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
 import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
+import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
@@ -43,6 +44,7 @@ const DOMAIN_MODULES: Type[] = [
   SchedulingModule,
   KnowledgeModule,
   AnalyticsModule,
+  PhoneNumbersModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */

@@ -1,5 +1,6 @@
 import { Foundation1763790000000 } from './migrations/1763790000000-Foundation';
 import { Agents1763800000000 } from './migrations/1763800000000-Agents';
+import { AgentConfiguration1763800000001 } from './migrations/1763800000001-AgentConfiguration';
 import { Contacts1763810000000 } from './migrations/1763810000000-Contacts';
 import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
 import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
@@ -13,6 +14,7 @@ import { AnalyticsExport1763840000000 } from './migrations/1763840000000-Analyti
 export const MIGRATIONS = [
   Foundation1763790000000,
   Agents1763800000000,
+  AgentConfiguration1763800000001,
   Contacts1763810000000,
   Scheduling1763811000000,
   Knowledge1763820000000,

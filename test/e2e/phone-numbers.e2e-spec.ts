@@ -1,0 +1,362 @@
+import { startTestApp, TestApp } from '../setup/test-app';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { createAgent, createPhoneNumber, uniqueUsNumber } from '../factories/agent.factory';
+
+const MISSING = '01890000-0000-7000-8000-000000000000';
+
+describe('Phone numbers and channel bindings', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    tenant = await createTenant(app);
+  });
+  afterAll(() => app.close());
+
+  describe('numbers', () => {
+    it('registers, lists, reads and deletes a number', async () => {
+      const number = uniqueUsNumber();
+      const res = await tenant.http
+        .post('/api/v1/phone-numbers')
+        .send({ number, provider: 'twilio', type: 'local', capabilities: { whatsapp: true } });
+      expect(res.status).toBe(201);
+      const n = res.body.data;
+      expect(n).toEqual({
+        phone_number_uuid: expect.any(String),
+        uuid: n.phone_number_uuid,
+        number,
+        provider: 'twilio',
+        status: 'active',
+        country_code: 'US',
+        type: 'local',
+        capabilities: { call: true, sms: true, whatsapp: true, whatsapp_call: false },
+        is_external: false,
+        source: 'purchased',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
+      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).body.data).toEqual(n);
+      const list = await tenant.http.get('/api/v1/phone-numbers');
+      expect(list.body.data.items.map((x: any) => x.uuid)).toContain(n.uuid);
+      expect(list.body.data.pagination).toMatchObject({ page: 1, per_page: 20 });
+      const dup = await tenant.http.post('/api/v1/phone-numbers').send({ number });
+      expect(dup.status).toBe(409);
+      expect(dup.body.error.code).toBe('CONFLICT');
+      const del = await tenant.http.delete(`/api/v1/phone-numbers/${n.uuid}`);
+      expect(del.body).toEqual({ success: true, message: 'Deleted', data: null });
+      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
+    });
+
+    it.each([
+      [{}, 'VALIDATION_ERROR', 'number'],
+      [{ number: '4155550123' }, 'INVALID_FORMAT', 'number'],
+      [{ number: '+1 415 555 0123' }, 'INVALID_FORMAT', 'number'],
+      [{ number: '+1415-555-0123' }, 'INVALID_FORMAT', 'number'],
+      [{ number: '+10005550123' }, 'INVALID_FORMAT', 'number'],
+      [{ number: '+1415555012345678' }, 'INVALID_FORMAT', 'number'],
+      [{ number: '+14155550123', country_code: 'usa' }, 'INVALID_FORMAT', 'country_code'],
+      [{ number: '+14155550123', type: 'satellite' }, 'INVALID_FORMAT', 'type'],
+      [{ number: '+14155550123', provider: 'Twilio Inc' }, 'INVALID_FORMAT', 'provider'],
+      [{ number: '+14155550123', capabilities: { sms: 'yes' } }, 'INVALID_FORMAT', 'capabilities.sms'],
+    ])('rejects %j with %s on %s', async (body, code, field) => {
+      const res = await tenant.http.post('/api/v1/phone-numbers').send(body);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code, field });
+    });
+  });
+
+  describe('bindings and snapshots', () => {
+    it('binds channels, reflects them at once in both snapshots and the agent, and unbinds', async () => {
+      const agent = await createAgent(tenant, { name: 'Front desk' });
+      const n = await createPhoneNumber(tenant, { capabilities: { whatsapp: true } });
+      const empty = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
+      expect(empty.body.data).toEqual({
+        phone_number_uuid: n.uuid,
+        number: n.number,
+        is_external: false,
+        source: 'purchased',
+        channels: {
+          call: {
+            capable: true,
+            enabled: false,
+            channel_limit: 50,
+            whitelisted_destinations: ['US'],
+            bound: false,
+            agent_uuid: null,
+            agent_name: null,
+          },
+          sms: {
+            capable: true,
+            enabled: false,
+            channel_limit: 50,
+            whitelisted_destinations: ['US'],
+            bound: false,
+            agent_uuid: null,
+            agent_name: null,
+          },
+          whatsapp: { bound: false, agent_uuid: null, agent_name: null },
+          inbound: { enabled: false, channel_limit: 50 },
+        },
+      });
+
+      const bound = await tenant.http
+        .post(`/api/v1/agents/${agent.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['call', 'sms'] });
+      expect(bound.status).toBe(201);
+      expect(bound.body.data.phone_numbers).toEqual([
+        {
+          phone_number_uuid: n.uuid,
+          number: n.number,
+          provider: 'twilio',
+          status: 'active',
+          country_code: 'US',
+          type: null,
+          capabilities: { call: true, sms: true, whatsapp: true, whatsapp_call: false },
+          channels: ['call', 'sms'],
+        },
+      ]);
+      expect(bound.body.data.channels.map((c: any) => [c.channel, c.number])).toEqual([
+        ['call', n.number],
+        ['sms', n.number],
+      ]);
+
+      const snap = await tenant.http.get(
+        `/api/v1/phone-numbers/channels?number=${encodeURIComponent(n.number)}`,
+      );
+      expect(snap.status).toBe(200);
+      expect(snap.body.data.channels.call).toMatchObject({
+        bound: true,
+        enabled: true,
+        agent_uuid: agent.agent_uuid,
+        agent_name: 'Front desk',
+      });
+      expect(snap.body.data.channels.sms).toMatchObject({ bound: true, agent_uuid: agent.agent_uuid });
+      expect(snap.body.data.channels.inbound).toEqual({ enabled: true, channel_limit: 50 });
+      expect(snap.body.data.channels.whatsapp).toEqual({ bound: false, agent_uuid: null, agent_name: null });
+      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data).toEqual(
+        snap.body.data,
+      );
+
+      // Binding the same channel again to the same agent is a no-op.
+      const again = await tenant.http
+        .post(`/api/v1/agents/${agent.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['call'] });
+      expect(again.status).toBe(201);
+
+      const unbound = await tenant.http.delete(`/api/v1/agents/${agent.agent_uuid}/phone-numbers/${n.uuid}`);
+      expect(unbound.status).toBe(200);
+      expect(unbound.body.data.phone_numbers).toEqual([]);
+      const after = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
+      expect(after.body.data.channels.call.bound).toBe(false);
+      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(200);
+      expect(
+        (await tenant.http.delete(`/api/v1/agents/${agent.agent_uuid}/phone-numbers/${n.uuid}`)).status,
+      ).toBe(404);
+    });
+
+    it('one agent per number and channel: 409 when taken, all or nothing', async () => {
+      const first = await createAgent(tenant);
+      const second = await createAgent(tenant);
+      const n = await createPhoneNumber(tenant);
+      await tenant.http
+        .post(`/api/v1/agents/${first.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['call'] });
+      const taken = await tenant.http
+        .post(`/api/v1/agents/${second.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['sms', 'call'] });
+      expect(taken.status).toBe(409);
+      expect(taken.body.error.code).toBe('CONFLICT');
+      const snap = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
+      expect(snap.body.data.channels.sms.bound).toBe(false);
+      // Another channel of the same number may go to another agent.
+      const sms = await tenant.http
+        .post(`/api/v1/agents/${second.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['sms'] });
+      expect(sms.status).toBe(201);
+      const incapable = await tenant.http
+        .post(`/api/v1/agents/${second.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['whatsapp_call'] });
+      expect(incapable.status).toBe(409);
+    });
+
+    it.each([
+      [{ channels: ['call'] }, 'VALIDATION_ERROR', 'phone_number_uuid'],
+      [{ phone_number_uuid: 'x', channels: ['call'] }, 'INVALID_UUID', 'phone_number_uuid'],
+      [{ phone_number_uuid: MISSING, channels: ['call'] }, 'INVALID_FORMAT', 'phone_number_uuid'],
+      [{ phone_number_uuid: MISSING }, 'VALIDATION_ERROR', 'channels'],
+      [{ phone_number_uuid: MISSING, channels: [] }, 'VALIDATION_ERROR', 'channels'],
+      [{ phone_number_uuid: MISSING, channels: ['fax'] }, 'INVALID_FORMAT', 'channels'],
+      [{ phone_number_uuid: MISSING, channels: 'call' }, 'INVALID_FORMAT', 'channels'],
+    ])('binding rejects %j with %s on %s', async (body, code, field) => {
+      const agent = await createAgent(tenant);
+      const res = await tenant.http.post(`/api/v1/agents/${agent.agent_uuid}/phone-numbers`).send(body);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code, field });
+    });
+
+    it.each([
+      ['', 'VALIDATION_ERROR'],
+      ['?number=12345', 'INVALID_FORMAT'],
+      ['?number=%2B1%20415%20555%200123', 'INVALID_FORMAT'],
+    ])('snapshot by number rejects %s with %s', async (qs, code) => {
+      const res = await tenant.http.get(`/api/v1/phone-numbers/channels${qs}`);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code, field: 'number' });
+    });
+
+    it('snapshot of an unknown number is 404', async () => {
+      expect((await tenant.http.get(`/api/v1/phone-numbers/channels?number=%2B12125550199`)).status).toBe(
+        404,
+      );
+      expect((await tenant.http.get(`/api/v1/phone-numbers/${MISSING}/channels`)).status).toBe(404);
+      const bad = await tenant.http.get('/api/v1/phone-numbers/nope/channels');
+      expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
+    });
+  });
+
+  describe('WhatsApp and Messenger', () => {
+    it('WhatsApp bind/unbind: the number stays on the account and can be bound again', async () => {
+      const a = await createAgent(tenant, { name: 'WA agent' });
+      const b = await createAgent(tenant);
+      const n = await createPhoneNumber(tenant, { capabilities: { whatsapp: true } });
+      const bind = await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: n.uuid });
+      expect(bind.status).toBe(200);
+      expect(bind.body.data.channels).toEqual([
+        {
+          channel: 'whatsapp',
+          phone_number_uuid: n.uuid,
+          number: n.number,
+          page_id: null,
+          page_name: null,
+          bound_at: expect.any(String),
+        },
+      ]);
+      const snap = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
+      expect(snap.body.data.channels.whatsapp).toEqual({
+        bound: true,
+        agent_uuid: a.agent_uuid,
+        agent_name: 'WA agent',
+      });
+      const taken = await tenant.http
+        .post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: n.uuid });
+      expect(taken.status).toBe(409);
+
+      const unbind = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/unbind`);
+      expect(unbind.status).toBe(200);
+      expect(unbind.body.data.channels).toEqual([]);
+      expect(
+        (await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.whatsapp.bound,
+      ).toBe(false);
+      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(200);
+      const rebind = await tenant.http
+        .post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: n.uuid });
+      expect(rebind.status).toBe(200);
+
+      const notCapable = await createPhoneNumber(tenant);
+      const refused = await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: notCapable.uuid });
+      expect(refused.status).toBe(409);
+      const bad = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`).send({});
+      expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'phone_number_uuid' });
+    });
+
+    it('Messenger bind/unbind: one agent per page; the page stays and can be bound again', async () => {
+      const a = await createAgent(tenant);
+      const b = await createAgent(tenant);
+      const bind = await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`)
+        .send({ page_id: '1029384756', page_name: 'Acme' });
+      expect(bind.status).toBe(200);
+      expect(bind.body.data.channels).toEqual([
+        {
+          channel: 'messenger',
+          phone_number_uuid: null,
+          number: null,
+          page_id: '1029384756',
+          page_name: 'Acme',
+          bound_at: expect.any(String),
+        },
+      ]);
+      const list = await tenant.http.get(`/api/v1/agents/${a.agent_uuid}/channels`);
+      expect(list.body.data).toEqual(bind.body.data.channels);
+      const taken = await tenant.http
+        .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
+        .send({ page_id: '1029384756' });
+      expect(taken.status).toBe(409);
+      expect(taken.body.error.code).toBe('CONFLICT');
+      const unbind = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/unbind`);
+      expect(unbind.body.data.channels).toEqual([]);
+      const rebind = await tenant.http
+        .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
+        .send({ page_id: '1029384756' });
+      expect(rebind.status).toBe(200);
+      expect(rebind.body.data.channels[0]).toMatchObject({ page_id: '1029384756', page_name: 'Acme' });
+    });
+
+    it.each([
+      [{}, 'VALIDATION_ERROR', 'page_id'],
+      [{ page_id: '' }, 'VALIDATION_ERROR', 'page_id'],
+      [{ page_id: 12 }, 'INVALID_FORMAT', 'page_id'],
+      [{ page_id: 'a b' }, 'INVALID_FORMAT', 'page_id'],
+      [{ page_id: '1', page_name: 5 }, 'INVALID_FORMAT', 'page_name'],
+    ])('Messenger bind rejects %j with %s on %s', async (body, code, field) => {
+      const a = await createAgent(tenant);
+      const res = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`).send(body);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code, field });
+    });
+
+    it('deleting an agent frees its numbers and pages', async () => {
+      const a = await createAgent(tenant);
+      const b = await createAgent(tenant);
+      const n = await createPhoneNumber(tenant);
+      await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['call'] });
+      await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`)
+        .send({ page_id: 'page-free' });
+      await tenant.http.delete(`/api/v1/agents/${a.agent_uuid}`);
+      expect(
+        (await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.call.bound,
+      ).toBe(false);
+      expect(
+        (
+          await tenant.http
+            .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
+            .send({ page_id: 'page-free' })
+        ).status,
+      ).toBe(200);
+    });
+  });
+
+  it("another workspace's numbers are invisible", async () => {
+    const n = await createPhoneNumber(tenant);
+    const other = await createTenant(app);
+    const otherAgent = await createAgent(other);
+    expect((await other.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
+    expect((await other.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).status).toBe(404);
+    expect((await other.http.delete(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
+    expect(
+      (await other.http.get(`/api/v1/phone-numbers/channels?number=${encodeURIComponent(n.number)}`)).status,
+    ).toBe(404);
+    expect((await other.http.get('/api/v1/phone-numbers')).body.data.items).toEqual([]);
+    const bind = await other.http
+      .post(`/api/v1/agents/${otherAgent.agent_uuid}/phone-numbers`)
+      .send({ phone_number_uuid: n.uuid, channels: ['call'] });
+    expect(bind.status).toBe(422);
+    expect(bind.body.error.field).toBe('phone_number_uuid');
+    const wa = await other.http
+      .post(`/api/v1/agents/${otherAgent.agent_uuid}/channels/whatsapp/bind`)
+      .send({ phone_number_uuid: n.uuid });
+    expect(wa.status).toBe(422);
+    // The same number may be registered in another workspace.
+    expect((await other.http.post('/api/v1/phone-numbers').send({ number: n.number })).status).toBe(201);
+  });
+});
