@@ -1,6 +1,15 @@
 import { Foundation1763790000000 } from './migrations/1763790000000-Foundation';
 import { Agents1763800000000 } from './migrations/1763800000000-Agents';
+import { AgentConfiguration1763800000001 } from './migrations/1763800000001-AgentConfiguration';
 import { Conversations1763830000000 } from './migrations/1763830000000-Conversations';
 
-/** Every migration in order. A new migration file is added here so it runs the same under ts-node, Jest and dist. */
-export const MIGRATIONS = [Foundation1763790000000, Agents1763800000000, Conversations1763830000000];
+/**
+ * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
+ * the same under ts-node, Jest and dist.
+ */
+export const MIGRATIONS = [
+  Foundation1763790000000,
+  Agents1763800000000,
+  AgentConfiguration1763800000001,
+  Conversations1763830000000,
+];

@@ -1,0 +1,73 @@
+/** The language-model port: replies, intent classification and evaluation all go through it. */
+export const LANGUAGE_MODEL = Symbol('LANGUAGE_MODEL');
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatOptions {
+  /** An agent's `custom_llm_url`: replaces LLM_BASE_URL for this call. */
+  baseUrl?: string | null;
+  model?: string;
+  /** Ask for a JSON object (`response_format: {type: "json_object"}`). */
+  json?: boolean;
+  temperature?: number;
+  maxTokens?: number;
+  timeoutMs?: number;
+}
+
+export interface ChatResult {
+  content: string;
+  model: string;
+  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+}
+
+/** One thing the utterance may mean: a routing rule's prompt and phrases, or a guard's condition and examples. */
+export interface IntentCandidate {
+  id: string;
+  description: string;
+  examples: string[];
+}
+
+export interface IntentScore {
+  id: string;
+  /** 0 to 1. */
+  score: number;
+  matched: boolean;
+}
+
+export interface ClassificationResult {
+  /** `llm` when a chat-completions endpoint classified, `local` for the similarity classifier. */
+  method: 'llm' | 'local';
+  scores: IntentScore[];
+  /** Why the local classifier was used although a model is configured (the model failed). */
+  fallbackReason?: string;
+}
+
+export type LlmErrorKind = 'not_configured' | 'timeout' | 'network' | 'http' | 'invalid_response';
+
+/** A failure of the language model, with a reason callers can show (never a secret). */
+export class LlmError extends Error {
+  constructor(
+    readonly kind: LlmErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'LlmError';
+  }
+}
+
+export interface LanguageModel {
+  /** Whether chat completions are available (LLM_BASE_URL, or the given agent base URL). */
+  isConfigured(baseUrl?: string | null): boolean;
+  /** One chat completion. Throws LlmError (`not_configured` when no endpoint is set). */
+  chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+  /** Scores each candidate against the utterance; never throws for a model failure (falls back to local). */
+  classify(
+    utterance: string,
+    candidates: IntentCandidate[],
+    options?: { baseUrl?: string | null },
+  ): Promise<ClassificationResult>;
+}

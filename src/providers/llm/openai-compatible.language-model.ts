@@ -1,0 +1,155 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import {
+  ChatMessage,
+  ChatOptions,
+  ChatResult,
+  ClassificationResult,
+  IntentCandidate,
+  LanguageModel,
+  LlmError,
+} from './language-model.port';
+import { classifyBySimilarity } from './similarity-classifier';
+
+export const CHAT_TIMEOUT_MS = 30_000;
+export const CLASSIFY_TIMEOUT_MS = 10_000;
+/** A model's intent score at or above this counts as a match. */
+export const LLM_MATCH_THRESHOLD = 0.5;
+
+interface CompletionBody {
+  model?: string;
+  choices?: { message?: { content?: unknown } }[];
+  usage?: ChatResult['usage'];
+}
+
+/**
+ * Any OpenAI-compatible chat-completions endpoint (`POST {base}/chat/completions`). With no base URL, chat
+ * reports `not_configured` and classification uses the local similarity classifier.
+ */
+@Injectable()
+export class OpenAiCompatibleLanguageModel implements LanguageModel {
+  private readonly logger = new Logger('LanguageModel');
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  private baseFor(override?: string | null): string | undefined {
+    const base = override || this.config.llm.baseUrl;
+    return base ? base.replace(/\/+$/, '') : undefined;
+  }
+
+  isConfigured(baseUrl?: string | null): boolean {
+    return !!this.baseFor(baseUrl);
+  }
+
+  async chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
+    const base = this.baseFor(options.baseUrl);
+    if (!base)
+      throw new LlmError(
+        'not_configured',
+        "No language model is configured: set LLM_BASE_URL or the agent's custom_llm_url",
+      );
+    const body: Record<string, unknown> = { model: options.model ?? this.config.llm.model, messages };
+    if (options.json) body.response_format = { type: 'json_object' };
+    if (options.temperature !== undefined) body.temperature = options.temperature;
+    if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    if (this.config.llm.apiKey) headers.authorization = `Bearer ${this.config.llm.apiKey}`;
+    const timeoutMs = options.timeoutMs ?? CHAT_TIMEOUT_MS;
+
+    let res: Response;
+    try {
+      res = await fetch(`${base}/chat/completions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'error',
+      });
+    } catch (err) {
+      const name = (err as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw new LlmError('timeout', `Language model did not answer within ${timeoutMs} ms`);
+      throw new LlmError('network', `Language model unreachable: ${(err as Error).message}`);
+    }
+    const text = await res.text().catch(() => '');
+    if (!res.ok) {
+      let detail = '';
+      try {
+        const parsed = JSON.parse(text) as { error?: { message?: string } };
+        detail = parsed.error?.message ? `: ${parsed.error.message.slice(0, 200)}` : '';
+      } catch {
+        detail = '';
+      }
+      throw new LlmError('http', `Language model answered HTTP ${res.status}${detail}`, res.status);
+    }
+    let parsed: CompletionBody;
+    try {
+      parsed = JSON.parse(text) as CompletionBody;
+    } catch {
+      throw new LlmError('invalid_response', 'Language model answer is not JSON');
+    }
+    const content = parsed.choices?.[0]?.message?.content;
+    if (typeof content !== 'string')
+      throw new LlmError('invalid_response', 'Language model answer has no choices[0].message.content');
+    return { content, model: parsed.model ?? String(body.model), usage: parsed.usage };
+  }
+
+  async classify(
+    utterance: string,
+    candidates: IntentCandidate[],
+    options: { baseUrl?: string | null } = {},
+  ): Promise<ClassificationResult> {
+    if (!candidates.length)
+      return { method: this.isConfigured(options.baseUrl) ? 'llm' : 'local', scores: [] };
+    if (!this.isConfigured(options.baseUrl))
+      return { method: 'local', scores: classifyBySimilarity(utterance, candidates) };
+    try {
+      return { method: 'llm', scores: await this.classifyWithModel(utterance, candidates, options.baseUrl) };
+    } catch (err) {
+      const reason = err instanceof LlmError ? err.message : 'Language model failed';
+      this.logger.warn(`intent classification fell back to the local classifier: ${reason}`);
+      return { method: 'local', scores: classifyBySimilarity(utterance, candidates), fallbackReason: reason };
+    }
+  }
+
+  private async classifyWithModel(
+    utterance: string,
+    candidates: IntentCandidate[],
+    baseUrl?: string | null,
+  ): Promise<ClassificationResult['scores']> {
+    const system =
+      'You classify one customer utterance against candidate intents. For every candidate give a score from 0 ' +
+      'to 1: how likely the utterance expresses that intent, judged by its description and examples. Answer ' +
+      'only with a JSON object {"scores": [{"id": "<candidate id>", "score": <number>}]}.';
+    const user = JSON.stringify({
+      utterance,
+      candidates: candidates.map((c) => ({ id: c.id, description: c.description, examples: c.examples })),
+    });
+    const result = await this.chat(
+      [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      { baseUrl, json: true, temperature: 0, timeoutMs: CLASSIFY_TIMEOUT_MS },
+    );
+    let parsed: { scores?: { id?: unknown; score?: unknown }[] };
+    try {
+      parsed = JSON.parse(result.content) as typeof parsed;
+    } catch {
+      throw new LlmError('invalid_response', 'Language model classification is not a JSON object');
+    }
+    if (!Array.isArray(parsed.scores))
+      throw new LlmError('invalid_response', 'Language model classification has no "scores" array');
+    const byId = new Map<string, number>();
+    for (const s of parsed.scores)
+      if (typeof s?.id === 'string' && typeof s.score === 'number' && Number.isFinite(s.score))
+        byId.set(s.id, Math.max(0, Math.min(1, s.score)));
+    return candidates.map((c) => {
+      const score = byId.get(c.id) ?? 0;
+      return { id: c.id, score, matched: score >= LLM_MATCH_THRESHOLD };
+    });
+  }
+}
