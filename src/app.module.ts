@@ -23,6 +23,7 @@ import { HealthModule } from '@/modules/health/health.module';
 import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
+import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
@@ -34,6 +35,7 @@ const DOMAIN_MODULES: Type[] = [
   EventsModule,
   ConversationsModule,
   EvaluationModule,
+  PhoneNumbersModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */

@@ -19,7 +19,9 @@ export class AgentConfiguration1763800000001 implements MigrationInterface {
         content text NOT NULL,
         "order" integer NOT NULL
       )`);
-    await q.query(`CREATE INDEX ix_agent_notes_agent ON agent_notes (workspace_id, agent_id, kind, "order", seq)`);
+    await q.query(
+      `CREATE INDEX ix_agent_notes_agent ON agent_notes (workspace_id, agent_id, kind, "order", seq)`,
+    );
     await q.query(`
       CREATE TABLE agent_training (${child},
         content text NOT NULL,
@@ -92,7 +94,9 @@ export class AgentConfiguration1763800000001 implements MigrationInterface {
         is_active boolean NOT NULL DEFAULT true,
         is_default boolean NOT NULL DEFAULT false
       )`);
-    await q.query(`CREATE INDEX ix_agent_guard_rules_agent ON agent_guard_rules (workspace_id, agent_id, seq)`);
+    await q.query(
+      `CREATE INDEX ix_agent_guard_rules_agent ON agent_guard_rules (workspace_id, agent_id, seq)`,
+    );
 
     // Settings: one row per workspace with agent_id NULL (the default) and one per overriding agent.
     await q.query(`CREATE SEQUENCE evaluation_settings_version_seq`);
@@ -146,7 +150,9 @@ export class AgentConfiguration1763800000001 implements MigrationInterface {
         updated_at timestamptz(3) NOT NULL DEFAULT now()
       )`);
     await q.query(`CREATE UNIQUE INDEX ux_phone_numbers_number ON phone_numbers (workspace_id, number)`);
-    await q.query(`CREATE INDEX ix_phone_numbers_created ON phone_numbers (workspace_id, created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX ix_phone_numbers_created ON phone_numbers (workspace_id, created_at DESC, id DESC)`,
+    );
     await q.query(`
       CREATE TABLE phone_number_bindings (
         id uuid PRIMARY KEY,
@@ -161,7 +167,9 @@ export class AgentConfiguration1763800000001 implements MigrationInterface {
     await q.query(
       `CREATE UNIQUE INDEX ux_phone_number_bindings_channel ON phone_number_bindings (phone_number_id, channel)`,
     );
-    await q.query(`CREATE INDEX ix_phone_number_bindings_agent ON phone_number_bindings (workspace_id, agent_id)`);
+    await q.query(
+      `CREATE INDEX ix_phone_number_bindings_agent ON phone_number_bindings (workspace_id, agent_id)`,
+    );
     await q.query(`
       CREATE TABLE messenger_pages (
         id uuid PRIMARY KEY,

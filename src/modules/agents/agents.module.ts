@@ -1,12 +1,84 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { SecretBoxModule } from '@/common/crypto/secret-box';
+import { LlmModule } from '@/providers/llm/llm.module';
+import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { Agent } from './agent.entity';
+import { AgentChannelsController } from './agent-channels.controller';
+import { AgentSettingsController } from './agent-settings.controller';
+import { AgentViewsRepository } from './agent-views.repository';
+import { AgentsController } from './agents.controller';
 import { AgentsRepository } from './agents.repository';
 import { AgentsService } from './agents.service';
+import { AgentIntent } from './collections/agent-intent.entity';
+import { AgentNote } from './collections/agent-note.entity';
+import { AgentProcedure } from './collections/agent-procedure.entity';
+import { GuardRule, RoutingRule } from './collections/agent-rules.entity';
+import { AgentTraining } from './collections/agent-training.entity';
+import { AgentWebhook } from './collections/agent-webhook.entity';
+import { AgentCollectionsController } from './collections/agent-collections.controller';
+import {
+  AgentIntentsRepository,
+  AgentNotesRepository,
+  AgentProceduresRepository,
+  AgentTrainingRepository,
+  AgentWebhooksRepository,
+  GuardRulesRepository,
+  RoutingRulesRepository,
+} from './collections/agent-collections.repository';
+import { AgentCollectionsService } from './collections/agent-collections.service';
+import { FlowCatalogController } from './flow-catalog.controller';
+import { RuleEngineService } from './rules/rule-engine.service';
+import { EvaluationSettingsService } from './settings/evaluation-settings.service';
+import { MemorizeSettingsService } from './settings/memorize-settings.service';
+import { SettingsRepository } from './settings/settings.repository';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Agent])],
-  providers: [AgentsRepository, AgentsService],
-  exports: [AgentsService],
+  imports: [
+    TypeOrmModule.forFeature([
+      Agent,
+      AgentNote,
+      AgentTraining,
+      AgentProcedure,
+      AgentIntent,
+      AgentWebhook,
+      RoutingRule,
+      GuardRule,
+    ]),
+    SecretBoxModule,
+    LlmModule,
+    PhoneNumbersModule,
+  ],
+  controllers: [
+    AgentsController,
+    AgentCollectionsController,
+    AgentChannelsController,
+    AgentSettingsController,
+    FlowCatalogController,
+  ],
+  providers: [
+    AgentsRepository,
+    AgentViewsRepository,
+    AgentsService,
+    AgentNotesRepository,
+    AgentTrainingRepository,
+    AgentProceduresRepository,
+    AgentIntentsRepository,
+    AgentWebhooksRepository,
+    RoutingRulesRepository,
+    GuardRulesRepository,
+    AgentCollectionsService,
+    RuleEngineService,
+    SettingsRepository,
+    EvaluationSettingsService,
+    MemorizeSettingsService,
+  ],
+  exports: [
+    AgentsService,
+    RuleEngineService,
+    EvaluationSettingsService,
+    MemorizeSettingsService,
+    AgentCollectionsService,
+  ],
 })
 export class AgentsModule {}

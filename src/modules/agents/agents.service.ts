@@ -1,12 +1,55 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
-import { Agent } from './agent.entity';
+import { Page, pageOf, skipTake } from '@/common/http/pagination';
+import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import { Agent, AgentSettings } from './agent.entity';
+import { AgentViewRow, AgentViewsRepository } from './agent-views.repository';
 import { AgentsRepository } from './agents.repository';
+import type { CreateAgentDto, ListAgentsQuery, UpdateAgentDto } from './dto/agent.dto';
+import type { AgentResponse, FlowCatalogAgentResponse } from './dto/agent.response';
 
-/** Agents: the one owner of the agents table; other modules ask it whether an agent exists. */
+/** Profile fields: JSON name to entity property. */
+const PROFILE: [keyof CreateAgentDto, keyof Agent][] = [
+  ['name', 'name'],
+  ['description', 'description'],
+  ['company_name', 'companyName'],
+  ['role', 'role'],
+  ['objective', 'objective'],
+  ['tone', 'tone'],
+  ['behavior_guidelines', 'behaviorGuidelines'],
+  ['company_service', 'companyService'],
+  ['topic', 'topic'],
+  ['length_detail', 'lengthDetail'],
+  ['interest_of_product', 'interestOfProduct'],
+  ['negative_response', 'negativeResponse'],
+  ['custom_prompt', 'customPrompt'],
+  ['language', 'language'],
+  ['speed', 'speed'],
+  ['timezone', 'timezone'],
+  ['custom_llm_url', 'customLlmUrl'],
+  ['recommendations', 'recommendations'],
+  ['status', 'status'],
+  ['appointment_scheduling_enabled', 'appointmentSchedulingEnabled'],
+  ['appointment_scheduling_randomly', 'appointmentSchedulingRandomly'],
+];
+/** Fields that cannot be cleared with null. */
+const NOT_NULL = new Set([
+  'name',
+  'status',
+  'appointment_scheduling_enabled',
+  'appointment_scheduling_randomly',
+  'settings',
+]);
+const SETTINGS_BLOCKS = ['voice', 'text', 'memorize', 'evaluation'] as const;
+
+/** Agents: the one owner of the agents table and of every collection an agent holds. */
 @Injectable()
 export class AgentsService {
-  constructor(private readonly agents: AgentsRepository) {}
+  constructor(
+    private readonly agents: AgentsRepository,
+    private readonly views: AgentViewsRepository,
+    private readonly numbers: PhoneNumbersService,
+  ) {}
 
   /** The agent of this workspace, or 404 (the same answer for another workspace's agent). */
   async get(workspaceId: string, agentId: string): Promise<Agent> {
@@ -17,5 +60,139 @@ export class AgentsService {
 
   exists(workspaceId: string, agentId: string): Promise<boolean> {
     return this.agents.exists(workspaceId, { id: agentId });
+  }
+
+  /** Whole agents (profile, collections, numbers, channels) in the order of `ids`. */
+  async loadViews(workspaceId: string, ids: string[]): Promise<AgentResponse[]> {
+    const [rows, bindings] = await Promise.all([
+      this.views.load(workspaceId, ids),
+      this.numbers.forAgents(workspaceId, ids),
+    ]);
+    return rows.map((r) =>
+      AgentsService.toResponse(r, bindings.get(r.id) ?? { phone_numbers: [], channels: [] }),
+    );
+  }
+
+  /** The whole agent as the API answers it; 404 when it is not in this workspace. */
+  async view(workspaceId: string, agentId: string): Promise<AgentResponse> {
+    const [view] = await this.loadViews(workspaceId, [agentId]);
+    if (!view) throw AppException.notFound('Agent');
+    return view;
+  }
+
+  async list(workspaceId: string, query: ListAgentsQuery): Promise<Page<AgentResponse>> {
+    const { skip, take } = skipTake(query);
+    const [ids, total] = await this.agents.page(
+      workspaceId,
+      { status: query.status, search: query.search },
+      skip,
+      take,
+    );
+    return pageOf(await this.loadViews(workspaceId, ids), total, query);
+  }
+
+  async create(workspaceId: string, dto: CreateAgentDto): Promise<AgentResponse> {
+    const agent = this.agents.build(workspaceId, { status: 'pending' });
+    this.apply(agent, dto, true);
+    await this.agents.save(workspaceId, agent);
+    return this.view(workspaceId, agent.id);
+  }
+
+  async update(workspaceId: string, agentId: string, dto: UpdateAgentDto): Promise<AgentResponse> {
+    const agent = await this.get(workspaceId, agentId);
+    this.apply(agent, dto, false);
+    agent.updatedAt = new Date();
+    await this.agents.save(workspaceId, agent);
+    return this.view(workspaceId, agentId);
+  }
+
+  async remove(workspaceId: string, agentId: string): Promise<void> {
+    if (!(await this.agents.delete(workspaceId, { id: agentId }))) throw AppException.notFound('Agent');
+  }
+
+  /** Agents with status `ready`, for the automation flow builder; 404 when there is none. */
+  async catalog(workspaceId: string): Promise<FlowCatalogAgentResponse[]> {
+    const ready = await this.agents.readyForCatalog(workspaceId);
+    if (!ready.length) throw new AppException('RESOURCE_NOT_FOUND', 'No ready agent found');
+    return ready.map((a) => ({ uuid: a.id, name: a.name, role: a.role, status: a.status }));
+  }
+
+  /** Only keys present in the body change; each settings block merges key by key. */
+  private apply(agent: Agent, dto: UpdateAgentDto, creating: boolean): void {
+    for (const [json, prop] of PROFILE) {
+      const value = dto[json];
+      if (value === undefined) continue;
+      if (value === null && NOT_NULL.has(json))
+        throw AppException.invalid(json, `${json} must not be null`, 'VALIDATION_ERROR');
+      (agent as unknown as Record<string, unknown>)[prop] = value;
+    }
+    if (dto.settings === null)
+      throw AppException.invalid('settings', 'settings must not be null', 'VALIDATION_ERROR');
+    const current: AgentSettings =
+      creating || !agent.settings ? { voice: {}, text: {}, memorize: {}, evaluation: {} } : agent.settings;
+    if (creating || dto.settings) {
+      const next = { ...current };
+      for (const block of SETTINGS_BLOCKS) {
+        const patch = dto.settings?.[block];
+        if (patch === null)
+          throw AppException.invalid(`settings.${block}`, `settings.${block} must be an object`);
+        if (patch) next[block] = { ...(current[block] ?? {}), ...patch };
+      }
+      agent.settings = next;
+    }
+  }
+
+  static toResponse(
+    r: AgentViewRow,
+    bindings: Pick<AgentResponse, 'phone_numbers' | 'channels'>,
+  ): AgentResponse {
+    return {
+      agent_uuid: r.id,
+      uuid: r.id,
+      name: r.name,
+      description: r.description,
+      company_name: r.company_name,
+      role: r.role,
+      objective: r.objective,
+      tone: r.tone,
+      behavior_guidelines: r.behavior_guidelines,
+      company_service: r.company_service,
+      topic: r.topic,
+      length_detail: r.length_detail,
+      interest_of_product: r.interest_of_product,
+      negative_response: r.negative_response,
+      custom_prompt: r.custom_prompt,
+      language: r.language,
+      speed: r.speed,
+      timezone: r.timezone,
+      custom_llm_url: r.custom_llm_url,
+      recommendations: r.recommendations,
+      status: r.status,
+      appointment_scheduling_enabled: r.appointment_scheduling_enabled,
+      appointment_scheduling_randomly: r.appointment_scheduling_randomly,
+      settings: {
+        voice: {},
+        text: {},
+        memorize: {},
+        evaluation: {},
+        ...(r.settings as Partial<AgentSettings>),
+      },
+      guidelines: r.guidelines,
+      notes: r.notes,
+      procedures: r.procedures,
+      training: r.training,
+      intents: r.intents,
+      webhooks: r.webhooks,
+      appointments: {
+        scheduling_enabled: r.appointment_scheduling_enabled,
+        scheduling_randomly: r.appointment_scheduling_randomly,
+      },
+      routing_rules: r.routing_rules,
+      guard_rules: r.guard_rules,
+      phone_numbers: bindings.phone_numbers,
+      channels: bindings.channels,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    };
   }
 }

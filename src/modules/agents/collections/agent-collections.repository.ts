@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { ScopedWhere, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { AgentChildEntity } from './agent-child.entity';
+import { AgentIntent } from './agent-intent.entity';
+import { AgentNote } from './agent-note.entity';
+import { AgentProcedure } from './agent-procedure.entity';
+import { GuardRule, RoutingRule } from './agent-rules.entity';
+import { AgentTraining } from './agent-training.entity';
+import { AgentWebhook } from './agent-webhook.entity';
+
+/** The rows one agent holds in one table, always read in insertion order. */
+export abstract class AgentChildRepository<T extends AgentChildEntity> extends WorkspaceScopedRepository<T> {
+  listFor(
+    workspaceId: string,
+    agentId: string,
+    scope: ScopedWhere<T>,
+    manager?: EntityManager,
+  ): Promise<T[]> {
+    const qb = this.query(workspaceId, 'c', manager)
+      .andWhere('c.agent_id = :agentId', { agentId })
+      .orderBy('c.seq', 'ASC');
+    for (const [key, value] of Object.entries(scope)) qb.andWhere(`c.${key} = :${key}`, { [key]: value });
+    return qb.getMany();
+  }
+
+  /** The largest value of an integer column among the agent's rows (null when there are none). */
+  async maxOf(
+    workspaceId: string,
+    agentId: string,
+    column: 'order' | 'priority',
+    scope: ScopedWhere<T>,
+    manager?: EntityManager,
+  ): Promise<number | null> {
+    const qb = this.query(workspaceId, 'c', manager)
+      .select(`MAX(c."${column}")`, 'max')
+      .andWhere('c.agent_id = :agentId', { agentId });
+    for (const [key, value] of Object.entries(scope)) qb.andWhere(`c.${key} = :${key}`, { [key]: value });
+    const row = await qb.getRawOne<{ max: number | null }>();
+    return row?.max ?? null;
+  }
+}
+
+@Injectable()
+export class AgentNotesRepository extends AgentChildRepository<AgentNote> {
+  constructor(@InjectRepository(AgentNote) repo: Repository<AgentNote>) {
+    super(repo);
+  }
+}
+
+@Injectable()
+export class AgentTrainingRepository extends AgentChildRepository<AgentTraining> {
+  constructor(@InjectRepository(AgentTraining) repo: Repository<AgentTraining>) {
+    super(repo);
+  }
+}
+
+@Injectable()
+export class AgentProceduresRepository extends AgentChildRepository<AgentProcedure> {
+  constructor(@InjectRepository(AgentProcedure) repo: Repository<AgentProcedure>) {
+    super(repo);
+  }
+
+  /** Steps that called a removed intent become plain conversation steps. */
+  async detachIntents(
+    workspaceId: string,
+    agentId: string,
+    removed: string[],
+    manager: EntityManager,
+  ): Promise<void> {
+    if (!removed.length) return;
+    await manager.query(
+      `UPDATE agent_procedures p
+          SET steps = (SELECT coalesce(jsonb_agg(CASE WHEN s->>'intent_uuid' = ANY($3)
+                                                      THEN jsonb_set(s, '{intent_uuid}', 'null') ELSE s END
+                                                 ORDER BY i), '[]'::jsonb)
+                         FROM jsonb_array_elements(p.steps) WITH ORDINALITY AS e(s, i)),
+              updated_at = now()
+        WHERE p.workspace_id = $1 AND p.agent_id = $2
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(p.steps) s WHERE s->>'intent_uuid' = ANY($3))`,
+      [workspaceId, agentId, removed],
+    );
+  }
+}
+
+@Injectable()
+export class AgentIntentsRepository extends AgentChildRepository<AgentIntent> {
+  constructor(@InjectRepository(AgentIntent) repo: Repository<AgentIntent>) {
+    super(repo);
+  }
+}
+
+@Injectable()
+export class AgentWebhooksRepository extends AgentChildRepository<AgentWebhook> {
+  constructor(@InjectRepository(AgentWebhook) repo: Repository<AgentWebhook>) {
+    super(repo);
+  }
+}
+
+@Injectable()
+export class RoutingRulesRepository extends AgentChildRepository<RoutingRule> {
+  constructor(@InjectRepository(RoutingRule) repo: Repository<RoutingRule>) {
+    super(repo);
+  }
+}
+
+@Injectable()
+export class GuardRulesRepository extends AgentChildRepository<GuardRule> {
+  constructor(@InjectRepository(GuardRule) repo: Repository<GuardRule>) {
+    super(repo);
+  }
+}

@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import {
+  EvaluationSettings,
+  factoryEvaluationSettings,
+  mergeEvaluationSettings,
+} from './evaluation-settings';
+import { EvaluationRow, SettingsRepository } from './settings.repository';
+
+export interface EffectiveEvaluationSettings extends EvaluationSettings {
+  source: 'default' | 'agent';
+  /** Grows on every change of these effective settings; evaluation records keep it as `settings_version`. */
+  version: number;
+}
+
+/**
+ * Evaluation settings: the workspace default (factory values until first changed) and per-agent overrides,
+ * with the transitions of the specification (assign, merge, revert). Callers check that the agent exists.
+ */
+@Injectable()
+export class EvaluationSettingsService {
+  constructor(
+    private readonly rows: SettingsRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  private static defaultOf(def: EvaluationRow | null): EvaluationSettings {
+    return def?.settings ? (def.settings as unknown as EvaluationSettings) : factoryEvaluationSettings();
+  }
+
+  private static effective(
+    def: EvaluationRow | null,
+    agent: EvaluationRow | null,
+  ): EffectiveEvaluationSettings {
+    if (agent?.is_override && agent.settings)
+      return {
+        source: 'agent',
+        version: Number(agent.version),
+        ...(agent.settings as unknown as EvaluationSettings),
+      };
+    // An agent that reverted keeps its row (without settings) so that its version still grows past the override's.
+    const version = Math.max(Number(def?.version ?? 0), Number(agent?.version ?? 0));
+    return { source: 'default', version, ...EvaluationSettingsService.defaultOf(def) };
+  }
+
+  async getDefault(workspaceId: string): Promise<EffectiveEvaluationSettings> {
+    const { def } = await this.rows.evaluationRows(workspaceId, null);
+    return EvaluationSettingsService.effective(def, null);
+  }
+
+  async updateDefault(workspaceId: string, patch: unknown): Promise<EffectiveEvaluationSettings> {
+    await this.dataSource.transaction(async (m) => {
+      await this.rows.lockWorkspace(workspaceId, m);
+      const { def } = await this.rows.evaluationRows(workspaceId, null, m);
+      const merged = mergeEvaluationSettings(EvaluationSettingsService.defaultOf(def), patch);
+      await this.rows.saveEvaluation(workspaceId, null, merged as unknown as Record<string, unknown>, m);
+    });
+    return this.getDefault(workspaceId);
+  }
+
+  /** The settings that apply to the agent's sessions now, with their source and version. */
+  async effectiveFor(
+    workspaceId: string,
+    agentId: string,
+    manager?: EntityManager,
+  ): Promise<EffectiveEvaluationSettings> {
+    const { def, agent } = await this.rows.evaluationRows(workspaceId, agentId, manager);
+    return EvaluationSettingsService.effective(def, agent);
+  }
+
+  /** Creates the agent's override as a copy of the default; an existing override is left as it is. */
+  async assign(workspaceId: string, agentId: string): Promise<EffectiveEvaluationSettings> {
+    await this.dataSource.transaction(async (m) => {
+      await this.rows.lockWorkspace(workspaceId, m);
+      const { def, agent } = await this.rows.evaluationRows(workspaceId, agentId, m);
+      if (agent?.is_override) return;
+      const copy = EvaluationSettingsService.defaultOf(def);
+      await this.rows.saveEvaluation(workspaceId, agentId, copy as unknown as Record<string, unknown>, m);
+    });
+    return this.effectiveFor(workspaceId, agentId);
+  }
+
+  /** Merges the keys sent into the agent's override, creating it from the default first. */
+  async updateForAgent(
+    workspaceId: string,
+    agentId: string,
+    patch: unknown,
+  ): Promise<EffectiveEvaluationSettings> {
+    await this.dataSource.transaction(async (m) => {
+      await this.rows.lockWorkspace(workspaceId, m);
+      const { def, agent } = await this.rows.evaluationRows(workspaceId, agentId, m);
+      const base =
+        agent?.is_override && agent.settings
+          ? (agent.settings as unknown as EvaluationSettings)
+          : EvaluationSettingsService.defaultOf(def);
+      const merged = mergeEvaluationSettings(base, patch);
+      await this.rows.saveEvaluation(workspaceId, agentId, merged as unknown as Record<string, unknown>, m);
+    });
+    return this.effectiveFor(workspaceId, agentId);
+  }
+
+  /** Removes the override: the agent inherits the default again. Without an override nothing changes. */
+  async revert(workspaceId: string, agentId: string): Promise<EffectiveEvaluationSettings> {
+    await this.dataSource.transaction(async (m) => {
+      await this.rows.lockWorkspace(workspaceId, m);
+      const { agent } = await this.rows.evaluationRows(workspaceId, agentId, m);
+      if (agent?.is_override) await this.rows.saveEvaluation(workspaceId, agentId, null, m);
+    });
+    return this.effectiveFor(workspaceId, agentId);
+  }
+}

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { SettingsRepository } from './settings.repository';
+
+export interface MemorizeSettings {
+  contact_field_settings: Record<string, unknown>;
+  conversation_settings: Record<string, unknown>;
+  channel_settings: Record<string, unknown>;
+  is_active: boolean;
+}
+
+export interface EffectiveMemorizeSettings extends MemorizeSettings {
+  source: 'default' | 'agent';
+  updated_at: string | null;
+}
+
+export type MemorizePatch = Partial<MemorizeSettings>;
+
+const OBJECT_KEYS = ['contact_field_settings', 'conversation_settings', 'channel_settings'] as const;
+
+/** Factory defaults: memorize on, nothing configured in the three blocks. */
+export function factoryMemorizeSettings(): MemorizeSettings {
+  return { contact_field_settings: {}, conversation_settings: {}, channel_settings: {}, is_active: true };
+}
+
+/** Each supplied block is merged key by key into the current one; `is_active` replaces. */
+export function mergeMemorize(base: MemorizeSettings, patch: MemorizePatch): MemorizeSettings {
+  const out = structuredClone(base);
+  for (const key of OBJECT_KEYS) if (patch[key]) out[key] = { ...out[key], ...patch[key] };
+  if (patch.is_active !== undefined) out.is_active = patch.is_active;
+  return out;
+}
+
+/** Memorize settings: the workspace default and per-agent overrides (create-from-default, reset to factory). */
+@Injectable()
+export class MemorizeSettingsService {
+  constructor(
+    private readonly rows: SettingsRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  private static read(row: { settings: Record<string, unknown> } | null): MemorizeSettings {
+    return row
+      ? { ...factoryMemorizeSettings(), ...(row.settings as Partial<MemorizeSettings>) }
+      : factoryMemorizeSettings();
+  }
+
+  async getDefault(workspaceId: string): Promise<EffectiveMemorizeSettings> {
+    const { def } = await this.rows.memorizeRows(workspaceId, null);
+    return {
+      source: 'default',
+      ...MemorizeSettingsService.read(def),
+      updated_at: def?.updated_at.toISOString() ?? null,
+    };
+  }
+
+  async updateDefault(workspaceId: string, patch: MemorizePatch): Promise<EffectiveMemorizeSettings> {
+    await this.dataSource.transaction(async (m) => {
+      await this.rows.lockWorkspace(workspaceId, m);
+      const { def } = await this.rows.memorizeRows(workspaceId, null, m);
+      const merged = mergeMemorize(MemorizeSettingsService.read(def), patch);
+      await this.rows.saveMemorize(workspaceId, null, merged as unknown as Record<string, unknown>, m);
+    });
+    return this.getDefault(workspaceId);
+  }
+
+  /** The agent's override when it has one, else the workspace default. */
+  async effectiveFor(workspaceId: string, agentId: string): Promise<EffectiveMemorizeSettings> {
+    const { def, agent } = await this.rows.memorizeRows(workspaceId, agentId);
+    const row = agent ?? def;
+    return {
+      source: agent ? 'agent' : 'default',
+      ...MemorizeSettingsService.read(row),
+      updated_at: row?.updated_at.toISOString() ?? null,
+    };
+  }
+
+  /** First PUT creates the override from the workspace default, then applies the changes. */
+  async updateForAgent(
+    workspaceId: string,
+    agentId: string,
+    patch: MemorizePatch,
+  ): Promise<EffectiveMemorizeSettings> {
+    await this.dataSource.transaction(async (m) => {
+      await this.rows.lockWorkspace(workspaceId, m);
+      const { def, agent } = await this.rows.memorizeRows(workspaceId, agentId, m);
+      const merged = mergeMemorize(MemorizeSettingsService.read(agent ?? def), patch);
+      await this.rows.saveMemorize(workspaceId, agentId, merged as unknown as Record<string, unknown>, m);
+    });
+    return this.effectiveFor(workspaceId, agentId);
+  }
+
+  /** The override (created first when missing) goes back to factory defaults; the workspace default is untouched. */
+  async reset(workspaceId: string, agentId: string): Promise<EffectiveMemorizeSettings> {
+    await this.rows.saveMemorize(
+      workspaceId,
+      agentId,
+      factoryMemorizeSettings() as unknown as Record<string, unknown>,
+    );
+    return this.effectiveFor(workspaceId, agentId);
+  }
+}

@@ -1,0 +1,118 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { PageQuery } from '@/common/http/pagination';
+import { IsE164, IsUuidValue } from '@/common/validation/validators';
+import { NUMBER_CHANNELS, NumberChannel } from '../phone-number.entity';
+
+export const NUMBER_TYPES = ['local', 'mobile', 'toll_free', 'national'] as const;
+
+export class CapabilitiesDto {
+  @ApiPropertyOptional({ example: true }) @IsOptional() @IsBoolean() call?: boolean;
+  @ApiPropertyOptional({ example: true }) @IsOptional() @IsBoolean() sms?: boolean;
+  @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() whatsapp?: boolean;
+  @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() whatsapp_call?: boolean;
+}
+
+export class CreatePhoneNumberDto {
+  @ApiProperty({ example: '+14155550123', description: 'E.164' })
+  @IsDefined()
+  @IsNotEmpty()
+  @IsE164()
+  number!: string;
+
+  @ApiPropertyOptional({ example: 'twilio', default: 'sandbox' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
+  @Matches(/^[a-z0-9_-]+$/, { message: 'provider must be lowercase letters, digits, - and _' })
+  provider?: string;
+
+  @ApiPropertyOptional({
+    example: 'US',
+    description: 'ISO 3166 alpha-2; derived from the number when absent',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Z]{2}$/, { message: 'country_code must be two capital letters (ISO 3166-1 alpha-2)' })
+  country_code?: string;
+
+  @ApiPropertyOptional({ enum: NUMBER_TYPES, example: 'local' })
+  @IsOptional()
+  @IsIn(NUMBER_TYPES, { message: `type must be one of ${NUMBER_TYPES.join(', ')}` })
+  type?: string;
+
+  @ApiPropertyOptional({
+    type: CapabilitiesDto,
+    description: 'default: call and sms true, whatsapp and whatsapp_call false',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CapabilitiesDto)
+  capabilities?: CapabilitiesDto;
+}
+
+export class ListPhoneNumbersQuery extends PageQuery {}
+
+export class SnapshotQuery {
+  @ApiProperty({ example: '+14155550123' })
+  @IsDefined()
+  @IsNotEmpty()
+  @IsE164()
+  number!: string;
+}
+
+export class BindPhoneNumberDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsDefined()
+  @IsNotEmpty()
+  @IsUuidValue()
+  phone_number_uuid!: string;
+
+  @ApiProperty({ enum: NUMBER_CHANNELS, isArray: true, example: ['call', 'sms'] })
+  @IsDefined()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayUnique()
+  @IsIn(NUMBER_CHANNELS, { each: true, message: `each channel must be one of ${NUMBER_CHANNELS.join(', ')}` })
+  channels!: NumberChannel[];
+}
+
+export class BindWhatsappDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsDefined()
+  @IsNotEmpty()
+  @IsUuidValue()
+  phone_number_uuid!: string;
+}
+
+export class BindMessengerDto {
+  @ApiProperty({ example: '1029384756' })
+  @IsDefined()
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(100)
+  @Matches(/^[0-9A-Za-z_.-]+$/, { message: 'page_id must be a Messenger page id' })
+  page_id!: string;
+
+  @ApiPropertyOptional({ example: 'Acme Support' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  page_name?: string;
+}

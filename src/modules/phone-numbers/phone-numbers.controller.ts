@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { WorkspaceId } from '@/common/auth/request-context';
+import { ApiEnvelope } from '@/common/http/api-response.decorator';
+import { Page } from '@/common/http/pagination';
+import { UuidParamPipe } from '@/common/http/validation';
+import { CreatePhoneNumberDto, ListPhoneNumbersQuery, SnapshotQuery } from './dto/phone-numbers.dto';
+import { PhoneNumberChannelSnapshotResponse, PhoneNumberResponse } from './dto/phone-numbers.response';
+import { PhoneNumbersService } from './phone-numbers.service';
+
+@ApiTags('Phone numbers')
+@Controller('api/v1/phone-numbers')
+export class PhoneNumbersController {
+  constructor(private readonly numbers: PhoneNumbersService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the phone numbers of the workspace, newest first' })
+  @ApiEnvelope(PhoneNumberResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
+  list(@WorkspaceId() ws: string, @Query() query: ListPhoneNumbersQuery): Promise<Page<PhoneNumberResponse>> {
+    return this.numbers.list(ws, query);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Register a number the workspace owns (E.164)' })
+  @ApiEnvelope(PhoneNumberResponse, {
+    status: 201,
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
+  })
+  create(@WorkspaceId() ws: string, @Body() dto: CreatePhoneNumberDto): Promise<PhoneNumberResponse> {
+    return this.numbers.register(ws, dto);
+  }
+
+  @Get('channels')
+  @ApiOperation({ summary: 'Channel snapshot of a number, found by its E.164 value' })
+  @ApiEnvelope(PhoneNumberChannelSnapshotResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT'] })
+  snapshotByNumber(
+    @WorkspaceId() ws: string,
+    @Query() query: SnapshotQuery,
+  ): Promise<PhoneNumberChannelSnapshotResponse> {
+    return this.numbers.snapshotByNumber(ws, query.number);
+  }
+
+  @Get(':uuid')
+  @ApiOperation({ summary: 'Read a phone number' })
+  @ApiEnvelope(PhoneNumberResponse, { errors: ['INVALID_UUID'] })
+  read(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<PhoneNumberResponse> {
+    return this.numbers.read(ws, id);
+  }
+
+  @Delete(':uuid')
+  @ApiOperation({ summary: 'Delete a phone number and every binding of it' })
+  @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
+  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+    await this.numbers.remove(ws, id);
+    return null;
+  }
+
+  @Get(':uuid/channels')
+  @ApiOperation({ summary: 'Channel snapshot of a number: which agent serves call, SMS and WhatsApp' })
+  @ApiEnvelope(PhoneNumberChannelSnapshotResponse, { errors: ['INVALID_UUID'] })
+  snapshot(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<PhoneNumberChannelSnapshotResponse> {
+    return this.numbers.snapshotById(ws, id);
+  }
+}
