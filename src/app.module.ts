@@ -19,6 +19,8 @@ import { AgentsModule } from '@/modules/agents/agents.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { EvaluationModule } from '@/modules/evaluation/evaluation.module';
 import { EventsModule } from '@/modules/events/events.module';
+import { ContactsModule } from '@/modules/contacts/contacts.module';
+import { SchedulingModule } from '@/modules/scheduling/scheduling.module';
 import { HealthModule } from '@/modules/health/health.module';
 import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
@@ -36,6 +38,8 @@ const DOMAIN_MODULES: Type[] = [
   ConversationsModule,
   EvaluationModule,
   PhoneNumbersModule,
+  ContactsModule,
+  SchedulingModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */

@@ -12,4 +12,13 @@ export const MIGRATIONS = [
   Agents1763800000000,
   AgentConfiguration1763800000001,
   Conversations1763830000000,
+import { Contacts1763810000000 } from './migrations/1763810000000-Contacts';
+import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
+
+/** Every migration in order. A new migration file is added here so it runs the same under ts-node, Jest and dist. */
+export const MIGRATIONS = [
+  Foundation1763790000000,
+  Agents1763800000000,
+  Contacts1763810000000,
+  Scheduling1763811000000,
 ];

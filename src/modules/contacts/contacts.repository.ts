@@ -1,0 +1,143 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, EntityManager, In, Repository } from 'typeorm';
+import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { Contact } from './contact.entity';
+
+export interface ContactFilter {
+  search?: string;
+  status?: string;
+  tagId?: string;
+  stageId?: string;
+  skip: number;
+  take: number;
+}
+
+@Injectable()
+export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
+  constructor(@InjectRepository(Contact) repo: Repository<Contact>) {
+    super(repo);
+  }
+
+  findWithTags(workspaceId: string, id: string, manager?: EntityManager): Promise<Contact | null> {
+    return this.findOne(workspaceId, { id }, { relations: { tags: true } }, manager);
+  }
+
+  findManyWithTags(workspaceId: string, ids: string[], manager?: EntityManager): Promise<Contact[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.find(workspaceId, { where: { id: In(ids) }, relations: { tags: true } }, manager);
+  }
+
+  async list(workspaceId: string, f: ContactFilter): Promise<[Contact[], number]> {
+    const qb = this.query(workspaceId, 'c');
+    if (f.search) {
+      const like = `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+      qb.andWhere(
+        new Brackets((w) =>
+          w
+            .where('c.name ILIKE :like', { like })
+            .orWhere('c.surname ILIKE :like')
+            .orWhere('c.email ILIKE :like')
+            .orWhere('c.phone_number ILIKE :like'),
+        ),
+      );
+    }
+    if (f.status) qb.andWhere('c.status = :status', { status: f.status });
+    if (f.stageId) qb.andWhere('c.pipeline_stage_id = :stageId', { stageId: f.stageId });
+    if (f.tagId)
+      qb.andWhere(
+        'EXISTS (SELECT 1 FROM contact_tag_links l WHERE l.contact_id = c.id AND l.tag_id = :tagId)',
+        {
+          tagId: f.tagId,
+        },
+      );
+    const [rows, total] = await qb
+      .orderBy('c.created_at', 'DESC')
+      .addOrderBy('c.id', 'DESC')
+      .skip(f.skip)
+      .take(f.take)
+      .getManyAndCount();
+    const withTags = await this.findManyWithTags(
+      workspaceId,
+      rows.map((r) => r.id),
+    );
+    const byId = new Map(withTags.map((c) => [c.id, c]));
+    return [rows.map((r) => byId.get(r.id) ?? r), total];
+  }
+
+  /** Which of these phone numbers already belong to a contact of the workspace. */
+  async takenPhones(workspaceId: string, phones: string[], manager?: EntityManager): Promise<Set<string>> {
+    if (!phones.length) return new Set();
+    const rows = await this.find(workspaceId, { where: { phoneNumber: In(phones) } }, manager);
+    return new Set(rows.map((r) => r.phoneNumber as string));
+  }
+
+  findByPhone(workspaceId: string, phone: string): Promise<Contact | null> {
+    return this.findOne(workspaceId, { phoneNumber: phone }, { relations: { tags: true } });
+  }
+
+  findByEmail(workspaceId: string, email: string, manager?: EntityManager): Promise<Contact | null> {
+    return this.query(workspaceId, 'c', manager)
+      .andWhere('lower(c.email) = lower(:email)', { email })
+      .orderBy('c.created_at', 'ASC')
+      .leftJoinAndSelect('c.tags', 't')
+      .getOne();
+  }
+
+  /** Stored values under a custom field key that do not fit the given SQL predicate (counted, for a 409). */
+  async countValuesNotMatching(
+    workspaceId: string,
+    key: string,
+    fits: string,
+    params: unknown[],
+  ): Promise<number> {
+    const rows: { n: string }[] = await this.repo.manager.query(
+      `SELECT count(*) AS n FROM contacts
+        WHERE workspace_id = $1 AND custom_fields ? $2 AND NOT (${fits})`,
+      [workspaceId, key, ...params],
+    );
+    return Number(rows[0].n);
+  }
+
+  async renameCustomKey(
+    workspaceId: string,
+    from: string,
+    to: string,
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE contacts SET custom_fields = (custom_fields - $2::text) || jsonb_build_object($3::text, custom_fields -> $2::text)
+        WHERE workspace_id = $1 AND custom_fields ? $2`,
+      [workspaceId, from, to],
+    );
+  }
+
+  async removeCustomKey(workspaceId: string, key: string, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE contacts SET custom_fields = custom_fields - $2::text WHERE workspace_id = $1 AND custom_fields ? $2`,
+      [workspaceId, key],
+    );
+  }
+
+  /** Contacts per stage, for the stage list. */
+  async countByStage(workspaceId: string, stageIds: string[]): Promise<Map<string, number>> {
+    if (!stageIds.length) return new Map();
+    const rows: { id: string; n: string }[] = await this.repo.manager.query(
+      `SELECT pipeline_stage_id AS id, count(*) AS n FROM contacts
+        WHERE workspace_id = $1 AND pipeline_stage_id = ANY($2::uuid[]) GROUP BY pipeline_stage_id`,
+      [workspaceId, stageIds],
+    );
+    return new Map(rows.map((r) => [r.id, Number(r.n)]));
+  }
+
+  /** Contacts per tag, for the tag list. */
+  async countByTag(workspaceId: string, tagIds: string[]): Promise<Map<string, number>> {
+    if (!tagIds.length) return new Map();
+    const rows: { id: string; n: string }[] = await this.repo.manager.query(
+      `SELECT l.tag_id AS id, count(*) AS n FROM contact_tag_links l JOIN contacts c ON c.id = l.contact_id
+        WHERE c.workspace_id = $1 AND l.tag_id = ANY($2::uuid[]) GROUP BY l.tag_id`,
+      [workspaceId, tagIds],
+    );
+    return new Map(rows.map((r) => [r.id, Number(r.n)]));
+  }
+}

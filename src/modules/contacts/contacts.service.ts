@@ -1,0 +1,304 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { AppException, FieldError } from '@/common/errors/app.exception';
+import { Page, pageOf, skipTake } from '@/common/http/pagination';
+import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
+import { Contact } from './contact.entity';
+import { ContactTag } from './contact-tag.entity';
+import { ContactsRepository } from './contacts.repository';
+import { checkCustomFields, CustomValue, mergeCustomFields } from './custom-fields';
+import {
+  ContactResponse,
+  CreateContactDto,
+  CreateContactsBatchDto,
+  ListContactsQuery,
+  UpdateContactDto,
+} from './dto/contact.dto';
+import { validateBody } from './dto/validate-body';
+import { FieldsRepository } from './fields.repository';
+import { StagesRepository } from './stages.repository';
+import { TagsRepository } from './tags.repository';
+
+/** The body of a contact create, as the API takes it (snake_case keys). */
+export type CreateContactInput = Partial<CreateContactDto> & Record<string, unknown>;
+/** The keys of a contact to change, as the API takes them; others stay. */
+export type UpdateContactInput = Partial<UpdateContactDto> & Record<string, unknown>;
+
+const PHONE_TAKEN = 'A contact with this phone number already exists in the workspace';
+
+/** The simple fields copied from a body to the entity (JSON key, entity property). */
+const SIMPLE_FIELDS = [
+  ['name', 'name'],
+  ['surname', 'surname'],
+  ['email', 'email'],
+  ['phone_number', 'phoneNumber'],
+  ['number_type', 'numberType'],
+  ['country_code', 'countryCode'],
+  ['timezone', 'timezone'],
+  ['primary_language', 'primaryLanguage'],
+  ['preferred_contact_channel', 'preferredContactChannel'],
+  ['preferred_contact_time', 'preferredContactTime'],
+] as const;
+
+interface Resolved {
+  customFields: Record<string, CustomValue | null> | undefined;
+  tags: ContactTag[] | undefined;
+}
+
+/**
+ * Contacts: the one owner of the contacts table. Other modules (conversations, scheduling) read, find and
+ * create contacts through this service; its create and update apply the API's validation.
+ */
+@Injectable()
+export class ContactsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly contacts: ContactsRepository,
+    private readonly tags: TagsRepository,
+    private readonly fields: FieldsRepository,
+    private readonly stages: StagesRepository,
+  ) {}
+
+  toResponse(c: Contact): ContactResponse {
+    return {
+      uuid: c.id,
+      name: c.name,
+      surname: c.surname,
+      email: c.email,
+      phone_number: c.phoneNumber,
+      number_type: c.numberType,
+      country_code: c.countryCode,
+      timezone: c.timezone,
+      primary_language: c.primaryLanguage,
+      preferred_contact_channel: c.preferredContactChannel,
+      preferred_contact_time: c.preferredContactTime,
+      status: c.status,
+      custom_fields: c.customFields,
+      tags: [...(c.tags ?? [])]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((t) => ({ uuid: t.id, name: t.name, color: t.color })),
+      pipeline_stage_uuid: c.pipelineStageId,
+      pipeline_stage_changed_at: c.pipelineStageChangedAt?.toISOString() ?? null,
+      created_at: c.createdAt.toISOString(),
+      updated_at: c.updatedAt.toISOString(),
+    };
+  }
+
+  async list(workspaceId: string, q: ListContactsQuery): Promise<Page<ContactResponse>> {
+    const [rows, total] = await this.contacts.list(workspaceId, {
+      search: q.search?.trim() || undefined,
+      status: q.status,
+      tagId: q.tag_uuid,
+      stageId: q.stage_uuid,
+      ...skipTake(q),
+    });
+    return pageOf(
+      rows.map((c) => this.toResponse(c)),
+      total,
+      q,
+    );
+  }
+
+  /** The contact of this workspace, or 404 (the same answer for another workspace's contact). */
+  async get(workspaceId: string, id: string): Promise<Contact> {
+    const contact = await this.contacts.findWithTags(workspaceId, id);
+    if (!contact) throw AppException.notFound('Contact');
+    return contact;
+  }
+
+  /** The contact, or null: for body references, which answer 422 rather than 404. */
+  find(workspaceId: string, id: string): Promise<Contact | null> {
+    return this.contacts.findWithTags(workspaceId, id);
+  }
+
+  findMany(workspaceId: string, ids: string[]): Promise<Contact[]> {
+    return this.contacts.findManyWithTags(workspaceId, [...new Set(ids)]);
+  }
+
+  findByPhone(workspaceId: string, phoneNumber: string): Promise<Contact | null> {
+    return this.contacts.findByPhone(workspaceId, phoneNumber);
+  }
+
+  /** The oldest contact with this email (case-insensitive), or a new one with the name and email. */
+  async findOrCreateByEmail(
+    workspaceId: string,
+    input: { name: string; email: string },
+    manager?: EntityManager,
+  ): Promise<Contact> {
+    const found = await this.contacts.findByEmail(workspaceId, input.email, manager);
+    if (found) return found;
+    const contact = this.contacts.build(workspaceId, {
+      name: input.name,
+      email: input.email,
+      customFields: {},
+    });
+    contact.tags = [];
+    await this.contacts.save(workspaceId, contact, manager);
+    return (await this.contacts.findWithTags(workspaceId, contact.id, manager)) as Contact;
+  }
+
+  /** One contact, validated like `POST /contacts`. */
+  async create(workspaceId: string, input: CreateContactInput): Promise<Contact> {
+    const dto = validateBody(CreateContactDto, input);
+    const [created] = await this.insert(workspaceId, [dto], () => '');
+    return created;
+  }
+
+  /** Up to 1000 contacts, all or nothing; a failure names the item (`contacts.2.phone_number`). */
+  async createMany(workspaceId: string, input: unknown): Promise<Contact[]> {
+    const dto = validateBody(CreateContactsBatchDto, input);
+    // An empty list is "missing" (VALIDATION_ERROR), unlike a value that is not a list (INVALID_FORMAT).
+    if (!dto.contacts.length)
+      throw AppException.invalid('contacts', 'contacts should not be empty', 'VALIDATION_ERROR');
+    return this.insert(workspaceId, dto.contacts, (i) => `contacts.${i}.`);
+  }
+
+  private async insert(
+    workspaceId: string,
+    items: CreateContactDto[],
+    at: (i: number) => string,
+  ): Promise<Contact[]> {
+    const resolved = await this.resolve(workspaceId, items, at);
+    const seen = new Map<string, number>();
+    items.forEach((item, i) => {
+      if (!item.phone_number) return;
+      const first = seen.get(item.phone_number);
+      if (first !== undefined)
+        throw this.phoneConflict(
+          `${at(i)}phone_number`,
+          `${at(i)}phone_number repeats the phone number of ${at(first)}phone_number`,
+        );
+      seen.set(item.phone_number, i);
+    });
+    const taken = await this.contacts.takenPhones(workspaceId, [...seen.keys()]);
+    for (const [phone, i] of seen)
+      if (taken.has(phone))
+        throw this.phoneConflict(`${at(i)}phone_number`, `${at(i)}phone_number: ${PHONE_TAKEN}`);
+
+    const now = new Date();
+    const entities = items.map((item, i) => {
+      const contact = this.contacts.build(workspaceId, { customFields: {} });
+      this.apply(contact, item);
+      contact.status = item.status ?? 'Active';
+      contact.customFields = mergeCustomFields({}, resolved[i].customFields ?? {});
+      contact.tags = resolved[i].tags ?? [];
+      if (item.pipeline_stage_uuid) {
+        contact.pipelineStageId = item.pipeline_stage_uuid;
+        contact.pipelineStageChangedAt = now;
+      }
+      return contact;
+    });
+    try {
+      await this.dataSource.transaction(async (m) => {
+        for (let i = 0; i < entities.length; i += 200)
+          await this.contacts.save(workspaceId, entities.slice(i, i + 200), m);
+      });
+    } catch (err) {
+      if (isPgError(err, PG_UNIQUE_VIOLATION)) throw AppException.conflict(PHONE_TAKEN);
+      throw err;
+    }
+    const saved = await this.contacts.findManyWithTags(
+      workspaceId,
+      entities.map((e) => e.id),
+    );
+    const byId = new Map(saved.map((c) => [c.id, c]));
+    return entities.map((e) => byId.get(e.id) as Contact);
+  }
+
+  /** Changes only the keys sent, validated like `PUT /contacts/{uuid}`; `custom_fields` are merged key by key. */
+  async update(workspaceId: string, id: string, input: UpdateContactInput): Promise<Contact> {
+    const dto = validateBody(UpdateContactDto, input);
+    const contact = await this.get(workspaceId, id);
+    const [resolved] = await this.resolve(workspaceId, [dto], () => '');
+    if (dto.phone_number && dto.phone_number !== contact.phoneNumber) {
+      const taken = await this.contacts.takenPhones(workspaceId, [dto.phone_number]);
+      if (taken.size) throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
+    }
+    this.apply(contact, dto);
+    if (dto.status) contact.status = dto.status;
+    if (resolved.customFields)
+      contact.customFields = mergeCustomFields(contact.customFields, resolved.customFields);
+    if (resolved.tags) contact.tags = resolved.tags;
+    if (dto.pipeline_stage_uuid !== undefined && dto.pipeline_stage_uuid !== contact.pipelineStageId) {
+      contact.pipelineStageId = dto.pipeline_stage_uuid;
+      contact.pipelineStageChangedAt = new Date();
+    }
+    try {
+      await this.contacts.save(workspaceId, contact);
+    } catch (err) {
+      if (isPgError(err, PG_UNIQUE_VIOLATION))
+        throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
+      throw err;
+    }
+    return this.get(workspaceId, id);
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    if (!(await this.contacts.delete(workspaceId, { id }))) throw AppException.notFound('Contact');
+  }
+
+  private apply(contact: Contact, body: Partial<CreateContactDto>): void {
+    for (const [json, prop] of SIMPLE_FIELDS) {
+      const value = body[json];
+      if (value !== undefined) contact[prop] = value ?? null;
+    }
+  }
+
+  private phoneConflict(field: string, message: string): AppException {
+    return new AppException('CONFLICT', message, { field, details: message });
+  }
+
+  /** Checks custom fields, tags and stage of every item against the workspace; one 422 lists every problem. */
+  private async resolve(
+    workspaceId: string,
+    items: Partial<CreateContactDto>[],
+    at: (i: number) => string,
+  ): Promise<Resolved[]> {
+    const errors: FieldError[] = [];
+    const needDefs = items.some((i) => i.custom_fields && Object.keys(i.custom_fields).length);
+    const defs = needDefs ? await this.fields.find(workspaceId) : [];
+    const tagIds = [...new Set(items.flatMap((i) => i.tag_uuids ?? []).map((u) => u.toLowerCase()))];
+    const tags = tagIds.length ? await this.tags.find(workspaceId, { where: { id: In(tagIds) } }) : [];
+    const tagById = new Map(tags.map((t) => [t.id, t]));
+    const stageIds = [
+      ...new Set(items.map((i) => i.pipeline_stage_uuid?.toLowerCase()).filter((s): s is string => !!s)),
+    ];
+    const stages = stageIds.length
+      ? await this.stages.find(workspaceId, { where: { id: In(stageIds) } })
+      : [];
+    const stageIdsFound = new Set(stages.map((s) => s.id));
+
+    const out = items.map((item, i): Resolved => {
+      let customFields: Resolved['customFields'];
+      if (item.custom_fields) {
+        const checked = checkCustomFields(defs, item.custom_fields, `${at(i)}custom_fields`);
+        errors.push(...checked.errors);
+        customFields = checked.values;
+      }
+      let itemTags: ContactTag[] | undefined;
+      if (item.tag_uuids) {
+        itemTags = [];
+        item.tag_uuids.forEach((u, j) => {
+          const tag = tagById.get(u.toLowerCase());
+          const field = `${at(i)}tag_uuids.${j}`;
+          if (!tag) errors.push({ code: 'VALIDATION_ERROR', field, message: `${field} does not name a tag` });
+          else if (!itemTags!.includes(tag)) itemTags!.push(tag);
+        });
+      }
+      if (item.pipeline_stage_uuid) {
+        item.pipeline_stage_uuid = item.pipeline_stage_uuid.toLowerCase();
+        if (!stageIdsFound.has(item.pipeline_stage_uuid)) {
+          const field = `${at(i)}pipeline_stage_uuid`;
+          errors.push({
+            code: 'VALIDATION_ERROR',
+            field,
+            message: `${field} does not name a pipeline stage`,
+          });
+        }
+      }
+      return { customFields, tags: itemTags };
+    });
+    if (errors.length) throw AppException.validation(errors);
+    return out;
+  }
+}
