@@ -17,6 +17,8 @@ import { QueueModule } from '@/common/queue/queue.module';
 import { RedisModule } from '@/common/redis/redis.module';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
+import { ConversationsJobsModule } from '@/modules/conversations/jobs/conversations-jobs.module';
+import { EvaluationJobsModule } from '@/modules/evaluation/jobs/evaluation-jobs.module';
 import { EvaluationModule } from '@/modules/evaluation/evaluation.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { ContactsModule } from '@/modules/contacts/contacts.module';
@@ -26,6 +28,8 @@ import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interc
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
+import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
@@ -40,10 +44,11 @@ const DOMAIN_MODULES: Type[] = [
   PhoneNumbersModule,
   ContactsModule,
   SchedulingModule,
+  KnowledgeModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
-const WORKER_MODULES: Type[] = [IdempotencyJobsModule];
+const WORKER_MODULES: Type[] = [IdempotencyJobsModule, KnowledgeJobsModule, ConversationsJobsModule, EvaluationJobsModule];
 
 export interface AppModuleOptions {
   config: AppConfig;

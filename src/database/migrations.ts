@@ -22,3 +22,7 @@ export const MIGRATIONS = [
   Contacts1763810000000,
   Scheduling1763811000000,
 ];
+import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
+
+/** Every migration in order. A new migration file is added here so it runs the same under ts-node, Jest and dist. */
+export const MIGRATIONS = [Foundation1763790000000, Agents1763800000000, Knowledge1763820000000];

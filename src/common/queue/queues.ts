@@ -5,6 +5,7 @@ export const QUEUES = {
   maintenance: 'maintenance',
   sessions: 'sessions',
   evaluation: 'evaluation',
+  knowledge: 'knowledge',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -20,6 +21,12 @@ export interface JobPayloads {
   };
   evaluation: {
     'evaluate-session': { workspaceId: string; sessionId: string };
+  };
+  knowledge: {
+    /** Runs (or re-runs, replacing) the import of a data source. */
+    import: { workspaceId: string; dataSourceId: string };
+    /** Rebuilds every assigned agent's index of a data source. */
+    sync: { workspaceId: string; dataSourceId: string };
   };
 }
 

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentsModule } from '@/modules/agents/agents.module';
+import { ContactsModule } from '@/modules/contacts/contacts.module';
+import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { AgentContextReader, ContactDirectory, KnowledgeLookup } from './agent-context';
@@ -16,7 +18,7 @@ import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Conversation, Message, Session]), AgentsModule, EventsModule, LlmModule],
+  imports: [TypeOrmModule.forFeature([Conversation, Message, Session]), AgentsModule, ContactsModule, KnowledgeModule, EventsModule, LlmModule],
   controllers: [ConversationsController, SessionsController],
   providers: [
     ConversationsRepository,

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { WorkspaceId, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { DataSource } from './data-source.entity';
+
+@Injectable()
+export class DataSourcesRepository extends WorkspaceScopedRepository<DataSource> {
+  constructor(@InjectRepository(DataSource) repo: Repository<DataSource>) {
+    super(repo);
+  }
+
+  /** Changes the given columns of one data source (status, progress, sync state) without reading it first. */
+  async patch(
+    workspaceId: WorkspaceId,
+    id: string,
+    values: Partial<Omit<DataSource, 'id' | 'workspaceId'>>,
+    manager?: EntityManager,
+  ): Promise<void> {
+    const repo = manager ? this.inTransaction(manager) : this.repo;
+    await repo.update({ id, workspaceId }, values as never);
+  }
+}

@@ -1,0 +1,26 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional } from 'class-validator';
+
+export const MAX_BATCH = 1000;
+
+export class AddRecordsDto {
+  @ApiPropertyOptional({ example: { product: 'Basic plan', price: 19 }, description: 'one record' })
+  @IsOptional()
+  @IsObject()
+  record?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    example: [{ product: 'Pro plan', price: 49 }],
+    description: `up to ${MAX_BATCH}, all or nothing`,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_BATCH)
+  records?: unknown[];
+}
+
+export class UpdateRecordDto {
+  @ApiPropertyOptional({ example: { price: 21 }, description: 'the values to change' })
+  @IsObject()
+  record!: Record<string, unknown>;
+}

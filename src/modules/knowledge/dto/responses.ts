@@ -1,0 +1,78 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { COLUMN_TYPES } from '../column-types';
+import { PROCESS_WORDS, SYNC_STATUSES } from '../data-source.entity';
+
+export class ColumnResponse {
+  @ApiProperty({ example: 1 }) id!: number;
+  @ApiProperty({ example: 'price' }) name!: string;
+  @ApiProperty({ enum: COLUMN_TYPES, example: 'number' }) type!: string;
+}
+
+export class ProgressResponse {
+  @ApiProperty({ example: 1200, description: 'rows or pages done' }) done!: number;
+  @ApiPropertyOptional({ example: 5000, nullable: true }) total?: number | null;
+}
+
+export class DataSourceResponse {
+  @ApiProperty({ example: '01936f0e-7a8b-7c3d-9e2f-1a2b3c4d5e6f' }) uuid!: string;
+  @ApiProperty({ example: 'Price list' }) name!: string;
+  @ApiProperty({ example: 'Prices of every product', nullable: true }) description!: string | null;
+  @ApiProperty({ enum: ['table', 'copypaste', 'file', 'website'], example: 'file' }) type!: string;
+  @ApiProperty({
+    example: 'https://help.example.com/',
+    nullable: true,
+    description: 'crawl start URL or uploaded file name',
+  })
+  path_url!: string | null;
+  @ApiProperty({ example: 'csv', nullable: true, description: 'kind of file, detected from its bytes' })
+  path_ext!: string | null;
+  @ApiProperty({ example: 2, description: '0 queued, 1 processing, 2 ready, 3 failed' }) status!: number;
+  @ApiProperty({ enum: PROCESS_WORDS, example: 'ready' }) process!: string;
+  @ApiPropertyOptional({ type: ProgressResponse, nullable: true }) progress!: ProgressResponse | null;
+  @ApiProperty({ example: null, nullable: true, description: 'why the import failed' }) error!: string | null;
+  @ApiProperty({ enum: SYNC_STATUSES, example: 'synced' }) sync_status!: string;
+  @ApiProperty({ example: null, nullable: true }) sync_error!: string | null;
+  @ApiProperty({ example: '2026-11-22T04:17:55.123Z', nullable: true }) last_synced_at!: string | null;
+  @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;
+  @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) updated_at!: string;
+}
+
+export class DataSourceDetailResponse extends DataSourceResponse {
+  @ApiProperty({ type: [ColumnResponse] }) columns!: ColumnResponse[];
+  @ApiProperty({ example: 42 }) records_count!: number;
+  @ApiProperty({
+    type: [String],
+    example: ['01936f0e-7a8b-7c3d-9e2f-1a2b3c4d5e6f'],
+    description: 'assigned agents',
+  })
+  agent_uuids!: string[];
+}
+
+export class FieldsResponse {
+  @ApiProperty({ type: [ColumnResponse] }) columns!: ColumnResponse[];
+}
+
+export class RecordResponse {
+  @ApiProperty({ example: 17 }) id!: number;
+  @ApiProperty({ example: { product: 'Basic plan', price: 19 } }) data!: Record<string, unknown>;
+  @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;
+  @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) updated_at!: string;
+}
+
+export class SearchSourceResponse {
+  @ApiProperty({ example: '01936f0e-7a8b-7c3d-9e2f-1a2b3c4d5e6f' }) uuid!: string;
+  @ApiProperty({ example: 'Help centre' }) name!: string;
+}
+
+export class SearchRecordResponse {
+  @ApiProperty({ example: 17 }) id!: number;
+  @ApiProperty({ example: { content: 'We are open Monday to Friday', source: 'paste', position: 0 } })
+  data!: Record<string, unknown>;
+}
+
+export class SearchResultResponse {
+  @ApiProperty({ type: SearchSourceResponse }) data_source!: SearchSourceResponse;
+  @ApiProperty({ type: SearchRecordResponse }) record!: SearchRecordResponse;
+  @ApiProperty({ example: 'We are **open** Monday to Friday' }) snippet!: string;
+  @ApiProperty({ example: 0.42 }) score!: number;
+}

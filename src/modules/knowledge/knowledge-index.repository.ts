@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource as Db } from 'typeorm';
+import type { WorkspaceId } from '@/common/persistence/workspace-scoped.repository';
+import type { Row } from './column-types';
+
+export interface SearchHit {
+  dataSourceId: string;
+  dataSourceName: string;
+  recordId: number;
+  data: Row;
+  snippet: string;
+  score: number;
+}
+
+/** knowledge_assignments and knowledge_index: which agent sees which source, and the agent's synced snapshot. */
+@Injectable()
+export class KnowledgeIndexRepository {
+  constructor(@InjectDataSource() private readonly db: Db) {}
+
+  async assign(workspaceId: WorkspaceId, dataSourceId: string, agentId: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO knowledge_assignments (workspace_id, data_source_id, agent_id) VALUES ($1, $2, $3)
+       ON CONFLICT DO NOTHING`,
+      [workspaceId, dataSourceId, agentId],
+    );
+  }
+
+  /** Removes the assignment and what the agent indexed of the source: it must stop seeing it at once. */
+  async unassign(workspaceId: WorkspaceId, dataSourceId: string, agentId: string): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      const [, affected] = (await m.query(
+        `DELETE FROM knowledge_assignments WHERE workspace_id = $1 AND data_source_id = $2 AND agent_id = $3`,
+        [workspaceId, dataSourceId, agentId],
+      )) as [unknown, number];
+      await m.query(
+        `DELETE FROM knowledge_index WHERE workspace_id = $1 AND data_source_id = $2 AND agent_id = $3`,
+        [workspaceId, dataSourceId, agentId],
+      );
+      return affected > 0;
+    });
+  }
+
+  async agentsOf(workspaceId: WorkspaceId, dataSourceId: string): Promise<string[]> {
+    const rows = (await this.db.query(
+      `SELECT agent_id FROM knowledge_assignments WHERE workspace_id = $1 AND data_source_id = $2 ORDER BY created_at`,
+      [workspaceId, dataSourceId],
+    )) as { agent_id: string }[];
+    return rows.map((r) => r.agent_id);
+  }
+
+  /**
+   * Rebuilds, in one transaction, every assigned agent's snapshot of this source from its records as they are
+   * now. `contentSql` turns a record's `data` into the searchable text.
+   */
+  async rebuild(workspaceId: WorkspaceId, dataSourceId: string, contentSql: string): Promise<number> {
+    return this.db.transaction(async (m) => {
+      await m.query(`DELETE FROM knowledge_index WHERE workspace_id = $1 AND data_source_id = $2`, [
+        workspaceId,
+        dataSourceId,
+      ]);
+      const [, inserted] = (await m.query(
+        `INSERT INTO knowledge_index (workspace_id, agent_id, data_source_id, record_id, data, content)
+         SELECT r.workspace_id, a.agent_id, r.data_source_id, r.id, r.data, ${contentSql}
+         FROM knowledge_records r
+         JOIN knowledge_assignments a ON a.data_source_id = r.data_source_id AND a.workspace_id = r.workspace_id
+         WHERE r.workspace_id = $1 AND r.data_source_id = $2`,
+        [workspaceId, dataSourceId],
+      )) as [unknown, number];
+      return inserted;
+    });
+  }
+
+  /** Full-text search over what the agent can see, best first. */
+  async search(workspaceId: WorkspaceId, agentId: string, q: string, limit: number): Promise<SearchHit[]> {
+    const rows = (await this.db.query(
+      `WITH query AS (SELECT websearch_to_tsquery('english', $3) AS tsq)
+       SELECT i.data_source_id, d.name AS data_source_name, i.record_id, i.data,
+              ts_headline('english', i.content, query.tsq,
+                          'MaxWords=35, MinWords=15, MaxFragments=2, StartSel=**, StopSel=**') AS snippet,
+              ts_rank_cd(i.tsv, query.tsq) AS score
+       FROM knowledge_index i
+       JOIN data_sources d ON d.id = i.data_source_id
+       CROSS JOIN query
+       WHERE i.workspace_id = $1 AND i.agent_id = $2 AND i.tsv @@ query.tsq
+       ORDER BY score DESC, i.record_id
+       LIMIT $4`,
+      [workspaceId, agentId, q, limit],
+    )) as {
+      data_source_id: string;
+      data_source_name: string;
+      record_id: string;
+      data: Row;
+      snippet: string;
+      score: number;
+    }[];
+    return rows.map((r) => ({
+      dataSourceId: r.data_source_id,
+      dataSourceName: r.data_source_name,
+      recordId: Number(r.record_id),
+      data: r.data,
+      snippet: r.snippet,
+      score: Number(r.score),
+    }));
+  }
+}

@@ -1,0 +1,115 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { AppException } from '@/common/errors/app.exception';
+import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { AgentsService } from '@/modules/agents/agents.service';
+import { DataSource } from './data-source.entity';
+import { DataSourcesRepository } from './data-sources.repository';
+import { DataSourcesService } from './data-sources.service';
+import { DataSourceDetailResponse, SearchResultResponse } from './dto/responses';
+import { KnowledgeIndexRepository } from './knowledge-index.repository';
+
+/** Longest text indexed per record (PostgreSQL caps a tsvector at 1 MB). */
+const MAX_INDEXED_CHARS = 100_000;
+
+/** How a record becomes searchable text: a chunk's content, or a table row as `column: value` lines. */
+function contentSql(ds: DataSource): string {
+  const chunks = ds.type !== 'table' && ds.columns.some((c) => c.name === 'content');
+  const text = chunks
+    ? `r.data ->> 'content'`
+    : `(SELECT string_agg(e.key || ': ' || e.value, E'\\n') FROM jsonb_each_text(r.data) e)`;
+  return `left(coalesce(${text}, ''), ${MAX_INDEXED_CHARS})`;
+}
+
+/**
+ * Assignment of data sources to agents, the sync that snapshots them into each agent's index, and the search
+ * over that index (used by the HTTP route and by the conversation runtime).
+ */
+@Injectable()
+export class KnowledgeService {
+  constructor(
+    private readonly sources: DataSourcesRepository,
+    private readonly dataSources: DataSourcesService,
+    private readonly index: KnowledgeIndexRepository,
+    private readonly agents: AgentsService,
+    @InjectQueue(QUEUES.knowledge) private readonly queue: Queue,
+  ) {}
+
+  async assign(
+    workspaceId: string,
+    dataSourceId: string,
+    agentId: string,
+  ): Promise<DataSourceDetailResponse> {
+    await this.dataSources.get(workspaceId, dataSourceId);
+    if (!(await this.agents.exists(workspaceId, agentId)))
+      throw AppException.invalid(
+        'agent_uuid',
+        'agent_uuid does not name an agent of this workspace',
+        'VALIDATION_ERROR',
+      );
+    await this.index.assign(workspaceId, dataSourceId, agentId);
+    return this.dataSources.detail(workspaceId, dataSourceId);
+  }
+
+  async unassign(
+    workspaceId: string,
+    dataSourceId: string,
+    agentId: string,
+  ): Promise<DataSourceDetailResponse> {
+    await this.dataSources.get(workspaceId, dataSourceId);
+    if (!(await this.index.unassign(workspaceId, dataSourceId, agentId)))
+      throw AppException.notFound('Assignment');
+    return this.dataSources.detail(workspaceId, dataSourceId);
+  }
+
+  /** Queues the rebuild of every assigned agent's index of this source and answers at once. */
+  async sync(workspaceId: string, dataSourceId: string): Promise<DataSourceDetailResponse> {
+    await this.dataSources.get(workspaceId, dataSourceId);
+    await this.sources.patch(workspaceId, dataSourceId, { syncStatus: 'queued', syncError: null });
+    const payload: JobPayloads['knowledge']['sync'] = { workspaceId, dataSourceId };
+    await this.queue.add('sync', payload);
+    return this.dataSources.detail(workspaceId, dataSourceId);
+  }
+
+  /** The job: snapshots the records as they are now; later changes stay invisible until the next sync. */
+  async runSync(workspaceId: string, dataSourceId: string): Promise<void> {
+    const ds = await this.sources.findById(workspaceId, dataSourceId);
+    if (!ds) return;
+    await this.sources.patch(workspaceId, ds.id, { syncStatus: 'syncing' });
+    try {
+      await this.index.rebuild(workspaceId, ds.id, contentSql(ds));
+      await this.sources.patch(workspaceId, ds.id, {
+        syncStatus: 'synced',
+        syncError: null,
+        lastSyncedAt: new Date(),
+      });
+    } catch (err) {
+      await this.sources.patch(workspaceId, ds.id, {
+        syncStatus: 'failed',
+        syncError: `sync failed: ${(err as Error).message}`.slice(0, 2000),
+      });
+      throw err;
+    }
+  }
+
+  /**
+   * What the agent can see (only sources assigned to it, as of their last sync) matching `query`, best first.
+   * 404 for an unknown agent.
+   */
+  async search(
+    workspaceId: string,
+    agentId: string,
+    query: string,
+    limit = 5,
+  ): Promise<SearchResultResponse[]> {
+    await this.agents.get(workspaceId, agentId);
+    const hits = await this.index.search(workspaceId, agentId, query, Math.min(Math.max(limit, 1), 50));
+    return hits.map((h) => ({
+      data_source: { uuid: h.dataSourceId, name: h.dataSourceName },
+      record: { id: h.recordId, data: h.data },
+      snippet: h.snippet,
+      score: Math.round(h.score * 10000) / 10000,
+    }));
+  }
+}

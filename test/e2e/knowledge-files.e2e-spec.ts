@@ -1,0 +1,313 @@
+import ExcelJS from 'exceljs';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ImportsService } from '@/modules/knowledge/imports.service';
+import { createAgent, synced, upload, waitFor } from '../factories/knowledge.factory';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+
+/** A one-page PDF with `text`, optionally carrying a JavaScript open action. */
+export function makePdf(text: string, js?: string): Buffer {
+  const content = `BT /F1 24 Tf 72 700 Td (${text}) Tj ET`;
+  const objects = [
+    `<< /Type /Catalog /Pages 2 0 R${js ? ' /OpenAction 5 0 R /Names << /JavaScript << /Names [(x) 5 0 R] >> >>' : ''} >>`,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >> >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    js ? `<< /S /JavaScript /JS (${js}) >>` : '<< >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const off of offsets) out += `${String(off).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+describe('Knowledge: file imports', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+  let other: TestTenant;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    tenant = await createTenant(app);
+    other = await createTenant(app);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const records = async (uuid: string) =>
+    (await tenant.http.get(`/api/v1/data/${uuid}/records?per_page=100`)).body.data.items.map(
+      (r: { data: Record<string, unknown> }) => r.data,
+    ) as Record<string, unknown>[];
+
+  it('imports a CSV with types inferred from the data, whatever its file name', async () => {
+    const csv =
+      'name,price,in_stock,launched,site,notes\n' +
+      'Widget,9.99,true,2026-01-02,https://x.io/w,"says ""hi"", twice"\n' +
+      'Gadget,19,false,2025-12-31,https://x.io/g,\n';
+    const res = await upload(tenant, 'Catalogue', csv, 'catalogue.pdf');
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({
+      type: 'file',
+      status: 0,
+      process: 'queued',
+      path_ext: 'csv',
+      path_url: 'catalogue.pdf',
+    });
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 2, error: null, records_count: 2, progress: { done: 2 } });
+    expect(done.columns.map((c) => [c.name, c.type])).toEqual([
+      ['name', 'text'],
+      ['price', 'number'],
+      ['in_stock', 'boolean'],
+      ['launched', 'date'],
+      ['site', 'url'],
+      ['notes', 'text'],
+    ]);
+    expect(await records(res.body.data.uuid)).toEqual([
+      {
+        name: 'Widget',
+        price: 9.99,
+        in_stock: true,
+        launched: '2026-01-02',
+        site: 'https://x.io/w',
+        notes: 'says "hi", twice',
+      },
+      {
+        name: 'Gadget',
+        price: 19,
+        in_stock: false,
+        launched: '2025-12-31',
+        site: 'https://x.io/g',
+        notes: null,
+      },
+    ]);
+    // The typed table takes record writes checked against the inferred types.
+    const bad = await tenant.http
+      .post(`/api/v1/data/${res.body.data.uuid}/records`)
+      .send({ record: { price: 'x' } });
+    expect(bad.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'record.price' });
+  });
+
+  it('widens a column whose later values do not fit the sampled type', async () => {
+    const lines = ['code,label'];
+    for (let i = 0; i < 1200; i++) lines.push(`${i},item ${i}`);
+    lines.push('A-1,last');
+    const res = await upload(tenant, 'Codes', lines.join('\n'), 'codes.csv');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done.status).toBe(2);
+    expect(done.columns[0]).toMatchObject({ name: 'code', type: 'text' });
+    const first = await records(res.body.data.uuid);
+    expect(first[0]).toEqual({ code: '0', label: 'item 0' });
+  });
+
+  it('imports a JSON array of objects, neutralising __proto__ keys', async () => {
+    const json =
+      '[{"sku": "a1", "qty": 3, "tags": ["x"], "__proto__": {"polluted": true}},' +
+      ' {"sku": "b2", "qty": 4, "tags": [], "constructor": {"prototype": {"polluted": true}}}]';
+    const res = await upload(tenant, 'Stock', json, 'stock.json');
+    expect(res.body.data.path_ext).toBe('json');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done.status).toBe(2);
+    expect(done.columns.map((c) => [c.name, c.type])).toEqual([
+      ['sku', 'text'],
+      ['qty', 'number'],
+      ['tags', 'json'],
+      ['constructor', 'json'],
+    ]);
+    const rows = await records(res.body.data.uuid);
+    expect(rows[0]).toEqual({ sku: 'a1', qty: 3, tags: ['x'] });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('fails a JSON that is not an array of objects with the reason', async () => {
+    const res = await upload(tenant, 'Bad', '{"a": 1}', 'x.json');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({
+      status: 3,
+      process: 'failed',
+      error: 'JSON must be an array of objects',
+      records_count: 0,
+    });
+  });
+
+  it('imports XML records (children of the root), refusing a DOCTYPE', async () => {
+    const xml =
+      '<?xml version="1.0"?><products><product id="1"><name>Lamp</name><price>12.5</price></product>' +
+      '<product id="2"><name><![CDATA[Desk & chair]]></name><price>80</price></product></products>';
+    const res = await upload(tenant, 'Products', xml, 'p.xml');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done.status).toBe(2);
+    expect(done.columns.map((c) => [c.name, c.type])).toEqual([
+      ['id', 'number'],
+      ['name', 'text'],
+      ['price', 'number'],
+    ]);
+    expect(await records(res.body.data.uuid)).toEqual([
+      { id: 1, name: 'Lamp', price: 12.5 },
+      { id: 2, name: 'Desk & chair', price: 80 },
+    ]);
+  });
+
+  it('neutralises a billion-laughs XML quickly', async () => {
+    const levels = ['<!ENTITY lol "lol">'];
+    for (let i = 1; i <= 9; i++)
+      levels.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
+    const xml = `<?xml version="1.0"?><!DOCTYPE lolz [${levels.join('')}]><lolz><row><v>&lol9;</v></row></lolz>`;
+    const res = await upload(tenant, 'Laughs', xml, 'lol.xml');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done.status).toBe(3);
+    expect(done.error).toMatch(/DOCTYPE/);
+    expect(done.records_count).toBe(0);
+  });
+
+  it('imports the first sheet of an Excel workbook with typed cells', async () => {
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('Prices');
+    sheet.addRow(['Plan', 'Monthly', 'Start']);
+    sheet.addRow(['Basic', 10, new Date('2026-01-01T00:00:00Z')]);
+    sheet.addRow(['Pro', 25.5, new Date('2026-02-01T00:00:00Z')]);
+    const buffer = Buffer.from(await wb.xlsx.writeBuffer());
+    const res = await upload(tenant, 'Plans', buffer, 'plans.bin');
+    expect(res.body.data.path_ext).toBe('xlsx');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 2, records_count: 2 });
+    expect(done.columns.map((c) => [c.name, c.type])).toEqual([
+      ['Plan', 'text'],
+      ['Monthly', 'number'],
+      ['Start', 'date'],
+    ]);
+    expect((await records(res.body.data.uuid))[1]).toEqual({
+      Plan: 'Pro',
+      Monthly: 25.5,
+      Start: '2026-02-01T00:00:00.000Z',
+    });
+  });
+
+  it('imports plain text as chunks', async () => {
+    const text = Array.from(
+      { length: 60 },
+      (_, i) => `Paragraph ${i} talks about warranty terms and care.`,
+    ).join('\n\n');
+    const res = await upload(tenant, 'Manual', text, 'manual.txt');
+    expect(res.body.data.path_ext).toBe('txt');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done.status).toBe(2);
+    expect(done.records_count).toBeGreaterThan(1);
+    const rows = await records(res.body.data.uuid);
+    expect(rows[0]).toMatchObject({ source: 'manual.txt', position: 0 });
+    expect(rows[1].position).toBe(1);
+  });
+
+  it('imports the text of a PDF and never runs its script', async () => {
+    const pdf = makePdf(
+      'Warranty lasts two years',
+      "app.alert('owned'); this.submitForm('http://127.0.0.1:1/x');",
+    );
+    const res = await upload(tenant, 'Warranty', pdf, 'warranty.pdf');
+    expect(res.body.data.path_ext).toBe('pdf');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 2, error: null });
+    const rows = await records(res.body.data.uuid);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ source: 'warranty.pdf#page=1', position: 0 });
+    expect(rows[0].content).toContain('Warranty lasts two years');
+    expect(JSON.stringify(rows)).not.toContain('alert');
+  });
+
+  it('fails an audio file with a clear reason when no transcription service is configured', async () => {
+    const wav = Buffer.concat([
+      Buffer.from('RIFF'),
+      Buffer.alloc(4),
+      Buffer.from('WAVEfmt '),
+      Buffer.alloc(64),
+    ]);
+    const res = await upload(tenant, 'Call', wav, 'call.wav');
+    expect(res.body.data.path_ext).toBe('wav');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 3, process: 'failed' });
+    expect(done.error).toMatch(/no transcription service is configured/);
+  });
+
+  it('refuses an unsupported file and a missing file or name with the short body, leaving no file', async () => {
+    const uploads = path.join(app.config.storageDir, 'uploads', 'tmp');
+    const before = fs.readdirSync(uploads).length;
+    const bin = await upload(
+      tenant,
+      'Bin',
+      Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]),
+      'old.xls',
+    );
+    expect(bin.status).toBe(422);
+    expect(bin.body).toEqual({
+      success: false,
+      message: expect.stringContaining('file type is not supported'),
+      data: [],
+    });
+    const none = await tenant.http.post('/api/v1/data/import/file').field('description', 'x');
+    expect(none.status).toBe(422);
+    expect(none.body).toEqual({
+      success: false,
+      message: expect.stringMatching(/^name .* \| file is required$/),
+      data: [],
+    });
+    const noName = await tenant.http
+      .post('/api/v1/data/import/file')
+      .attach('file', Buffer.from('a,b\n1,2\n'), 'a.csv');
+    expect(noName.status).toBe(422);
+    expect(noName.body.data).toEqual([]);
+    expect(fs.readdirSync(uploads).length).toBe(before);
+    const text = await tenant.http
+      .post('/api/v1/data/import/file')
+      .set('Content-Type', 'text/plain')
+      .send('x');
+    expect(text.status).toBe(400);
+    expect(text.body.error.code).toBe('BAD_REQUEST');
+  });
+
+  it('re-running an import replaces its rows instead of duplicating them', async () => {
+    const res = await upload(tenant, 'Twice', 'a,b\n1,2\n3,4\n', 'twice.csv');
+    await waitFor(tenant, res.body.data.uuid);
+    const imports = app.get<ImportsService>(ImportsService);
+    // The uploaded file is gone after the first run, so a second run of a file import would fail; a paste re-runs.
+    const paste = await tenant.http
+      .post('/api/v1/data/import/copypaste')
+      .send({ name: 'P', data: 'Hello there.' });
+    await waitFor(tenant, paste.body.data.uuid);
+    await imports.run(tenant.workspaceId, paste.body.data.uuid, true);
+    const again = await waitFor(tenant, paste.body.data.uuid);
+    expect(again).toMatchObject({ status: 2, records_count: 1 });
+  });
+
+  it('makes an imported file searchable after assign and sync; other workspaces see nothing', async () => {
+    const res = await upload(
+      tenant,
+      'FAQ',
+      'question,answer\nHow long is delivery?,Three working days\n',
+      'faq.csv',
+    );
+    const id = res.body.data.uuid as string;
+    await waitFor(tenant, id);
+    const agent = await createAgent(app, tenant);
+    await tenant.http.post(`/api/v1/data/${id}/assign`).send({ agent_uuid: agent.id });
+    await tenant.http.post(`/api/v1/data/${id}/sync`);
+    await waitFor(tenant, id, synced);
+    const hits = await tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`);
+    expect(hits.body.data[0]).toMatchObject({
+      data_source: { uuid: id },
+      record: { data: { answer: 'Three working days' } },
+    });
+    expect((await other.http.get(`/api/v1/data/${id}`)).status).toBe(404);
+    expect((await other.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,123 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { streamUpload, upload, waitFor } from '../factories/knowledge.factory';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+
+/** Deflates `size` zero bytes without holding them: a few hundred KB that inflate to `size`. */
+async function deflatedZeros(size: number): Promise<Buffer> {
+  const deflate = zlib.createDeflateRaw({ level: 9 });
+  const out: Buffer[] = [];
+  deflate.on('data', (c: Buffer) => out.push(c));
+  const block = Buffer.alloc(1024 * 1024);
+  for (let done = 0; done < size; done += block.length) {
+    if (!deflate.write(block)) await new Promise((r) => deflate.once('drain', r));
+  }
+  await new Promise((r) => deflate.end(r));
+  return Buffer.concat(out);
+}
+
+/** A zip archive of the given entries (name, stored or deflated data, declared uncompressed size). */
+function zip(entries: { name: string; data: Buffer; size: number; deflated: boolean }[]): Buffer {
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(e.deflated ? 8 : 0, 8);
+    local.writeUInt32LE(0, 14);
+    local.writeUInt32LE(e.data.length, 18);
+    local.writeUInt32LE(e.size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const cd = Buffer.alloc(46);
+    cd.writeUInt32LE(0x02014b50, 0);
+    cd.writeUInt16LE(20, 4);
+    cd.writeUInt16LE(20, 6);
+    cd.writeUInt16LE(e.deflated ? 8 : 0, 10);
+    cd.writeUInt32LE(0, 16);
+    cd.writeUInt32LE(e.data.length, 20);
+    cd.writeUInt32LE(e.size, 24);
+    cd.writeUInt16LE(name.length, 28);
+    cd.writeUInt32LE(offset, 42);
+    parts.push(local, name, e.data);
+    central.push(cd, name);
+    offset += 30 + name.length + e.data.length;
+  }
+  const cdBuf = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cdBuf.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, cdBuf, end]);
+}
+
+describe('Knowledge: hostile inputs', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    tenant = await createTenant(app);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('refuses a zip bomb disguised as .xlsx without inflating it', async () => {
+    const workbook = Buffer.from('<workbook/>');
+    const size = 512 * 1024 * 1024;
+    const bomb = zip([
+      { name: '[Content_Types].xml', data: Buffer.from('<Types/>'), size: 8, deflated: false },
+      { name: 'xl/workbook.xml', data: workbook, size: workbook.length, deflated: false },
+      { name: 'xl/worksheets/sheet1.xml', data: await deflatedZeros(size), size, deflated: true },
+    ]);
+    expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
+    const res = await upload(tenant, 'Bomb', bomb, 'prices.xlsx');
+    expect(res.status).toBe(201);
+    expect(res.body.data.path_ext).toBe('xlsx');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 3, process: 'failed', records_count: 0 });
+    expect(done.error).toMatch(/decompression bomb/);
+  });
+
+  it('refuses a zip that is not a workbook', async () => {
+    const archive = zip([{ name: 'hello.txt', data: Buffer.from('hi'), size: 2, deflated: false }]);
+    const res = await upload(tenant, 'Zip', archive, 'x.xlsx');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 3, error: 'the archive is not an Excel workbook (.xlsx)' });
+  });
+
+  it('answers 413 to a CSV of 128 MB + 1 byte and leaves no file behind', async () => {
+    const tmp = path.join(app.config.storageDir, 'uploads', 'tmp');
+    const before = fs.readdirSync(tmp).length;
+    const res = await streamUpload(app, tenant, 128 * 1024 * 1024 + 1);
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+    expect(fs.readdirSync(tmp).length).toBe(before);
+    const list = await tenant.http.get('/api/v1/data');
+    expect(list.body.data.items.some((d: { name: string }) => d.name === 'Big')).toBe(false);
+  }, 120_000);
+
+  it('fails a malformed CSV import with the reason and no rows', async () => {
+    const res = await upload(tenant, 'Broken', `a,b\n1,"${'x'.repeat(1024 * 1024 + 10)}"\n`, 'broken.csv');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 3, records_count: 0 });
+    expect(done.error).toMatch(/invalid CSV/);
+  });
+
+  it('refuses an XML external entity', async () => {
+    const xml =
+      '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r><i><v>&x;</v></i></r>';
+    const res = await upload(tenant, 'XXE', xml, 'x.xml');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 3, records_count: 0 });
+    expect(done.error).toMatch(/DOCTYPE/);
+  });
+});
