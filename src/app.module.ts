@@ -48,7 +48,12 @@ const DOMAIN_MODULES: Type[] = [
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
-const WORKER_MODULES: Type[] = [IdempotencyJobsModule, KnowledgeJobsModule, ConversationsJobsModule, EvaluationJobsModule];
+const WORKER_MODULES: Type[] = [
+  IdempotencyJobsModule,
+  KnowledgeJobsModule,
+  ConversationsJobsModule,
+  EvaluationJobsModule,
+];
 
 export interface AppModuleOptions {
   config: AppConfig;

@@ -1,6 +1,9 @@
 import { Foundation1763790000000 } from './migrations/1763790000000-Foundation';
 import { Agents1763800000000 } from './migrations/1763800000000-Agents';
 import { AgentConfiguration1763800000001 } from './migrations/1763800000001-AgentConfiguration';
+import { Contacts1763810000000 } from './migrations/1763810000000-Contacts';
+import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
+import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
 import { Conversations1763830000000 } from './migrations/1763830000000-Conversations';
 
 /**
@@ -11,18 +14,8 @@ export const MIGRATIONS = [
   Foundation1763790000000,
   Agents1763800000000,
   AgentConfiguration1763800000001,
-  Conversations1763830000000,
-import { Contacts1763810000000 } from './migrations/1763810000000-Contacts';
-import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
-
-/** Every migration in order. A new migration file is added here so it runs the same under ts-node, Jest and dist. */
-export const MIGRATIONS = [
-  Foundation1763790000000,
-  Agents1763800000000,
   Contacts1763810000000,
   Scheduling1763811000000,
+  Knowledge1763820000000,
+  Conversations1763830000000,
 ];
-import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
-
-/** Every migration in order. A new migration file is added here so it runs the same under ts-node, Jest and dist. */
-export const MIGRATIONS = [Foundation1763790000000, Agents1763800000000, Knowledge1763820000000];

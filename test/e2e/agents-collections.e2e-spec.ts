@@ -22,7 +22,9 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
       const first = await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'Be kind' });
       expect(first.status).toBe(201);
       expect(first.body.data.agent_uuid).toBe(a.agent_uuid);
-      expect(first.body.data[collection]).toEqual([{ uuid: expect.any(String), content: 'Be kind', order: 1 }]);
+      expect(first.body.data[collection]).toEqual([
+        { uuid: expect.any(String), content: 'Be kind', order: 1 },
+      ]);
       await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'At ten', order: 10 });
       const third = await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'Last' });
       expect(third.body.data[collection].map((g: any) => [g.content, g.order])).toEqual([
@@ -38,7 +40,12 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
     it('lists by order then insertion; PATCH changes the keys sent; DELETE keeps the others', async () => {
       const a = await createAgent(tenant);
       const put = await tenant.http.put(`${base(a)}/${collection}`).send({
-        [collection]: [{ content: 'B', order: 2 }, { content: 'A1', order: 1 }, { content: 'A2', order: 1 }, { content: 'C' }],
+        [collection]: [
+          { content: 'B', order: 2 },
+          { content: 'A1', order: 1 },
+          { content: 'A2', order: 1 },
+          { content: 'C' },
+        ],
       });
       expect(put.status).toBe(200);
       const items = put.body.data[collection];
@@ -48,7 +55,9 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
         ['B', 2],
         ['C', 3],
       ]);
-      const patched = await tenant.http.patch(`${base(a)}/${collection}/${items[2].uuid}`).send({ content: 'B!' });
+      const patched = await tenant.http
+        .patch(`${base(a)}/${collection}/${items[2].uuid}`)
+        .send({ content: 'B!' });
       expect(patched.status).toBe(200);
       expect(patched.body.data[collection][2]).toEqual({ uuid: items[2].uuid, content: 'B!', order: 2 });
       const del = await tenant.http.delete(`${base(a)}/${collection}/${items[0].uuid}`);
@@ -74,7 +83,9 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
     it('PUT names the failing item; nothing is written when one item is bad', async () => {
       const a = await createAgent(tenant);
       await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'keep me' });
-      const res = await tenant.http.put(`${base(a)}/${collection}`).send({ [collection]: [{ content: 'ok' }, { content: '' }] });
+      const res = await tenant.http
+        .put(`${base(a)}/${collection}`)
+        .send({ [collection]: [{ content: 'ok' }, { content: '' }] });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: `${collection}.1.content` });
       const missing = await tenant.http.put(`${base(a)}/${collection}`).send({});
@@ -85,7 +96,9 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
 
     it('PATCH and DELETE of an unknown or malformed item: 404 / 422 itemUuid', async () => {
       const a = await createAgent(tenant);
-      expect((await tenant.http.patch(`${base(a)}/${collection}/${MISSING}`).send({ content: 'x' })).status).toBe(404);
+      expect(
+        (await tenant.http.patch(`${base(a)}/${collection}/${MISSING}`).send({ content: 'x' })).status,
+      ).toBe(404);
       expect((await tenant.http.delete(`${base(a)}/${collection}/${MISSING}`)).status).toBe(404);
       const bad = await tenant.http.delete(`${base(a)}/${collection}/nope`);
       expect(bad.status).toBe(422);
@@ -116,7 +129,12 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
       ]);
       const id = put.body.data.training[1].uuid;
       const patch = await tenant.http.patch(`${base(a)}/training/${id}`).send({ response: 'answer' });
-      expect(patch.body.data.training[1]).toEqual({ uuid: id, content: 'two', intent: 'x', response: 'answer' });
+      expect(patch.body.data.training[1]).toEqual({
+        uuid: id,
+        content: 'two',
+        intent: 'x',
+        response: 'answer',
+      });
       const del = await tenant.http.delete(`${base(a)}/training/${id}`);
       expect(del.body.data.training.map((t: any) => t.content)).toEqual(['one']);
     });
@@ -172,7 +190,9 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
         webhook: null,
         parameters: [],
       });
-      const explicit = await tenant.http.post(`${base(a)}/intents`).send({ name: 'Other', key: 'custom_key' });
+      const explicit = await tenant.http
+        .post(`${base(a)}/intents`)
+        .send({ name: 'Other', key: 'custom_key' });
       expect(explicit.body.data.intents[2].key).toBe('custom_key');
     });
 
@@ -186,10 +206,23 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
       const id = other.body.data.intents[1].intent_uuid;
       expect((await tenant.http.patch(`${base(a)}/intents/${id}`).send({ key: 'refund' })).status).toBe(409);
       // Keeping its own key is fine, and another agent may use the same key.
-      expect((await tenant.http.patch(`${base(a)}/intents/${made.body.data.intents[0].intent_uuid}`).send({ key: 'refund' })).status).toBe(200);
+      expect(
+        (
+          await tenant.http
+            .patch(`${base(a)}/intents/${made.body.data.intents[0].intent_uuid}`)
+            .send({ key: 'refund' })
+        ).status,
+      ).toBe(200);
       const b = await createAgent(tenant);
-      expect((await tenant.http.post(`${base(b)}/intents`).send({ name: 'Refund', key: 'refund' })).status).toBe(201);
-      const putDup = await tenant.http.put(`${base(a)}/intents`).send({ intents: [{ name: 'A', key: 'k' }, { name: 'B', key: 'k' }] });
+      expect(
+        (await tenant.http.post(`${base(b)}/intents`).send({ name: 'Refund', key: 'refund' })).status,
+      ).toBe(201);
+      const putDup = await tenant.http.put(`${base(a)}/intents`).send({
+        intents: [
+          { name: 'A', key: 'k' },
+          { name: 'B', key: 'k' },
+        ],
+      });
       expect(putDup.status).toBe(409);
     });
 
@@ -247,7 +280,11 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
       // Removing the intent turns its steps into plain conversation steps.
       await tenant.http.delete(`${base(a)}/intents/${intentId}`);
       const after = await tenant.http.get(base(a));
-      expect(after.body.data.procedures[0].steps[1]).toEqual({ order: 2, description: 'Look up the order', intent_uuid: null });
+      expect(after.body.data.procedures[0].steps[1]).toEqual({
+        order: 2,
+        description: 'Look up the order',
+        intent_uuid: null,
+      });
     });
 
     it('rejects an intent_uuid that is not an intent of this agent, naming the step', async () => {
@@ -286,7 +323,9 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
     it('PATCH cannot clear the name', async () => {
       const a = await createAgent(tenant);
       const made = await tenant.http.post(`${base(a)}/procedures`).send({ name: 'P' });
-      const res = await tenant.http.patch(`${base(a)}/procedures/${made.body.data.procedures[0].uuid}`).send({ name: null });
+      const res = await tenant.http
+        .patch(`${base(a)}/procedures/${made.body.data.procedures[0].uuid}`)
+        .send({ name: null });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'name' });
     });

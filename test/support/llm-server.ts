@@ -35,13 +35,20 @@ export function defaultAnswer(call: LlmCall): LlmAnswer {
     case 'memorize':
       return { content: '{}' };
     case 'evaluate': {
-      if (call.system.includes('"value": true or false')) return { content: JSON.stringify({ value: true, reason: 'goal reached' }) };
-      if (call.system.includes('number from 0 to 10')) return { content: JSON.stringify({ value: 8, score: 8, reason: 'good' }) };
+      if (call.system.includes('"value": true or false'))
+        return { content: JSON.stringify({ value: true, reason: 'goal reached' }) };
+      if (call.system.includes('number from 0 to 10'))
+        return { content: JSON.stringify({ value: 8, score: 8, reason: 'good' }) };
       if (call.system.includes('one of the labels')) {
         const labels = /Labels: (.*)/.exec(call.system)?.[1].split(', ') ?? ['none'];
         return { content: JSON.stringify({ value: labels[0], label: labels[0], reason: 'first label' }) };
       }
-      return { content: JSON.stringify({ value: 'The customer asked a question and got an answer.', reason: 'summary' }) };
+      return {
+        content: JSON.stringify({
+          value: 'The customer asked a question and got an answer.',
+          reason: 'summary',
+        }),
+      };
     }
     default:
       return { content: 'Hello from the model.' };
@@ -114,7 +121,9 @@ export class LlmServer {
         id: `chatcmpl-${this.calls.length}`,
         object: 'chat.completion',
         model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' }],
+        choices: [
+          { index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' },
+        ],
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       });
     res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(payload);

@@ -1,5 +1,9 @@
 /** Polls until `check` answers a value other than undefined, or fails after the timeout. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

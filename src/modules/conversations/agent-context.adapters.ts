@@ -40,7 +40,11 @@ export class AgentsContextReader extends AgentContextReader {
   }
 
   async memorize(workspaceId: string, agentId: string): Promise<MemorizeSettingsShape> {
-    const { source: _source, updated_at: _updated, ...settings } = await this.memorizeSettings.effectiveFor(workspaceId, agentId);
+    const {
+      source: _source,
+      updated_at: _updated,
+      ...settings
+    } = await this.memorizeSettings.effectiveFor(workspaceId, agentId);
     return settings;
   }
 }
@@ -57,7 +61,10 @@ export class ContactsDirectory extends ContactDirectory {
   async find(workspaceId: string, contactId: string): Promise<ContactView | null> {
     const contact = await this.contacts.find(workspaceId, contactId);
     if (!contact) return null;
-    return { uuid: contact.id, fields: this.contacts.toResponse(contact) as unknown as Record<string, unknown> };
+    return {
+      uuid: contact.id,
+      fields: this.contacts.toResponse(contact) as unknown as Record<string, unknown>,
+    };
   }
 
   /** `custom_fields.x` keys become a custom_fields patch; a value the contact rules refuse is skipped, not fatal. */
@@ -71,7 +78,10 @@ export class ContactsDirectory extends ContactDirectory {
         await this.contacts.update(workspaceId, contactId, patch);
       } catch (err) {
         if (!(err instanceof AppException)) throw err;
-        this.logger.warn({ workspaceId, contactId, field: err.options.field, code: err.code }, 'memorized value refused');
+        this.logger.warn(
+          { workspaceId, contactId, field: err.options.field, code: err.code },
+          'memorized value refused',
+        );
       }
     }
   }

@@ -64,5 +64,10 @@ export interface KnowledgeHit {
 
 /** The agent's searchable knowledge as of its last sync. */
 export abstract class KnowledgeLookup {
-  abstract search(workspaceId: string, agentId: string, query: string, limit: number): Promise<KnowledgeHit[]>;
+  abstract search(
+    workspaceId: string,
+    agentId: string,
+    query: string,
+    limit: number,
+  ): Promise<KnowledgeHit[]>;
 }

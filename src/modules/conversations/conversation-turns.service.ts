@@ -59,7 +59,12 @@ export class ConversationTurnsService {
       const now = new Date();
       const touched = await this.sessions.touch(m, conv, now, timeoutMs);
       const message = await this.addMessage(m, conv, touched.session, 'inbound', 'customer', content);
-      return { conversation: conv, inbound: message, session: touched.session, previousActivityMs: touched.previousActivityMs };
+      return {
+        conversation: conv,
+        inbound: message,
+        session: touched.session,
+        previousActivityMs: touched.previousActivityMs,
+      };
     });
     await this.sessions.scheduleTimeout(session, previousActivityMs);
 
@@ -70,7 +75,8 @@ export class ConversationTurnsService {
       conversation.channel,
       { customLlmUrl: agent.custom_llm_url },
     );
-    if (decision.decision !== 'none' && decision.rule) return this.act(conversation, session, inbound, decision);
+    if (decision.decision !== 'none' && decision.rule)
+      return this.act(conversation, session, inbound, decision);
 
     // 3. Otherwise the agent's reply.
     const { text, reason } = await this.reply(workspaceId, conversation, agent);
@@ -80,11 +86,18 @@ export class ConversationTurnsService {
       reply: reply ? MessageResponse.of(reply) : null,
       action: null,
       reply_unavailable_reason: reason,
-      conversation: ConversationResponse.of(reply ? { ...conversation, lastMessageAt: reply.createdAt } : conversation),
+      conversation: ConversationResponse.of(
+        reply ? { ...conversation, lastMessageAt: reply.createdAt } : conversation,
+      ),
     };
   }
 
-  private async act(conversation: Conversation, session: Session, inbound: Message, decision: RuleDecision): Promise<TurnResponse> {
+  private async act(
+    conversation: Conversation,
+    session: Session,
+    inbound: Message,
+    decision: RuleDecision,
+  ): Promise<TurnResponse> {
     const rule = decision.rule!;
     const action: TurnAction = {
       kind: decision.decision as 'guard' | 'routing',
@@ -95,7 +108,8 @@ export class ConversationTurnsService {
     };
     const said = decision.say ? await this.storeAgentMessage(conversation, session, decision.say) : null;
     let after = said ? { ...conversation, lastMessageAt: said.createdAt } : conversation;
-    if (action.kind === 'guard' && action.type === 'end_conversation') after = await this.conversationsService.close(conversation.workspaceId, conversation.id);
+    if (action.kind === 'guard' && action.type === 'end_conversation')
+      after = await this.conversationsService.close(conversation.workspaceId, conversation.id);
     return {
       message: MessageResponse.of(inbound),
       reply: said ? MessageResponse.of(said) : null,
@@ -106,24 +120,41 @@ export class ConversationTurnsService {
   }
 
   /** The reply text, or null with the reason (no model configured, or the model failed). */
-  private async reply(workspaceId: string, conversation: Conversation, agent: AgentResponse): Promise<{ text: string | null; reason: string | null }> {
+  private async reply(
+    workspaceId: string,
+    conversation: Conversation,
+    agent: AgentResponse,
+  ): Promise<{ text: string | null; reason: string | null }> {
     if (!this.llm.isConfigured(agent.custom_llm_url))
-      return { text: null, reason: "No language model is configured: set LLM_BASE_URL or the agent's custom_llm_url" };
+      return {
+        text: null,
+        reason: "No language model is configured: set LLM_BASE_URL or the agent's custom_llm_url",
+      };
     const history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
     const lastCustomer = [...history].reverse().find((m) => m.sender === 'customer')?.content ?? '';
     const [memory, knowledge] = await Promise.all([
       this.memory(workspaceId, conversation, agent.agent_uuid),
-      this.knowledge.search(workspaceId, agent.agent_uuid, lastCustomer, KNOWLEDGE_HITS).catch((err: Error): KnowledgeHit[] => {
-        this.logger.warn({ err: err.message, conversationId: conversation.id }, 'knowledge search failed; replying without it');
-        return [];
-      }),
+      this.knowledge
+        .search(workspaceId, agent.agent_uuid, lastCustomer, KNOWLEDGE_HITS)
+        .catch((err: Error): KnowledgeHit[] => {
+          this.logger.warn(
+            { err: err.message, conversationId: conversation.id },
+            'knowledge search failed; replying without it',
+          );
+          return [];
+        }),
     ]);
     try {
-      const result = await this.llm.chat(buildReplyMessages({ agent, channel: conversation.channel, history, memory, knowledge }), {
-        baseUrl: agent.custom_llm_url,
-      });
+      const result = await this.llm.chat(
+        buildReplyMessages({ agent, channel: conversation.channel, history, memory, knowledge }),
+        {
+          baseUrl: agent.custom_llm_url,
+        },
+      );
       const text = result.content.trim();
-      return text ? { text, reason: null } : { text: null, reason: 'The language model answered with an empty reply' };
+      return text
+        ? { text, reason: null }
+        : { text: null, reason: 'The language model answered with an empty reply' };
     } catch (err) {
       if (err instanceof LlmError) return { text: null, reason: `The language model failed: ${err.message}` };
       throw err;
@@ -137,12 +168,18 @@ export class ConversationTurnsService {
     if (!plan.active) return undefined;
     const [contact, summaries] = await Promise.all([
       plan.readable.length ? this.contacts.find(workspaceId, conversation.contactId) : Promise.resolve(null),
-      plan.summaries ? this.sessions.recentSummaries(workspaceId, conversation.contactId, plan.summaries) : Promise.resolve([]),
+      plan.summaries
+        ? this.sessions.recentSummaries(workspaceId, conversation.contactId, plan.summaries)
+        : Promise.resolve([]),
     ]);
     return { contact: contact ? pickFields(contact.fields, plan.readable) : undefined, summaries };
   }
 
-  private async storeAgentMessage(conversation: Conversation, session: Session, content: string): Promise<Message> {
+  private async storeAgentMessage(
+    conversation: Conversation,
+    session: Session,
+    content: string,
+  ): Promise<Message> {
     return this.db.transaction(async (m) => {
       const conv = await this.conversations.lock(conversation.workspaceId, conversation.id, m);
       if (!conv) throw AppException.notFound('Conversation');
@@ -176,7 +213,11 @@ export class ConversationTurnsService {
     conv.lastMessageAt = message.createdAt;
     await this.conversations.save(ws, conv, m);
     await this.outbox.record(m, ws, [
-      { type: 'conversation_update', agentId: conv.agentId, data: { message: MessageResponse.of(message), conversation_uuid: conv.id } },
+      {
+        type: 'conversation_update',
+        agentId: conv.agentId,
+        data: { message: MessageResponse.of(message), conversation_uuid: conv.id },
+      },
     ]);
     return message;
   }

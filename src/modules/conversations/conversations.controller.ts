@@ -6,7 +6,12 @@ import { Page, PageQuery } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
 import { ConversationsService } from './conversations.service';
 import { ConversationTurnsService } from './conversation-turns.service';
-import { ListConversationsQuery, ListSessionsQuery, OpenConversationDto, PostMessageDto } from './dto/requests';
+import {
+  ListConversationsQuery,
+  ListSessionsQuery,
+  OpenConversationDto,
+  PostMessageDto,
+} from './dto/requests';
 import { ConversationResponse, MessageResponse, SessionResponse, TurnResponse } from './dto/responses';
 import { SessionsService } from './sessions.service';
 
@@ -28,30 +33,49 @@ export class ConversationsController {
 
   @Post()
   @ApiOperation({ summary: 'Open a text conversation with an agent' })
-  @ApiEnvelope(ConversationResponse, { status: 201, errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'] })
+  @ApiEnvelope(ConversationResponse, {
+    status: 201,
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
+  })
   async open(@WorkspaceId() ws: string, @Body() dto: OpenConversationDto): Promise<ConversationResponse> {
-    const c = await this.conversations.open(ws, { agentId: dto.agent_uuid, channel: dto.channel, contactId: dto.contact_uuid, phone: dto.phone });
+    const c = await this.conversations.open(ws, {
+      agentId: dto.agent_uuid,
+      channel: dto.channel,
+      contactId: dto.contact_uuid,
+      phone: dto.phone,
+    });
     return ConversationResponse.of(c);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a conversation' })
   @ApiEnvelope(ConversationResponse, { errors: ['INVALID_UUID'] })
-  async get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<ConversationResponse> {
+  async get(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<ConversationResponse> {
     return ConversationResponse.of(await this.conversations.get(ws, uuid));
   }
 
   @Get(':uuid/messages')
   @ApiOperation({ summary: "A conversation's messages, oldest first" })
   @ApiEnvelope(MessageResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
-  messages(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Query() q: PageQuery): Promise<Page<MessageResponse>> {
+  messages(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Query() q: PageQuery,
+  ): Promise<Page<MessageResponse>> {
     return this.conversations.listMessages(ws, uuid, q);
   }
 
   @Get(':uuid/sessions')
   @ApiOperation({ summary: "A conversation's sessions, newest first" })
   @ApiEnvelope(SessionResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
-  async sessionsOf(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Query() q: PageQuery): Promise<Page<SessionResponse>> {
+  async sessionsOf(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Query() q: PageQuery,
+  ): Promise<Page<SessionResponse>> {
     await this.conversations.get(ws, uuid);
     return this.sessions.list(ws, Object.assign(new ListSessionsQuery(), q, { conversation_uuid: uuid }));
   }
@@ -59,17 +83,28 @@ export class ConversationsController {
   @Post(':uuid/messages')
   @ApiOperation({
     summary: "The customer's turn: stored, then guard rules, routing rules, or the agent's reply",
-    description: 'Answers the stored message, the agent reply (absent with the reason when no model is configured) and the action of a rule that fired.',
+    description:
+      'Answers the stored message, the agent reply (absent with the reason when no model is configured) and the action of a rule that fired.',
   })
-  @ApiEnvelope(TurnResponse, { status: 201, errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'] })
-  turn(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Body() dto: PostMessageDto): Promise<TurnResponse> {
+  @ApiEnvelope(TurnResponse, {
+    status: 201,
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
+  })
+  turn(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() dto: PostMessageDto,
+  ): Promise<TurnResponse> {
     return this.turns.takeTurn(ws, uuid, dto.content);
   }
 
   @Post(':uuid/close')
   @ApiOperation({ summary: 'Close a conversation; its active session ends and is evaluated' })
   @ApiEnvelope(ConversationResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
-  async close(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<ConversationResponse> {
+  async close(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<ConversationResponse> {
     return ConversationResponse.of(await this.conversations.close(ws, uuid));
   }
 }

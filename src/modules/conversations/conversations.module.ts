@@ -18,7 +18,14 @@ import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Conversation, Message, Session]), AgentsModule, ContactsModule, KnowledgeModule, EventsModule, LlmModule],
+  imports: [
+    TypeOrmModule.forFeature([Conversation, Message, Session]),
+    AgentsModule,
+    ContactsModule,
+    KnowledgeModule,
+    EventsModule,
+    LlmModule,
+  ],
   controllers: [ConversationsController, SessionsController],
   providers: [
     ConversationsRepository,

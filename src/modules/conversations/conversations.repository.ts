@@ -14,7 +14,10 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
 
   /** The conversation, locked for the rest of the transaction so turns of one conversation run one at a time. */
   lock(workspaceId: string, id: string, manager: EntityManager): Promise<Conversation | null> {
-    return this.query(workspaceId, 'c', manager).andWhere('c.id = :id', { id }).setLock('pessimistic_write').getOne();
+    return this.query(workspaceId, 'c', manager)
+      .andWhere('c.id = :id', { id })
+      .setLock('pessimistic_write')
+      .getOne();
   }
 }
 
@@ -30,8 +33,17 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
   }
 
   /** The latest messages of a conversation, oldest first (the reply's context window). */
-  async recent(workspaceId: string, conversationId: string, limit: number, manager?: EntityManager): Promise<Message[]> {
-    const rows = await this.find(workspaceId, { where: { conversationId }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit }, manager);
+  async recent(
+    workspaceId: string,
+    conversationId: string,
+    limit: number,
+    manager?: EntityManager,
+  ): Promise<Message[]> {
+    const rows = await this.find(
+      workspaceId,
+      { where: { conversationId }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit },
+      manager,
+    );
     return rows.reverse();
   }
 }
@@ -47,12 +59,22 @@ export class SessionsRepository extends WorkspaceScopedRepository<Session> {
   }
 
   /** Ends the session if it is still active; false when it had ended already (the caller then does nothing). */
-  async end(workspaceId: string, id: string, reason: Session['endReason'], at: Date, manager: EntityManager): Promise<boolean> {
+  async end(
+    workspaceId: string,
+    id: string,
+    reason: Session['endReason'],
+    at: Date,
+    manager: EntityManager,
+  ): Promise<boolean> {
     const result = await manager
       .createQueryBuilder()
       .update(Session)
       .set({ status: 'ended', endReason: reason, endedAt: at })
-      .where('workspace_id = :workspaceId AND id = :id AND status = :active', { workspaceId, id, active: 'active' })
+      .where('workspace_id = :workspaceId AND id = :id AND status = :active', {
+        workspaceId,
+        id,
+        active: 'active',
+      })
       .execute();
     return (result.affected ?? 0) === 1;
   }

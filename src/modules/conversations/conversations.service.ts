@@ -36,11 +36,19 @@ export class ConversationsService {
   async open(workspaceId: string, input: OpenConversation): Promise<Conversation> {
     const agent = await this.agents.agent(workspaceId, input.agentId).catch((err: unknown) => {
       if (err instanceof AppException && err.code === 'RESOURCE_NOT_FOUND')
-        throw AppException.invalid('agent_uuid', 'agent_uuid names no agent of this workspace', 'VALIDATION_ERROR');
+        throw AppException.invalid(
+          'agent_uuid',
+          'agent_uuid names no agent of this workspace',
+          'VALIDATION_ERROR',
+        );
       throw err;
     });
     if (input.contactId && !(await this.contacts.find(workspaceId, input.contactId)))
-      throw AppException.invalid('contact_uuid', 'contact_uuid names no contact of this workspace', 'VALIDATION_ERROR');
+      throw AppException.invalid(
+        'contact_uuid',
+        'contact_uuid names no contact of this workspace',
+        'VALIDATION_ERROR',
+      );
     return this.db.transaction(async (m) => {
       const conversation = this.conversations.build(workspaceId, {
         agentId: agent.agent_uuid,
@@ -71,8 +79,17 @@ export class ConversationsService {
     if (q.status) qb.andWhere('c.status = :status', { status: q.status });
     if (q.phone) qb.andWhere('c.phone = :phone', { phone: q.phone });
     const { skip, take } = skipTake(q);
-    const [rows, total] = await qb.orderBy('c.created_at', 'DESC').addOrderBy('c.id', 'DESC').skip(skip).take(take).getManyAndCount();
-    return pageOf(rows.map((c) => ConversationResponse.of(c)), total, q);
+    const [rows, total] = await qb
+      .orderBy('c.created_at', 'DESC')
+      .addOrderBy('c.id', 'DESC')
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
+    return pageOf(
+      rows.map((c) => ConversationResponse.of(c)),
+      total,
+      q,
+    );
   }
 
   async listMessages(workspaceId: string, id: string, q: PageQuery): Promise<Page<MessageResponse>> {
@@ -84,13 +101,19 @@ export class ConversationsService {
       skip,
       take,
     });
-    return pageOf(rows.map((m) => MessageResponse.of(m)), total, q);
+    return pageOf(
+      rows.map((m) => MessageResponse.of(m)),
+      total,
+      q,
+    );
   }
 
   /** Closes a text conversation (its active session ends with reason `closed`); a closed one is 409. */
   async close(workspaceId: string, id: string): Promise<Conversation> {
     await this.get(workspaceId, id);
-    const { conversation, endedSession } = await this.db.transaction(async (m) => this.closeLocked(m, workspaceId, id, 'closed'));
+    const { conversation, endedSession } = await this.db.transaction(async (m) =>
+      this.closeLocked(m, workspaceId, id, 'closed'),
+    );
     if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);
     return conversation;
   }
@@ -98,8 +121,11 @@ export class ConversationsService {
   /** A call ended: the conversation closes and its session ends with reason `call_ended` (voice channels). */
   async endCall(workspaceId: string, id: string): Promise<Conversation> {
     const current = await this.get(workspaceId, id);
-    if (!isVoiceChannel(current.channel)) throw AppException.conflict('Only call conversations end with a call');
-    const { conversation, endedSession } = await this.db.transaction(async (m) => this.closeLocked(m, workspaceId, id, 'call_ended'));
+    if (!isVoiceChannel(current.channel))
+      throw AppException.conflict('Only call conversations end with a call');
+    const { conversation, endedSession } = await this.db.transaction(async (m) =>
+      this.closeLocked(m, workspaceId, id, 'call_ended'),
+    );
     if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);
     return conversation;
   }
@@ -123,6 +149,10 @@ export class ConversationsService {
   }
 
   statusEvent(c: Conversation, change: 'started' | 'closed') {
-    return { type: 'conversation_status' as const, agentId: c.agentId, data: { change, conversation: ConversationResponse.of(c) } };
+    return {
+      type: 'conversation_status' as const,
+      agentId: c.agentId,
+      data: { change, conversation: ConversationResponse.of(c) },
+    };
   }
 }

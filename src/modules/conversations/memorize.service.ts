@@ -18,7 +18,14 @@ export class MemorizeService {
 
   async afterSession(workspaceId: string, sessionId: string): Promise<Record<string, unknown> | null> {
     const session = await this.sessions.get(workspaceId, sessionId).catch(() => null);
-    if (!session || session.status !== 'ended' || session.memorizedAt || !session.contactId || !session.agentId) return null;
+    if (
+      !session ||
+      session.status !== 'ended' ||
+      session.memorizedAt ||
+      !session.contactId ||
+      !session.agentId
+    )
+      return null;
     const plan = memorizePlan(await this.agents.memorize(workspaceId, session.agentId), session.channel);
     if (!plan.writable.length) return null;
     const agent = await this.agents.agent(workspaceId, session.agentId).catch(() => null);
@@ -35,7 +42,12 @@ export class MemorizeService {
               'From the conversation, extract what the customer said about themselves. Answer one JSON object with ' +
               `only these keys, and only those the customer clearly stated: ${plan.writable.join(', ')}. Values are strings.`,
           },
-          { role: 'user', content: transcript.map((m) => `${m.sender === 'customer' ? 'Customer' : 'Agent'}: ${m.content}`).join('\n') },
+          {
+            role: 'user',
+            content: transcript
+              .map((m) => `${m.sender === 'customer' ? 'Customer' : 'Agent'}: ${m.content}`)
+              .join('\n'),
+          },
         ],
         { json: true, baseUrl: agent.custom_llm_url },
       );

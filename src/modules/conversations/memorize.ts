@@ -23,7 +23,8 @@ export function memorizePlan(settings: MemorizeSettingsShape, channel: Channel):
   );
   const conv = settings.conversation_settings ?? {};
   const remember = conv.remember_summaries !== false;
-  const max = typeof conv.max_summaries === 'number' && Number.isInteger(conv.max_summaries) ? conv.max_summaries : 3;
+  const max =
+    typeof conv.max_summaries === 'number' && Number.isInteger(conv.max_summaries) ? conv.max_summaries : 3;
   return {
     active,
     readable: active ? fields.map(([k]) => k) : [],

@@ -42,8 +42,14 @@ export function buildSystemPrompt(ctx: ReplyContext): string {
       PROFILE.flatMap(([key, label]) => (text(a[key]) ? [`${label}: ${text(a[key])}`] : [])),
     ),
     text(a.custom_prompt) ? `## Instructions\n${text(a.custom_prompt)}` : '',
-    section('Guidelines', (a.guidelines ?? []).map((g) => `- ${g.content}`)),
-    section('Notes', (a.notes ?? []).map((n) => `- ${n.content}`)),
+    section(
+      'Guidelines',
+      (a.guidelines ?? []).map((g) => `- ${g.content}`),
+    ),
+    section(
+      'Notes',
+      (a.notes ?? []).map((n) => `- ${n.content}`),
+    ),
     section(
       'Procedures',
       (a.procedures ?? []).map(
@@ -57,17 +63,16 @@ export function buildSystemPrompt(ctx: ReplyContext): string {
     ),
     section(
       'Examples',
-      (a.training ?? []).map((t) => `- Customer: ${t.content}${t.intent ? ` [${t.intent}]` : ''}\n  You: ${t.response}`),
+      (a.training ?? []).map(
+        (t) => `- Customer: ${t.content}${t.intent ? ` [${t.intent}]` : ''}\n  You: ${t.response}`,
+      ),
     ),
-    section(
-      'What you remember about this customer',
-      [
-        ...Object.entries(ctx.memory?.contact ?? {})
-          .filter(([, v]) => v !== null && v !== undefined && v !== '')
-          .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
-        ...(ctx.memory?.summaries ?? []).map((s) => `Earlier conversation: ${s}`),
-      ],
-    ),
+    section('What you remember about this customer', [
+      ...Object.entries(ctx.memory?.contact ?? {})
+        .filter(([, v]) => v !== null && v !== undefined && v !== '')
+        .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
+      ...(ctx.memory?.summaries ?? []).map((s) => `Earlier conversation: ${s}`),
+    ]),
     section(
       'Knowledge',
       (ctx.knowledge ?? []).map((k) => `- ${k.content} (source: ${k.source})`),
@@ -83,6 +88,9 @@ export function buildReplyMessages(ctx: ReplyContext): ChatMessage[] {
     { role: 'system', content: buildSystemPrompt(ctx) },
     ...ctx.history
       .filter((m) => m.sender !== 'system')
-      .map((m): ChatMessage => ({ role: m.sender === 'customer' ? 'user' : 'assistant', content: m.content })),
+      .map((m): ChatMessage => ({
+        role: m.sender === 'customer' ? 'user' : 'assistant',
+        content: m.content,
+      })),
   ];
 }

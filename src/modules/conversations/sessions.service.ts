@@ -15,7 +15,8 @@ import type { Session, SessionEndReason } from './session.entity';
 type TimeoutJob = JobPayloads['sessions']['session-timeout'];
 type EvaluateJob = JobPayloads['evaluation']['evaluate-session'];
 
-export const timeoutJobId = (sessionId: string, activityMs: number): string => `timeout:${sessionId}:${activityMs}`;
+export const timeoutJobId = (sessionId: string, activityMs: number): string =>
+  `timeout:${sessionId}:${activityMs}`;
 export const evaluationJobId = (sessionId: string): string => `evaluate:${sessionId}`;
 
 /**
@@ -105,7 +106,11 @@ export class SessionsService {
   }
 
   /** Ends the active session of a conversation (close, call end) inside the caller's transaction. */
-  async endActive(manager: EntityManager, conversation: Conversation, reason: SessionEndReason): Promise<Session | null> {
+  async endActive(
+    manager: EntityManager,
+    conversation: Conversation,
+    reason: SessionEndReason,
+  ): Promise<Session | null> {
     const session = await this.sessions.active(conversation.workspaceId, conversation.id, manager);
     if (!session) return null;
     const ended = await this.sessions.end(conversation.workspaceId, session.id, reason, new Date(), manager);
@@ -129,8 +134,17 @@ export class SessionsService {
     if (q.from) qb.andWhere('s.started_at >= :from', { from: new Date(q.from) });
     if (q.to) qb.andWhere('s.started_at < :to', { to: new Date(q.to) });
     const { skip, take } = skipTake(q);
-    const [rows, total] = await qb.orderBy('s.started_at', 'DESC').addOrderBy('s.id', 'DESC').skip(skip).take(take).getManyAndCount();
-    return pageOf(rows.map((s) => SessionResponse.of(s)), total, q);
+    const [rows, total] = await qb
+      .orderBy('s.started_at', 'DESC')
+      .addOrderBy('s.id', 'DESC')
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
+    return pageOf(
+      rows.map((s) => SessionResponse.of(s)),
+      total,
+      q,
+    );
   }
 
   async get(workspaceId: string, sessionId: string, manager?: EntityManager): Promise<Session> {
@@ -158,6 +172,8 @@ export class SessionsService {
   }
 
   recentSummaries(workspaceId: string, contactId: string, limit: number): Promise<string[]> {
-    return this.sessions.recentSummaries(workspaceId, contactId, limit).then((rows) => rows.map((s) => s.summary ?? ''));
+    return this.sessions
+      .recentSummaries(workspaceId, contactId, limit)
+      .then((rows) => rows.map((s) => s.summary ?? ''));
   }
 }

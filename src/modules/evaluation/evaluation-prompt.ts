@@ -29,7 +29,9 @@ export function buildFeatureMessages(
   if (f.type === 'label' && f.labels?.length) lines.push(`Labels: ${f.labels.join(', ')}`);
   if (f.type === 'text') lines.push(`Write the value in this language: ${reportLanguage}.`);
   lines.push(`Answer with one JSON object only, of the form ${SHAPES[f.type]}.`);
-  const text = transcript.map((t) => `${t.sender === 'customer' ? 'Customer' : 'Agent'}: ${t.content}`).join('\n');
+  const text = transcript
+    .map((t) => `${t.sender === 'customer' ? 'Customer' : 'Agent'}: ${t.content}`)
+    .join('\n');
   return [
     { role: 'system', content: lines.join('\n') },
     { role: 'user', content: `Transcript:\n${text || '(no messages)'}` },
@@ -51,7 +53,8 @@ export function parseFeatureAnswer(raw: string, f: EvaluationFeature): ParsedRes
   } catch {
     return { error: 'the model answer is not JSON' };
   }
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return { error: 'the model answer is not a JSON object' };
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
+    return { error: 'the model answer is not a JSON object' };
   const o = obj as Record<string, unknown>;
   const reason = typeof o.reason === 'string' ? o.reason : null;
   const v = o.value;

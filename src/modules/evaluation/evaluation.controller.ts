@@ -14,9 +14,14 @@ export class EvaluationController {
   constructor(private readonly evaluation: EvaluationService) {}
 
   @Get('sessions/:uuid/evaluation')
-  @ApiOperation({ summary: "A session's evaluation: its records and summary (evaluation runs automatically at session end)" })
+  @ApiOperation({
+    summary: "A session's evaluation: its records and summary (evaluation runs automatically at session end)",
+  })
   @ApiEnvelope(SessionEvaluationResponse, { errors: ['INVALID_UUID'] })
-  forSession(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<SessionEvaluationResponse> {
+  forSession(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<SessionEvaluationResponse> {
     return this.evaluation.forSession(ws, uuid);
   }
 
@@ -30,7 +35,10 @@ export class EvaluationController {
   @Get('evaluations/:uuid')
   @ApiOperation({ summary: 'Read an evaluation record' })
   @ApiEnvelope(EvaluationRecordResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<EvaluationRecordResponse> {
+  get(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<EvaluationRecordResponse> {
     return this.evaluation.get(ws, uuid);
   }
 }

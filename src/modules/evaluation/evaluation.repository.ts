@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { newId } from '@/common/persistence/base.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { EvaluationRecord } from './evaluation-record.entity';
@@ -12,12 +13,15 @@ export class EvaluationRepository extends WorkspaceScopedRepository<EvaluationRe
   }
 
   /** Stores the record unless the session already has one for this feature (a job run twice stores nothing twice). */
-  async insertOnce(workspaceId: string, record: Omit<EvaluationRecord, 'id' | 'workspaceId' | 'createdAt' | 'updatedAt'>): Promise<void> {
+  async insertOnce(
+    workspaceId: string,
+    record: Omit<EvaluationRecord, 'id' | 'workspaceId' | 'createdAt' | 'updatedAt'>,
+  ): Promise<void> {
     await this.repo
       .createQueryBuilder()
       .insert()
       .into(EvaluationRecord)
-      .values({ ...record, id: newId(), workspaceId })
+      .values({ ...record, id: newId(), workspaceId } as QueryDeepPartialEntity<EvaluationRecord>)
       .orIgnore()
       .execute();
   }

@@ -37,7 +37,10 @@ export class EvaluationService {
   ) {}
 
   /** Runs the evaluation of an ended session; safe to run twice (records and the report are written once). */
-  async evaluateSession(workspaceId: string, sessionId: string): Promise<{ records: number; skipped: boolean }> {
+  async evaluateSession(
+    workspaceId: string,
+    sessionId: string,
+  ): Promise<{ records: number; skipped: boolean }> {
     const session = await this.sessions.get(workspaceId, sessionId).catch(() => null);
     if (!session || session.status !== 'ended' || session.endReportedAt) return { records: 0, skipped: true };
     const { settings, version } = await this.agents.evaluation(workspaceId, session.agentId);
@@ -46,12 +49,20 @@ export class EvaluationService {
     let summary: string | null = null;
     if (settings.is_active) {
       const block = isVoiceChannel(session.channel) ? settings.voice : settings.text;
-      const agent = session.agentId ? await this.agents.agent(workspaceId, session.agentId).catch(() => null) : null;
+      const agent = session.agentId
+        ? await this.agents.agent(workspaceId, session.agentId).catch(() => null)
+        : null;
       const existing = new Set((await this.records.forSession(workspaceId, sessionId)).map((r) => r.feature));
       const features = Object.entries(block).filter(([name, f]) => f.enabled && !existing.has(name));
       await Promise.all(
         features.map(async ([name, f]) => {
-          const outcome = await this.runFeature(name, f, transcript, settings.report_language, agent?.custom_llm_url ?? null);
+          const outcome = await this.runFeature(
+            name,
+            f,
+            transcript,
+            settings.report_language,
+            agent?.custom_llm_url ?? null,
+          );
           await this.records.insertOnce(workspaceId, {
             sessionId,
             conversationId: session.conversationId,
@@ -65,21 +76,35 @@ export class EvaluationService {
           });
         }),
       );
-      const summaryRecord = (await this.records.forSession(workspaceId, sessionId)).find((r) => r.feature === SUMMARY);
-      summary = summaryRecord?.status === 'completed' && typeof summaryRecord.value === 'string' ? summaryRecord.value : null;
+      const summaryRecord = (await this.records.forSession(workspaceId, sessionId)).find(
+        (r) => r.feature === SUMMARY,
+      );
+      summary =
+        summaryRecord?.status === 'completed' && typeof summaryRecord.value === 'string'
+          ? summaryRecord.value
+          : null;
     }
 
     const stored = settings.is_active ? await this.records.forSession(workspaceId, sessionId) : [];
     await this.db.transaction(async (m) => {
-      const first = await this.sessions.markReported(m, workspaceId, sessionId, { evaluated: settings.is_active, summary });
+      const first = await this.sessions.markReported(m, workspaceId, sessionId, {
+        evaluated: settings.is_active,
+        summary,
+      });
       if (!first) return;
-      const after: Session = { ...session, summary: summary ?? session.summary, evaluatedAt: settings.is_active ? new Date() : null };
+      const after: Pick<Session, keyof Session> = {
+        ...session,
+        summary: summary ?? session.summary,
+        evaluatedAt: settings.is_active ? new Date() : null,
+      };
       const evaluation = stored.map((r) => EvaluationRecordResponse.of(r));
       await this.outbox.record(m, workspaceId, [
         ...(stored.length
           ? [
               {
-                type: isVoiceChannel(session.channel) ? ('voice_evaluation' as const) : ('text_evaluation' as const),
+                type: isVoiceChannel(session.channel)
+                  ? ('voice_evaluation' as const)
+                  : ('text_evaluation' as const),
                 agentId: session.agentId,
                 data: { session_uuid: sessionId, records: evaluation },
               },
@@ -88,7 +113,12 @@ export class EvaluationService {
         {
           type: 'conversation_end_report' as const,
           agentId: session.agentId,
-          data: { session: SessionResponse.of(after), transcript: transcript.map((t) => MessageResponse.of(t)), summary: after.summary, evaluation },
+          data: {
+            session: SessionResponse.of(after),
+            transcript: transcript.map((t) => MessageResponse.of(t)),
+            summary: after.summary,
+            evaluation,
+          },
         },
       ]);
     });
@@ -106,12 +136,23 @@ export class EvaluationService {
     if (!this.llm.isConfigured(customLlmUrl))
       return { ...empty, status: 'skipped', reason: 'No language model is configured (LLM_BASE_URL)' };
     try {
-      const answer = await this.llm.chat(buildFeatureMessages(name, f, transcript, language), { json: true, baseUrl: customLlmUrl });
+      const answer = await this.llm.chat(buildFeatureMessages(name, f, transcript, language), {
+        json: true,
+        baseUrl: customLlmUrl,
+      });
       const parsed = parseFeatureAnswer(answer.content, f);
-      if ('error' in parsed) return { ...empty, status: 'failed', reason: `Invalid model answer: ${parsed.error}` };
-      return { status: 'completed', value: parsed.value, score: parsed.score, label: parsed.label, reason: parsed.reason };
+      if ('error' in parsed)
+        return { ...empty, status: 'failed', reason: `Invalid model answer: ${parsed.error}` };
+      return {
+        status: 'completed',
+        value: parsed.value,
+        score: parsed.score,
+        label: parsed.label,
+        reason: parsed.reason,
+      };
     } catch (err) {
-      if (err instanceof LlmError) return { ...empty, status: 'failed', reason: `The language model failed: ${err.message}` };
+      if (err instanceof LlmError)
+        return { ...empty, status: 'failed', reason: `The language model failed: ${err.message}` };
       this.logger.error({ err, feature: name }, 'evaluation feature failed unexpectedly');
       return { ...empty, status: 'failed', reason: 'Unexpected error while evaluating' };
     }
@@ -125,8 +166,17 @@ export class EvaluationService {
     if (q.from) qb.andWhere('e.created_at >= :from', { from: new Date(q.from) });
     if (q.to) qb.andWhere('e.created_at < :to', { to: new Date(q.to) });
     const { skip, take } = skipTake(q);
-    const [rows, total] = await qb.orderBy('e.created_at', 'DESC').addOrderBy('e.id', 'DESC').skip(skip).take(take).getManyAndCount();
-    return pageOf(rows.map((r) => EvaluationRecordResponse.of(r)), total, q);
+    const [rows, total] = await qb
+      .orderBy('e.created_at', 'DESC')
+      .addOrderBy('e.id', 'DESC')
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
+    return pageOf(
+      rows.map((r) => EvaluationRecordResponse.of(r)),
+      total,
+      q,
+    );
   }
 
   async get(workspaceId: string, id: string): Promise<EvaluationRecordResponse> {
@@ -141,7 +191,13 @@ export class EvaluationService {
     const records = await this.records.forSession(workspaceId, sessionId);
     return {
       session_uuid: session.id,
-      status: session.evaluatedAt ? 'evaluated' : session.endReportedAt ? 'not_evaluated' : session.status === 'ended' ? 'pending' : 'session_active',
+      status: session.evaluatedAt
+        ? 'evaluated'
+        : session.endReportedAt
+          ? 'not_evaluated'
+          : session.status === 'ended'
+            ? 'pending'
+            : 'session_active',
       evaluated_at: session.evaluatedAt?.toISOString() ?? null,
       summary: session.summary,
       records: records.map((r) => EvaluationRecordResponse.of(r)),

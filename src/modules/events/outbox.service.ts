@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { newId } from '@/common/persistence/base.entity';
 import { EventType, OutboxEvent } from './outbox-event.entity';
 
@@ -19,7 +20,17 @@ export class OutboxService {
     if (!events.length) return;
     const repo = manager.getRepository(OutboxEvent);
     await repo.insert(
-      events.map((e) => ({ id: newId(), workspaceId, type: e.type, agentId: e.agentId, data: e.data, dispatchedAt: null })),
+      events.map(
+        (e) =>
+          ({
+            id: newId(),
+            workspaceId,
+            type: e.type,
+            agentId: e.agentId,
+            data: e.data,
+            dispatchedAt: null,
+          }) as QueryDeepPartialEntity<OutboxEvent>,
+      ),
     );
   }
 }

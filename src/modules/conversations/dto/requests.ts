@@ -23,7 +23,10 @@ export class OpenConversationDto {
   @IsUuidValue()
   contact_uuid?: string;
 
-  @ApiPropertyOptional({ example: '+14155552671', description: "the customer's number (E.164) on phone, SMS and WhatsApp" })
+  @ApiPropertyOptional({
+    example: '+14155552671',
+    description: "the customer's number (E.164) on phone, SMS and WhatsApp",
+  })
   @IsOptional()
   @IsE164()
   phone?: string;

@@ -6,6 +6,8 @@ import type { Session } from '../session.entity';
 
 const TS = '2026-11-22T04:17:55.123Z';
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+/** The public fields of an entity, so a plain copy of one can be mapped too. */
+type Plain<T> = Pick<T, keyof T>;
 
 export class ConversationResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
@@ -19,7 +21,7 @@ export class ConversationResponse {
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ example: TS }) updated_at!: string;
 
-  static of(c: Conversation): ConversationResponse {
+  static of(c: Plain<Conversation>): ConversationResponse {
     return {
       uuid: c.id,
       agent_uuid: c.agentId,
@@ -73,15 +75,14 @@ export class SessionResponse {
   @ApiProperty({ example: TS }) started_at!: string;
   @ApiProperty({ example: TS }) last_activity_at!: string;
   @ApiProperty({ example: TS, nullable: true }) ended_at!: string | null;
-  @ApiProperty({ enum: ['timeout', 'closed', 'call_ended'], nullable: true, example: 'timeout' }) end_reason!:
-    | string
-    | null;
+  @ApiProperty({ enum: ['timeout', 'closed', 'call_ended'], nullable: true, example: 'timeout' })
+  end_reason!: string | null;
   @ApiProperty({ example: TS, nullable: true }) evaluated_at!: string | null;
   @ApiProperty({ example: 'The customer asked about an order and got the tracking link.', nullable: true })
   summary!: string | null;
   @ApiProperty({ example: 4 }) message_count!: number;
 
-  static of(s: Session): SessionResponse {
+  static of(s: Plain<Session>): SessionResponse {
     return {
       uuid: s.id,
       conversation_uuid: s.conversationId,
@@ -108,7 +109,10 @@ export class TurnActionDestination {
 
 export class TurnAction {
   @ApiProperty({ enum: ['guard', 'routing'], example: 'guard' }) kind!: 'guard' | 'routing';
-  @ApiProperty({ example: 'forward', description: 'guards: forward or end_conversation; routing: the transfer type' })
+  @ApiProperty({
+    example: 'forward',
+    description: 'guards: forward or end_conversation; routing: the transfer type',
+  })
   type!: string;
   @ApiProperty({ format: 'uuid' }) rule_uuid!: string;
   @ApiProperty({ example: 'Let me connect you to a colleague.', nullable: true }) say!: string | null;

@@ -6,7 +6,11 @@ import { IsUuidValue } from '@/common/validation/validators';
 export class ListEvaluationsQuery extends PageQuery {
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUuidValue() agent_uuid?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUuidValue() session_uuid?: string;
-  @ApiPropertyOptional({ example: 'success_evaluation_prompt' }) @IsOptional() @IsString() @MaxLength(100) feature?: string;
+  @ApiPropertyOptional({ example: 'success_evaluation_prompt' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  feature?: string;
   @ApiPropertyOptional({ example: '2026-11-01T00:00:00Z', description: 'created at or after (inclusive)' })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date-time' })

@@ -10,11 +10,16 @@ export class EvaluationRecordResponse {
   @ApiProperty({ example: 'chat' }) channel!: string;
   @ApiProperty({ example: 'success_evaluation_prompt' }) feature!: string;
   @ApiProperty({ enum: ['boolean', 'score', 'label', 'text'], example: 'boolean' }) type!: string;
-  @ApiProperty({ example: true, nullable: true, description: 'boolean, number (score), or string (label, text)' })
+  @ApiProperty({
+    example: true,
+    nullable: true,
+    description: 'boolean, number (score), or string (label, text)',
+  })
   value!: unknown;
   @ApiProperty({ example: null, nullable: true, type: Number }) score!: number | null;
   @ApiProperty({ example: null, nullable: true, type: String }) label!: string | null;
-  @ApiProperty({ example: 'The customer received the tracking link.', nullable: true }) reason!: string | null;
+  @ApiProperty({ example: 'The customer received the tracking link.', nullable: true }) reason!:
+    string | null;
   @ApiProperty({ enum: ['completed', 'failed', 'skipped'], example: 'completed' }) status!: string;
   @ApiProperty({ example: 3 }) settings_version!: number;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;
@@ -49,6 +54,7 @@ export class SessionEvaluationResponse {
   })
   status!: string;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z', nullable: true }) evaluated_at!: string | null;
-  @ApiProperty({ example: 'The customer asked for a refund and got it.', nullable: true }) summary!: string | null;
+  @ApiProperty({ example: 'The customer asked for a refund and got it.', nullable: true }) summary!:
+    string | null;
   @ApiProperty({ type: [EvaluationRecordResponse] }) records!: EvaluationRecordResponse[];
 }
