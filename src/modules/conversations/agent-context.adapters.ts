@@ -87,6 +87,8 @@ export class ContactsDirectory extends ContactDirectory {
   }
 }
 
+const KNOWLEDGE_CHARS = 1500;
+
 /** The agent's synced knowledge through the knowledge module's search. */
 @Injectable()
 export class KnowledgeSearchLookup extends KnowledgeLookup {
@@ -97,6 +99,14 @@ export class KnowledgeSearchLookup extends KnowledgeLookup {
   async search(workspaceId: string, agentId: string, query: string, limit: number): Promise<KnowledgeHit[]> {
     if (!query.trim()) return [];
     const hits = await this.knowledge.search(workspaceId, agentId, query, limit);
-    return hits.map((h) => ({ content: h.snippet, source: h.data_source.name }));
+    // Chunks carry their text in `content`; table rows are given whole. Highlight markers are for people, not prompts.
+    return hits.map((h) => {
+      const data = h.record.data as Record<string, unknown>;
+      const text = typeof data.content === 'string' ? data.content : JSON.stringify(data);
+      return {
+        content: (text || h.snippet.replace(/\*\*/g, '')).slice(0, KNOWLEDGE_CHARS),
+        source: h.data_source.name,
+      };
+    });
   }
 }
