@@ -18,6 +18,8 @@ import { RedisModule } from '@/common/redis/redis.module';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { AnalyticsModule } from '@/modules/analytics/analytics.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
+import { ConversationsJobsModule } from '@/modules/conversations/jobs/conversations-jobs.module';
+import { EvaluationJobsModule } from '@/modules/evaluation/jobs/evaluation-jobs.module';
 import { EvaluationModule } from '@/modules/evaluation/evaluation.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { ContactsModule } from '@/modules/contacts/contacts.module';
@@ -48,7 +50,12 @@ const DOMAIN_MODULES: Type[] = [
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
-const WORKER_MODULES: Type[] = [IdempotencyJobsModule, KnowledgeJobsModule];
+const WORKER_MODULES: Type[] = [
+  IdempotencyJobsModule,
+  KnowledgeJobsModule,
+  ConversationsJobsModule,
+  EvaluationJobsModule,
+];
 
 export interface AppModuleOptions {
   config: AppConfig;

@@ -3,6 +3,8 @@ import type { JobOptions } from 'bull';
 /** Every queue of the service. Producers and processors name queues only through this table. */
 export const QUEUES = {
   maintenance: 'maintenance',
+  sessions: 'sessions',
+  evaluation: 'evaluation',
   knowledge: 'knowledge',
 } as const;
 
@@ -12,6 +14,13 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 export interface JobPayloads {
   maintenance: {
     'purge-idempotency-keys': { batchSize?: number };
+  };
+  sessions: {
+    /** Ends the session when the customer has been idle past its timeout; `activityMs` is the turn that set it. */
+    'session-timeout': { workspaceId: string; sessionId: string; activityMs: number };
+  };
+  evaluation: {
+    'evaluate-session': { workspaceId: string; sessionId: string };
   };
   knowledge: {
     /** Runs (or re-runs, replacing) the import of a data source. */

@@ -41,7 +41,9 @@ export class Conversations1763830000000 implements MigrationInterface {
         evaluated_at timestamptz(3),
         summary text,
         message_count integer NOT NULL DEFAULT 0,
-        timeout_minutes integer NOT NULL,
+        timeout_ms integer NOT NULL,
+        end_reported_at timestamptz(3),
+        memorized_at timestamptz(3),
         created_at timestamptz(3) NOT NULL DEFAULT now(),
         updated_at timestamptz(3) NOT NULL DEFAULT now()
       )`);

@@ -1,10 +1,44 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentsModule } from '@/modules/agents/agents.module';
+import { ContactsModule } from '@/modules/contacts/contacts.module';
+import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
+import { EventsModule } from '@/modules/events/events.module';
+import { LlmModule } from '@/providers/llm/llm.module';
+import { AgentContextReader, ContactDirectory, KnowledgeLookup } from './agent-context';
+import { AgentsContextReader, ContactsDirectory, KnowledgeSearchLookup } from './agent-context.adapters';
 import { Conversation } from './conversation.entity';
+import { ConversationsController, SessionsController } from './conversations.controller';
+import { ConversationsRepository, MessagesRepository, SessionsRepository } from './conversations.repository';
+import { ConversationsService } from './conversations.service';
+import { ConversationTurnsService } from './conversation-turns.service';
+import { MemorizeService } from './memorize.service';
 import { Message } from './message.entity';
 import { Session } from './session.entity';
+import { SessionsService } from './sessions.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Conversation, Message, Session])],
+  imports: [
+    TypeOrmModule.forFeature([Conversation, Message, Session]),
+    AgentsModule,
+    ContactsModule,
+    KnowledgeModule,
+    EventsModule,
+    LlmModule,
+  ],
+  controllers: [ConversationsController, SessionsController],
+  providers: [
+    ConversationsRepository,
+    MessagesRepository,
+    SessionsRepository,
+    ConversationsService,
+    ConversationTurnsService,
+    SessionsService,
+    MemorizeService,
+    { provide: AgentContextReader, useClass: AgentsContextReader },
+    { provide: ContactDirectory, useClass: ContactsDirectory },
+    { provide: KnowledgeLookup, useClass: KnowledgeSearchLookup },
+  ],
+  exports: [ConversationsService, SessionsService, MemorizeService, AgentContextReader],
 })
 export class ConversationsModule {}

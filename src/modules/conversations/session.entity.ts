@@ -20,6 +20,10 @@ export class Session extends WorkspaceOwnedEntity {
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) evaluatedAt!: Date | null;
   @Column('text', { nullable: true }) summary!: string | null;
   @Column('int', { default: 0 }) messageCount!: number;
-  /** Idle timeout in force when the session last moved, in minutes. */
-  @Column('int') timeoutMinutes!: number;
+  /** Idle timeout in force when the session last moved, in milliseconds. */
+  @Column('int') timeoutMs!: number;
+  /** When the end report (and evaluation events) went to the outbox: the evaluation job's done-marker. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) endReportedAt!: Date | null;
+  /** When memorize last updated the contact from this session. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) memorizedAt!: Date | null;
 }

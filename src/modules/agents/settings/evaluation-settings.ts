@@ -108,8 +108,9 @@ export function mergeEvaluationSettings(base: EvaluationSettings, patch: unknown
     if (!isObject(patch.sessionization)) throw fail('sessionization', 'must be an object');
     const t = patch.sessionization.timeout_minutes;
     if (t !== undefined) {
-      if (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 10080)
-        throw fail('sessionization.timeout_minutes', 'must be an integer from 1 to 10080');
+      // Fractions are allowed (0.5 is 30 seconds) down to 0.01 minute; a week at most.
+      if (typeof t !== 'number' || !Number.isFinite(t) || t < 0.01 || t > 10080)
+        throw fail('sessionization.timeout_minutes', 'must be a number of minutes from 0.01 to 10080');
       out.sessionization = { ...out.sessionization, timeout_minutes: t };
     }
   }

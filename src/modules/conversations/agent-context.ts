@@ -1,0 +1,73 @@
+import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import type { FeatureType } from '@/modules/evaluation/evaluation-record.entity';
+
+/** One analyzer of the evaluation settings. */
+export interface EvaluationFeature {
+  enabled: boolean;
+  description: string;
+  prompt?: string;
+  type: FeatureType;
+  labels?: string[];
+}
+
+export interface EvaluationSettingsShape {
+  is_active: boolean;
+  report_language: string;
+  sessionization: { timeout_minutes: number };
+  text: Record<string, EvaluationFeature>;
+  voice: Record<string, EvaluationFeature>;
+}
+
+export interface EffectiveEvaluation {
+  settings: EvaluationSettingsShape;
+  version: number;
+}
+
+/**
+ * The memorize keys the conversation runtime reads (see docs/api.md): which contact fields go into the reply prompt
+ * and may be updated after a session, and how many recent session summaries are remembered.
+ */
+export interface MemorizeSettingsShape {
+  is_active: boolean;
+  contact_field_settings: Record<string, unknown>;
+  conversation_settings: Record<string, unknown>;
+  channel_settings: Record<string, unknown>;
+}
+
+/** What the conversation runtime needs of an agent, read through the agents module's services. */
+export abstract class AgentContextReader {
+  /** The whole agent (profile, knowledge, rules) or 404 RESOURCE_NOT_FOUND. */
+  abstract agent(workspaceId: string, agentId: string): Promise<AgentResponse>;
+  /** The agent's effective evaluation settings (its override, else the workspace default) and their version. */
+  abstract evaluation(workspaceId: string, agentId: string | null): Promise<EffectiveEvaluation>;
+  abstract memorize(workspaceId: string, agentId: string): Promise<MemorizeSettingsShape>;
+}
+
+/** A contact as the runtime sees it. */
+export interface ContactView {
+  uuid: string;
+  fields: Record<string, unknown>;
+}
+
+/** The contacts the runtime reads and, with memorize, updates. */
+export abstract class ContactDirectory {
+  /** The contact, or null when it is not in this workspace. */
+  abstract find(workspaceId: string, contactId: string): Promise<ContactView | null>;
+  /** Applies the given field changes (already limited to what the settings allow); invalid values are skipped. */
+  abstract update(workspaceId: string, contactId: string, fields: Record<string, unknown>): Promise<void>;
+}
+
+export interface KnowledgeHit {
+  content: string;
+  source: string;
+}
+
+/** The agent's searchable knowledge as of its last sync. */
+export abstract class KnowledgeLookup {
+  abstract search(
+    workspaceId: string,
+    agentId: string,
+    query: string,
+    limit: number,
+  ): Promise<KnowledgeHit[]>;
+}

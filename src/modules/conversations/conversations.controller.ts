@@ -1,0 +1,130 @@
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { WorkspaceId } from '@/common/auth/request-context';
+import { ApiEnvelope } from '@/common/http/api-response.decorator';
+import { Page, PageQuery } from '@/common/http/pagination';
+import { UuidParamPipe } from '@/common/http/validation';
+import { ConversationsService } from './conversations.service';
+import { ConversationTurnsService } from './conversation-turns.service';
+import {
+  ListConversationsQuery,
+  ListSessionsQuery,
+  OpenConversationDto,
+  PostMessageDto,
+} from './dto/requests';
+import { ConversationResponse, MessageResponse, SessionResponse, TurnResponse } from './dto/responses';
+import { SessionsService } from './sessions.service';
+
+@ApiTags('Conversations')
+@Controller('api/v1/conversations')
+export class ConversationsController {
+  constructor(
+    private readonly conversations: ConversationsService,
+    private readonly turns: ConversationTurnsService,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List conversations, newest first' })
+  @ApiEnvelope(ConversationResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
+  list(@WorkspaceId() ws: string, @Query() q: ListConversationsQuery): Promise<Page<ConversationResponse>> {
+    return this.conversations.list(ws, q);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Open a text conversation with an agent' })
+  @ApiEnvelope(ConversationResponse, {
+    status: 201,
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
+  })
+  async open(@WorkspaceId() ws: string, @Body() dto: OpenConversationDto): Promise<ConversationResponse> {
+    const c = await this.conversations.open(ws, {
+      agentId: dto.agent_uuid,
+      channel: dto.channel,
+      contactId: dto.contact_uuid,
+      phone: dto.phone,
+    });
+    return ConversationResponse.of(c);
+  }
+
+  @Get(':uuid')
+  @ApiOperation({ summary: 'Read a conversation' })
+  @ApiEnvelope(ConversationResponse, { errors: ['INVALID_UUID'] })
+  async get(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<ConversationResponse> {
+    return ConversationResponse.of(await this.conversations.get(ws, uuid));
+  }
+
+  @Get(':uuid/messages')
+  @ApiOperation({ summary: "A conversation's messages, oldest first" })
+  @ApiEnvelope(MessageResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
+  messages(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Query() q: PageQuery,
+  ): Promise<Page<MessageResponse>> {
+    return this.conversations.listMessages(ws, uuid, q);
+  }
+
+  @Get(':uuid/sessions')
+  @ApiOperation({ summary: "A conversation's sessions, newest first" })
+  @ApiEnvelope(SessionResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
+  async sessionsOf(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Query() q: PageQuery,
+  ): Promise<Page<SessionResponse>> {
+    await this.conversations.get(ws, uuid);
+    return this.sessions.list(ws, Object.assign(new ListSessionsQuery(), q, { conversation_uuid: uuid }));
+  }
+
+  @Post(':uuid/messages')
+  @ApiOperation({
+    summary: "The customer's turn: stored, then guard rules, routing rules, or the agent's reply",
+    description:
+      'Answers the stored message, the agent reply (absent with the reason when no model is configured) and the action of a rule that fired.',
+  })
+  @ApiEnvelope(TurnResponse, {
+    status: 201,
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
+  })
+  turn(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() dto: PostMessageDto,
+  ): Promise<TurnResponse> {
+    return this.turns.takeTurn(ws, uuid, dto.content);
+  }
+
+  @Post(':uuid/close')
+  @ApiOperation({ summary: 'Close a conversation; its active session ends and is evaluated' })
+  @ApiEnvelope(ConversationResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
+  async close(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<ConversationResponse> {
+    return ConversationResponse.of(await this.conversations.close(ws, uuid));
+  }
+}
+
+@ApiTags('Sessions')
+@Controller('api/v1/sessions')
+export class SessionsController {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List sessions, newest first' })
+  @ApiEnvelope(SessionResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
+  list(@WorkspaceId() ws: string, @Query() q: ListSessionsQuery): Promise<Page<SessionResponse>> {
+    return this.sessions.list(ws, q);
+  }
+
+  @Get(':uuid')
+  @ApiOperation({ summary: 'Read a session' })
+  @ApiEnvelope(SessionResponse, { errors: ['INVALID_UUID'] })
+  async get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<SessionResponse> {
+    return SessionResponse.of(await this.sessions.get(ws, uuid));
+  }
+}

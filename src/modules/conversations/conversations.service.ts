@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppException } from '@/common/errors/app.exception';
+import { pageOf, Page, PageQuery, skipTake } from '@/common/http/pagination';
+import { OutboxService } from '@/modules/events/outbox.service';
+import { AgentContextReader, ContactDirectory } from './agent-context';
+import { Channel, isVoiceChannel } from './channels';
+import { Conversation } from './conversation.entity';
+import { ConversationsRepository, MessagesRepository } from './conversations.repository';
+import { ListConversationsQuery } from './dto/requests';
+import { ConversationResponse, MessageResponse } from './dto/responses';
+import { SessionsService } from './sessions.service';
+import type { SessionEndReason } from './session.entity';
+
+export interface OpenConversation {
+  agentId: string;
+  channel: Channel;
+  contactId?: string;
+  phone?: string;
+}
+
+/** Conversations: open, read, close. Every state change writes its domain event in the same transaction. */
+@Injectable()
+export class ConversationsService {
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly messages: MessagesRepository,
+    private readonly sessions: SessionsService,
+    private readonly agents: AgentContextReader,
+    private readonly contacts: ContactDirectory,
+    private readonly outbox: OutboxService,
+    private readonly db: DataSource,
+  ) {}
+
+  /** Opens a conversation; body references that name nothing in this workspace are 422 on their field. */
+  async open(workspaceId: string, input: OpenConversation): Promise<Conversation> {
+    const agent = await this.agents.agent(workspaceId, input.agentId).catch((err: unknown) => {
+      if (err instanceof AppException && err.code === 'RESOURCE_NOT_FOUND')
+        throw AppException.invalid(
+          'agent_uuid',
+          'agent_uuid names no agent of this workspace',
+          'VALIDATION_ERROR',
+        );
+      throw err;
+    });
+    if (input.contactId && !(await this.contacts.find(workspaceId, input.contactId)))
+      throw AppException.invalid(
+        'contact_uuid',
+        'contact_uuid names no contact of this workspace',
+        'VALIDATION_ERROR',
+      );
+    return this.db.transaction(async (m) => {
+      const conversation = this.conversations.build(workspaceId, {
+        agentId: agent.agent_uuid,
+        contactId: input.contactId ?? null,
+        channel: input.channel,
+        status: 'active',
+        phone: input.phone ?? null,
+        lastMessageAt: null,
+        closedAt: null,
+      });
+      await this.conversations.save(workspaceId, conversation, m);
+      await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
+      return conversation;
+    });
+  }
+
+  async get(workspaceId: string, id: string): Promise<Conversation> {
+    const conversation = await this.conversations.findById(workspaceId, id);
+    if (!conversation) throw AppException.notFound('Conversation');
+    return conversation;
+  }
+
+  async list(workspaceId: string, q: ListConversationsQuery): Promise<Page<ConversationResponse>> {
+    const qb = this.conversations.query(workspaceId, 'c');
+    if (q.agent_uuid) qb.andWhere('c.agent_id = :agent', { agent: q.agent_uuid });
+    if (q.contact_uuid) qb.andWhere('c.contact_id = :contact', { contact: q.contact_uuid });
+    if (q.channel) qb.andWhere('c.channel = :channel', { channel: q.channel });
+    if (q.status) qb.andWhere('c.status = :status', { status: q.status });
+    if (q.phone) qb.andWhere('c.phone = :phone', { phone: q.phone });
+    const { skip, take } = skipTake(q);
+    const [rows, total] = await qb
+      .orderBy('c.created_at', 'DESC')
+      .addOrderBy('c.id', 'DESC')
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
+    return pageOf(
+      rows.map((c) => ConversationResponse.of(c)),
+      total,
+      q,
+    );
+  }
+
+  async listMessages(workspaceId: string, id: string, q: PageQuery): Promise<Page<MessageResponse>> {
+    await this.get(workspaceId, id);
+    const { skip, take } = skipTake(q);
+    const [rows, total] = await this.messages.findAndCount(workspaceId, {
+      where: { conversationId: id },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip,
+      take,
+    });
+    return pageOf(
+      rows.map((m) => MessageResponse.of(m)),
+      total,
+      q,
+    );
+  }
+
+  /** Closes a text conversation (its active session ends with reason `closed`); a closed one is 409. */
+  async close(workspaceId: string, id: string): Promise<Conversation> {
+    await this.get(workspaceId, id);
+    const { conversation, endedSession } = await this.db.transaction(async (m) =>
+      this.closeLocked(m, workspaceId, id, 'closed'),
+    );
+    if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);
+    return conversation;
+  }
+
+  /** A call ended: the conversation closes and its session ends with reason `call_ended` (voice channels). */
+  async endCall(workspaceId: string, id: string): Promise<Conversation> {
+    const current = await this.get(workspaceId, id);
+    if (!isVoiceChannel(current.channel))
+      throw AppException.conflict('Only call conversations end with a call');
+    const { conversation, endedSession } = await this.db.transaction(async (m) =>
+      this.closeLocked(m, workspaceId, id, 'call_ended'),
+    );
+    if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);
+    return conversation;
+  }
+
+  /** Inside a transaction: lock, refuse if closed, close, end the session, write the event. */
+  async closeLocked(
+    m: EntityManager,
+    workspaceId: string,
+    id: string,
+    reason: SessionEndReason,
+  ): Promise<{ conversation: Conversation; endedSession: string | null }> {
+    const conversation = await this.conversations.lock(workspaceId, id, m);
+    if (!conversation) throw AppException.notFound('Conversation');
+    if (conversation.status === 'closed') throw AppException.conflict('The conversation is already closed');
+    conversation.status = 'closed';
+    conversation.closedAt = new Date();
+    await this.conversations.save(workspaceId, conversation, m);
+    const session = await this.sessions.endActive(m, conversation, reason);
+    await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'closed')]);
+    return { conversation, endedSession: session?.id ?? null };
+  }
+
+  statusEvent(c: Conversation, change: 'started' | 'closed') {
+    return {
+      type: 'conversation_status' as const,
+      agentId: c.agentId,
+      data: { change, conversation: ConversationResponse.of(c) },
+    };
+  }
+}

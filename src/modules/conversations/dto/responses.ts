@@ -1,0 +1,131 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CHANNELS } from '../channels';
+import type { Conversation } from '../conversation.entity';
+import type { Message } from '../message.entity';
+import type { Session } from '../session.entity';
+
+const TS = '2026-11-22T04:17:55.123Z';
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+/** The public fields of an entity, so a plain copy of one can be mapped too. */
+type Plain<T> = Pick<T, keyof T>;
+
+export class ConversationResponse {
+  @ApiProperty({ format: 'uuid' }) uuid!: string;
+  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ format: 'uuid', nullable: true }) contact_uuid!: string | null;
+  @ApiProperty({ enum: CHANNELS, example: 'chat' }) channel!: string;
+  @ApiProperty({ enum: ['active', 'closed'], example: 'active' }) status!: string;
+  @ApiProperty({ example: '+14155552671', nullable: true }) phone!: string | null;
+  @ApiProperty({ example: TS, nullable: true }) last_message_at!: string | null;
+  @ApiProperty({ example: null, nullable: true, type: String }) closed_at!: string | null;
+  @ApiProperty({ example: TS }) created_at!: string;
+  @ApiProperty({ example: TS }) updated_at!: string;
+
+  static of(c: Plain<Conversation>): ConversationResponse {
+    return {
+      uuid: c.id,
+      agent_uuid: c.agentId,
+      contact_uuid: c.contactId,
+      channel: c.channel,
+      status: c.status,
+      phone: c.phone,
+      last_message_at: iso(c.lastMessageAt),
+      closed_at: iso(c.closedAt),
+      created_at: c.createdAt.toISOString(),
+      updated_at: c.updatedAt.toISOString(),
+    };
+  }
+}
+
+export class MessageResponse {
+  @ApiProperty({ format: 'uuid' }) uuid!: string;
+  @ApiProperty({ format: 'uuid' }) conversation_uuid!: string;
+  @ApiProperty({ format: 'uuid', nullable: true }) session_uuid!: string | null;
+  @ApiProperty({ enum: ['inbound', 'outbound'], example: 'inbound' }) direction!: string;
+  @ApiProperty({ enum: ['customer', 'agent', 'system'], example: 'customer' }) sender!: string;
+  @ApiProperty({ example: 'text' }) message_type!: string;
+  @ApiProperty({ example: 'Where is my order?' }) content!: string;
+  @ApiProperty({ example: TS }) created_at!: string;
+
+  static of(m: Message): MessageResponse {
+    return {
+      uuid: m.id,
+      conversation_uuid: m.conversationId,
+      session_uuid: m.sessionId,
+      direction: m.direction,
+      sender: m.sender,
+      message_type: m.messageType,
+      content: m.content,
+      created_at: m.createdAt.toISOString(),
+    };
+  }
+}
+
+export class SessionContactResponse {
+  @ApiProperty({ format: 'uuid' }) uuid!: string;
+}
+
+export class SessionResponse {
+  @ApiProperty({ format: 'uuid' }) uuid!: string;
+  @ApiProperty({ format: 'uuid' }) conversation_uuid!: string;
+  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ type: SessionContactResponse, nullable: true }) contact!: SessionContactResponse | null;
+  @ApiProperty({ enum: CHANNELS, example: 'chat' }) channel!: string;
+  @ApiProperty({ enum: ['active', 'ended'], example: 'ended' }) status!: string;
+  @ApiProperty({ example: TS }) started_at!: string;
+  @ApiProperty({ example: TS }) last_activity_at!: string;
+  @ApiProperty({ example: TS, nullable: true }) ended_at!: string | null;
+  @ApiProperty({ enum: ['timeout', 'closed', 'call_ended'], nullable: true, example: 'timeout' })
+  end_reason!: string | null;
+  @ApiProperty({ example: TS, nullable: true }) evaluated_at!: string | null;
+  @ApiProperty({ example: 'The customer asked about an order and got the tracking link.', nullable: true })
+  summary!: string | null;
+  @ApiProperty({ example: 4 }) message_count!: number;
+
+  static of(s: Plain<Session>): SessionResponse {
+    return {
+      uuid: s.id,
+      conversation_uuid: s.conversationId,
+      agent_uuid: s.agentId,
+      contact: s.contactId ? { uuid: s.contactId } : null,
+      channel: s.channel,
+      status: s.status,
+      started_at: s.startedAt.toISOString(),
+      last_activity_at: s.lastActivityAt.toISOString(),
+      ended_at: iso(s.endedAt),
+      end_reason: s.endReason,
+      evaluated_at: iso(s.evaluatedAt),
+      summary: s.summary,
+      message_count: s.messageCount,
+    };
+  }
+}
+
+export class TurnActionDestination {
+  @ApiProperty({ example: 'extension', nullable: true }) type!: string | null;
+  @ApiProperty({ example: '200', nullable: true }) value!: string | null;
+  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
+}
+
+export class TurnAction {
+  @ApiProperty({ enum: ['guard', 'routing'], example: 'guard' }) kind!: 'guard' | 'routing';
+  @ApiProperty({
+    example: 'forward',
+    description: 'guards: forward or end_conversation; routing: the transfer type',
+  })
+  type!: string;
+  @ApiProperty({ format: 'uuid' }) rule_uuid!: string;
+  @ApiProperty({ example: 'Let me connect you to a colleague.', nullable: true }) say!: string | null;
+  @ApiProperty({ type: TurnActionDestination, nullable: true }) destination!: TurnActionDestination | null;
+}
+
+export class TurnResponse {
+  @ApiProperty({ type: MessageResponse }) message!: MessageResponse;
+  @ApiProperty({ type: MessageResponse, nullable: true, description: "the agent's answer, absent when none" })
+  reply!: MessageResponse | null;
+  @ApiProperty({ type: TurnAction, nullable: true, description: 'a guard or routing rule fired' })
+  action!: TurnAction | null;
+  @ApiPropertyOptional({ example: 'No language model is configured (LLM_BASE_URL)', nullable: true })
+  reply_unavailable_reason!: string | null;
+  @ApiProperty({ type: ConversationResponse }) conversation!: ConversationResponse;
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { newId } from '@/common/persistence/base.entity';
+import { EventType, OutboxEvent } from './outbox-event.entity';
+
+export interface DomainEvent {
+  type: EventType;
+  agentId: string | null;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The outbox: domain events are written with the manager of the transaction that makes the change, so an event
+ * exists exactly when its change does. Delivery reads them later.
+ */
+@Injectable()
+export class OutboxService {
+  async record(manager: EntityManager, workspaceId: string, events: DomainEvent[]): Promise<void> {
+    if (!events.length) return;
+    const repo = manager.getRepository(OutboxEvent);
+    await repo.insert(
+      events.map(
+        (e) =>
+          ({
+            id: newId(),
+            workspaceId,
+            type: e.type,
+            agentId: e.agentId,
+            data: e.data,
+            dispatchedAt: null,
+          }) as QueryDeepPartialEntity<OutboxEvent>,
+      ),
+    );
+  }
+}

@@ -1,0 +1,131 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+
+export type LlmKind = 'classify' | 'evaluate' | 'memorize' | 'reply';
+
+export interface LlmCall {
+  kind: LlmKind;
+  model: string;
+  json: boolean;
+  system: string;
+  messages: { role: string; content: string }[];
+  authorization?: string;
+}
+
+export interface LlmAnswer {
+  status?: number;
+  /** The assistant message content (wrapped in a chat-completions body). */
+  content?: string;
+  /** A raw body instead of a chat-completions one. */
+  raw?: string;
+  delayMs?: number;
+}
+
+function kindOf(system: string): LlmKind {
+  if (system.startsWith('You classify')) return 'classify';
+  if (system.startsWith('You evaluate')) return 'evaluate';
+  if (system.startsWith('From the conversation, extract')) return 'memorize';
+  return 'reply';
+}
+
+/** The default answers: no intent matches, evaluations succeed, replies greet. */
+export function defaultAnswer(call: LlmCall): LlmAnswer {
+  switch (call.kind) {
+    case 'classify':
+      return { content: JSON.stringify({ scores: [] }) };
+    case 'memorize':
+      return { content: '{}' };
+    case 'evaluate': {
+      if (call.system.includes('"value": true or false'))
+        return { content: JSON.stringify({ value: true, reason: 'goal reached' }) };
+      if (call.system.includes('number from 0 to 10'))
+        return { content: JSON.stringify({ value: 8, score: 8, reason: 'good' }) };
+      if (call.system.includes('one of the labels')) {
+        const labels = /Labels: (.*)/.exec(call.system)?.[1].split(', ') ?? ['none'];
+        return { content: JSON.stringify({ value: labels[0], label: labels[0], reason: 'first label' }) };
+      }
+      return {
+        content: JSON.stringify({
+          value: 'The customer asked a question and got an answer.',
+          reason: 'summary',
+        }),
+      };
+    }
+    default:
+      return { content: 'Hello from the model.' };
+  }
+}
+
+/** A real local HTTP server speaking OpenAI-compatible chat completions, with scriptable answers and latency. */
+export class LlmServer {
+  readonly calls: LlmCall[] = [];
+  respond: (call: LlmCall) => LlmAnswer = defaultAnswer;
+  latencyMs = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<LlmServer> {
+    let self: LlmServer | undefined;
+    const server = createServer((req, res) => void self!.handle(req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    self = new LlmServer(server, `http://127.0.0.1:${port}/v1`);
+    return self;
+  }
+
+  callsOf(kind: LlmKind): LlmCall[] {
+    return this.calls.filter((c) => c.kind === kind);
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.respond = defaultAnswer;
+    this.latencyMs = 0;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+      res.writeHead(404).end();
+      return;
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+      model: string;
+      messages: { role: string; content: string }[];
+      response_format?: { type: string };
+    };
+    const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
+    const call: LlmCall = {
+      kind: kindOf(system),
+      model: body.model,
+      json: body.response_format?.type === 'json_object',
+      system,
+      messages: body.messages,
+      authorization: req.headers.authorization,
+    };
+    this.calls.push(call);
+    const answer = this.respond(call);
+    const delay = answer.delayMs ?? this.latencyMs;
+    if (delay) await new Promise((r) => setTimeout(r, delay));
+    const payload =
+      answer.raw ??
+      JSON.stringify({
+        id: `chatcmpl-${this.calls.length}`,
+        object: 'chat.completion',
+        model: body.model,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      });
+    res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(payload);
+  }
+}
