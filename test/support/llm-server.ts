@@ -67,11 +67,11 @@ export class LlmServer {
   ) {}
 
   static async start(): Promise<LlmServer> {
-    let self: LlmServer | undefined;
-    const server = createServer((req, res) => void self!.handle(req, res));
+    const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
-    self = new LlmServer(server, `http://127.0.0.1:${port}/v1`);
+    const self = new LlmServer(server, `http://127.0.0.1:${port}/v1`);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => void self.handle(req, res));
     return self;
   }
 
