@@ -49,6 +49,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 export async function createHttpApp(config: AppConfig, workers: boolean): Promise<INestApplication> {
   const server = express();
   server.disable('x-powered-by');
+  server.set('etag', false); // API answers are not cached by validators; hashing every body costs CPU
   if (config.trustProxy) {
     server.set('trust proxy', true);
     // Behind a TLS-terminating proxy the scheme comes from X-Forwarded-Proto; probes of /health may be plain.
