@@ -3,11 +3,12 @@ import * as https from 'node:https';
 import express, { Request, Response } from 'express';
 import { Pool } from 'pg';
 import type { TlsMaterial } from '@/common/http/tls';
+import { VIEW_SQL } from '@/modules/agents/agent-views.repository';
 
 /**
  * The comparison handler of the benchmark: bare Express on the same TLS material and database, doing what
  * the API must do at least for GET /api/v1/agents/{uuid}: resolve the tenant from Host, check the bearer
- * token (SHA-256, one indexed SELECT), SELECT the agent row, answer JSON.
+ * token (SHA-256, one indexed SELECT), run the same whole-agent SELECT as the API, answer JSON.
  */
 export async function startBaseline(
   databaseUrl: string,
@@ -37,10 +38,11 @@ export async function startBaseline(
         [workspaceId, hash],
       );
       if (!token.rows[0]) return res.status(401).json({ success: false, message: 'Invalid token' });
-      const agent = await pool.query('SELECT * FROM agents WHERE workspace_id = $1 AND id = $2', [
-        workspaceId,
-        req.params.uuid,
-      ]);
+      const agent = await pool.query({
+        name: 'agent_view',
+        text: VIEW_SQL,
+        values: [workspaceId, [req.params.uuid]],
+      });
       if (!agent.rows[0]) return res.status(404).json({ success: false, message: 'Agent not found' });
       return res.json({ success: true, message: 'OK', data: agent.rows[0] });
     } catch {

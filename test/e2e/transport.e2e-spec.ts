@@ -52,6 +52,14 @@ describe('transport: HTTPS only, TLS 1.2 or newer', () => {
     });
   });
 
+  it('answers 403 HTTPS_REQUIRED to plain HTTP whatever the method', async () => {
+    for (const method of ['DELETE', 'PATCH', 'OPTIONS', 'POST']) {
+      const res = await plainRequest(app.port, '/api/v1/agents', { Host: tenant.host }, method);
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body).error.code).toBe('HTTPS_REQUIRED');
+    }
+  });
+
   it('serves a certificate for localhost and *.localhost', async () => {
     const cert = await new Promise<string>((resolve, reject) => {
       const req = https.request(

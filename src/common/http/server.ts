@@ -1,9 +1,11 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { TlsMaterial } from './tls';
 
-const TLS_HANDSHAKE = 0x16;
+/** OpenSSL's verdicts on a connection whose first bytes are not a TLS record: plain HTTP, or something else. */
+const NOT_TLS = new Set(['ERR_SSL_HTTP_REQUEST', 'ERR_SSL_WRONG_VERSION_NUMBER']);
 
 export const HTTPS_REQUIRED_BODY = JSON.stringify({
   success: false,
@@ -11,11 +13,10 @@ export const HTTPS_REQUIRED_BODY = JSON.stringify({
   error: { code: 'HTTPS_REQUIRED', details: 'This API only accepts HTTPS (TLS 1.2 or newer)' },
 });
 
-/** Answers every plain-HTTP request 403 HTTPS_REQUIRED, before anything else is looked at. */
-export function rejectPlainHttp(_req: http.IncomingMessage, res: http.ServerResponse): void {
-  res.writeHead(403, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
-  res.end(HTTPS_REQUIRED_BODY);
-}
+/** The whole 403 HTTPS_REQUIRED answer, written as raw bytes on a connection that spoke plain HTTP to the TLS port. */
+const HTTPS_REQUIRED_RESPONSE =
+  'HTTP/1.1 403 Forbidden\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n' +
+  `Content-Length: ${Buffer.byteLength(HTTPS_REQUIRED_BODY)}\r\n\r\n${HTTPS_REQUIRED_BODY}`;
 
 export interface RunningServer {
   port: number;
@@ -31,8 +32,10 @@ interface Options {
 }
 
 /**
- * One port for both: the first byte of a connection tells a TLS handshake (to the HTTPS server, TLS 1.2+ only) from
- * plain HTTP (answered 403).
+ * HTTPS (TLS 1.2+ only) on the port. A client that speaks plain HTTP to it fails the handshake; OpenSSL says so
+ * (`ERR_SSL_HTTP_REQUEST`, or `ERR_SSL_WRONG_VERSION_NUMBER` for other first bytes) and the client is answered
+ * 403 HTTPS_REQUIRED in plain HTTP on the raw connection. TLS stays on the native socket handle, which keeps
+ * encryption out of JavaScript (sniffing the first byte in JS would move every TLS byte through a JS stream).
  */
 export async function listen(handler: http.RequestListener, options: Options): Promise<RunningServer> {
   let inFlight = 0;
@@ -48,22 +51,17 @@ export async function listen(handler: http.RequestListener, options: Options): P
   let front: net.Server;
   if (options.tls) {
     const secure = https.createServer(
-      { key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2', honorCipherOrder: true },
+      { key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2', handshakeTimeout: 10_000 },
       track,
     );
-    const plain = http.createServer(rejectPlainHttp);
-    servers.push(secure, plain);
-    front = net.createServer((socket) => {
-      socket.once('error', () => socket.destroy());
-      socket.setTimeout(10_000, () => socket.destroy()); // a connection that never speaks
-      socket.once('data', (chunk: Buffer) => {
-        socket.setTimeout(0);
-        socket.pause();
-        socket.unshift(chunk);
-        (chunk[0] === TLS_HANDSHAKE ? secure : plain).emit('connection', socket);
-        process.nextTick(() => socket.resume());
-      });
+    secure.on('tlsClientError', (err: NodeJS.ErrnoException, tlsSocket: TLSSocket) => {
+      if (!NOT_TLS.has(err.code ?? '')) return;
+      // The TCP connection under the failed TLS socket is still open: answer there, in plain HTTP.
+      const raw = (tlsSocket as TLSSocket & { _parent?: net.Socket })._parent;
+      if (raw && !raw.destroyed && raw.writable) raw.end(HTTPS_REQUIRED_RESPONSE);
     });
+    servers.push(secure);
+    front = secure;
   } else {
     const plain = http.createServer(track);
     servers.push(plain);

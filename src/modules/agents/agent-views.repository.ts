@@ -21,7 +21,8 @@ const list = (select: string, from: string, order: string) =>
      WHERE x.workspace_id = a.workspace_id AND x.agent_id = a.id`;
 
 /** One row per agent with every collection already in its API shape, built by PostgreSQL in one query. */
-const VIEW_SQL = `
+/** The whole agent in one statement (exported so the benchmark's bare handler runs the very same SELECT). */
+export const VIEW_SQL = `
 SELECT a.id, a.name, a.description, a.company_name, a.role, a.objective, a.tone, a.behavior_guidelines,
        a.company_service, a.topic, a.length_detail, a.interest_of_product, a.negative_response, a.custom_prompt,
        a.language, a.speed, a.timezone, a.custom_llm_url, a.recommendations, a.status,
@@ -127,10 +128,9 @@ export class AgentViewsRepository {
   /** Rows in the order of `ids`; missing agents are left out. */
   async load(workspaceId: string, ids: string[], manager?: EntityManager): Promise<AgentViewRow[]> {
     if (!ids.length) return [];
-    const rows = (await (manager ?? this.dataSource.manager).query(VIEW_SQL, [
-      workspaceId,
-      ids,
-    ])) as AgentViewRow[];
+    const rows = manager
+      ? ((await manager.query(VIEW_SQL, [workspaceId, ids])) as AgentViewRow[])
+      : await this.prepared(workspaceId, ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id)).filter((r): r is AgentViewRow => !!r);
   }
