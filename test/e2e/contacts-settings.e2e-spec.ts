@@ -159,6 +159,30 @@ describe('contact tags, custom fields and pipeline stages', () => {
       });
     });
 
+    it('changes a text field to date only when every stored value is a real calendar day', async () => {
+      const tenant = await createTenant(app);
+      const f = await createField(tenant, { key: 'since', label: 'Since', type: 'text' });
+      await createContact(tenant, { custom_fields: { since: '2024-02-29' } });
+      const bad = await createContact(tenant, { custom_fields: { since: '2026-02-30' } });
+      const refused = await tenant.http.put(`/api/v1/contacts/fields/${f.uuid}`).send({ type: 'date' });
+      expect(refused.status).toBe(409);
+      expect(refused.body.message).toMatch(/1 contact holds a value/);
+      for (const odd of ['0000-01-01', '2026-13-01', '2026-00-10', '2026-04-31']) {
+        await tenant.http
+          .put(`/api/v1/contacts/${bad.uuid}`)
+          .send({ custom_fields: { since: odd } })
+          .expect(200);
+        const again = await tenant.http.put(`/api/v1/contacts/fields/${f.uuid}`).send({ type: 'date' });
+        expect(again.status).toBe(409);
+      }
+      await tenant.http
+        .put(`/api/v1/contacts/${bad.uuid}`)
+        .send({ custom_fields: { since: '2026-04-30' } })
+        .expect(200);
+      const ok = await tenant.http.put(`/api/v1/contacts/fields/${f.uuid}`).send({ type: 'date' });
+      expect(ok.status).toBe(200);
+    });
+
     it('refuses a type change that stored values do not fit (409), allows one they fit', async () => {
       const tenant = await createTenant(app);
       const f = await createField(tenant, { key: 'score', label: 'Score', type: 'text' });

@@ -20,8 +20,16 @@ function fitsSql(type: ContactFieldType): string {
       return `jsonb_typeof(${v}) = 'number'`;
     case 'boolean':
       return `jsonb_typeof(${v}) = 'boolean'`;
-    case 'date':
-      return `jsonb_typeof(${v}) = 'string' AND (custom_fields ->> $2::text) ~ '^\\d{4}-\\d{2}-\\d{2}$'`;
+    case 'date': {
+      // A real calendar day: the shape, then (guarded by CASE, so make_date never sees a bad month) the day range.
+      const t = `(custom_fields ->> $2::text)`;
+      return `jsonb_typeof(${v}) = 'string' AND CASE
+        WHEN ${t} !~ '^\\d{4}-\\d{2}-\\d{2}$' THEN false
+        WHEN substr(${t}, 1, 4)::int < 1 OR substr(${t}, 6, 2)::int NOT BETWEEN 1 AND 12 THEN false
+        ELSE substr(${t}, 9, 2)::int BETWEEN 1 AND extract(day FROM make_date(substr(${t}, 1, 4)::int,
+          substr(${t}, 6, 2)::int, 1) + interval '1 month - 1 day')::int
+      END`;
+    }
     case 'select':
       return `jsonb_typeof(${v}) = 'string' AND (custom_fields ->> $2::text) = ANY($3::text[])`;
   }
