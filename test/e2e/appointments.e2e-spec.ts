@@ -43,6 +43,22 @@ describe('appointments', () => {
     ...extra,
   });
 
+  it('checks kept answers against the questions of the schedule an appointment moves to', async () => {
+    const other = await createSchedule(t, {
+      custom_questions: [{ name: 'budget', type: 'number', required: true }],
+    });
+    const a = await createAppointment(t, slot(nextDay(), 9, 10));
+    const moved = await t.http.put(`/api/v1/appointments/${a.uuid}`).send({ schedule_uuid: other.uuid });
+    expect(moved.status).toBe(422);
+    expect(moved.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'custom_answers.topic' });
+    expect(moved.body.message).toContain('custom_answers.budget is required');
+    const ok = await t.http
+      .put(`/api/v1/appointments/${a.uuid}`)
+      .send({ schedule_uuid: other.uuid, custom_answers: { budget: 500 } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.custom_answers).toEqual({ budget: 500 });
+  });
+
   describe('POST /appointments', () => {
     it('creates an appointment and answers it with its schedule and contact', async () => {
       const contact = await createContact(t, { name: 'Ada', surname: 'Lovelace', email: 'ada@example.com' });

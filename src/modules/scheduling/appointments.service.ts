@@ -184,10 +184,13 @@ export class AppointmentsService {
       a.startTime = times.start;
       a.endTime = times.end;
     }
-    if (dto.custom_answers !== undefined) {
-      const errors = checkAnswers(schedule.customQuestions, dto.custom_answers, false);
+    // Moving to another schedule checks the answers (sent or kept) against its questions, as a create would.
+    const moving = schedule.id !== a.scheduleId;
+    if (dto.custom_answers !== undefined || moving) {
+      const answers = (dto.custom_answers ?? a.customAnswers ?? {}) as Record<string, unknown>;
+      const errors = checkAnswers(schedule.customQuestions, answers, moving);
       if (errors.length) throw AppException.validation(errors);
-      a.customAnswers = dto.custom_answers as CustomAnswers;
+      a.customAnswers = answers as CustomAnswers;
     }
     a.scheduleId = schedule.id;
     if (dto.title !== undefined) a.title = dto.title.trim();
