@@ -1,0 +1,60 @@
+import { startTestApp, TestApp } from '../setup/test-app';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { createAgent } from '../factories/agent.factory';
+import { createContact } from '../factories/contact.factory';
+
+/** Inputs that the database cannot take must be refused as client errors, never reach it as a 500. */
+describe('Hostile input across routes', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    tenant = await createTenant(app);
+  });
+  afterAll(() => app.close());
+
+  describe('the NUL character', () => {
+    it('in a body string is 422 INVALID_FORMAT naming the field, and nothing is stored', async () => {
+      const res = await tenant.http.post('/api/v1/agents').send({ name: 'Bad\u0000name' });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'name' });
+      const list = await tenant.http.get('/api/v1/agents?search=Bad');
+      expect(list.body.data.items).toEqual([]);
+    });
+
+    it('in a nested value or key names the dotted path', async () => {
+      const contact = await createContact(tenant, {});
+      const nested = await tenant.http
+        .put(`/api/v1/contacts/${contact.uuid}`)
+        .send({ custom_fields: { note: 'a\u0000b' } });
+      expect(nested.status).toBe(422);
+      expect(nested.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'custom_fields.note' });
+      const key = await tenant.http
+        .put(`/api/v1/contacts/${contact.uuid}`)
+        .send({ custom_fields: { 'no\u0000te': 'x' } });
+      expect(key.status).toBe(422);
+      expect(key.body.error.code).toBe('INVALID_FORMAT');
+    });
+
+    it('in an agent collection item is 422, not 500', async () => {
+      const a = await createAgent(tenant);
+      for (const collection of ['guidelines', 'notes', 'training', 'procedures']) {
+        const body = collection === 'procedures' ? { name: '\u0000' } : { content: '\u0000' };
+        const res = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/${collection}`).send(body);
+        expect(res.status).toBe(422);
+      }
+    });
+
+    it('in a query value is 422 naming the parameter', async () => {
+      const res = await tenant.http.get('/api/v1/agents?search=a%00b');
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'search' });
+    });
+
+    it('the token and rate checks still come first', async () => {
+      const res = await app.http(tenant.host, 'cap_invalid').post('/api/v1/agents').send({ name: '\u0000' });
+      expect(res.status).toBe(401);
+    });
+  });
+});
