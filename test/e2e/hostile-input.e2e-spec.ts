@@ -57,4 +57,25 @@ describe('Hostile input across routes', () => {
       expect(res.status).toBe(401);
     });
   });
+
+  describe('page numbers', () => {
+    it.each([
+      '/api/v1/agents',
+      '/api/v1/contacts/tags',
+      '/api/v1/schedules',
+      '/api/v1/data',
+      '/api/v1/phone-numbers',
+    ])('%s: a page too large to address is 422 INVALID_FORMAT on page', async (path) => {
+      const res = await tenant.http.get(`${path}?page=99999999999999999999`);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'page' });
+    });
+
+    it('the largest page answers an empty list', async () => {
+      const res = await tenant.http.get('/api/v1/contacts/tags?page=1000000000&per_page=100');
+      expect(res.status).toBe(200);
+      expect(res.body.data.items).toEqual([]);
+      expect(res.body.data.pagination).toMatchObject({ page: 1000000000, per_page: 100 });
+    });
+  });
 });
