@@ -78,4 +78,45 @@ describe('Hostile input across routes', () => {
       expect(res.body.data.pagination).toMatchObject({ page: 1000000000, per_page: 100 });
     });
   });
+
+  describe('null order and priority on create', () => {
+    it('a routing rule with priority null goes last, like one without', async () => {
+      const a = await createAgent(tenant);
+      const base = `/api/v1/agents/${a.agent_uuid}/routing-rules`;
+      await tenant.http.post(base).send({ trigger_keyword: 'one', priority: 5 });
+      const res = await tenant.http.post(base).send({ trigger_keyword: 'two', priority: null });
+      expect(res.status).toBe(201);
+      expect(res.body.data.routing_rules.map((r: any) => [r.trigger_keyword, r.priority])).toEqual([
+        ['one', 5],
+        ['two', 6],
+      ]);
+      const put = await tenant.http
+        .put(base)
+        .send({ routing_rules: [{ trigger_keyword: 'x', priority: null }] });
+      expect(put.status).toBe(200);
+      expect(put.body.data.routing_rules[0].priority).toBe(1);
+    });
+
+    it.each(['guidelines', 'notes'])('a %s item with order null goes last', async (collection) => {
+      const a = await createAgent(tenant);
+      const base = `/api/v1/agents/${a.agent_uuid}/${collection}`;
+      await tenant.http.post(base).send({ content: 'first', order: 3 });
+      const res = await tenant.http.post(base).send({ content: 'second', order: null });
+      expect(res.status).toBe(201);
+      expect(res.body.data[collection].map((g: any) => g.order)).toEqual([3, 4]);
+    });
+
+    it('PATCH with priority null is still refused', async () => {
+      const a = await createAgent(tenant);
+      const created = await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/routing-rules`)
+        .send({ trigger_keyword: 'one' });
+      const rule = created.body.data.routing_rules[0];
+      const res = await tenant.http
+        .patch(`/api/v1/agents/${a.agent_uuid}/routing-rules/${rule.uuid}`)
+        .send({ priority: null });
+      expect(res.status).toBe(422);
+      expect(res.body.error.field).toBe('priority');
+    });
+  });
 });

@@ -118,7 +118,8 @@ export class AgentCollectionsService {
         const d = dto as Partial<NoteDto>;
         if (creating) row.kind = kind;
         if (d.content !== undefined) row.content = d.content;
-        if (d.order !== undefined) row.order = d.order;
+        // On create a null `order` means the same as none: after the last item.
+        if (d.order !== undefined && d.order !== null) row.order = d.order;
         else if (creating) row.order = await this.nextNumber(ctx, notes, 'order', { kind });
       },
     });
@@ -278,7 +279,7 @@ export class AgentCollectionsService {
           if (d.transfer_type !== undefined) row.transferType = d.transfer_type;
           if (d.transfer_config !== undefined) row.transferConfig = d.transfer_config;
           if (d.is_active !== undefined) row.isActive = d.is_active;
-          if (d.priority !== undefined) row.priority = d.priority;
+          if (d.priority !== undefined && d.priority !== null) row.priority = d.priority;
           if (creating) {
             row.detectionMode ??= 'intent';
             row.phrases ??= [];
@@ -297,7 +298,7 @@ export class AgentCollectionsService {
               'transferType',
             ] as const)
               row[k] ??= null;
-            if (row.priority === undefined)
+            if (row.priority === undefined || row.priority === null)
               row.priority = await this.nextNumber(ctx, routing, 'priority', {});
           }
         },
