@@ -119,4 +119,42 @@ describe('Hostile input across routes', () => {
       expect(res.body.error.field).toBe('priority');
     });
   });
+
+  describe('arrays where objects are expected', () => {
+    it.each([
+      ['guidelines', 'guidelines'],
+      ['notes', 'notes'],
+      ['training', 'training'],
+      ['procedures', 'procedures'],
+      ['intents', 'intents'],
+      ['webhooks', 'webhooks'],
+      ['routing-rules', 'routing_rules'],
+      ['guard-rules', 'guard_rules'],
+    ])('PUT %s with an array item is 422 INVALID_FORMAT', async (path, key) => {
+      const a = await createAgent(tenant);
+      const res = await tenant.http.put(`/api/v1/agents/${a.agent_uuid}/${path}`).send({ [key]: [[]] });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: key });
+    });
+
+    it('procedure steps, contact batches, table columns and schedule questions refuse array items', async () => {
+      const a = await createAgent(tenant);
+      const steps = await tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/procedures`)
+        .send({ name: 'Refund', steps: [[]] });
+      expect(steps.status).toBe(422);
+      expect(steps.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'steps' });
+      const contacts = await tenant.http.post('/api/v1/contacts').send({ contacts: [[]] });
+      expect(contacts.status).toBe(422);
+      expect(contacts.body.error.code).toBe('INVALID_FORMAT');
+      const table = await tenant.http.post('/api/v1/data/tables').send({ name: 'T', columns: [[]] });
+      expect(table.status).toBe(422);
+      expect(table.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'columns' });
+      const schedule = await tenant.http
+        .post('/api/v1/schedules')
+        .send({ name: 'S', timezone: 'Europe/Paris', custom_questions: [[]] });
+      expect(schedule.status).toBe(422);
+      expect(schedule.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'custom_questions' });
+    });
+  });
 });

@@ -61,6 +61,7 @@ export class ReplaceGuidelinesDto {
   @IsArray()
   @ArrayMaxSize(500)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => NoteDto)
   guidelines!: NoteDto[];
 }
@@ -70,6 +71,7 @@ export class ReplaceNotesDto {
   @IsArray()
   @ArrayMaxSize(500)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => NoteDto)
   notes!: NoteDto[];
 }
@@ -101,6 +103,7 @@ export class ReplaceTrainingDto {
   @IsArray()
   @ArrayMaxSize(1000)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => TrainingDto)
   training!: TrainingDto[];
 }
@@ -146,6 +149,7 @@ export class ProcedureDto {
   @IsArray()
   @ArrayMaxSize(100)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => ProcedureStepDto)
   steps?: ProcedureStepDto[];
 }
@@ -156,6 +160,7 @@ export class ReplaceProceduresDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => ProcedureDto)
   procedures!: ProcedureDto[];
 }
@@ -261,6 +266,7 @@ export class IntentDto {
   @IsArray()
   @ArrayMaxSize(50)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => IntentParameterDto)
   parameters?: IntentParameterDto[];
 }
@@ -271,6 +277,7 @@ export class ReplaceIntentsDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => IntentDto)
   intents!: IntentDto[];
 }
@@ -311,6 +318,7 @@ export class ReplaceWebhooksDto {
   @IsDefined()
   @IsArray()
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => WebhookDto)
   webhooks!: WebhookDto[];
 }
@@ -410,6 +418,7 @@ export class ReplaceRoutingRulesDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => RoutingRuleDto)
   routing_rules!: RoutingRuleDto[];
 }
@@ -497,6 +506,7 @@ export class ReplaceGuardRulesDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => GuardRuleDto)
   guard_rules!: GuardRuleDto[];
 }

@@ -135,6 +135,7 @@ export class CreateContactsBatchDto {
   @IsArray()
   @ArrayMaxSize(MAX_BATCH_CONTACTS)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => CreateContactDto)
   contacts!: CreateContactDto[];
 }

@@ -7,6 +7,7 @@ import {
   IsDefined,
   IsIn,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -59,6 +60,7 @@ export class CreateTableDto {
   @ArrayNotEmpty()
   @ArrayMaxSize(MAX_COLUMNS)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => ColumnDto)
   columns!: ColumnDto[];
 }

@@ -92,6 +92,7 @@ class ScheduleFields {
   @IsArray()
   @ArrayMaxSize(50)
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each item of $property must be an object' })
   @Type(() => CustomQuestionDto)
   custom_questions?: CustomQuestionDto[];
 }
