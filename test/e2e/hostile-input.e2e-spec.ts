@@ -157,4 +157,36 @@ describe('Hostile input across routes', () => {
       expect(schedule.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'custom_questions' });
     });
   });
+
+  describe('null for a key with a default, on create', () => {
+    it('procedures, intents and webhooks take their defaults', async () => {
+      const a = await createAgent(tenant);
+      const base = `/api/v1/agents/${a.agent_uuid}`;
+      const proc = await tenant.http.post(`${base}/procedures`).send({ name: 'Refund', steps: null });
+      expect(proc.status).toBe(201);
+      expect(proc.body.data.procedures[0].steps).toEqual([]);
+      const intent = await tenant.http
+        .post(`${base}/intents`)
+        .send({ name: 'Order status', key: null, parameters: null });
+      expect(intent.status).toBe(201);
+      expect(intent.body.data.intents[0]).toMatchObject({ key: 'order_status', parameters: [] });
+      const hook = await tenant.http
+        .post(`${base}/webhooks`)
+        .send({ url: 'https://hooks.example.com/x', events: ['conversation_status'], is_active: null });
+      expect(hook.status).toBe(201);
+      expect(hook.body.data.webhooks[0].is_active).toBe(true);
+      const put = await tenant.http.put(`${base}/guard-rules`).send({ guard_rules: [{ is_active: null }] });
+      expect(put.status).toBe(200);
+      expect(put.body.data.guard_rules[0].is_active).toBe(true);
+    });
+
+    it('a pipeline stage with order null goes last', async () => {
+      await tenant.http.post('/api/v1/contacts/pipeline/stages').send({ name: 'First', order: 7 });
+      const res = await tenant.http
+        .post('/api/v1/contacts/pipeline/stages')
+        .send({ name: 'Next', order: null });
+      expect(res.status).toBe(201);
+      expect(res.body.data.order).toBe(8);
+    });
+  });
 });

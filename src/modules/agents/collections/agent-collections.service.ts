@@ -366,6 +366,13 @@ export class AgentCollectionsService {
     return id.toLowerCase();
   }
 
+  /** On create, `null` for a key that cannot be null means the same as leaving it out: its default applies. */
+  private withoutNulls(handler: Handler<AgentChildEntity>, dto: object): Record<string, unknown> {
+    const out = { ...(dto as Record<string, unknown>) };
+    for (const key of handler.required) if (out[key] === null) delete out[key];
+    return out;
+  }
+
   private rejectNulls(
     handler: Handler<AgentChildEntity>,
     dto: Record<string, unknown>,
@@ -401,7 +408,7 @@ export class AgentCollectionsService {
       const stored = await h.repo.listFor(workspaceId, agentId, h.scope, m);
       const ctx: Ctx = { workspaceId, agentId, m, prefix: '', siblings: stored };
       const row = h.repo.build(workspaceId, { agentId });
-      await h.apply(ctx, row, dto as Record<string, unknown>, true);
+      await h.apply(ctx, row, this.withoutNulls(h, dto), true);
       await h.check?.(ctx, [...stored, row]);
       await h.repo.save(workspaceId, row, m);
     });
@@ -417,7 +424,7 @@ export class AgentCollectionsService {
       for (const [i, item] of items.entries()) {
         const ctx: Ctx = { workspaceId, agentId, m, prefix: `${name}.${i}.`, siblings: rows };
         const row = h.repo.build(workspaceId, { agentId });
-        await h.apply(ctx, row, item as Record<string, unknown>, true);
+        await h.apply(ctx, row, this.withoutNulls(h, item), true);
         rows.push(row);
       }
       await h.check?.({ workspaceId, agentId, m, prefix: `${name}.`, siblings: rows }, rows);
