@@ -189,4 +189,31 @@ describe('Hostile input across routes', () => {
       expect(res.body.data.order).toBe(8);
     });
   });
+
+  describe('routes with the short error body', () => {
+    it('answer refusals made before the handler (NUL, reused Idempotency-Key) with the short body too', async () => {
+      const nul = await tenant.http
+        .post('/api/v1/data/import/copypaste')
+        .send({ name: 'Paste', data: 'a\u0000b' });
+      expect(nul.status).toBe(422);
+      expect(nul.body).toEqual({ success: false, message: expect.stringContaining('data'), data: [] });
+      const key = `paste-${Date.now()}`;
+      const first = await tenant.http
+        .post('/api/v1/data/import/copypaste')
+        .set('Idempotency-Key', key)
+        .send({ name: 'Paste', data: 'one' });
+      expect(first.status).toBe(201);
+      const reused = await tenant.http
+        .post('/api/v1/data/import/copypaste')
+        .set('Idempotency-Key', key)
+        .send({ name: 'Paste', data: 'two' });
+      expect(reused.status).toBe(422);
+      expect(reused.body).toEqual({ success: false, message: expect.any(String), data: [] });
+    });
+
+    it('other routes keep the general body for the same refusals', async () => {
+      const res = await tenant.http.post('/api/v1/agents').send({ name: 'a\u0000b' });
+      expect(res.body).toMatchObject({ success: false, error: { code: 'INVALID_FORMAT', field: 'name' } });
+    });
+  });
 });
