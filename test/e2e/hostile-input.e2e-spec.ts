@@ -52,6 +52,13 @@ describe('Hostile input across routes', () => {
       expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'search' });
     });
 
+    it('in an unknown key, which is dropped anyway, is ignored', async () => {
+      const body = await tenant.http.post('/api/v1/agents').send({ name: 'Fine', extra: 'a\u0000b' });
+      expect(body.status).toBe(201);
+      const query = await tenant.http.get('/api/v1/agents?unknown=a%00b');
+      expect(query.status).toBe(200);
+    });
+
     it('the token and rate checks still come first', async () => {
       const res = await app.http(tenant.host, 'cap_invalid').post('/api/v1/agents').send({ name: '\u0000' });
       expect(res.status).toBe(401);

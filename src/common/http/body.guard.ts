@@ -14,29 +14,6 @@ export type BodyRequest = Request & { [BODY_PARSE_ERROR]?: unknown };
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
-/**
- * The first string (value or key) holding a NUL character, as a dotted path: PostgreSQL text and jsonb cannot
- * store U+0000, so such input is refused up front instead of failing in the database.
- */
-export function findNul(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-    const at = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000')) return at;
-    const found = findNul(child, at);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
-function refuseNul(value: unknown, root: string): void {
-  const field = findNul(value);
-  if (field === null) return;
-  const name = field === '' ? root : field;
-  throw AppException.invalid(name, `${name} must not contain the NUL character (U+0000)`);
-}
-
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
@@ -58,7 +35,6 @@ export class BodyGuard implements CanActivate {
     );
     if (statuses) req[SHORT_ERRORS_FOR] = (e: { status: number }) => statuses(e.status);
     if (req[BODY_PARSE_ERROR] !== undefined) throw toAppException(req[BODY_PARSE_ERROR]);
-    refuseNul(req.query, 'query');
     if (!WITH_BODY.has(req.method) || !hasBody(req)) return true;
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     const multipart = this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler());
@@ -67,7 +43,6 @@ export class BodyGuard implements CanActivate {
       const expected = multipart ? 'multipart/form-data' : 'application/json';
       throw new AppException('BAD_REQUEST', `Content-Type must be ${expected}`);
     }
-    refuseNul(req.body, 'body');
     return true;
   }
 }
