@@ -141,7 +141,7 @@ describe('Hostile input across routes', () => {
       const a = await createAgent(tenant);
       const res = await tenant.http.put(`/api/v1/agents/${a.agent_uuid}/${path}`).send({ [key]: [[]] });
       expect(res.status).toBe(422);
-      expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: key });
+      expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: `${key}.0` });
     });
 
     it('procedure steps, contact batches, table columns and schedule questions refuse array items', async () => {
@@ -150,18 +150,18 @@ describe('Hostile input across routes', () => {
         .post(`/api/v1/agents/${a.agent_uuid}/procedures`)
         .send({ name: 'Refund', steps: [[]] });
       expect(steps.status).toBe(422);
-      expect(steps.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'steps' });
+      expect(steps.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'steps.0' });
       const contacts = await tenant.http.post('/api/v1/contacts').send({ contacts: [[]] });
       expect(contacts.status).toBe(422);
-      expect(contacts.body.error.code).toBe('INVALID_FORMAT');
+      expect(contacts.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'contacts.0' });
       const table = await tenant.http.post('/api/v1/data/tables').send({ name: 'T', columns: [[]] });
       expect(table.status).toBe(422);
-      expect(table.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'columns' });
+      expect(table.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'columns.0' });
       const schedule = await tenant.http
         .post('/api/v1/schedules')
         .send({ name: 'S', timezone: 'Europe/Paris', custom_questions: [[]] });
       expect(schedule.status).toBe(422);
-      expect(schedule.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'custom_questions' });
+      expect(schedule.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'custom_questions.0' });
     });
   });
 

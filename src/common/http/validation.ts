@@ -22,10 +22,16 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
     if (error.constraints && Object.keys(error.constraints).length) {
       const [code, name] = codeFor(error.constraints);
       let message = error.constraints[name];
-      if (message.startsWith(`${error.property} `))
+      let field = path;
+      // A rule on a list's items may name the item (`contacts.1 must be an object`): that item is the field.
+      const item = message.startsWith(`${error.property}.`) ? /^\S+?\.(\d+) /.exec(message) : null;
+      if (item) {
+        field = `${path}.${item[1]}`;
+        message = `${field}${message.slice(item[0].length - 1)}`;
+      } else if (message.startsWith(`${error.property} `))
         message = `${path}${message.slice(error.property.length)}`;
       else if (!message.includes(path)) message = `${path}: ${message}`;
-      out.push({ code, field: path, message });
+      out.push({ code, field, message });
     }
     if (error.children?.length) out.push(...toFieldErrors(error.children, path));
   }

@@ -19,7 +19,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { IsHttpsUrl, IsUuidValue } from '@/common/validation/validators';
+import { IsHttpsUrl, IsObjectEach, IsUuidValue } from '@/common/validation/validators';
 import {
   DETECTION_MODES,
   DESTINATION_TYPES,
@@ -61,7 +61,7 @@ export class ReplaceGuidelinesDto {
   @IsArray()
   @ArrayMaxSize(500)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => NoteDto)
   guidelines!: NoteDto[];
 }
@@ -71,7 +71,7 @@ export class ReplaceNotesDto {
   @IsArray()
   @ArrayMaxSize(500)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => NoteDto)
   notes!: NoteDto[];
 }
@@ -103,7 +103,7 @@ export class ReplaceTrainingDto {
   @IsArray()
   @ArrayMaxSize(1000)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => TrainingDto)
   training!: TrainingDto[];
 }
@@ -149,7 +149,7 @@ export class ProcedureDto {
   @IsArray()
   @ArrayMaxSize(100)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => ProcedureStepDto)
   steps?: ProcedureStepDto[];
 }
@@ -160,7 +160,7 @@ export class ReplaceProceduresDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => ProcedureDto)
   procedures!: ProcedureDto[];
 }
@@ -266,7 +266,7 @@ export class IntentDto {
   @IsArray()
   @ArrayMaxSize(50)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => IntentParameterDto)
   parameters?: IntentParameterDto[];
 }
@@ -277,7 +277,7 @@ export class ReplaceIntentsDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => IntentDto)
   intents!: IntentDto[];
 }
@@ -318,7 +318,7 @@ export class ReplaceWebhooksDto {
   @IsDefined()
   @IsArray()
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => WebhookDto)
   webhooks!: WebhookDto[];
 }
@@ -418,7 +418,7 @@ export class ReplaceRoutingRulesDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => RoutingRuleDto)
   routing_rules!: RoutingRuleDto[];
 }
@@ -506,7 +506,7 @@ export class ReplaceGuardRulesDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => GuardRuleDto)
   guard_rules!: GuardRuleDto[];
 }

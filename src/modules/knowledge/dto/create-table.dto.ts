@@ -7,13 +7,13 @@ import {
   IsDefined,
   IsIn,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
   Matches,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { IsObjectEach } from '@/common/validation/validators';
 import { COLUMN_TYPES, ColumnType } from '../column-types';
 
 export const MAX_COLUMNS = 100;
@@ -60,7 +60,7 @@ export class CreateTableDto {
   @ArrayNotEmpty()
   @ArrayMaxSize(MAX_COLUMNS)
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each item of $property must be an object' })
+  @IsObjectEach()
   @Type(() => ColumnDto)
   columns!: ColumnDto[];
 }
