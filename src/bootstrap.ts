@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from '@/app.module';
 import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
+import { documentPipelineAnswers } from '@/common/http/api-response.decorator';
 import { BODY_PARSE_ERROR, BodyRequest } from '@/common/http/body.guard';
 import { HTTPS_REQUIRED_BODY, listen, RunningServer } from '@/common/http/server';
 import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
@@ -40,9 +41,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       tenant: { default: 'demo', description: 'workspace slug' },
     })
     .build();
-  return SwaggerModule.createDocument(app, options, {
+  const document = SwaggerModule.createDocument(app, options, {
     operationIdFactory: (c, m) => `${c.replace(/Controller$/, '')}_${m}`,
   });
+  documentPipelineAnswers(document);
+  return document;
 }
 
 /** The Nest application on its Express instance: body parsing, the proxy rule, Swagger; not listening yet. */

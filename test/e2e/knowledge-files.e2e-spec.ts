@@ -310,4 +310,27 @@ describe('Knowledge: file imports', () => {
     expect((await other.http.get(`/api/v1/data/${id}`)).status).toBe(404);
     expect((await other.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`)).status).toBe(404);
   });
+  it('Idempotency-Key on an upload covers the file: the same file replays, another file is 422, no file is left', async () => {
+    const uploads = path.join(app.config.storageDir, 'uploads', 'tmp');
+    const key = `upload-${Date.now()}`;
+    const send = (content: string) =>
+      upload(tenant, 'Keyed', content, 'keyed.csv').set('Idempotency-Key', key);
+    const first = await send('a,b\n1,2\n');
+    expect(first.status).toBe(201);
+    const again = await send('a,b\n1,2\n');
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.data.uuid).toBe(first.body.data.uuid);
+    const other = await send('a,b\n3,4\n');
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual({
+      success: false,
+      message: expect.stringContaining('Idempotency-Key'),
+      data: [],
+    });
+    const list = await tenant.http.get('/api/v1/data?per_page=100');
+    expect(list.body.data.items.filter((d: any) => d.name === 'Keyed')).toHaveLength(1);
+    await waitFor(tenant, first.body.data.uuid);
+    expect(fs.readdirSync(uploads)).toEqual([]);
+  });
 });

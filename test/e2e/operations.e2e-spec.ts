@@ -51,6 +51,45 @@ describe('operations: health, request ids, OpenAPI', () => {
     expect(doc.paths['/internal/v1/workspaces/{slug}/tokens'].post.responses['201']).toBeDefined();
   });
 
+  it('documents on every tenant write the pipeline answers: 400, 413, and the Idempotency-Key of each POST', async () => {
+    const doc = (await anyHost().get('/docs/openapi.json').expect(200)).body;
+    let posts = 0;
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      if (!path.startsWith('/api/v1/')) continue;
+      for (const method of ['post', 'put', 'patch']) {
+        const op = ops[method];
+        if (!op) continue;
+        const where = `${method.toUpperCase()} ${path}`;
+        expect([where, op.responses['400']?.description]).toEqual([
+          where,
+          expect.stringContaining('BAD_REQUEST'),
+        ]);
+        expect([where, op.responses['413']?.description]).toEqual([
+          where,
+          expect.stringContaining('PAYLOAD_TOO_LARGE'),
+        ]);
+        if (method !== 'post') continue;
+        posts += 1;
+        const headers = (op.parameters ?? []).filter(
+          (p: any) => p.in === 'header' && p.name === 'Idempotency-Key',
+        );
+        expect([where, headers.length]).toEqual([where, 1]);
+        expect([where, op.responses['422']?.description]).toEqual([
+          where,
+          expect.stringContaining('IDEMPOTENCY_KEY_REUSED'),
+        ]);
+        expect([where, op.responses['409']?.description]).toEqual([
+          where,
+          expect.stringContaining('IDEMPOTENCY_KEY_IN_USE'),
+        ]);
+      }
+    }
+    expect(posts).toBeGreaterThan(20);
+    // A status the route already documents keeps its own codes.
+    const hooks = doc.paths['/api/v1/agents/{uuid}/webhooks'].post.responses['409'].description;
+    expect(hooks).toContain('WEBHOOK_LIMIT_REACHED');
+  });
+
   it('documents every route the service answers', async () => {
     const doc = (await anyHost().get('/docs/openapi.json').expect(200)).body;
     const documented = new Set(

@@ -7,7 +7,13 @@ import {
   ApiPropertyOptional,
   ApiResponse,
   getSchemaPath,
+  OpenAPIObject,
 } from '@nestjs/swagger';
+import type {
+  OperationObject,
+  ResponseObject,
+  ResponsesObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorCode, ERROR_STATUS } from '@/common/errors/error-codes';
 
 export class ErrorDetail {
@@ -39,6 +45,9 @@ export class PaginationDto {
   @ApiProperty({ example: 57 }) total!: number;
   @ApiProperty({ example: 3 }) total_pages!: number;
 }
+
+const IDEMPOTENCY_KEY_DESCRIPTION =
+  'Up to 255 characters; the same key and body within 24 hours answers the first answer again';
 
 const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   BAD_REQUEST: 'Malformed JSON or wrong content type',
@@ -142,9 +151,51 @@ export function ApiEnvelope(type: Type<unknown> | null, options: EnvelopeOptions
       ApiHeader({
         name: 'Idempotency-Key',
         required: false,
-        description:
-          'Up to 255 characters; the same key and body within 24 hours answers the first answer again',
+        description: IDEMPOTENCY_KEY_DESCRIPTION,
       }),
     );
   return applyDecorators(...decorators);
+}
+
+/** Adds error codes to an operation's answers, merged into the description when the status is already there. */
+function addErrors(responses: ResponsesObject, codes: ErrorCode[]): void {
+  for (const code of codes) {
+    const status = String(ERROR_STATUS[code]);
+    const line = `${code}: ${DESCRIPTIONS[code] ?? code}`;
+    const existing = responses[status] as ResponseObject | undefined;
+    if (!existing)
+      responses[status] = {
+        description: line,
+        content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorBody) } } },
+      };
+    else if (!existing.description.includes(code)) existing.description = `${existing.description}; ${line}`;
+  }
+}
+
+/**
+ * What the shared pipeline answers on every tenant route, whatever the route declares: a JSON body can be
+ * malformed or too large, and every POST takes an Idempotency-Key with its two refusals.
+ */
+export function documentPipelineAnswers(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith('/api/')) continue;
+    for (const method of ['post', 'put', 'patch'] as const) {
+      const op: OperationObject | undefined = item[method];
+      if (!op) continue;
+      const codes: ErrorCode[] = ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE'];
+      if (method === 'post') {
+        codes.push('IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE');
+        op.parameters ??= [];
+        if (!op.parameters.some((p) => 'name' in p && p.in === 'header' && p.name === 'Idempotency-Key'))
+          op.parameters.push({
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: IDEMPOTENCY_KEY_DESCRIPTION,
+            schema: { type: 'string', maxLength: 255 },
+          });
+      }
+      addErrors(op.responses, codes);
+    }
+  }
 }

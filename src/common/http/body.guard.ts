@@ -2,7 +2,8 @@ import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppException } from '@/common/errors/app.exception';
-import { toAppException } from './exceptions.filter';
+import { SHORT_ERRORS_FOR, toAppException } from './exceptions.filter';
+import { SHORT_ERROR_STATUSES } from './short-error-body';
 
 export const ACCEPTS_MULTIPART = 'cap:accepts-multipart';
 /** The route takes multipart/form-data (file uploads) instead of JSON. */
@@ -27,7 +28,12 @@ export class BodyGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<BodyRequest>();
+    const req = context.switchToHttp().getRequest<BodyRequest & { [SHORT_ERRORS_FOR]?: unknown }>();
+    const statuses = this.reflector.getAllAndOverride<((status: number) => boolean) | undefined>(
+      SHORT_ERROR_STATUSES,
+      [context.getHandler(), context.getClass()],
+    );
+    if (statuses) req[SHORT_ERRORS_FOR] = (e: { status: number }) => statuses(e.status);
     if (req[BODY_PARSE_ERROR] !== undefined) throw toAppException(req[BODY_PARSE_ERROR]);
     if (!WITH_BODY.has(req.method) || !hasBody(req)) return true;
     const type = (req.headers['content-type'] ?? '').toLowerCase();

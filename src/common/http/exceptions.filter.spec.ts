@@ -1,4 +1,6 @@
 import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
+import pino from 'pino';
+import { QueryFailedError } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { AllExceptionsFilter, SHORT_ERRORS_FOR } from './exceptions.filter';
 
@@ -45,6 +47,32 @@ describe('exceptions filter', () => {
       message: 'An unexpected error occurred',
       error: { code: 'INTERNAL_SERVER_ERROR', details: 'An unexpected error occurred' },
     });
+  });
+
+  it('logs a failed query without its bound values or the driver detail', () => {
+    const logged: unknown[] = [];
+    const spy = jest.spyOn(Logger.prototype, 'error').mockImplementation((obj: unknown) => {
+      logged.push(obj);
+    });
+    const driverError = Object.assign(new Error('value too long for type character varying(255)'), {
+      code: '22001',
+      detail: 'Key (phone_number)=(+14155550100) already exists.',
+    });
+    const err = new QueryFailedError(
+      'INSERT INTO agent_intents (webhook) VALUES ($1)',
+      ['{"auth_token":"tok_very_secret"}', '+14155550100'],
+      driverError,
+    );
+    const { h, res } = host();
+    filter.catch(err, h);
+    spy.mockImplementation(() => undefined);
+    expect(res.statusCode).toBe(500);
+    const entry = logged[0] as { err: Error };
+    const line = JSON.stringify(pino.stdSerializers.err(entry.err));
+    expect(line).not.toContain('tok_very_secret');
+    expect(line).not.toContain('+14155550100');
+    expect(line).toContain('INSERT INTO agent_intents');
+    expect(line).toContain('22001');
   });
 
   it('maps the router 404 to ENDPOINT_NOT_FOUND', () => {

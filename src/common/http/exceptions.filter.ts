@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppException } from '@/common/errors/app.exception';
+import { pgError } from '@/common/persistence/pg-errors';
 import { generalBody, shortBody } from './error-body';
 import { ReplayedResponse } from './replayed-response';
 
@@ -23,6 +24,19 @@ export function toAppException(err: unknown): AppException {
   if (raw?.type === 'entity.parse.failed')
     return new AppException('BAD_REQUEST', 'Malformed JSON in request body');
   return new AppException('INTERNAL_SERVER_ERROR', 'An unexpected error occurred');
+}
+
+/**
+ * What a log line keeps of an error: a failed query's bound values and the driver's detail may hold secrets or
+ * personal data (an intent's auth_token, a phone number), so only the message, SQL text and codes are kept.
+ */
+export function loggableError(err: unknown): unknown {
+  if (!(err instanceof Error) || !('parameters' in err || 'driverError' in err)) return err;
+  const { code, constraint } = pgError(err);
+  const safe = new Error(err.message);
+  safe.name = err.name;
+  safe.stack = err.stack;
+  return Object.assign(safe, { query: (err as { query?: unknown }).query, code, constraint });
 }
 
 /** Which error body a request gets; routes that the specification shows with the short body set it. */
@@ -49,7 +63,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const e = toAppException(err);
     if (e.status >= 500) {
       this.logger.error(
-        { err, requestId: req.id, method: req.method, path: req.path },
+        { err: loggableError(err), requestId: req.id, method: req.method, path: req.path },
         `Unhandled error on ${req.method} ${req.path}`,
       );
     }

@@ -1,16 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 export const MAX_PER_PAGE = 100;
+/** Keeps the row offset a safe integer that the database accepts; pages past the end are simply empty. */
+export const MAX_PAGE = 1_000_000_000;
 
 /** `page` (1-based) and `per_page` (default 20; above 100 is treated as 100). */
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1, example: 1 })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1, example: 1 })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'page must be an integer' })
   @Min(1)
+  @Max(MAX_PAGE)
   page: number = 1;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PER_PAGE, default: 20, example: 20 })

@@ -1,26 +1,11 @@
-import {
-  applyDecorators,
-  CallHandler,
-  ExecutionContext,
-  Injectable,
-  NestInterceptor,
-  UseInterceptors,
-} from '@nestjs/common';
-import { Observable } from 'rxjs';
-import { SHORT_ERRORS_FOR } from './exceptions.filter';
+import { SetMetadata } from '@nestjs/common';
 
-/** Marks the request so that the filter answers the listed statuses with the short body `{success, message, data: []}`. */
-@Injectable()
-class ShortErrorBodyInterceptor implements NestInterceptor {
-  constructor(private readonly statuses: (status: number) => boolean) {}
+/** Route metadata: which statuses of the route's answers use the short body. */
+export const SHORT_ERROR_STATUSES = 'cap:short-error-statuses';
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const req = context.switchToHttp().getRequest<Record<symbol, unknown>>();
-    req[SHORT_ERRORS_FOR] = (e: { status: number }) => this.statuses(e.status);
-    return next.handle();
-  }
-}
-
-/** The specification shows the short error body on a few routes; this names which of their answers use it. */
+/**
+ * The specification shows the short error body on a few routes; this names which of their answers use it. The
+ * request is marked by the body guard, before any body or idempotency check, so that those refusals take it too.
+ */
 export const ShortErrorBody = (statuses: (status: number) => boolean): MethodDecorator & ClassDecorator =>
-  applyDecorators(UseInterceptors(new ShortErrorBodyInterceptor(statuses)));
+  SetMetadata(SHORT_ERROR_STATUSES, statuses);

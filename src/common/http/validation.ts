@@ -22,19 +22,56 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
     if (error.constraints && Object.keys(error.constraints).length) {
       const [code, name] = codeFor(error.constraints);
       let message = error.constraints[name];
-      if (message.startsWith(`${error.property} `))
+      let field = path;
+      // A rule on a list's items may name the item (`contacts.1 must be an object`): that item is the field.
+      const item = message.startsWith(`${error.property}.`) ? /^\S+?\.(\d+) /.exec(message) : null;
+      if (item) {
+        field = `${path}.${item[1]}`;
+        message = `${field}${message.slice(item[0].length - 1)}`;
+      } else if (message.startsWith(`${error.property} `))
         message = `${path}${message.slice(error.property.length)}`;
       else if (!message.includes(path)) message = `${path}: ${message}`;
-      out.push({ code, field: path, message });
+      out.push({ code, field, message });
     }
     if (error.children?.length) out.push(...toFieldErrors(error.children, path));
   }
   return out;
 }
 
+/**
+ * The first string (value or key) holding a NUL character, as a dotted path: PostgreSQL text and jsonb cannot
+ * store U+0000, so such input is refused up front instead of failing in the database.
+ */
+export function findNul(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return at;
+    const found = findNul(child, at);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** After validation (unknown keys already dropped), a body or query value holding NUL is 422 naming its path. */
+class ApiValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const out: unknown = await super.transform(value, metadata);
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const found = findNul(out);
+      if (found !== null) {
+        const field = found || metadata.data || metadata.type;
+        throw AppException.invalid(field, `${field} must not contain the NUL character (U+0000)`);
+      }
+    }
+    return out;
+  }
+}
+
 /** The global pipe: strips unknown keys, converts, and answers 422 with the contract's codes. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ApiValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: false,
     transform: true,

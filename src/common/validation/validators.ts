@@ -76,3 +76,26 @@ export const IsIanaTimezone = simple(
   'must be an IANA time zone such as Europe/Paris',
 );
 export const IsHttpsUrl = simple('isHttpsUrl', (v) => isHttpsUrl(v), 'must be an https URL');
+
+const isObjectItem = (x: unknown) => x !== null && typeof x === 'object' && !Array.isArray(x);
+
+/**
+ * Every item of the array is an object: `@ValidateNested({ each: true })` alone lets a nested array through.
+ * The message starts with the first bad item's path (`contacts.1`), which the validation pipe reports as the field.
+ */
+export function IsObjectEach(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isObjectEach',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: {
+        validate: (value: unknown) => !Array.isArray(value) || value.every(isObjectItem),
+        defaultMessage: (args) => {
+          const index = Array.isArray(args?.value) ? args.value.findIndex((x) => !isObjectItem(x)) : 0;
+          return `${args?.property}.${index} must be an object`;
+        },
+      },
+    });
+}

@@ -50,7 +50,8 @@ export class StagesService {
 
   async create(workspaceId: string, dto: CreateStageDto): Promise<StageResponse> {
     let order = dto.order;
-    if (order === undefined) {
+    // A null order means the same as none: the stage goes last.
+    if (order === undefined || order === null) {
       const last = await this.stages.find(workspaceId, { order: { order: 'DESC' }, take: 1 });
       order = last.length ? last[0].order + 1 : 0;
     }

@@ -6,6 +6,7 @@ import { ApiEnvelope, ShortErrorBodyDto } from '@/common/http/api-response.decor
 import { AcceptsMultipart } from '@/common/http/body.guard';
 import { Envelope } from '@/common/http/envelope';
 import { ShortErrorBody } from '@/common/http/short-error-body';
+import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { CopyPasteImportDto, FileImportSchema, WebsiteImportDto } from './dto/import.dto';
 import { DataSourceResponse } from './dto/responses';
 import { ImportsService, UploadedFile as Upload } from './imports.service';
@@ -53,7 +54,7 @@ export class ImportsController {
   @Post('file')
   @AcceptsMultipart()
   @ShortErrorBody(SHORT_ERRORS)
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(FileInterceptor('file'), IdempotencyInterceptor)
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: FileImportSchema })
   @ApiOperation({

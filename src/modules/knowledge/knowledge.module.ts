@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { diskStorage } from 'multer';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsModule } from '@/modules/agents/agents.module';
+import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { TranscriptionModule } from '@/providers/transcription/transcription.module';
 import { DataSource } from './data-source.entity';
 import { DataSourcesController } from './data-sources.controller';
@@ -23,6 +24,7 @@ import { RecordsRepository } from './records.repository';
   imports: [
     TypeOrmModule.forFeature([DataSource]),
     AgentsModule,
+    IdempotencyModule,
     TranscriptionModule,
     // Uploads stream to STORAGE_DIR/uploads/tmp (never whole in memory); multer removes a file cut off at the limit.
     MulterModule.registerAsync({

@@ -118,7 +118,8 @@ export class AgentCollectionsService {
         const d = dto as Partial<NoteDto>;
         if (creating) row.kind = kind;
         if (d.content !== undefined) row.content = d.content;
-        if (d.order !== undefined) row.order = d.order;
+        // On create a null `order` means the same as none: after the last item.
+        if (d.order !== undefined && d.order !== null) row.order = d.order;
         else if (creating) row.order = await this.nextNumber(ctx, notes, 'order', { kind });
       },
     });
@@ -278,7 +279,7 @@ export class AgentCollectionsService {
           if (d.transfer_type !== undefined) row.transferType = d.transfer_type;
           if (d.transfer_config !== undefined) row.transferConfig = d.transfer_config;
           if (d.is_active !== undefined) row.isActive = d.is_active;
-          if (d.priority !== undefined) row.priority = d.priority;
+          if (d.priority !== undefined && d.priority !== null) row.priority = d.priority;
           if (creating) {
             row.detectionMode ??= 'intent';
             row.phrases ??= [];
@@ -297,7 +298,7 @@ export class AgentCollectionsService {
               'transferType',
             ] as const)
               row[k] ??= null;
-            if (row.priority === undefined)
+            if (row.priority === undefined || row.priority === null)
               row.priority = await this.nextNumber(ctx, routing, 'priority', {});
           }
         },
@@ -365,6 +366,13 @@ export class AgentCollectionsService {
     return id.toLowerCase();
   }
 
+  /** On create, `null` for a key that cannot be null means the same as leaving it out: its default applies. */
+  private withoutNulls(handler: Handler<AgentChildEntity>, dto: object): Record<string, unknown> {
+    const out = { ...(dto as Record<string, unknown>) };
+    for (const key of handler.required) if (out[key] === null) delete out[key];
+    return out;
+  }
+
   private rejectNulls(
     handler: Handler<AgentChildEntity>,
     dto: Record<string, unknown>,
@@ -400,7 +408,7 @@ export class AgentCollectionsService {
       const stored = await h.repo.listFor(workspaceId, agentId, h.scope, m);
       const ctx: Ctx = { workspaceId, agentId, m, prefix: '', siblings: stored };
       const row = h.repo.build(workspaceId, { agentId });
-      await h.apply(ctx, row, dto as Record<string, unknown>, true);
+      await h.apply(ctx, row, this.withoutNulls(h, dto), true);
       await h.check?.(ctx, [...stored, row]);
       await h.repo.save(workspaceId, row, m);
     });
@@ -416,7 +424,7 @@ export class AgentCollectionsService {
       for (const [i, item] of items.entries()) {
         const ctx: Ctx = { workspaceId, agentId, m, prefix: `${name}.${i}.`, siblings: rows };
         const row = h.repo.build(workspaceId, { agentId });
-        await h.apply(ctx, row, item as Record<string, unknown>, true);
+        await h.apply(ctx, row, this.withoutNulls(h, item), true);
         rows.push(row);
       }
       await h.check?.({ workspaceId, agentId, m, prefix: `${name}.`, siblings: rows }, rows);

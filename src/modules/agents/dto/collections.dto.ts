@@ -19,7 +19,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { IsHttpsUrl, IsUuidValue } from '@/common/validation/validators';
+import { IsHttpsUrl, IsObjectEach, IsUuidValue } from '@/common/validation/validators';
 import {
   DETECTION_MODES,
   DESTINATION_TYPES,
@@ -61,6 +61,7 @@ export class ReplaceGuidelinesDto {
   @IsArray()
   @ArrayMaxSize(500)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => NoteDto)
   guidelines!: NoteDto[];
 }
@@ -70,6 +71,7 @@ export class ReplaceNotesDto {
   @IsArray()
   @ArrayMaxSize(500)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => NoteDto)
   notes!: NoteDto[];
 }
@@ -101,6 +103,7 @@ export class ReplaceTrainingDto {
   @IsArray()
   @ArrayMaxSize(1000)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => TrainingDto)
   training!: TrainingDto[];
 }
@@ -146,6 +149,7 @@ export class ProcedureDto {
   @IsArray()
   @ArrayMaxSize(100)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => ProcedureStepDto)
   steps?: ProcedureStepDto[];
 }
@@ -156,6 +160,7 @@ export class ReplaceProceduresDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => ProcedureDto)
   procedures!: ProcedureDto[];
 }
@@ -261,6 +266,7 @@ export class IntentDto {
   @IsArray()
   @ArrayMaxSize(50)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => IntentParameterDto)
   parameters?: IntentParameterDto[];
 }
@@ -271,6 +277,7 @@ export class ReplaceIntentsDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => IntentDto)
   intents!: IntentDto[];
 }
@@ -311,6 +318,7 @@ export class ReplaceWebhooksDto {
   @IsDefined()
   @IsArray()
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => WebhookDto)
   webhooks!: WebhookDto[];
 }
@@ -410,6 +418,7 @@ export class ReplaceRoutingRulesDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => RoutingRuleDto)
   routing_rules!: RoutingRuleDto[];
 }
@@ -497,6 +506,7 @@ export class ReplaceGuardRulesDto {
   @IsArray()
   @ArrayMaxSize(200)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => GuardRuleDto)
   guard_rules!: GuardRuleDto[];
 }

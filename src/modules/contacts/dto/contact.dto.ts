@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
 import { IsUuidList } from '@/common/validation/uuid-list';
-import { IsE164, IsIanaTimezone, IsUuidValue } from '@/common/validation/validators';
+import { IsE164, IsIanaTimezone, IsObjectEach, IsUuidValue } from '@/common/validation/validators';
 import { CONTACT_STATUSES, ContactStatus } from '../contact.entity';
 
 export const MAX_BATCH_CONTACTS = 1000;
@@ -135,6 +135,7 @@ export class CreateContactsBatchDto {
   @IsArray()
   @ArrayMaxSize(MAX_BATCH_CONTACTS)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => CreateContactDto)
   contacts!: CreateContactDto[];
 }

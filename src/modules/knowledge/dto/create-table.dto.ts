@@ -13,6 +13,7 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { IsObjectEach } from '@/common/validation/validators';
 import { COLUMN_TYPES, ColumnType } from '../column-types';
 
 export const MAX_COLUMNS = 100;
@@ -59,6 +60,7 @@ export class CreateTableDto {
   @ArrayNotEmpty()
   @ArrayMaxSize(MAX_COLUMNS)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => ColumnDto)
   columns!: ColumnDto[];
 }

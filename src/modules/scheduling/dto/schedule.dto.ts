@@ -15,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsUuidList } from '@/common/validation/uuid-list';
-import { IsHexColor, IsIanaTimezone, IsUuidValue } from '@/common/validation/validators';
+import { IsHexColor, IsIanaTimezone, IsObjectEach, IsUuidValue } from '@/common/validation/validators';
 import { QUESTION_TYPES, QuestionType, WeeklyHours } from '../schedule.entity';
 
 const WEEKLY_HOURS_EXAMPLE = {
@@ -92,6 +92,7 @@ class ScheduleFields {
   @IsArray()
   @ArrayMaxSize(50)
   @ValidateNested({ each: true })
+  @IsObjectEach()
   @Type(() => CustomQuestionDto)
   custom_questions?: CustomQuestionDto[];
 }
