@@ -206,13 +206,21 @@ export class ImportsService {
       const input =
         err instanceof ImportError || err instanceof TranscriptionError || err instanceof BlockedAddressError;
       const reason = input ? (err as Error).message : `import failed: ${(err as Error).message}`;
-      await this.sources.patch(workspaceId, ds.id, { status: STATUS.failed, error: reason.slice(0, 2000) });
-      if (input || lastAttempt) {
-        await this.removeFile(ds);
-        if (!input) this.logger.error({ err, dataSourceId: ds.id }, 'import failed');
-        return;
+      if (!input && !lastAttempt) {
+        // A passing failure (database, disk) is retried by the queue: the source stays queued, not failed.
+        await this.sources.patch(workspaceId, ds.id, {
+          status: STATUS.queued,
+          error: `retrying after: ${reason}`.slice(0, 2000),
+        });
+        this.logger.warn(
+          { err: (err as Error).message, dataSourceId: ds.id },
+          'import attempt failed; retrying',
+        );
+        throw err;
       }
-      throw err;
+      await this.sources.patch(workspaceId, ds.id, { status: STATUS.failed, error: reason.slice(0, 2000) });
+      await this.removeFile(ds);
+      if (!input) this.logger.error({ err, dataSourceId: ds.id }, 'import failed');
     }
   }
 
