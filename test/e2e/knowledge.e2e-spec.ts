@@ -240,6 +240,10 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
       const badId = await tenant.http.put(`/api/v1/data/${id}/records/abc`).send({ record: { price: 1 } });
       expect(badId.status).toBe(422);
       expect(badId.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'record' });
+      // 2^53 + 1 would read as 2^53 in JavaScript: refused rather than naming another record.
+      const unsafe = await tenant.http.delete(`/api/v1/data/${id}/records/9007199254740993`);
+      expect(unsafe.status).toBe(422);
+      expect(unsafe.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'record' });
     });
   });
 
