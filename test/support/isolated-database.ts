@@ -1,12 +1,14 @@
 import { Client } from 'pg';
+import { migrate } from '@/database/data-source';
 
 /**
  * A database of its own for a suite whose background workers must not share the run's database (webhook
- * dispatchers claim every workspace's outbox events). The app creates and migrates it on start.
+ * dispatchers claim every workspace's outbox events): created and migrated, its URL answered.
  */
-export function isolatedDatabaseUrl(tag: string): string {
+export async function isolatedDatabase(tag: string): Promise<string> {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `${url.pathname}_${tag}`;
+  await migrate(url.toString());
   return url.toString();
 }
 

@@ -10,9 +10,10 @@ export const MAX_IN_FLIGHT_PER_WORKSPACE = 20;
 const SLOT_LEASE_MS = 30_000;
 
 /*
- * KEYS[1] in-flight set (member: delivery id, score: lease end), KEYS[2] base of the per-second counters.
+ * KEYS[1] in-flight set (member: delivery id, score: lease end), KEYS[2] log of the starts of the last second
+ * (a sliding window, so no stretch of one second ever holds more than the limit).
  * ARGV: delivery id, lease ms, max in flight, max per second. Answers 0 when the slot is taken, else the wait in ms.
- * The clock is Redis's own, so every worker counts the same seconds.
+ * The clock is Redis's own, so every worker counts the same way.
  */
 const ACQUIRE = `
 local t = redis.call('TIME')
@@ -20,11 +21,13 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 100 end
-local key = KEYS[2] .. ':' .. t[1]
-local used = tonumber(redis.call('GET', key) or '0')
-if used >= tonumber(ARGV[4]) then return 1000 - (now % 1000) end
-redis.call('INCR', key)
-redis.call('PEXPIRE', key, 2000)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 1000)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return math.max(1, tonumber(oldest[2]) + 1000 - now + 1)
+end
+redis.call('ZADD', KEYS[2], now, ARGV[1] .. ':' .. now)
+redis.call('PEXPIRE', KEYS[2], 2000)
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
 return 0

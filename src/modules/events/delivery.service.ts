@@ -274,8 +274,8 @@ export class DeliveryService {
       );
       await m.query(
         `UPDATE webhook_deliveries
-            SET status = $3, attempt_count = $4, next_attempt_at = $5, locked_until = NULL, last_status_code = $6,
-                last_error = $7, delivered_at = CASE WHEN $3 = 'succeeded' THEN now() ELSE delivered_at END,
+            SET status = $3::varchar, attempt_count = $4, next_attempt_at = $5, locked_until = NULL, last_status_code = $6,
+                last_error = $7, delivered_at = CASE WHEN $3::varchar = 'succeeded' THEN now() ELSE delivered_at END,
                 url = COALESCE($8, url), updated_at = now()
           WHERE workspace_id = $1 AND id = $2`,
         [d.workspace_id, d.id, status, attemptNo, nextAt, r.status, r.error, url ?? null],
