@@ -45,8 +45,8 @@ describe('Webhook delivery', () => {
   afterEach(() => policy.reset());
 
   const deliveriesOf = async (tenant: TestTenant, webhookId: string, query = '') =>
-    (await tenant.http.get(`/api/v1/webhooks/deliveries?webhook_uuid=${webhookId}${query}`).expect(200)).body.data
-      .items;
+    (await tenant.http.get(`/api/v1/webhooks/deliveries?webhook_uuid=${webhookId}${query}`).expect(200)).body
+      .data.items;
   const settled = (tenant: TestTenant, webhookId: string, count = 1) =>
     waitFor(
       async () => {
@@ -59,7 +59,11 @@ describe('Webhook delivery', () => {
       'deliveries settled',
     );
   const arrivals = (path: string, count: number, timeoutMs = 15_000) =>
-    waitFor(async () => (rx.at(path).length >= count ? rx.at(path) : undefined), timeoutMs, `${count} at ${path}`);
+    waitFor(
+      async () => (rx.at(path).length >= count ? rx.at(path) : undefined),
+      timeoutMs,
+      `${count} at ${path}`,
+    );
   const headersOf = (r: Received) => ({
     'webhook-id': r.headers['webhook-id'] as string,
     'webhook-timestamp': r.headers['webhook-timestamp'] as string,
@@ -69,7 +73,11 @@ describe('Webhook delivery', () => {
   it('delivers a signed body that an independent implementation verifies (whsec_ and plain secrets)', async () => {
     const whsec = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
     const a = await createWebhook(t, { url: rx.url('/sig-a'), events: ALL, secret_key: whsec });
-    const b = await createWebhook(t, { url: rx.url('/sig-b'), events: ['text_evaluation'], secret_key: 'plain-pass' });
+    const b = await createWebhook(t, {
+      url: rx.url('/sig-b'),
+      events: ['text_evaluation'],
+      secret_key: 'plain-pass',
+    });
     await createWebhook(t, { url: rx.url('/sig-none'), events: ['intent_call'] });
     await emitEvent(app, t, 'text_evaluation', { uuid: 'rec-1', value: true });
 
@@ -86,7 +94,9 @@ describe('Webhook delivery', () => {
     expect(ra.headers['content-type']).toBe('application/json');
     expect(ra.headers['webhook-id']).toBe(rb.headers['webhook-id']);
     expect(Math.abs(Number(ra.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
-    expect(() => new Webhook('whsec_' + Buffer.from('wrong').toString('base64')).verify(ra.body, headersOf(ra))).toThrow();
+    expect(() =>
+      new Webhook('whsec_' + Buffer.from('wrong').toString('base64')).verify(ra.body, headersOf(ra)),
+    ).toThrow();
 
     const [d] = await settled(t, a.uuid);
     expect(d).toMatchObject({
@@ -114,13 +124,16 @@ describe('Webhook delivery', () => {
         created_at: expect.any(String),
       },
     ]);
+    expect((await settled(t, b.uuid))[0]).toMatchObject({ status: 'succeeded', event_uuid: d.event_uuid });
     await new Promise((r) => setTimeout(r, 300));
     expect(rx.at('/sig-none')).toHaveLength(0);
   });
 
   it('delivers conversation events to workspace webhooks and to the webhooks of that agent only', async () => {
-    const agent = (await t.http.post('/api/v1/agents').send({ name: 'Desk' }).expect(201)).body.data.agent_uuid;
-    const otherAgent = (await t.http.post('/api/v1/agents').send({ name: 'Other' }).expect(201)).body.data.agent_uuid;
+    const agent = (await t.http.post('/api/v1/agents').send({ name: 'Desk' }).expect(201)).body.data
+      .agent_uuid;
+    const otherAgent = (await t.http.post('/api/v1/agents').send({ name: 'Other' }).expect(201)).body.data
+      .agent_uuid;
     await t.http
       .post(`/api/v1/agents/${agent}/webhooks`)
       .send({ url: rx.url('/agent-hook'), events: ['conversation_update'], is_active: true })
@@ -129,9 +142,15 @@ describe('Webhook delivery', () => {
       .post(`/api/v1/agents/${otherAgent}/webhooks`)
       .send({ url: rx.url('/other-agent-hook'), events: ALL, is_active: true })
       .expect(201);
-    await createWebhook(t, { url: rx.url('/ws-hook'), events: ['conversation_status', 'conversation_end_report'] });
+    await createWebhook(t, {
+      url: rx.url('/ws-hook'),
+      events: ['conversation_status', 'conversation_end_report'],
+    });
 
-    const conv = await t.http.post('/api/v1/conversations').send({ agent_uuid: agent, channel: 'chat' }).expect(201);
+    const conv = await t.http
+      .post('/api/v1/conversations')
+      .send({ agent_uuid: agent, channel: 'chat' })
+      .expect(201);
     const id = conv.body.data.uuid;
     await t.http.post(`/api/v1/conversations/${id}/messages`).send({ content: 'Hello there' }).expect(201);
     await t.http.post(`/api/v1/conversations/${id}/close`).expect(200);
@@ -166,7 +185,11 @@ describe('Webhook delivery', () => {
             ? { status: 429, body: 'slow down' }
             : { status: 204 },
     );
-    const w = await createWebhook(t, { url: rx.url('/flaky'), events: ['intent_call'], secret_key: 'retry-secret' });
+    const w = await createWebhook(t, {
+      url: rx.url('/flaky'),
+      events: ['intent_call'],
+      secret_key: 'retry-secret',
+    });
     await emitEvent(app, t, 'intent_call', { intent: 'refund' });
     const got = await arrivals('/flaky', 4, 20_000);
     expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
@@ -190,7 +213,12 @@ describe('Webhook delivery', () => {
     const w = await createWebhook(t, { url: rx.url('/down'), events: ['intent_call'] });
     await emitEvent(app, t, 'intent_call', {});
     const [d] = await settled(t, w.uuid);
-    expect(d).toMatchObject({ status: 'failed', attempt_count: 3, last_status_code: 500, next_attempt_at: null });
+    expect(d).toMatchObject({
+      status: 'failed',
+      attempt_count: 3,
+      last_status_code: 500,
+      next_attempt_at: null,
+    });
     expect(rx.at('/down')).toHaveLength(3);
     const failed = await t.http.get(`/api/v1/webhooks/deliveries?status=failed&type=intent_call`).expect(200);
     expect(failed.body.data.items.map((i: { uuid: string }) => i.uuid)).toContain(d.uuid);
@@ -210,7 +238,8 @@ describe('Webhook delivery', () => {
   it('disables the subscription on 410 Gone (workspace and agent webhooks)', async () => {
     rx.on('/gone', () => ({ status: 410, body: 'gone' }));
     const w = await createWebhook(t, { url: rx.url('/gone'), events: ['intent_call'] });
-    const agent = (await t.http.post('/api/v1/agents').send({ name: 'Gone' }).expect(201)).body.data.agent_uuid;
+    const agent = (await t.http.post('/api/v1/agents').send({ name: 'Gone' }).expect(201)).body.data
+      .agent_uuid;
     const added = await t.http
       .post(`/api/v1/agents/${agent}/webhooks`)
       .send({ url: rx.url('/gone'), events: ['intent_call'], is_active: true })
@@ -275,7 +304,11 @@ describe('Webhook delivery', () => {
 
   it('signs with the old and the new secret for the overlap after a rotation', async () => {
     const oldSecret = 'whsec_' + Buffer.from('old-secret-bytes-0123456789').toString('base64');
-    const w = await createWebhook(t, { url: rx.url('/rotated'), events: ['intent_call'], secret_key: oldSecret });
+    const w = await createWebhook(t, {
+      url: rx.url('/rotated'),
+      events: ['intent_call'],
+      secret_key: oldSecret,
+    });
     const rotated = await t.http.post(`/api/v1/webhooks/${w.uuid}/rotate-secret`).expect(200);
     const newSecret = rotated.body.data.secret_key as string;
     await emitEvent(app, t, 'intent_call', {});
@@ -288,9 +321,10 @@ describe('Webhook delivery', () => {
     expect(() => new Webhook(newSecret).verify(r.body, headersOf(r))).not.toThrow();
 
     // Once the overlap is over only the new secret signs.
-    await db.query(`UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [
-      w.uuid,
-    ]);
+    await db.query(
+      `UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`,
+      [w.uuid],
+    );
     await emitEvent(app, t, 'intent_call', {});
     const [, r2] = await arrivals('/rotated', 2);
     expect((r2.headers['webhook-signature'] as string).split(' ')).toHaveLength(1);
@@ -310,7 +344,9 @@ describe('Webhook delivery', () => {
       (await t.http.patch(`/api/v1/webhooks/${w.uuid}`).send({ is_active: true })).text,
     ];
     const stored = JSON.stringify(
-      await db.query(`SELECT d.*, a.* FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id`),
+      await db.query(
+        `SELECT d.*, a.* FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id`,
+      ),
     );
     for (const text of [...bodies, stored]) {
       expect(text).not.toContain(secret);
@@ -397,7 +433,8 @@ describe('Webhook delivery', () => {
     // second apart (slack for the varying hop from limiter to receiver on a busy machine).
     const times = fastGot.map((r) => r.at).sort((x, y) => x - y);
     expect(times[249] - times[0]).toBeGreaterThanOrEqual(1800);
-    for (let i = 0; i + 100 < times.length; i++) expect(times[i + 100] - times[i]).toBeGreaterThanOrEqual(700);
+    for (let i = 0; i + 100 < times.length; i++)
+      expect(times[i + 100] - times[i]).toBeGreaterThanOrEqual(700);
 
     await arrivals('/slow', 60, 30_000);
   });

@@ -63,7 +63,11 @@ describe('Webhook targets with private network targets refused', () => {
       const items = await waitFor(
         async () => {
           const res = await tenant.http.get('/api/v1/webhooks/deliveries?per_page=100').expect(200);
-          const list = res.body.data.items as Array<{ status: string; url: string; attempts: Array<{ error: string }> }>;
+          const list = res.body.data.items as Array<{
+            status: string;
+            url: string;
+            attempts: Array<{ error: string }>;
+          }>;
           return list.length === Math.min(10, targets.length - i) && list.every((d) => d.status === 'failed')
             ? list
             : undefined;

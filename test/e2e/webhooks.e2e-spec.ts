@@ -21,7 +21,9 @@ describe('Workspace webhooks: configuration', () => {
   });
 
   it('creates, reads, lists, changes and deletes; the secret is never returned', async () => {
-    const res = await t.http.post('/api/v1/webhooks').send(body({ secret_key: 'whsec_c2VjcmV0LXZhbHVlLTE=' }));
+    const res = await t.http
+      .post('/api/v1/webhooks')
+      .send(body({ secret_key: 'whsec_c2VjcmV0LXZhbHVlLTE=' }));
     expect(res.status).toBe(201);
     const w = res.body.data;
     expect(w).toEqual({
@@ -143,7 +145,8 @@ describe('Workspace webhooks: configuration', () => {
     expect(JSON.stringify(viewed.body)).not.toContain('agent-secret');
     const unknown = '01890000-0000-7000-8000-000000000000';
     expect(
-      (await t.http.post(`/api/v1/agents/${agent.agent_uuid}/webhooks/${unknown}/rotate-secret`).send({})).status,
+      (await t.http.post(`/api/v1/agents/${agent.agent_uuid}/webhooks/${unknown}/rotate-secret`).send({}))
+        .status,
     ).toBe(404);
     const bad = await t.http.post(`/api/v1/agents/${agent.agent_uuid}/webhooks/nope/rotate-secret`).send({});
     expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'webhookUuid' });

@@ -67,7 +67,7 @@ export class WebhookReceiver {
         at: Date.now(),
       };
       this.received.push(r);
-      const reply = (this.handlers.get(r.path) ?? (() => ({ status: 200, body: 'ok' })))(
+      const reply: Reply = (this.handlers.get(r.path) ?? ((): Reply => ({ status: 200, body: 'ok' })))(
         r,
         this.at(r.path).length,
       );

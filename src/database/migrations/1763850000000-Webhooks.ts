@@ -46,9 +46,15 @@ export class Webhooks1763850000000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX ix_webhook_deliveries_list ON webhook_deliveries (workspace_id, created_at DESC, id DESC)`,
     );
-    await q.query(`CREATE INDEX ix_webhook_deliveries_webhook ON webhook_deliveries (workspace_id, webhook_id, created_at)`);
-    await q.query(`CREATE INDEX ix_webhook_deliveries_status ON webhook_deliveries (workspace_id, status, created_at)`);
-    await q.query(`CREATE INDEX ix_webhook_deliveries_type ON webhook_deliveries (workspace_id, event_type, created_at)`);
+    await q.query(
+      `CREATE INDEX ix_webhook_deliveries_webhook ON webhook_deliveries (workspace_id, webhook_id, created_at)`,
+    );
+    await q.query(
+      `CREATE INDEX ix_webhook_deliveries_status ON webhook_deliveries (workspace_id, status, created_at)`,
+    );
+    await q.query(
+      `CREATE INDEX ix_webhook_deliveries_type ON webhook_deliveries (workspace_id, event_type, created_at)`,
+    );
     await q.query(
       `CREATE INDEX ix_webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
     );

@@ -31,7 +31,12 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
     if (f.type) qb.andWhere('d.event_type = :type', { type: f.type });
     if (f.from) qb.andWhere('d.created_at >= :from', { from: f.from });
     if (f.to) qb.andWhere('d.created_at <= :to', { to: f.to });
-    return qb.orderBy('d.created_at', 'DESC').addOrderBy('d.id', 'DESC').skip(f.skip).take(f.take).getManyAndCount();
+    return qb
+      .orderBy('d.created_at', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .skip(f.skip)
+      .take(f.take)
+      .getManyAndCount();
   }
 
   attemptsOf(workspaceId: string, deliveryIds: string[]): Promise<WebhookDeliveryAttempt[]> {

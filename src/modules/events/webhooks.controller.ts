@@ -32,7 +32,10 @@ export class WebhooksController {
       'duration, response excerpt, error and next retry. Filters: webhook_uuid, status, type, from, to (created_at).',
   })
   @ApiEnvelope(DeliveryResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  deliveries(@WorkspaceId() ws: string, @Query() query: ListDeliveriesQuery): Promise<Page<DeliveryResponse>> {
+  deliveries(
+    @WorkspaceId() ws: string,
+    @Query() query: ListDeliveriesQuery,
+  ): Promise<Page<DeliveryResponse>> {
     return this.webhooks.listDeliveries(ws, query);
   }
 
@@ -77,7 +80,8 @@ export class WebhooksController {
   @Patch(':uuid')
   @ApiOperation({
     summary: 'Change the keys sent',
-    description: 'secret_key replaces the secret at once (null removes it); use rotate-secret for an overlap.',
+    description:
+      'secret_key replaces the secret at once (null removes it); use rotate-secret for an overlap.',
   })
   @ApiEnvelope(WebhookResponse, { errors: [...BODY_ERRORS] })
   update(

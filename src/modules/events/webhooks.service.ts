@@ -75,7 +75,8 @@ export class WebhooksService {
 
   async update(workspaceId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {
     for (const key of ['url', 'events', 'is_active'] as const)
-      if (dto[key] === null) throw AppException.invalid(key, `${key} should not be empty`, 'VALIDATION_ERROR');
+      if (dto[key] === null)
+        throw AppException.invalid(key, `${key} should not be empty`, 'VALIDATION_ERROR');
     const row = await this.load(workspaceId, id);
     if (dto.url !== undefined) row.url = dto.url;
     if (dto.events !== undefined) row.events = dto.events;
@@ -120,7 +121,11 @@ export class WebhooksService {
       secret,
       ROTATION_OVERLAP_MS,
     );
-    return { webhook_uuid: webhookId, secret_key: secret, previous_secret_expires_at: iso(previousExpiresAt) };
+    return {
+      webhook_uuid: webhookId,
+      secret_key: secret,
+      previous_secret_expires_at: iso(previousExpiresAt),
+    };
   }
 
   /** Active workspace webhooks subscribed to an event type (ids and urls only). */

@@ -5,7 +5,6 @@ import { IsUuidValue } from '@/common/validation/validators';
 import { WEBHOOK_EVENTS } from '@/modules/agents/collections/agent-webhook.entity';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../webhook-delivery.entity';
 
-
 export class WebhookResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
   @ApiProperty({ format: 'uuid', description: 'the same value as uuid, named as in agent webhooks' })
@@ -86,7 +85,12 @@ export class DeliveryAttemptResponse {
   @ApiProperty({ example: false }) succeeded!: boolean;
   @ApiProperty({ nullable: true, type: Number, example: 503 }) status_code!: number | null;
   @ApiProperty({ example: 112 }) duration_ms!: number;
-  @ApiProperty({ nullable: true, type: String, example: 'Service Unavailable', description: 'first 1,000 characters' })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'Service Unavailable',
+    description: 'first 1,000 characters',
+  })
   response_excerpt!: string | null;
   @ApiProperty({ nullable: true, type: String, example: 'HTTP 503' }) error!: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) next_retry_at!: string | null;

@@ -73,7 +73,9 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
 
   private async dispatch(): Promise<void> {
     if (this.stopped) return;
-    await this.deliveries.dispatch().catch((err: Error) => this.logger.error({ err: err.message }, 'dispatch failed'));
+    await this.deliveries
+      .dispatch()
+      .catch((err: Error) => this.logger.error({ err: err.message }, 'dispatch failed'));
   }
 
   private async sweep(): Promise<void> {
