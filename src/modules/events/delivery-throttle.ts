@@ -10,12 +10,9 @@ export const MAX_IN_FLIGHT_PER_WORKSPACE = 20;
 const SLOT_LEASE_MS = 30_000;
 
 /*
- * KEYS[1] in-flight set (member: delivery id, score: lease end); KEYS[2] the workspace's start slots (member: one
- * attempt, score: its start time, past or booked ahead). ARGV: delivery id, attempt key, lease ms, max in flight,
- * max per second. Answers 0 when the attempt may start now (its in-flight slot is taken), else the wait in ms.
- *
- * A refused attempt books the earliest start that keeps every one-second window at the limit or under (100 after
- * the start 100 places back), so attempts start in arrival order and a waiting one is never overtaken by newcomers.
+ * KEYS[1] in-flight set (member: delivery id, score: lease end), KEYS[2] log of the starts of the last second
+ * (a sliding window, so no stretch of one second ever holds more than the limit).
+ * ARGV: delivery id, lease ms, max in flight, max per second. Answers 0 when the slot is taken, else the wait in ms.
  * The clock is Redis's own, so every worker counts the same way.
  */
 const ACQUIRE = `
@@ -23,26 +20,16 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 100 end
-local max = tonumber(ARGV[5])
-local booked = redis.call('ZSCORE', KEYS[2], ARGV[2])
-if booked then
-  booked = tonumber(booked)
-  if booked > now then return booked - now end
-else
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 1000)
-  local n = redis.call('ZCARD', KEYS[2])
-  local slot = now
-  if n >= max then
-    local e = redis.call('ZRANGE', KEYS[2], n - max, n - max, 'WITHSCORES')
-    slot = math.max(now, tonumber(e[2]) + 1000)
-  end
-  redis.call('ZADD', KEYS[2], slot, ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], slot - now + 2000)
-  if slot > now then return slot - now end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 100 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 1000)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return math.max(1, tonumber(oldest[2]) + 1000 - now + 1)
 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
+redis.call('ZADD', KEYS[2], now, ARGV[1] .. ':' .. now)
+redis.call('PEXPIRE', KEYS[2], 2000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
 return 0
 `;
 
@@ -54,18 +41,14 @@ return 0
 export class DeliveryThrottle {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
 
-  /**
-   * 0 when attempt `attempt` of the delivery may start now (its in-flight slot is held until `release`), else
-   * milliseconds to wait; calling again after the wait finds the start booked.
-   */
-  async acquire(workspaceId: string, deliveryId: string, attempt: number): Promise<number> {
+  /** 0 when the delivery may start now (its slot is held until `release`), else milliseconds to wait. */
+  async acquire(workspaceId: string, deliveryId: string): Promise<number> {
     const wait = (await this.redis.eval(
       ACQUIRE,
       2,
       `webhooks:inflight:${workspaceId}`,
-      `webhooks:starts:${workspaceId}`,
+      `webhooks:rate:${workspaceId}`,
       deliveryId,
-      `${deliveryId}:${attempt}`,
       SLOT_LEASE_MS,
       MAX_IN_FLIGHT_PER_WORKSPACE,
       DELIVERIES_PER_SECOND,

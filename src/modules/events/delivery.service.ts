@@ -87,10 +87,7 @@ export class DeliveryService {
                         ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
           RETURNING id, workspace_id, type, agent_id`,
         [DISPATCH_BATCH],
-      )) as [
-        Array<{ id: string; workspace_id: string; type: WebhookEvent; agent_id: string | null }>,
-        number,
-      ];
+      )) as [Array<{ id: string; workspace_id: string; type: WebhookEvent; agent_id: string | null }>, number];
       const cache = new Map<string, Array<{ kind: 'workspace' | 'agent'; id: string; url: string }>>();
       const values: unknown[] = [];
       const tuples: string[] = [];
@@ -173,10 +170,11 @@ export class DeliveryService {
     )) as [DeliveryRow[], number];
     const d = leased[0];
     if (!d) return;
-    const wait = await this.throttle.acquire(workspaceId, deliveryId, d.attempt_count + 1);
+    const wait = await this.throttle.acquire(workspaceId, deliveryId);
     if (wait > 0) {
-      // Over the workspace's rate or in-flight cap: wait in the queue for the booked start, never dropped.
-      const due = new Date(Date.now() + wait);
+      // Over the workspace's rate or in-flight cap: wait in the queue, never dropped. No slot is booked ahead: a
+      // booked start that a busy worker reaches late would be capacity lost for good.
+      const due = new Date(Date.now() + wait + Math.floor(Math.random() * 20));
       await this.dataSource.query(
         `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $3 WHERE workspace_id = $1 AND id = $2`,
         [workspaceId, deliveryId, due],
@@ -204,11 +202,7 @@ export class DeliveryService {
         : await this.agentCollections.deliverableWebhook(d.workspace_id, d.webhook_id);
     const attemptNo = d.attempt_count + 1;
     if (!event || !sub || !sub.isActive) {
-      const why = !event
-        ? 'the event no longer exists'
-        : !sub
-          ? 'the webhook was deleted'
-          : 'the webhook is inactive';
+      const why = !event ? 'the event no longer exists' : !sub ? 'the webhook was deleted' : 'the webhook is inactive';
       const r = { ok: false, status: null, durationMs: 0, excerpt: null, error: why };
       await this.record(d, attemptNo, r, null, sub?.url, true);
       return;
@@ -226,8 +220,7 @@ export class DeliveryService {
       'webhook-id': event.id,
       'webhook-timestamp': String(timestamp),
     };
-    if (sub.secrets.length)
-      headers['webhook-signature'] = signatureHeader(sub.secrets, event.id, timestamp, body);
+    if (sub.secrets.length) headers['webhook-signature'] = signatureHeader(sub.secrets, event.id, timestamp, body);
     const started = performance.now();
     let res: SafeResponse | null = null;
     let error: string | null = null;
@@ -248,25 +241,14 @@ export class DeliveryService {
         status! >= 300 && status! < 400
           ? `HTTP ${status}: redirect${res.location ? ` to ${res.location}` : ''} not followed`
           : `HTTP ${status}`;
-    const retryAfterMs =
-      status === 429 || status === 503 ? parseRetryAfter(res?.headers['retry-after']) : null;
+    const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(res?.headers['retry-after']) : null;
     const excerpt = res ? res.body.toString('utf8').slice(0, EXCERPT_CHARS) : null;
     // 410 Gone ends the delivery and turns the subscription off.
-    await this.record(
-      d,
-      attemptNo,
-      { ok, status, durationMs, excerpt, error },
-      retryAfterMs,
-      sub.url,
-      status === 410,
-    );
+    await this.record(d, attemptNo, { ok, status, durationMs, excerpt, error }, retryAfterMs, sub.url, status === 410);
     if (status === 410) {
       if (d.webhook_kind === 'workspace') await this.webhooks.disable(d.workspace_id, d.webhook_id);
       else await this.agentCollections.disableWebhook(d.workspace_id, d.webhook_id);
-      this.logger.warn(
-        { workspaceId: d.workspace_id, webhookId: d.webhook_id },
-        'webhook disabled: receiver answered 410',
-      );
+      this.logger.warn({ workspaceId: d.workspace_id, webhookId: d.webhook_id }, 'webhook disabled: receiver answered 410');
     }
   }
 
@@ -274,13 +256,7 @@ export class DeliveryService {
   private async record(
     d: DeliveryRow,
     attemptNo: number,
-    r: {
-      ok: boolean;
-      status: number | null;
-      durationMs: number;
-      excerpt: string | null;
-      error: string | null;
-    },
+    r: { ok: boolean; status: number | null; durationMs: number; excerpt: string | null; error: string | null },
     retryAfterMs: number | null,
     url: string | undefined,
     final: boolean = false,
