@@ -87,7 +87,10 @@ export class DeliveryService {
                         ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
           RETURNING id, workspace_id, type, agent_id`,
         [DISPATCH_BATCH],
-      )) as [Array<{ id: string; workspace_id: string; type: WebhookEvent; agent_id: string | null }>, number];
+      )) as [
+        Array<{ id: string; workspace_id: string; type: WebhookEvent; agent_id: string | null }>,
+        number,
+      ];
       const cache = new Map<string, Array<{ kind: 'workspace' | 'agent'; id: string; url: string }>>();
       const values: unknown[] = [];
       const tuples: string[] = [];
@@ -202,7 +205,11 @@ export class DeliveryService {
         : await this.agentCollections.deliverableWebhook(d.workspace_id, d.webhook_id);
     const attemptNo = d.attempt_count + 1;
     if (!event || !sub || !sub.isActive) {
-      const why = !event ? 'the event no longer exists' : !sub ? 'the webhook was deleted' : 'the webhook is inactive';
+      const why = !event
+        ? 'the event no longer exists'
+        : !sub
+          ? 'the webhook was deleted'
+          : 'the webhook is inactive';
       const r = { ok: false, status: null, durationMs: 0, excerpt: null, error: why };
       await this.record(d, attemptNo, r, null, sub?.url, true);
       return;
@@ -220,7 +227,8 @@ export class DeliveryService {
       'webhook-id': event.id,
       'webhook-timestamp': String(timestamp),
     };
-    if (sub.secrets.length) headers['webhook-signature'] = signatureHeader(sub.secrets, event.id, timestamp, body);
+    if (sub.secrets.length)
+      headers['webhook-signature'] = signatureHeader(sub.secrets, event.id, timestamp, body);
     const started = performance.now();
     let res: SafeResponse | null = null;
     let error: string | null = null;
@@ -241,14 +249,25 @@ export class DeliveryService {
         status! >= 300 && status! < 400
           ? `HTTP ${status}: redirect${res.location ? ` to ${res.location}` : ''} not followed`
           : `HTTP ${status}`;
-    const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(res?.headers['retry-after']) : null;
+    const retryAfterMs =
+      status === 429 || status === 503 ? parseRetryAfter(res?.headers['retry-after']) : null;
     const excerpt = res ? res.body.toString('utf8').slice(0, EXCERPT_CHARS) : null;
     // 410 Gone ends the delivery and turns the subscription off.
-    await this.record(d, attemptNo, { ok, status, durationMs, excerpt, error }, retryAfterMs, sub.url, status === 410);
+    await this.record(
+      d,
+      attemptNo,
+      { ok, status, durationMs, excerpt, error },
+      retryAfterMs,
+      sub.url,
+      status === 410,
+    );
     if (status === 410) {
       if (d.webhook_kind === 'workspace') await this.webhooks.disable(d.workspace_id, d.webhook_id);
       else await this.agentCollections.disableWebhook(d.workspace_id, d.webhook_id);
-      this.logger.warn({ workspaceId: d.workspace_id, webhookId: d.webhook_id }, 'webhook disabled: receiver answered 410');
+      this.logger.warn(
+        { workspaceId: d.workspace_id, webhookId: d.webhook_id },
+        'webhook disabled: receiver answered 410',
+      );
     }
   }
 
@@ -256,7 +275,13 @@ export class DeliveryService {
   private async record(
     d: DeliveryRow,
     attemptNo: number,
-    r: { ok: boolean; status: number | null; durationMs: number; excerpt: string | null; error: string | null },
+    r: {
+      ok: boolean;
+      status: number | null;
+      durationMs: number;
+      excerpt: string | null;
+      error: string | null;
+    },
     retryAfterMs: number | null,
     url: string | undefined,
     final: boolean = false,
