@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../setup/test-app';
+import { client, startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createWebhook } from '../factories/webhook.factory';
 
@@ -179,5 +179,25 @@ describe('Workspace webhooks: configuration', () => {
     const res = await own.http.post('/api/v1/webhooks').send(body());
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('WEBHOOK_LIMIT_REACHED');
+  });
+
+  it('documents every webhook route in the OpenAPI document', async () => {
+    const doc = (await client(app.url, 'localhost').get('/docs/openapi.json').expect(200)).body;
+    const routes: Array<[string, string]> = [
+      ['/api/v1/webhooks', 'get'],
+      ['/api/v1/webhooks', 'post'],
+      ['/api/v1/webhooks/{uuid}', 'get'],
+      ['/api/v1/webhooks/{uuid}', 'patch'],
+      ['/api/v1/webhooks/{uuid}', 'delete'],
+      ['/api/v1/webhooks/{uuid}/rotate-secret', 'post'],
+      ['/api/v1/webhooks/deliveries', 'get'],
+      ['/api/v1/webhooks/deliveries/{uuid}/redeliver', 'post'],
+      ['/api/v1/agents/{uuid}/webhooks/{webhookUuid}/rotate-secret', 'post'],
+    ];
+    for (const [path, method] of routes) {
+      const op = doc.paths[path]?.[method];
+      expect({ path, method, summary: op?.summary }).toEqual({ path, method, summary: expect.any(String) });
+      expect(op.tags.length).toBeGreaterThan(0);
+    }
   });
 });
