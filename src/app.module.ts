@@ -22,6 +22,7 @@ import { ConversationsJobsModule } from '@/modules/conversations/jobs/conversati
 import { EvaluationJobsModule } from '@/modules/evaluation/jobs/evaluation-jobs.module';
 import { EvaluationModule } from '@/modules/evaluation/evaluation.module';
 import { EventsModule } from '@/modules/events/events.module';
+import { EventsJobsModule } from '@/modules/events/jobs/events-jobs.module';
 import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { SchedulingModule } from '@/modules/scheduling/scheduling.module';
 import { HealthModule } from '@/modules/health/health.module';
@@ -55,6 +56,7 @@ const WORKER_MODULES: Type[] = [
   KnowledgeJobsModule,
   ConversationsJobsModule,
   EvaluationJobsModule,
+  EventsJobsModule,
 ];
 
 export interface AppModuleOptions {

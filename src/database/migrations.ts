@@ -6,6 +6,7 @@ import { Scheduling1763811000000 } from './migrations/1763811000000-Scheduling';
 import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
 import { Conversations1763830000000 } from './migrations/1763830000000-Conversations';
 import { AnalyticsExport1763840000000 } from './migrations/1763840000000-AnalyticsExport';
+import { Webhooks1763850000000 } from './migrations/1763850000000-Webhooks';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   Knowledge1763820000000,
   Conversations1763830000000,
   AnalyticsExport1763840000000,
+  Webhooks1763850000000,
 ];

@@ -21,7 +21,11 @@ export function blockedRange(address: string): string | null {
   // Only globally routable unicast passes: loopback, private, link-local, unique-local, multicast, reserved,
   // unspecified, carrier-grade NAT, IPv4-mapped and the IPv4-embedding IPv6 forms (6to4, NAT64, Teredo) do not.
   const range = parsed.range();
-  return range === 'unicast' ? null : range;
+  if (range !== 'unicast') return range;
+  // The deprecated IPv4-compatible form (::a.b.c.d, RFC 4291 2.5.5.1) has no range of its own in ipaddr.js.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0))
+    return 'ipv4Compatible';
+  return null;
 }
 
 const IPV4_LOOSE = /^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}$/i;

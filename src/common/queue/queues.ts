@@ -6,6 +6,7 @@ export const QUEUES = {
   sessions: 'sessions',
   evaluation: 'evaluation',
   knowledge: 'knowledge',
+  webhooks: 'webhooks',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -27,6 +28,10 @@ export interface JobPayloads {
     import: { workspaceId: string; dataSourceId: string };
     /** Rebuilds every assigned agent's index of a data source. */
     sync: { workspaceId: string; dataSourceId: string };
+  };
+  webhooks: {
+    /** One attempt of a webhook delivery when it is due; a no-op when another worker holds it or it is done. */
+    deliver: { workspaceId: string; deliveryId: string };
   };
 }
 

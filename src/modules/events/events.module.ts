@@ -1,11 +1,35 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { SecretBoxModule } from '@/common/crypto/secret-box';
+import { AgentsModule } from '@/modules/agents/agents.module';
+import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryThrottle } from './delivery-throttle';
+import { DeliveryService } from './delivery.service';
 import { OutboxEvent } from './outbox-event.entity';
 import { OutboxService } from './outbox.service';
+import { RetryPolicy } from './retry-policy';
+import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
+import { Webhook } from './webhook.entity';
+import { AgentWebhookSecretsController, WebhooksController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksService } from './webhooks.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([OutboxEvent])],
-  providers: [OutboxService],
-  exports: [OutboxService],
+  imports: [
+    TypeOrmModule.forFeature([OutboxEvent, Webhook, WebhookDelivery, WebhookDeliveryAttempt]),
+    SecretBoxModule,
+    AgentsModule,
+  ],
+  controllers: [WebhooksController, AgentWebhookSecretsController],
+  providers: [
+    OutboxService,
+    WebhooksRepository,
+    DeliveriesRepository,
+    WebhooksService,
+    DeliveryService,
+    DeliveryThrottle,
+    RetryPolicy,
+  ],
+  exports: [OutboxService, DeliveryService, RetryPolicy],
 })
 export class EventsModule {}

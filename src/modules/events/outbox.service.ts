@@ -4,6 +4,9 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { newId } from '@/common/persistence/base.entity';
 import { EventType, OutboxEvent } from './outbox-event.entity';
 
+/** The PostgreSQL channel notified at the commit of every outbox write. */
+export const OUTBOX_CHANNEL = 'outbox_events';
+
 export interface DomainEvent {
   type: EventType;
   agentId: string | null;
@@ -12,7 +15,7 @@ export interface DomainEvent {
 
 /**
  * The outbox: domain events are written with the manager of the transaction that makes the change, so an event
- * exists exactly when its change does. Delivery reads them later.
+ * exists exactly when its change does. A NOTIFY in the same transaction wakes the dispatchers at commit.
  */
 @Injectable()
 export class OutboxService {
@@ -32,5 +35,7 @@ export class OutboxService {
           }) as QueryDeepPartialEntity<OutboxEvent>,
       ),
     );
+    // Delivered at commit only (and folded into one per transaction), so listeners never see uncommitted rows.
+    await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
   }
 }

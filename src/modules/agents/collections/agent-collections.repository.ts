@@ -96,6 +96,10 @@ export class AgentWebhooksRepository extends AgentChildRepository<AgentWebhook> 
   constructor(@InjectRepository(AgentWebhook) repo: Repository<AgentWebhook>) {
     super(repo);
   }
+
+  async disable(workspaceId: string, id: string): Promise<void> {
+    await this.repo.update({ workspaceId, id }, { isActive: false, updatedAt: new Date() });
+  }
 }
 
 @Injectable()

@@ -50,6 +50,16 @@ export interface DeliverableWebhook {
   secret: string | null;
 }
 
+/** An agent webhook as the sender needs it: its live secrets in clear (current first). Never log them. */
+export interface SendableWebhook {
+  id: string;
+  agentId: string;
+  url: string;
+  events: WebhookEvent[];
+  isActive: boolean;
+  secrets: string[];
+}
+
 /** What one write sees: the tenant, the agent, the transaction, and the prefix of error fields (`routing_rules.2.`). */
 interface Ctx {
   workspaceId: string;
@@ -245,9 +255,15 @@ export class AgentCollectionsService {
           if (d.events !== undefined) row.events = d.events;
           if (d.is_active !== undefined) row.isActive = d.is_active;
           else if (creating) row.isActive = true;
-          if (d.secret_key !== undefined)
+          if (d.secret_key !== undefined) {
             row.secretCiphertext = d.secret_key ? this.secrets.encrypt(d.secret_key) : null;
+            // Setting the secret directly replaces it at once; only a rotation keeps the old one signing.
+            row.previousSecretCiphertext = null;
+            row.previousSecretExpiresAt = null;
+          }
           row.secretCiphertext ??= null;
+          row.previousSecretCiphertext ??= null;
+          row.previousSecretExpiresAt ??= null;
         },
         check: async (_ctx, rows) => {
           if (rows.length > MAX_WEBHOOKS_PER_AGENT)
@@ -477,6 +493,48 @@ export class AgentCollectionsService {
         events: w.events,
         secret: w.secretCiphertext ? this.secrets.decrypt(w.secretCiphertext) : null,
       }));
+  }
+
+  /** One agent webhook by its id, with its live secrets opened (current first), for sending; null when gone. */
+  async deliverableWebhook(workspaceId: string, webhookId: string): Promise<SendableWebhook | null> {
+    const w = await this.webhooks.findOne(workspaceId, { id: webhookId });
+    if (!w) return null;
+    const secrets: string[] = [];
+    if (w.secretCiphertext) secrets.push(this.secrets.decrypt(w.secretCiphertext));
+    if (w.previousSecretCiphertext && w.previousSecretExpiresAt && w.previousSecretExpiresAt > new Date())
+      secrets.push(this.secrets.decrypt(w.previousSecretCiphertext));
+    return { id: w.id, agentId: w.agentId, url: w.url, events: w.events, isActive: w.isActive, secrets };
+  }
+
+  /** Turns a webhook off (its receiver answered 410 Gone). */
+  async disableWebhook(workspaceId: string, webhookId: string): Promise<void> {
+    await this.webhooks.disable(workspaceId, webhookId);
+  }
+
+  /**
+   * Replaces the signing secret; the old one keeps signing beside it until `keepOldMs` has passed. Answers the
+   * new secret (generated when none is given) and when the old one stops.
+   */
+  async rotateWebhookSecret(
+    workspaceId: string,
+    agentId: string,
+    webhookId: string,
+    newSecret: string,
+    keepOldMs: number,
+  ): Promise<{ previousExpiresAt: Date | null }> {
+    let previousExpiresAt: Date | null = null;
+    await this.write(workspaceId, agentId, async (m) => {
+      const stored = await this.webhooks.listFor(workspaceId, agentId, {}, m);
+      const row = stored.find((r) => r.id === webhookId);
+      if (!row) throw AppException.notFound('Webhook');
+      previousExpiresAt = row.secretCiphertext ? new Date(Date.now() + keepOldMs) : null;
+      row.previousSecretCiphertext = row.secretCiphertext;
+      row.previousSecretExpiresAt = previousExpiresAt;
+      row.secretCiphertext = this.secrets.encrypt(newSecret);
+      row.updatedAt = new Date();
+      await this.webhooks.save(workspaceId, row, m);
+    });
+    return { previousExpiresAt };
   }
 
   async remove(workspaceId: string, agentId: string, name: CollectionName, itemId: string): Promise<void> {

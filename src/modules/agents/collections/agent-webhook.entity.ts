@@ -19,4 +19,7 @@ export class AgentWebhook extends AgentChildEntity {
   @Column('text', { array: true }) events!: WebhookEvent[];
   @Column('boolean', { default: true }) isActive!: boolean;
   @Column('text', { nullable: true }) secretCiphertext!: string | null;
+  /** The secret replaced by the last rotation, still signing until `previousSecretExpiresAt`. */
+  @Column('text', { nullable: true }) previousSecretCiphertext!: string | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) previousSecretExpiresAt!: Date | null;
 }

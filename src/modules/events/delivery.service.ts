@@ -1,0 +1,312 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { DataSource } from 'typeorm';
+import { safeRequest, SafeResponse } from '@/common/net/address-guard';
+import { newId } from '@/common/persistence/base.entity';
+import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { AgentCollectionsService } from '@/modules/agents/collections/agent-collections.service';
+import { WebhookEvent } from '@/modules/agents/collections/agent-webhook.entity';
+import { DeliveryThrottle } from './delivery-throttle';
+import { parseRetryAfter, RetryPolicy } from './retry-policy';
+import { signatureHeader } from './signing';
+import { SendableSubscription, WebhooksService } from './webhooks.service';
+
+/** Deadline of one attempt, connect to last byte. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** A worker's hold on a delivery; past it (a crashed worker) the sweep hands the delivery to another. */
+const LEASE_SECONDS = 30;
+const EXCERPT_CHARS = 1000;
+const DISPATCH_BATCH = 200;
+
+interface DeliveryRow {
+  id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: string;
+  webhook_kind: 'workspace' | 'agent';
+  webhook_id: string;
+  attempt_count: number;
+  round_start: number;
+  next_attempt_at: Date;
+}
+
+type DeliverJob = JobPayloads['webhooks']['deliver'];
+
+/**
+ * Delivery of outbox events: fan-out into durable delivery rows, one attempt at a time under a lease, retries,
+ * and the sweep that re-queues whatever is due and not held (at-least-once). The tables it walks across
+ * workspaces (outbox claims, due deliveries) are read here with SQL; each row still carries its workspace.
+ */
+@Injectable()
+export class DeliveryService {
+  private readonly logger = new Logger(DeliveryService.name);
+  private dispatching: Promise<void> | null = null;
+  private dispatchAgain = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectQueue(QUEUES.webhooks) private readonly queue: Queue<DeliverJob>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly webhooks: WebhooksService,
+    private readonly agentCollections: AgentCollectionsService,
+    private readonly throttle: DeliveryThrottle,
+    private readonly policy: RetryPolicy,
+  ) {}
+
+  /** Fans pending outbox events out; calls made while one runs are folded into one more pass. */
+  dispatch(): Promise<void> {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return this.dispatching;
+    }
+    this.dispatching = (async () => {
+      try {
+        do {
+          this.dispatchAgain = false;
+          while ((await this.dispatchBatch()) === DISPATCH_BATCH);
+        } while (this.dispatchAgain);
+      } finally {
+        this.dispatching = null;
+      }
+    })();
+    return this.dispatching;
+  }
+
+  /**
+   * Claims a batch of undispatched events and writes one delivery per matching subscription, in one transaction
+   * (SKIP LOCKED lets several workers claim side by side), then queues the first attempts after commit.
+   */
+  private async dispatchBatch(): Promise<number> {
+    const created: DeliveryRow[] = [];
+    const claimed = await this.dataSource.transaction(async (m) => {
+      const [events] = (await m.query(
+        `UPDATE outbox_events SET dispatched_at = now()
+          WHERE id IN (SELECT id FROM outbox_events WHERE dispatched_at IS NULL
+                        ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, workspace_id, type, agent_id`,
+        [DISPATCH_BATCH],
+      )) as [
+        Array<{ id: string; workspace_id: string; type: WebhookEvent; agent_id: string | null }>,
+        number,
+      ];
+      const cache = new Map<string, Array<{ kind: 'workspace' | 'agent'; id: string; url: string }>>();
+      const values: unknown[] = [];
+      const tuples: string[] = [];
+      for (const e of events) {
+        const key = `${e.workspace_id}|${e.type}|${e.agent_id ?? ''}`;
+        let subs = cache.get(key);
+        if (!subs) {
+          const ws = await this.webhooks.subscribed(e.workspace_id, e.type);
+          const agent = e.agent_id
+            ? await this.agentCollections.activeWebhooks(e.workspace_id, e.agent_id, e.type)
+            : [];
+          subs = [
+            ...ws.map((w) => ({ kind: 'workspace' as const, id: w.id, url: w.url })),
+            ...agent.map((w) => ({ kind: 'agent' as const, id: w.id, url: w.url })),
+          ];
+          cache.set(key, subs);
+        }
+        for (const s of subs) {
+          const p = values.length;
+          tuples.push(
+            `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, 'pending', now())`,
+          );
+          values.push(newId(), e.workspace_id, e.id, e.type, s.kind, s.id, s.url);
+        }
+      }
+      if (tuples.length) {
+        const rows = (await m.query(
+          `INSERT INTO webhook_deliveries
+             (id, workspace_id, event_id, event_type, webhook_kind, webhook_id, url, status, next_attempt_at)
+           VALUES ${tuples.join(', ')}
+           ON CONFLICT (event_id, webhook_id) DO NOTHING
+           RETURNING id, workspace_id, next_attempt_at`,
+          values,
+        )) as DeliveryRow[];
+        created.push(...rows);
+      }
+      return events.length;
+    });
+    await Promise.all(created.map((d) => this.enqueue(d.workspace_id, d.id, new Date(d.next_attempt_at))));
+    return claimed;
+  }
+
+  /** Queues an attempt for when it is due; the job id is the delivery and its due time, so the sweep never doubles it. */
+  async enqueue(workspaceId: string, deliveryId: string, dueAt: Date): Promise<void> {
+    await this.queue.add(
+      'deliver',
+      { workspaceId, deliveryId },
+      {
+        jobId: `${deliveryId}:${dueAt.getTime()}`,
+        delay: Math.max(0, dueAt.getTime() - Date.now()),
+        attempts: 1,
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    );
+  }
+
+  /** Re-queues deliveries that are due and held by nobody (a lost job, a crashed worker), and missed events. */
+  async sweep(): Promise<number> {
+    await this.dispatch();
+    const rows = (await this.dataSource.query(
+      `SELECT id, workspace_id, next_attempt_at FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= now() - interval '1 second'
+          AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY next_attempt_at LIMIT 1000`,
+    )) as DeliveryRow[];
+    await Promise.all(rows.map((d) => this.enqueue(d.workspace_id, d.id, new Date(d.next_attempt_at))));
+    return rows.length;
+  }
+
+  /** One attempt of a delivery, if it is due and nobody holds it. */
+  async attempt(workspaceId: string, deliveryId: string): Promise<void> {
+    const [leased] = (await this.dataSource.query(
+      `UPDATE webhook_deliveries SET locked_until = now() + interval '${LEASE_SECONDS} seconds'
+        WHERE workspace_id = $1 AND id = $2 AND status = 'pending'
+          AND next_attempt_at <= now() + interval '50 milliseconds'
+          AND (locked_until IS NULL OR locked_until < now())
+        RETURNING id, workspace_id, event_id, event_type, webhook_kind, webhook_id, attempt_count, round_start`,
+      [workspaceId, deliveryId],
+    )) as [DeliveryRow[], number];
+    const d = leased[0];
+    if (!d) return;
+    const wait = await this.throttle.acquire(workspaceId, deliveryId);
+    if (wait > 0) {
+      // Over the workspace's rate or in-flight cap: wait in the queue, never dropped. No slot is booked ahead: a
+      // booked start that a busy worker reaches late would be capacity lost for good.
+      const due = new Date(Date.now() + wait + Math.floor(Math.random() * 20));
+      await this.dataSource.query(
+        `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $3 WHERE workspace_id = $1 AND id = $2`,
+        [workspaceId, deliveryId, due],
+      );
+      await this.enqueue(workspaceId, deliveryId, due);
+      return;
+    }
+    try {
+      await this.send(d);
+    } finally {
+      await this.throttle.release(workspaceId, deliveryId);
+    }
+  }
+
+  private async send(d: DeliveryRow): Promise<void> {
+    const [event] = (await this.dataSource.query(
+      `SELECT o.id, o.type, o.data, o.created_at, w.slug FROM outbox_events o
+         JOIN workspaces w ON w.id = o.workspace_id
+        WHERE o.workspace_id = $1 AND o.id = $2`,
+      [d.workspace_id, d.event_id],
+    )) as Array<{ id: string; type: string; data: unknown; created_at: Date; slug: string }>;
+    const sub: SendableSubscription | null =
+      d.webhook_kind === 'workspace'
+        ? await this.webhooks.sendable(d.workspace_id, d.webhook_id)
+        : await this.agentCollections.deliverableWebhook(d.workspace_id, d.webhook_id);
+    const attemptNo = d.attempt_count + 1;
+    if (!event || !sub || !sub.isActive) {
+      const why = !event
+        ? 'the event no longer exists'
+        : !sub
+          ? 'the webhook was deleted'
+          : 'the webhook is inactive';
+      const r = { ok: false, status: null, durationMs: 0, excerpt: null, error: why };
+      await this.record(d, attemptNo, r, null, sub?.url, true);
+      return;
+    }
+    const body = JSON.stringify({
+      type: event.type,
+      timestamp: new Date(event.created_at).toISOString(),
+      workspace: { uuid: d.workspace_id, slug: event.slug },
+      data: event.data,
+    });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'agent-platform-webhooks/1.0',
+      'webhook-id': event.id,
+      'webhook-timestamp': String(timestamp),
+    };
+    if (sub.secrets.length)
+      headers['webhook-signature'] = signatureHeader(sub.secrets, event.id, timestamp, body);
+    const started = performance.now();
+    let res: SafeResponse | null = null;
+    let error: string | null = null;
+    try {
+      res = await safeRequest(
+        sub.url,
+        { allowPrivate: this.config.network.allowPrivateTargets },
+        { method: 'POST', headers, body, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096 },
+      );
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const status = res?.status ?? null;
+    const ok = status !== null && status >= 200 && status < 300;
+    if (res && !ok)
+      error =
+        status! >= 300 && status! < 400
+          ? `HTTP ${status}: redirect${res.location ? ` to ${res.location}` : ''} not followed`
+          : `HTTP ${status}`;
+    const retryAfterMs =
+      status === 429 || status === 503 ? parseRetryAfter(res?.headers['retry-after']) : null;
+    const excerpt = res ? res.body.toString('utf8').slice(0, EXCERPT_CHARS) : null;
+    // 410 Gone ends the delivery and turns the subscription off.
+    await this.record(
+      d,
+      attemptNo,
+      { ok, status, durationMs, excerpt, error },
+      retryAfterMs,
+      sub.url,
+      status === 410,
+    );
+    if (status === 410) {
+      if (d.webhook_kind === 'workspace') await this.webhooks.disable(d.workspace_id, d.webhook_id);
+      else await this.agentCollections.disableWebhook(d.workspace_id, d.webhook_id);
+      this.logger.warn(
+        { workspaceId: d.workspace_id, webhookId: d.webhook_id },
+        'webhook disabled: receiver answered 410',
+      );
+    }
+  }
+
+  /** Writes the attempt and the delivery's new state; queues the next attempt when one is left. */
+  private async record(
+    d: DeliveryRow,
+    attemptNo: number,
+    r: {
+      ok: boolean;
+      status: number | null;
+      durationMs: number;
+      excerpt: string | null;
+      error: string | null;
+    },
+    retryAfterMs: number | null,
+    url: string | undefined,
+    final: boolean = false,
+  ): Promise<void> {
+    const terminal = r.ok || final;
+    const delay = terminal ? null : this.policy.next(attemptNo - d.round_start, retryAfterMs);
+    const nextAt = delay === null ? null : new Date(Date.now() + delay);
+    const status = r.ok ? 'succeeded' : nextAt ? 'pending' : 'failed';
+    await this.dataSource.transaction(async (m) => {
+      await m.query(
+        `INSERT INTO webhook_delivery_attempts
+           (id, workspace_id, delivery_id, attempt, succeeded, status_code, duration_ms, response_excerpt, error,
+            next_retry_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [newId(), d.workspace_id, d.id, attemptNo, r.ok, r.status, r.durationMs, r.excerpt, r.error, nextAt],
+      );
+      await m.query(
+        `UPDATE webhook_deliveries
+            SET status = $3::varchar, attempt_count = $4, next_attempt_at = $5, locked_until = NULL, last_status_code = $6,
+                last_error = $7, delivered_at = CASE WHEN $3::varchar = 'succeeded' THEN now() ELSE delivered_at END,
+                url = COALESCE($8, url), updated_at = now()
+          WHERE workspace_id = $1 AND id = $2`,
+        [d.workspace_id, d.id, status, attemptNo, nextAt, r.status, r.error, url ?? null],
+      );
+    });
+    if (nextAt) await this.enqueue(d.workspace_id, d.id, nextAt);
+  }
+}

@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Client } from 'pg';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { DeliveryService } from '../delivery.service';
+import { OUTBOX_CHANNEL } from '../outbox.service';
+
+/** How often the safety net runs: missed notifications, lost jobs, deliveries of crashed workers. */
+export const SWEEP_INTERVAL_MS = 2_000;
+
+/**
+ * Starts delivery as soon as an outbox write commits: a dedicated connection LISTENs for the NOTIFY that
+ * `OutboxService.record` sends inside the writing transaction. A periodic sweep is the safety net.
+ */
+@Injectable()
+export class OutboxListener implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OutboxListener.name);
+  private client: Client | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private reconnect: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private sweeping = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly deliveries: DeliveryService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen();
+    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+    void this.sweep();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.reconnect) clearTimeout(this.reconnect);
+    await this.client?.end().catch(() => undefined);
+    this.client = null;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.config.database.url });
+    client.on('notification', () => void this.dispatch());
+    client.on('error', (err) => {
+      this.logger.warn({ err: err.message }, 'outbox listener connection lost');
+      this.retryLater();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.client = client;
+      void this.dispatch();
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'outbox listener could not connect');
+      await client.end().catch(() => undefined);
+      this.retryLater();
+    }
+  }
+
+  private retryLater(): void {
+    if (this.stopped || this.reconnect) return;
+    const old = this.client;
+    this.client = null;
+    void old?.end().catch(() => undefined);
+    this.reconnect = setTimeout(() => {
+      this.reconnect = null;
+      if (!this.stopped) void this.listen();
+    }, 1000);
+    this.reconnect.unref();
+  }
+
+  private async dispatch(): Promise<void> {
+    if (this.stopped) return;
+    await this.deliveries
+      .dispatch()
+      .catch((err: Error) => this.logger.error({ err: err.message }, 'dispatch failed'));
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.stopped || this.sweeping) return;
+    this.sweeping = true;
+    try {
+      await this.deliveries.sweep();
+    } catch (err) {
+      this.logger.error({ err: (err as Error).message }, 'webhook sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+}
