@@ -33,7 +33,10 @@ export class RecordIdPipe implements PipeTransform<string, number> {
   transform(value: string): number {
     // Only integers JavaScript holds exactly: a larger one would silently name a neighbouring record.
     if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value)))
-      throw AppException.invalid('record', `record must be a positive integer up to ${Number.MAX_SAFE_INTEGER}`);
+      throw AppException.invalid(
+        'record',
+        `record must be a positive integer up to ${Number.MAX_SAFE_INTEGER}`,
+      );
     return Number(value);
   }
 }
