@@ -6,6 +6,10 @@ import { REDIS } from '@/common/redis/redis.module';
 export const DELIVERIES_PER_SECOND = 100;
 /** Deliveries a workspace may have on the wire at once, so one slow receiver cannot take every worker slot. */
 export const MAX_IN_FLIGHT_PER_WORKSPACE = 20;
+/** How long a delivery refused by the per-second rate may wait in its worker before going back to the queue. */
+const LOCAL_WAIT_MS = 2_000;
+/** Deliveries of one workspace waiting in one process at once, so waiting never takes most worker slots. */
+const LOCAL_WAITERS_PER_WORKSPACE = 8;
 /** A slot held longer than this (a crashed worker) frees itself; above the 10 s request deadline. */
 const SLOT_LEASE_MS = 30_000;
 
@@ -39,6 +43,8 @@ return 0
  */
 @Injectable()
 export class DeliveryThrottle {
+  private readonly waiters = new Map<string, number>();
+
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
 
   /** 0 when the delivery may start now (its slot is held until `release`), else milliseconds to wait. */
@@ -54,6 +60,30 @@ export class DeliveryThrottle {
       DELIVERIES_PER_SECOND,
     )) as number;
     return wait;
+  }
+
+  /**
+   * Like `acquire`, but a short wait for the per-second rate is spent here rather than in a round trip through the
+   * delayed queue (which would wake every waiting delivery at once and send most of them back again). Only a few
+   * deliveries of a workspace wait per process; the rest, and longer waits, answer the wait to the caller.
+   */
+  async acquireSoon(workspaceId: string, deliveryId: string): Promise<number> {
+    let wait = await this.acquire(workspaceId, deliveryId);
+    const waiting = this.waiters.get(workspaceId) ?? 0;
+    if (wait === 0 || waiting >= LOCAL_WAITERS_PER_WORKSPACE) return wait;
+    this.waiters.set(workspaceId, waiting + 1);
+    try {
+      const until = Date.now() + LOCAL_WAIT_MS;
+      while (wait > 0 && Date.now() + wait <= until) {
+        await new Promise((r) => setTimeout(r, wait + Math.floor(Math.random() * 5)));
+        wait = await this.acquire(workspaceId, deliveryId);
+      }
+      return wait;
+    } finally {
+      const left = (this.waiters.get(workspaceId) ?? 1) - 1;
+      if (left > 0) this.waiters.set(workspaceId, left);
+      else this.waiters.delete(workspaceId);
+    }
   }
 
   async release(workspaceId: string, deliveryId: string): Promise<void> {

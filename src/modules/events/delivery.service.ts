@@ -173,7 +173,7 @@ export class DeliveryService {
     )) as [DeliveryRow[], number];
     const d = leased[0];
     if (!d) return;
-    const wait = await this.throttle.acquire(workspaceId, deliveryId);
+    const wait = await this.throttle.acquireSoon(workspaceId, deliveryId);
     if (wait > 0) {
       // Over the workspace's rate or in-flight cap: wait in the queue, never dropped. No slot is booked ahead: a
       // booked start that a busy worker reaches late would be capacity lost for good.
