@@ -1,6 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { DestinationStream } from 'pino';
 import { AppConfig } from '@/config/app.config';
 import { ConfigModule } from '@/config/config.module';
 import { dataSourceOptions } from '@/database/data-source';
@@ -62,16 +63,18 @@ const WORKER_MODULES: Type[] = [
 export interface AppModuleOptions {
   config: AppConfig;
   workers: boolean;
+  /** Where log lines go instead of standard output. */
+  logDestination?: DestinationStream;
 }
 
 @Module({})
 export class AppModule implements NestModule {
-  static register({ config, workers }: AppModuleOptions): DynamicModule {
+  static register({ config, workers, logDestination }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggingModule,
+        LoggingModule.forRoot(logDestination),
         TypeOrmModule.forRoot({ ...dataSourceOptions(config.database.url), autoLoadEntities: true }),
         RedisModule,
         QueueModule,

@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule, OpenAPIObject } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
 import * as fs from 'node:fs';
 import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { AppModule } from '@/app.module';
 import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
@@ -49,7 +50,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /** The Nest application on its Express instance: body parsing, the proxy rule, Swagger; not listening yet. */
-export async function createHttpApp(config: AppConfig, workers: boolean): Promise<INestApplication> {
+export async function createHttpApp(
+  config: AppConfig,
+  workers: boolean,
+  logDestination?: DestinationStream,
+): Promise<INestApplication> {
   const server = express();
   server.disable('x-powered-by');
   server.set('etag', false); // API answers are not cached by validators; hashing every body costs CPU
@@ -75,10 +80,14 @@ export async function createHttpApp(config: AppConfig, workers: boolean): Promis
     }),
   );
 
-  const app = await NestFactory.create(AppModule.register({ config, workers }), new ExpressAdapter(server), {
-    bufferLogs: true,
-    bodyParser: false,
-  });
+  const app = await NestFactory.create(
+    AppModule.register({ config, workers, logDestination }),
+    new ExpressAdapter(server),
+    {
+      bufferLogs: true,
+      bodyParser: false,
+    },
+  );
   app.useLogger(app.get(Logger));
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {
@@ -98,9 +107,9 @@ export interface StartedApi {
 
 export async function startApi(
   config: AppConfig,
-  options: { host?: string; tls?: TlsMaterial } = {},
+  options: { host?: string; tls?: TlsMaterial; logDestination?: DestinationStream } = {},
 ): Promise<StartedApi> {
-  const app = await createHttpApp(config, config.runWorkers);
+  const app = await createHttpApp(config, config.runWorkers, options.logDestination);
   const tls = config.trustProxy ? undefined : (options.tls ?? (await loadOrCreateTlsMaterial(config)));
   const server = await listen(app.getHttpAdapter().getInstance(), {
     port: config.port,

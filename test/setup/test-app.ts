@@ -19,6 +19,8 @@ export interface TestApp {
   http(host: string, token?: string): TenantClient;
   /** A request to the internal module with the admin key. */
   internal(): TenantClient;
+  /** Every log line written so far (only with `captureLogs`). */
+  logs(): string[];
   close(): Promise<void>;
 }
 
@@ -57,13 +59,18 @@ function redisPrefixFor(env: Record<string, string>): string {
  * Boots the real service (same bootstrap as `npm start`: TLS, pipeline, workers) on a free port of 127.0.0.1,
  * against the run's database and Redis.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { captureLogs?: boolean } = {},
+): Promise<TestApp> {
   const config = resolveEncryptionKey(
     loadConfig({ ...process.env, PORT: '0', REDIS_PREFIX: redisPrefixFor(env), ...env }),
   );
   urlPolicy.allowHttp = config.network.allowPrivateTargets;
   const tls = config.trustProxy ? undefined : await loadOrCreateTlsMaterial(config);
-  const api = await startApi(config, { host: '127.0.0.1', tls });
+  const lines: string[] = [];
+  const logDestination = options.captureLogs ? { write: (line: string) => void lines.push(line) } : undefined;
+  const api = await startApi(config, { host: '127.0.0.1', tls, logDestination });
   const scheme = config.trustProxy ? 'http' : 'https';
   const url = `${scheme}://127.0.0.1:${api.server.port}`;
   return {
@@ -74,6 +81,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     get: <T>(token: unknown) => api.app.get(token as never) as T,
     http: (host, token) => client(url, host, token),
     internal: () => client(url, 'ops.example.test', ADMIN_KEY),
+    logs: () => [...lines],
     close: () => api.stop(),
   };
 }

@@ -1,5 +1,6 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
@@ -20,35 +21,44 @@ export const REDACT = [
   '*.apiKey',
 ];
 
-/** Structured JSON logs (pino), one line a request, with a request id accepted from X-Request-Id or generated. */
-@Module({
-  imports: [
-    LoggerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        pinoHttp: {
-          level: config.logLevel,
-          redact: { paths: REDACT, censor: '[redacted]' },
-          genReqId: (req: IncomingMessage, res: ServerResponse) => {
-            const given = req.headers['x-request-id'];
-            const id = typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
-            res.setHeader('X-Request-Id', id);
-            return id;
+/**
+ * Structured JSON logs (pino), one line a request, with a request id accepted from X-Request-Id or generated.
+ * Lines go to standard output, or to `destination` when one is given (tests read what was logged).
+ */
+@Module({})
+export class LoggingModule {
+  static forRoot(destination?: DestinationStream): DynamicModule {
+    return {
+      module: LoggingModule,
+      imports: [
+        LoggerModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig) => {
+            const options = {
+              level: config.logLevel,
+              redact: { paths: REDACT, censor: '[redacted]' },
+              genReqId: (req: IncomingMessage, res: ServerResponse) => {
+                const given = req.headers['x-request-id'];
+                const id = typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
+                res.setHeader('X-Request-Id', id);
+                return id;
+              },
+              customProps: (req: IncomingMessage & { workspace?: { slug: string } }) => ({
+                workspace: req.workspace?.slug,
+              }),
+              serializers: {
+                req: (req: { id: string; method: string; url: string }) => ({
+                  id: req.id,
+                  method: req.method,
+                  url: req.url,
+                }),
+              },
+              autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health' },
+            };
+            return { pinoHttp: destination ? [options, destination] : options };
           },
-          customProps: (req: IncomingMessage & { workspace?: { slug: string } }) => ({
-            workspace: req.workspace?.slug,
-          }),
-          serializers: {
-            req: (req: { id: string; method: string; url: string }) => ({
-              id: req.id,
-              method: req.method,
-              url: req.url,
-            }),
-          },
-          autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health' },
-        },
-      }),
-    }),
-  ],
-})
-export class LoggingModule {}
+        }),
+      ],
+    };
+  }
+}

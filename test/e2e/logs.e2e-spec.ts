@@ -1,0 +1,93 @@
+import { createTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
+import { waitFor } from '../support/wait';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+describe('logs never hold tokens or secrets', () => {
+  let app: TestApp;
+  let rx: WebhookReceiver;
+  let dbUrl: string;
+
+  beforeAll(async () => {
+    rx = await WebhookReceiver.start();
+    dbUrl = await isolatedDatabase('logs');
+    app = await startTestApp({ DATABASE_URL: dbUrl, LOG_LEVEL: 'debug' }, { captureLogs: true });
+  });
+  afterAll(async () => {
+    await app.close();
+    await rx.close();
+    await dropDatabase(dbUrl);
+  });
+
+  it('logs requests, token creation, webhook secrets, rotation and signed deliveries without any of the values', async () => {
+    const secrets: string[] = [];
+    // A token created through the internal API: its value is in the answer, never in a log.
+    const t = await createTenant(app);
+    secrets.push(t.token);
+    const created = await app
+      .internal()
+      .post(`/internal/v1/workspaces/${t.slug}/tokens`)
+      .send({ name: 'second', user_uuid: t.userId })
+      .expect(201);
+    secrets.push(created.body.data.token);
+
+    const webhookSecret = 'whsec_' + Buffer.from('a very secret signing key!').toString('base64');
+    secrets.push(webhookSecret);
+    const hook = await t.http
+      .post('/api/v1/webhooks')
+      .send({
+        url: rx.url('/hook'),
+        events: ['conversation_status', 'conversation_update'],
+        is_active: true,
+        secret_key: webhookSecret,
+      })
+      .expect(201);
+    const rotated = await t.http
+      .post(`/api/v1/webhooks/${hook.body.data.uuid}/rotate-secret`)
+      .send({})
+      .expect(200);
+    const generated = JSON.stringify(rotated.body).match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
+    expect(generated).toBeDefined();
+    secrets.push(generated!);
+
+    const agent = (await t.http.post('/api/v1/agents').send({ name: 'Logged' }).expect(201)).body.data
+      .agent_uuid;
+    const agentSecret = 'agent-webhook-secret-0123456789';
+    secrets.push(agentSecret);
+    await t.http
+      .post(`/api/v1/agents/${agent}/webhooks`)
+      .send({
+        url: rx.url('/agent'),
+        events: ['conversation_status'],
+        is_active: true,
+        secret_key: agentSecret,
+      })
+      .expect(201);
+    const intentToken = 'intent-auth-token-abcdef';
+    secrets.push(intentToken);
+    await t.http
+      .post(`/api/v1/agents/${agent}/intents`)
+      .send({
+        name: 'Check order',
+        webhook: { url: 'https://hooks.example.com/orders', auth_token: intentToken },
+      })
+      .expect(201);
+
+    // Events that get signed and delivered.
+    await t.http.post('/api/v1/conversations').send({ agent_uuid: agent, channel: 'chat' }).expect(201);
+    await waitFor(
+      async () => (rx.at('/hook').length && rx.at('/agent').length ? true : undefined),
+      20_000,
+      'deliveries',
+    );
+    // Bad tokens in headers are logged as requests too.
+    await app.http(t.host, 'cap_not_a_real_token_value_1234567890').get('/api/v1/me').expect(401);
+    secrets.push('cap_not_a_real_token_value_1234567890');
+
+    const logs = app.logs().join('');
+    expect(logs).toContain('"msg":"request completed"');
+    for (const secret of secrets) expect(logs).not.toContain(secret);
+    expect(logs).not.toContain(Buffer.from('a very secret signing key!').toString('base64'));
+  });
+});
