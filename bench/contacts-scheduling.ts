@@ -1,7 +1,7 @@
 /**
  * Figures for contacts and scheduling on a throwaway database: a 1000-contact batch create, contact search
  * over 10 000 contacts, and many concurrent bookings of one appointment slot.
- * Run: ts-node --transpile-only -r tsconfig-paths/register bench/contacts-scheduling.ts
+ * Run: npm run bench:contacts
  */
 import '../test/setup/env';
 import { performance } from 'node:perf_hooks';
