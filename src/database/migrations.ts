@@ -7,6 +7,7 @@ import { Knowledge1763820000000 } from './migrations/1763820000000-Knowledge';
 import { Conversations1763830000000 } from './migrations/1763830000000-Conversations';
 import { AnalyticsExport1763840000000 } from './migrations/1763840000000-AnalyticsExport';
 import { Webhooks1763850000000 } from './migrations/1763850000000-Webhooks';
+import { EventsRetention1763860000000 } from './migrations/1763860000000-EventsRetention';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   Conversations1763830000000,
   AnalyticsExport1763840000000,
   Webhooks1763850000000,
+  EventsRetention1763860000000,
 ];

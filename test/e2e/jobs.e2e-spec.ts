@@ -6,6 +6,7 @@ import { loadConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
 import { QUEUES } from '@/common/queue/queues';
 import { PURGE_CRON } from '@/modules/idempotency/jobs/idempotency-jobs.module';
+import { PURGE_EVENTS_CRON } from '@/modules/events/jobs/events-jobs.module';
 import { startWorker } from '@/bootstrap';
 import { createTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
@@ -54,6 +55,68 @@ describe('queues: Bull wiring, the nightly purge, API and worker processes', () 
     expect(
       await db.query('SELECT key FROM idempotency_keys WHERE workspace_id = $1', [tenant.workspaceId]),
     ).toEqual([{ key: 'fresh' }]);
+  });
+});
+
+describe('retention of delivered events', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  async function event(
+    db: DataSource,
+    workspaceId: string,
+    dispatchedAgo: string,
+    delivery: 'succeeded' | 'pending',
+  ) {
+    const id = uuidv7();
+    await db.query(
+      `INSERT INTO outbox_events (id, workspace_id, type, data, dispatched_at, created_at)
+       VALUES ($1, $2, 'conversation_update', '{}', now() - $3::interval, now() - $3::interval)`,
+      [id, workspaceId, dispatchedAgo],
+    );
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, workspace_id, event_id, event_type, webhook_kind, webhook_id, url, status,
+                                       next_attempt_at)
+       VALUES ($1, $2, $3, 'conversation_update', 'workspace', $4, 'https://example.com/hook', $5, $6)`,
+      [
+        uuidv7(),
+        workspaceId,
+        id,
+        uuidv7(),
+        delivery,
+        delivery === 'pending' ? new Date(Date.now() + 86_400_000) : null,
+      ],
+    );
+    return id;
+  }
+
+  it('is scheduled nightly and removes only events past 30 days with nothing pending, with their deliveries', async () => {
+    const queue = app.get<Queue>(getQueueToken(QUEUES.maintenance));
+    expect(await queue.getRepeatableJobs()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'purge-delivered-events', cron: PURGE_EVENTS_CRON }),
+      ]),
+    );
+    const tenant = await createTenant(app);
+    const db = app.get<DataSource>(DataSource);
+    const old = await event(db, tenant.workspaceId, '31 days', 'succeeded');
+    const oldPending = await event(db, tenant.workspaceId, '31 days', 'pending');
+    const recent = await event(db, tenant.workspaceId, '1 day', 'succeeded');
+
+    const job = await queue.add('purge-delivered-events', { batchSize: 1 });
+    expect(((await job.finished()) as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
+    const left = await db.query('SELECT id FROM outbox_events WHERE workspace_id = $1 ORDER BY id', [
+      tenant.workspaceId,
+    ]);
+    expect(left.map((r: { id: string }) => r.id).sort()).toEqual([oldPending, recent].sort());
+    const deliveries = await db.query('SELECT event_id FROM webhook_deliveries WHERE workspace_id = $1', [
+      tenant.workspaceId,
+    ]);
+    expect(deliveries.map((r: { event_id: string }) => r.event_id)).not.toContain(old);
+    expect(deliveries).toHaveLength(2);
   });
 });
 

@@ -15,6 +15,7 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 export interface JobPayloads {
   maintenance: {
     'purge-idempotency-keys': { batchSize?: number };
+    'purge-delivered-events': { olderThanDays?: number; batchSize?: number };
   };
   sessions: {
     /** Ends the session when the customer has been idle past its timeout; `activityMs` is the turn that set it. */
