@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, registerDecorator, ValidateNested, ValidationOptions } from 'class-validator';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const E164_RE = /^\+[1-9]\d{7,14}$/;
@@ -98,4 +99,19 @@ export function IsObjectEach(options?: ValidationOptions): PropertyDecorator {
         },
       },
     });
+}
+
+/**
+ * A list of nested objects validated as `type`: an array (of at most `max` items), every item an object, each
+ * checked against the class. One decorator for the stack every nested list needs.
+ */
+export function ListOf(type: new () => object, max?: number): PropertyDecorator {
+  const decorators: PropertyDecorator[] = [
+    IsArray(),
+    ValidateNested({ each: true }),
+    IsObjectEach(),
+    Type(() => type),
+  ];
+  if (max !== undefined) decorators.push(ArrayMaxSize(max));
+  return (target, key) => decorators.forEach((d) => d(target, key));
 }

@@ -19,7 +19,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { IsHttpsUrl, IsObjectEach, IsUuidValue } from '@/common/validation/validators';
+import { IsHttpsUrl, IsUuidValue, ListOf } from '@/common/validation/validators';
 import {
   DETECTION_MODES,
   DESTINATION_TYPES,
@@ -58,21 +58,13 @@ export class UpdateNoteDto extends PartialType(NoteDto) {}
 export class ReplaceGuidelinesDto {
   @ApiProperty({ type: [NoteDto] })
   @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(500)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => NoteDto)
+  @ListOf(NoteDto, 500)
   guidelines!: NoteDto[];
 }
 export class ReplaceNotesDto {
   @ApiProperty({ type: [NoteDto] })
   @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(500)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => NoteDto)
+  @ListOf(NoteDto, 500)
   notes!: NoteDto[];
 }
 
@@ -100,11 +92,7 @@ export class UpdateTrainingDto extends PartialType(TrainingDto) {}
 export class ReplaceTrainingDto {
   @ApiProperty({ type: [TrainingDto] })
   @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(1000)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => TrainingDto)
+  @ListOf(TrainingDto, 1000)
   training!: TrainingDto[];
 }
 
@@ -146,22 +134,14 @@ export class ProcedureDto {
 
   @ApiPropertyOptional({ type: [ProcedureStepDto], description: 'sorted by order' })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => ProcedureStepDto)
+  @ListOf(ProcedureStepDto, 100)
   steps?: ProcedureStepDto[];
 }
 export class UpdateProcedureDto extends PartialType(ProcedureDto) {}
 export class ReplaceProceduresDto {
   @ApiProperty({ type: [ProcedureDto] })
   @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => ProcedureDto)
+  @ListOf(ProcedureDto, 200)
   procedures!: ProcedureDto[];
 }
 
@@ -263,22 +243,14 @@ export class IntentDto {
 
   @ApiPropertyOptional({ type: [IntentParameterDto] })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => IntentParameterDto)
+  @ListOf(IntentParameterDto, 50)
   parameters?: IntentParameterDto[];
 }
 export class UpdateIntentDto extends PartialType(IntentDto) {}
 export class ReplaceIntentsDto {
   @ApiProperty({ type: [IntentDto] })
   @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => IntentDto)
+  @ListOf(IntentDto, 200)
   intents!: IntentDto[];
 }
 
@@ -316,10 +288,7 @@ export class UpdateWebhookDto extends PartialType(WebhookDto) {}
 export class ReplaceWebhooksDto {
   @ApiProperty({ type: [WebhookDto], maxItems: 5 })
   @IsDefined()
-  @IsArray()
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => WebhookDto)
+  @ListOf(WebhookDto)
   webhooks!: WebhookDto[];
 }
 
@@ -415,11 +384,7 @@ export class UpdateRoutingRuleDto extends PartialType(RoutingRuleDto) {}
 export class ReplaceRoutingRulesDto {
   @ApiProperty({ type: [RoutingRuleDto] })
   @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => RoutingRuleDto)
+  @ListOf(RoutingRuleDto, 200)
   routing_rules!: RoutingRuleDto[];
 }
 
@@ -503,11 +468,7 @@ export class UpdateGuardRuleDto extends PartialType(GuardRuleDto) {}
 export class ReplaceGuardRulesDto {
   @ApiProperty({ type: [GuardRuleDto] })
   @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => GuardRuleDto)
+  @ListOf(GuardRuleDto, 200)
   guard_rules!: GuardRuleDto[];
 }
 

@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -13,11 +12,10 @@ import {
   IsString,
   MaxLength,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
 import { IsUuidList } from '@/common/validation/uuid-list';
-import { IsE164, IsIanaTimezone, IsObjectEach, IsUuidValue } from '@/common/validation/validators';
+import { IsE164, IsIanaTimezone, IsUuidValue, ListOf } from '@/common/validation/validators';
 import { CONTACT_STATUSES, ContactStatus } from '../contact.entity';
 
 export const MAX_BATCH_CONTACTS = 1000;
@@ -132,11 +130,7 @@ export class UpdateContactDto extends ContactFields {
 export class CreateContactsBatchDto {
   @ApiProperty({ type: [CreateContactDto], maxItems: MAX_BATCH_CONTACTS })
   @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(MAX_BATCH_CONTACTS)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => CreateContactDto)
+  @ListOf(CreateContactDto, MAX_BATCH_CONTACTS)
   contacts!: CreateContactDto[];
 }
 

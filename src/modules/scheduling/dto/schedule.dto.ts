@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -12,10 +11,9 @@ import {
   IsString,
   MaxLength,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { IsUuidList } from '@/common/validation/uuid-list';
-import { IsHexColor, IsIanaTimezone, IsObjectEach, IsUuidValue } from '@/common/validation/validators';
+import { IsHexColor, IsIanaTimezone, IsUuidValue, ListOf } from '@/common/validation/validators';
 import { QUESTION_TYPES, QuestionType, WeeklyHours } from '../schedule.entity';
 
 const WEEKLY_HOURS_EXAMPLE = {
@@ -89,11 +87,7 @@ class ScheduleFields {
 
   @ApiPropertyOptional({ type: [CustomQuestionDto] })
   @ValidateIf((_, v) => v !== undefined)
-  @IsArray()
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @IsObjectEach()
-  @Type(() => CustomQuestionDto)
+  @ListOf(CustomQuestionDto, 50)
   custom_questions?: CustomQuestionDto[];
 }
 
