@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { dropDatabase } from '../test/support/isolated-database';
+import { percentile } from './stats';
 import { loadConfig } from '@/config/app.config';
 import { prepareRuntime, startApi } from '@/bootstrap';
 import { AgentsService } from '@/modules/agents/agents.service';
@@ -26,10 +28,6 @@ const CONCURRENCY = 20;
 const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 dbUrl.pathname = `/cap_bench_${run}`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function main(): Promise<void> {
   const llm = await LlmServer.start();
@@ -118,12 +116,7 @@ async function main(): Promise<void> {
     await db.end();
     await api.stop();
     await llm.close();
-    const admin = new URL(dbUrl.toString());
-    admin.pathname = '/postgres';
-    const c = new Client({ connectionString: admin.toString() });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
-    await c.end();
+    await dropDatabase(dbUrl.toString());
     fs.rmSync(storage, { recursive: true, force: true });
   }
 }

@@ -4,7 +4,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from 'pg';
+import { dropDatabase } from '../test/support/isolated-database';
+import { percentile } from './stats';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '@/config/app.config';
 import { prepareRuntime, startApi } from '@/bootstrap';
@@ -24,10 +25,6 @@ const DRAIN_TIMEOUT_MS = 60_000;
 const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 dbUrl.pathname = `/cap_bench_${run}`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function main(): Promise<void> {
   const arrivals = new Map<string, number[]>();
@@ -120,12 +117,7 @@ async function main(): Promise<void> {
     await api.stop();
     receiver.closeAllConnections();
     receiver.close();
-    const admin = new URL(dbUrl.toString());
-    admin.pathname = '/postgres';
-    const c = new Client({ connectionString: admin.toString() });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS "${dbUrl.pathname.slice(1)}" WITH (FORCE)`);
-    await c.end();
+    await dropDatabase(dbUrl.toString());
     fs.rmSync(storage, { recursive: true, force: true });
   }
 }
