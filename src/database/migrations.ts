@@ -8,6 +8,7 @@ import { Conversations1763830000000 } from './migrations/1763830000000-Conversat
 import { AnalyticsExport1763840000000 } from './migrations/1763840000000-AnalyticsExport';
 import { Webhooks1763850000000 } from './migrations/1763850000000-Webhooks';
 import { EventsRetention1763860000000 } from './migrations/1763860000000-EventsRetention';
+import { KnowledgeRecordTables1763870000000 } from './migrations/1763870000000-KnowledgeRecordTables';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   AnalyticsExport1763840000000,
   Webhooks1763850000000,
   EventsRetention1763860000000,
+  KnowledgeRecordTables1763870000000,
 ];

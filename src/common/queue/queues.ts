@@ -16,6 +16,7 @@ export interface JobPayloads {
   maintenance: {
     'purge-idempotency-keys': { batchSize?: number };
     'purge-delivered-events': { olderThanDays?: number; batchSize?: number };
+    'sweep-record-tables': Record<string, never>;
   };
   sessions: {
     /** Ends the session when the customer has been idle past its timeout; `activityMs` is the turn that set it. */

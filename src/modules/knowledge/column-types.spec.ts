@@ -1,5 +1,12 @@
 import { chunkText } from './chunking';
-import { checkRecord, Column, SchemaInference } from './column-types';
+import {
+  checkRecord,
+  Column,
+  decodeValue,
+  encodeValue,
+  SchemaInference,
+  StringColumnTypes,
+} from './column-types';
 
 describe('checkRecord', () => {
   const columns: Column[] = [
@@ -42,12 +49,12 @@ describe('checkRecord', () => {
 });
 
 describe('SchemaInference', () => {
-  it('infers types from text values and converts them', () => {
+  it('infers types from text values and keeps the text', () => {
     const s = new SchemaInference('strings', 2);
     expect(s.push({ id: '1', ok: 'true', day: '2026-01-01', web: 'https://a.b', name: 'x' })).toEqual([]);
     const rows = s.push({ id: '2', ok: 'FALSE', day: '2026-01-02', web: 'http://c.d/e', name: '3' });
     expect(s.columns.map((c) => c.type)).toEqual(['number', 'boolean', 'date', 'url', 'text']);
-    expect({ ...rows[0] }).toEqual({ id: 1, ok: true, day: '2026-01-01', web: 'https://a.b', name: 'x' });
+    expect({ ...rows[0] }).toEqual({ id: '1', ok: 'true', day: '2026-01-01', web: 'https://a.b', name: 'x' });
   });
 
   it('widens a column to text when a later value does not fit', () => {
@@ -56,7 +63,16 @@ describe('SchemaInference', () => {
     const [row] = s.push({ n: 'abc' });
     expect(row.n).toBe('abc');
     expect(s.columns[0].type).toBe('text');
-    expect([...s.widened]).toEqual(['n']);
+  });
+
+  it('notes how many rows were written before a string column turned into json', () => {
+    const s = new SchemaInference('typed', 1);
+    s.push({ a: 'x', b: 1 });
+    s.push({ a: 'y', b: 2 });
+    s.push({ a: { nested: true }, b: { nested: true } });
+    expect(s.columns.map((c) => c.type)).toEqual(['json', 'json']);
+    // Two rows held `a` as plain text; `b` held numbers, which are JSON already.
+    expect([...s.jsonSince]).toEqual([['a', 2]]);
   });
 
   it('keeps typed values and drops __proto__ keys', () => {
@@ -85,5 +101,46 @@ describe('chunkText', () => {
     for (const c of chunks) expect(c.length).toBeLessThanOrEqual(300);
     expect(chunks[0].endsWith('.')).toBe(true);
     expect(chunks.join(' ').replace(/\s+/g, ' ')).toBe(text);
+  });
+});
+
+describe('stored values', () => {
+  it('stores scalars as their text and json as JSON, and reads them back by type', () => {
+    expect(encodeValue('number', 19.5)).toBe('19.5');
+    expect(encodeValue('boolean', false)).toBe('false');
+    expect(encodeValue('text', 'a\u0000b')).toBe('ab');
+    expect(encodeValue('json', { a: [1, 'x\u0000'] })).toBe('{"a":[1,"x"]}');
+    expect(encodeValue('json', 'plain')).toBe('"plain"');
+    expect(encodeValue('text', null)).toBeNull();
+    expect(decodeValue('number', '19.5')).toBe(19.5);
+    expect(decodeValue('number', ' 7 ')).toBe(7);
+    expect(decodeValue('boolean', 'TRUE')).toBe(true);
+    expect(decodeValue('json', '{"a":[1]}')).toEqual({ a: [1] });
+    expect(decodeValue('date', '2026-01-02')).toBe('2026-01-02');
+    expect(decodeValue('number', null)).toBeNull();
+    // Text that does not read as its type is answered as it is, never as NaN.
+    expect(decodeValue('number', 'abc')).toBe('abc');
+    expect(decodeValue('json', '{bad')).toBe('{bad');
+  });
+});
+
+describe('StringColumnTypes', () => {
+  it('decides types as SchemaInference does for strings: the sample chooses, later misfits turn to text', () => {
+    const rows = [
+      ['1', 'true', '2026-01-01', 'https://a.b', 'x', ''],
+      ['2', 'FALSE', '2026-01-02', 'http://c.d/e', '3', ''],
+      ['3', 'true', 'soon', 'https://e.f', 'y', '5'],
+    ];
+    const fast = new StringColumnTypes(6, 2);
+    const general = new SchemaInference('strings', 2);
+    const keys = ['id', 'ok', 'day', 'web', 'name', 'late'];
+    for (const r of rows) {
+      fast.push(r);
+      general.push(Object.fromEntries(keys.map((k, i) => [k, r[i]])));
+    }
+    general.flush();
+    expect(fast.result()).toEqual(['number', 'boolean', 'text', 'url', 'text', 'text']);
+    expect(fast.result()).toEqual(general.columns.map((c) => c.type));
+    expect(fast.rows).toBe(3);
   });
 });

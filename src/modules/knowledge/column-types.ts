@@ -24,12 +24,8 @@ export function isDateString(v: unknown): v is string {
 }
 
 export function isUrlString(v: unknown): v is string {
-  if (typeof v !== 'string' || !/^https?:\/\//i.test(v)) return false;
-  try {
-    return Boolean(new URL(v).hostname);
-  } catch {
-    return false;
-  }
+  // http and https are special schemes: the URL parser refuses them without a host, so parsing is enough.
+  return typeof v === 'string' && /^https?:\/\//i.test(v) && URL.canParse(v);
 }
 
 const DESCRIBE: Record<ColumnType, string> = {
@@ -99,21 +95,141 @@ export function cleanRecord(columns: Column[], record: Row): Row {
   return out;
 }
 
+/** Every string sent to PostgreSQL loses NUL characters (text columns cannot hold them). */
+function withoutNul(s: string): string {
+  return s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
+}
+
+/**
+ * How a value is stored in its records-table column (always `text`): a `json` column holds the value as JSON
+ * text; every other column holds the scalar's text (`19.5`, `true`, the string itself). NUL characters are
+ * removed (PostgreSQL refuses them in text, and as `\u0000` escapes in jsonb).
+ */
+export function encodeValue(type: ColumnType, v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (type === 'json') {
+    const json = JSON.stringify(v) as string | undefined;
+    if (json === undefined) return null;
+    return json.includes('\\u0000') ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1') : json;
+  }
+  if (typeof v === 'string') return withoutNul(v);
+  return withoutNul(scalarText(v));
+}
+
+const TRUE_FALSE = /^(true|false)$/i;
+
+/**
+ * A stored value as the API answers it, by its column's type. Stored text that does not read as its type
+ * (possible only for values written before a column's type was settled) is answered as the text itself.
+ */
+export function decodeValue(type: ColumnType, text: string | null): unknown {
+  if (text === null) return null;
+  switch (type) {
+    case 'number': {
+      const n = Number(text);
+      return text.trim() !== '' && Number.isFinite(n) ? n : text;
+    }
+    case 'boolean':
+      return TRUE_FALSE.test(text) ? text.toLowerCase() === 'true' : text;
+    case 'json':
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return text;
+      }
+    default:
+      return text;
+  }
+}
+
+/** The type a set of non-empty strings (CSV and XML values) fits, in this order of preference. */
+function stringType(values: string[]): ColumnType {
+  if (values.length === 0) return 'text';
+  if (values.every((v) => TRUE_FALSE.test(v))) return 'boolean';
+  if (values.every((v) => NUMERIC.test(v.trim()) && Number.isFinite(Number(v)))) return 'number';
+  if (values.every((v) => isDateString(v))) return 'date';
+  if (values.every((v) => isUrlString(v))) return 'url';
+  return 'text';
+}
+
+function fitsString(type: ColumnType, v: string): boolean {
+  switch (type) {
+    case 'boolean':
+      return TRUE_FALSE.test(v);
+    case 'number':
+      return NUMERIC.test(v.trim()) && Number.isFinite(Number(v));
+    case 'date':
+      return isDateString(v);
+    case 'url':
+      return isUrlString(v);
+    default:
+      return true;
+  }
+}
+
+/**
+ * Column types of string rows given as arrays (the CSV fast path, where PostgreSQL stores the values and this
+ * only decides their types). The same rule as `SchemaInference` in `strings` mode: the first `sampleSize`
+ * rows choose each column's type, and a later non-empty value that does not fit turns the column to text.
+ */
+export class StringColumnTypes {
+  private sample: (string | null)[][] | null = [];
+  private types: ColumnType[] = [];
+  rows = 0;
+
+  constructor(
+    private readonly width: number,
+    private readonly sampleSize = 1000,
+  ) {}
+
+  push(values: (string | null)[]): void {
+    this.rows++;
+    if (this.sample) {
+      this.sample.push(values);
+      if (this.sample.length >= this.sampleSize) this.settle();
+      return;
+    }
+    for (let i = 0; i < this.width; i++) {
+      const type = this.types[i];
+      if (type === 'text') continue;
+      const v = values[i];
+      if (v !== null && v !== undefined && v !== '' && !fitsString(type, v)) this.types[i] = 'text';
+    }
+  }
+
+  private settle(): void {
+    const sample = this.sample ?? [];
+    this.sample = null;
+    for (let i = 0; i < this.width; i++)
+      this.types[i] = stringType(
+        sample.map((r) => r[i]).filter((v): v is string => v !== null && v !== undefined && v !== ''),
+      );
+  }
+
+  /** The types, column by column, once every row is in. */
+  result(): ColumnType[] {
+    if (this.sample) this.settle();
+    return [...this.types];
+  }
+}
+
 /** A scalar as text; objects (never expected here) as JSON. */
 function scalarText(v: unknown): string {
   return typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
 }
 
 /**
- * Infers column types while rows stream by. `strings` sources (CSV, XML) give every value as text and are
- * converted; `typed` sources (JSON, Excel) keep their types. Types come from a sample of the first rows; a later
- * value that does not fit widens its column (to text, or json for nested values), and `widened` tells the
- * writer which already-written values to convert afterwards.
+ * Infers column types while rows stream by. `strings` sources (CSV, XML) give every value as text, which is kept
+ * as it is (the type says how it reads); `typed` sources (JSON, Excel) keep their types. Types come from a sample
+ * of the first rows; a later value that does not fit widens its column (to text, or json for nested values).
+ * `jsonSince` names the columns widened to json while they held plain strings, with how many rows were written
+ * before that: those rows' values must be turned into JSON strings afterwards.
  */
 export class SchemaInference {
   readonly columns: Column[] = [];
-  readonly widened = new Set<string>();
+  readonly jsonSince = new Map<string, number>();
   private sample: Row[] | null = [];
+  private written = 0;
 
   constructor(
     private readonly mode: 'strings' | 'typed',
@@ -143,9 +259,8 @@ export class SchemaInference {
   private addKeys(row: Row): void {
     for (const key of Object.keys(row)) {
       if (key === '__proto__' || this.columns.some((c) => c.name === key)) continue;
-      // A column that appears after inference is widened at once: its type is unknown.
+      // A column that appears after inference takes any value: its type is unknown.
       this.columns.push({ id: this.columns.length + 1, name: key, type: this.sample ? 'text' : 'json' });
-      if (!this.sample) this.widened.add(key);
     }
   }
 
@@ -158,20 +273,12 @@ export class SchemaInference {
         .filter((v) => v !== null && v !== undefined && v !== '');
       column.type = this.inferType(values);
     }
-    this.widened.clear();
     return sample.map((r) => this.convert(r));
   }
 
   private inferType(values: unknown[]): ColumnType {
     if (values.length === 0) return 'text';
-    if (this.mode === 'strings') {
-      const s = values as string[];
-      if (s.every((v) => /^(true|false)$/i.test(v))) return 'boolean';
-      if (s.every((v) => NUMERIC.test(v.trim()) && Number.isFinite(Number(v)))) return 'number';
-      if (s.every((v) => isDateString(v))) return 'date';
-      if (s.every((v) => isUrlString(v))) return 'url';
-      return 'text';
-    }
+    if (this.mode === 'strings') return stringType(values as string[]);
     if (values.some((v) => typeof v === 'object')) return 'json';
     for (const t of ['boolean', 'number', 'date', 'url', 'text'] as const)
       if (values.every((v) => fitsValue(t, v))) return t;
@@ -186,6 +293,7 @@ export class SchemaInference {
       const raw = row[column.name];
       out[column.name] = this.convertValue(column, raw);
     }
+    this.written++;
     return out;
   }
 
@@ -194,22 +302,7 @@ export class SchemaInference {
     if (this.mode === 'strings') {
       const s = scalarText(raw);
       if (s === '') return null;
-      switch (column.type) {
-        case 'number':
-          if (NUMERIC.test(s.trim()) && Number.isFinite(Number(s))) return Number(s);
-          break;
-        case 'boolean':
-          if (/^(true|false)$/i.test(s)) return s.toLowerCase() === 'true';
-          break;
-        case 'date':
-          if (isDateString(s)) return s;
-          break;
-        case 'url':
-          if (isUrlString(s)) return s;
-          break;
-        default:
-          return s;
-      }
+      if (column.type === 'json' || fitsString(column.type, s)) return s;
       this.widen(column, 'text');
       return s;
     }
@@ -225,7 +318,9 @@ export class SchemaInference {
 
   private widen(column: Column, to: 'text' | 'json'): void {
     if (column.type === 'json' || column.type === to) return;
+    // Numbers and booleans already written read as JSON as they are; strings need quoting.
+    if (to === 'json' && ['text', 'date', 'url'].includes(column.type))
+      this.jsonSince.set(column.name, this.written);
     column.type = to;
-    this.widened.add(column.name);
   }
 }

@@ -22,7 +22,7 @@ export interface ImportOptions {
   text?: string;
 }
 
-/** A typed table or an imported knowledge source; its rows live in knowledge_records. */
+/** A typed table or an imported knowledge source; its rows live in its own table (see records-table.ts). */
 @Entity('data_sources')
 export class DataSource extends WorkspaceOwnedEntity {
   @Column('varchar', { length: 200 }) name!: string;
@@ -39,4 +39,6 @@ export class DataSource extends WorkspaceOwnedEntity {
   @Column('varchar', { length: 20, default: 'never' }) syncStatus!: SyncStatus;
   @Column('text', { nullable: true }) syncError!: string | null;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) lastSyncedAt!: Date | null;
+  /** The table holding the records; null until the first import or record write. Never shown to clients. */
+  @Column('varchar', { length: 63, nullable: true }) recordsTable!: string | null;
 }

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import * as fs from 'node:fs/promises';
+import { DataSource as Db } from 'typeorm';
 import { AppException, FieldError } from '@/common/errors/app.exception';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
 import { checkRecord, cleanRecord, Column, Row } from './column-types';
@@ -49,6 +51,7 @@ export class DataSourcesService {
     private readonly sources: DataSourcesRepository,
     private readonly records: RecordsRepository,
     private readonly index: KnowledgeIndexRepository,
+    @InjectDataSource() private readonly db: Db,
   ) {}
 
   async get(workspaceId: string, id: string): Promise<DataSource> {
@@ -70,7 +73,7 @@ export class DataSourcesService {
     return {
       ...toDataSourceResponse(ds),
       columns: ds.columns,
-      records_count: await this.records.count(workspaceId, id),
+      records_count: await this.records.count(ds),
       agent_uuids: await this.index.agentsOf(workspaceId, id),
     };
   }
@@ -90,21 +93,25 @@ export class DataSourcesService {
       status: 2,
       columns,
     });
-    await this.sources.save(workspaceId, ds);
+    await this.db.transaction(async (m) => {
+      ds.recordsTable = await this.records.createTable(m, ds.id, columns);
+      await this.sources.save(workspaceId, ds, m);
+    });
     return this.detail(workspaceId, ds.id);
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
     const ds = await this.get(workspaceId, id);
-    // Records, assignments and the agents' index rows go with it (foreign keys cascade).
+    // Assignments and the agents' index rows go with it (foreign keys cascade), its records table with the
+    // row (a trigger drops it).
     await this.sources.delete(workspaceId, { id });
     if (ds.options.file) await fs.rm(ds.options.file, { force: true }).catch(() => undefined);
   }
 
   async listRecords(workspaceId: string, id: string, query: PageQuery): Promise<Page<RecordResponse>> {
-    await this.get(workspaceId, id);
+    const ds = await this.get(workspaceId, id);
     const { skip, take } = skipTake(query);
-    const [rows, total] = await this.records.list(workspaceId, id, skip, take);
+    const [rows, total] = await this.records.list(ds, skip, take);
     return pageOf(rows.map(toRecordResponse), total, query);
   }
 
@@ -131,7 +138,7 @@ export class DataSourcesService {
     });
     if (errors.length) throw AppException.validation(errors);
     const rows = list.map((r) => cleanRecord(ds.columns, r as Row));
-    return (await this.records.insertMany(workspaceId, id, rows)).map(toRecordResponse);
+    return (await this.records.insertMany(ds, rows)).map(toRecordResponse);
   }
 
   async updateRecord(
@@ -146,13 +153,13 @@ export class DataSourcesService {
       throw AppException.validation(
         problems.map((p) => ({ code: p.code, field: `record.${p.column}`, message: `record.${p.message}` })),
       );
-    const row = await this.records.update(workspaceId, id, recordId, cleanRecord(ds.columns, dto.record));
+    const row = await this.records.update(ds, recordId, cleanRecord(ds.columns, dto.record));
     if (!row) throw AppException.notFound('Record');
     return toRecordResponse(row);
   }
 
   async deleteRecord(workspaceId: string, id: string, recordId: number): Promise<void> {
-    await this.get(workspaceId, id);
-    if (!(await this.records.delete(workspaceId, id, recordId))) throw AppException.notFound('Record');
+    const ds = await this.get(workspaceId, id);
+    if (!(await this.records.delete(ds, recordId))) throw AppException.notFound('Record');
   }
 }

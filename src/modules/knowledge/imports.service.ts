@@ -17,19 +17,29 @@ import {
   TranscriptionPort,
 } from '@/providers/transcription/transcription.port';
 import { Chunker } from './chunking';
-import { CHUNK_COLUMNS, Column, Row, SchemaInference } from './column-types';
+import { CHUNK_COLUMNS, Column, encodeValue, Row, SchemaInference } from './column-types';
 import { DataSource, DataSourceType, ImportOptions, STATUS } from './data-source.entity';
 import { DataSourcesRepository } from './data-sources.repository';
 import { toDataSourceResponse } from './data-sources.service';
 import { CopyPasteImportDto, FileImportDto, WebsiteImportDto } from './dto/import.dto';
 import { DataSourceResponse } from './dto/responses';
 import { Crawler } from './importers/crawler';
+import {
+  CsvFastPath,
+  csvLayout,
+  csvSplit,
+  FastPathRefused,
+  feedNumbered,
+  feedRange,
+  SPLIT_MIN_BYTES,
+} from './importers/csv-fast';
 import { detectKind, FileKind, readHead } from './importers/detect-kind';
 import { ImportError } from './importers/import-error';
 import { pdfPages } from './importers/pdf-text';
 import { csvRows, excelRows, jsonRows, xmlRows } from './importers/row-sources';
 import { checkWorkbookArchive } from './importers/zip-guard';
-import { CopyWriter, RecordsRepository } from './records.repository';
+import { MAX_IMPORT_COLUMNS } from './records-table';
+import { CsvPart, RecordsLoad, RecordsRepository } from './records.repository';
 
 export const MAX_UPLOAD_BYTES = 128 * 1024 * 1024;
 /** Rows past this are refused: no legitimate upload of 128 MB holds more, a decompression bomb might. */
@@ -37,7 +47,8 @@ export const MAX_IMPORT_ROWS = 5_000_000;
 
 interface FillResult {
   columns: Column[];
-  textColumns: string[];
+  /** Columns that turned into json after rows held them as plain text: how many rows to quote as JSON. */
+  jsonSince: Map<number, number>;
   count: number;
   total: number | null;
 }
@@ -179,13 +190,12 @@ export class ImportsService {
     };
     try {
       await this.records.replaceAll(
-        workspaceId,
         ds.id,
-        (writer) => this.fill(ds, writer, progress),
-        async (manager, result) => {
+        (load) => this.fill(ds, load, progress),
+        async (manager, result, load) => {
           await pending;
-          if (result.textColumns.length)
-            await this.records.stringifyColumns(manager, workspaceId, ds.id, result.textColumns);
+          await load.finish(result.columns.map((c) => c.id));
+          for (const [columnId, rows] of result.jsonSince) await load.quoteAsJson(columnId, rows);
           await this.sources.patch(
             workspaceId,
             ds.id,
@@ -195,6 +205,8 @@ export class ImportsService {
               columns: result.columns,
               progressDone: result.count,
               progressTotal: result.total ?? result.count,
+              // Pointing at the new table drops the old one (a trigger), in this same transaction.
+              recordsTable: load.table,
             },
             manager,
           );
@@ -228,7 +240,7 @@ export class ImportsService {
     if (ds.options.file) await fsp.rm(ds.options.file, { force: true }).catch(() => undefined);
   }
 
-  private fill(ds: DataSource, writer: CopyWriter, progress: Progress): Promise<FillResult> {
+  private fill(ds: DataSource, writer: RecordsLoad, progress: Progress): Promise<FillResult> {
     const o = ds.options;
     switch (ds.type) {
       case 'copypaste':
@@ -252,13 +264,13 @@ export class ImportsService {
     kind: FileKind,
     file: string,
     name: string,
-    writer: CopyWriter,
+    writer: RecordsLoad,
     progress: Progress,
   ): Promise<FillResult> {
     if (!fs.existsSync(file)) throw new ImportError('the uploaded file is no longer available');
     switch (kind) {
       case 'csv':
-        return this.writeRows(writer, progress, csvRows(file), 'strings');
+        return this.fillCsv(file, writer, progress);
       case 'xml':
         return this.writeRows(writer, progress, xmlRows(file), 'strings');
       case 'json':
@@ -280,42 +292,121 @@ export class ImportsService {
     }
   }
 
+  /**
+   * A clean CSV file is read by PostgreSQL itself (COPY ... FORMAT csv) while a fast reader decides the column
+   * types on the same pass; a file that PostgreSQL refuses or might read differently (see CsvFastPath) is read
+   * by csv-parse, which tolerates ragged rows and stray quotes. Both give the same records and types.
+   */
+  private async fillCsv(file: string, load: RecordsLoad, progress: Progress): Promise<FillResult> {
+    const layout = csvLayout(await readHead(file, 64 * 1024));
+    if (layout && layout.names.length >= 2 && layout.names.length <= MAX_IMPORT_COLUMNS) {
+      const fast = new CsvFastPath(layout, (rows) => progress(rows));
+      // The reader runs beside the COPY; its verdict is awaited once PostgreSQL is done.
+      const reading = fast.read(file);
+      reading.catch(() => undefined);
+      // A large file goes in two parts at once. The first part starts at once with the bytes before the middle
+      // (the cut always comes after it) while the cut is being found.
+      const size = (await fsp.stat(file)).size;
+      const splitting = size >= SPLIT_MIN_BYTES ? csvSplit(file, 0) : null;
+      splitting?.catch(() => undefined);
+      const middle = Math.floor(size / 2);
+      const parts: CsvPart[] = splitting
+        ? [
+            {
+              header: true,
+              withIds: false,
+              feed: async (copy) => {
+                await feedRange(file, copy, 0, middle);
+                const split = await splitting;
+                await feedRange(file, copy, middle, split?.cut);
+              },
+            },
+            {
+              header: false,
+              withIds: true,
+              // The first part's data rows take ids 1 to firstRecords - 1 (its header is not a row).
+              feed: async (copy) => {
+                const split = await splitting;
+                if (split) await feedNumbered(file, copy, split.cut, split.firstRecords, layout.delimiter);
+              },
+            },
+          ]
+        : [{ header: true, withIds: false, feed: (copy) => feedRange(file, copy, 0) }];
+      const copied = await load.copyCsv(
+        layout.names.map((_, i) => i + 1),
+        layout.delimiter,
+        parts,
+      );
+      try {
+        if ('error' in copied) {
+          await reading.catch(() => undefined);
+          throw copied.error;
+        }
+        await reading;
+        const split = await splitting;
+        if (split && copied.rows[0] !== split.firstRecords - 1)
+          throw new FastPathRefused('the first part holds another number of rows than counted');
+        const count = copied.rows.reduce((a, b) => a + b, 0);
+        const columns = fast.columns(count);
+        return { columns, jsonSince: new Map(), count, total: null };
+      } catch (err) {
+        if ('rows' in copied) load.discard();
+        this.logger.debug({ reason: (err as Error).message }, 'CSV read by the general reader');
+      }
+    }
+    return this.writeRows(load, progress, csvRows(file, layout?.delimiter ?? ','), 'strings');
+  }
+
   private async writeRows(
-    writer: CopyWriter,
+    load: RecordsLoad,
     progress: Progress,
     rows: AsyncIterable<Row>,
     mode: 'strings' | 'typed',
   ): Promise<FillResult> {
     const schema = new SchemaInference(mode);
+    let known = 0;
+    const put = async (out: Row) => {
+      const columns = schema.columns;
+      if (columns.length > MAX_IMPORT_COLUMNS)
+        throw new ImportError(`refused: more than ${MAX_IMPORT_COLUMNS} columns`);
+      if (!load.started) await load.start(columns.map((c) => c.id));
+      else if (columns.length > known) await load.addColumns(columns.slice(known).map((c) => c.id));
+      known = columns.length;
+      // Own keys only: `out` is a plain object, and `constructor` is a column name like any other.
+      await load.write(
+        columns.map((c) => (Object.hasOwn(out, c.name) ? encodeValue(c.type, out[c.name]) : null)),
+      );
+    };
     let read = 0;
     for await (const row of rows) {
       if (++read > MAX_IMPORT_ROWS) throw new ImportError(`refused: more than ${MAX_IMPORT_ROWS} rows`);
-      for (const out of schema.push(row)) await writer.write(out);
+      for (const out of schema.push(row)) await put(out);
       progress(read);
     }
-    for (const out of schema.flush()) await writer.write(out);
-    const textColumns = schema.columns
-      .filter((c) => c.type === 'text' && schema.widened.has(c.name))
-      .map((c) => c.name);
-    return { columns: schema.columns, textColumns, count: writer.count, total: null };
+    for (const out of schema.flush()) await put(out);
+    const byName = new Map(schema.columns.map((c) => [c.name, c.id]));
+    const jsonSince = new Map([...schema.jsonSince].map(([name, n]) => [byName.get(name)!, n]));
+    return { columns: schema.columns, jsonSince, count: load.count, total: null };
   }
 
   private async writeChunks(
-    writer: CopyWriter,
+    load: RecordsLoad,
     progress: Progress,
     texts: AsyncIterable<{ text: string; source: string }>,
   ): Promise<FillResult> {
     let position = 0;
+    await load.start(CHUNK_COLUMNS.map((c) => c.id));
     for await (const { text, source } of texts) {
       const chunker = new Chunker();
       const write = async (chunks: string[]) => {
-        for (const content of chunks) await writer.write({ content, source, position: position++ });
+        for (const content of chunks)
+          await load.write([encodeValue('text', content), encodeValue('text', source), String(position++)]);
       };
       await write(chunker.push(text));
       await write(chunker.end());
     }
     if (position === 0) throw new ImportError('no readable text was found');
-    return { columns: CHUNK_COLUMNS, textColumns: [], count: position, total: null };
+    return { columns: CHUNK_COLUMNS, jsonSince: new Map(), count: position, total: null };
   }
 }
 

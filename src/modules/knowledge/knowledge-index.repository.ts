@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource as Db } from 'typeorm';
 import type { WorkspaceId } from '@/common/persistence/workspace-scoped.repository';
-import type { Row } from './column-types';
+import type { Column, Row } from './column-types';
+import { qualified } from './records-table';
+
+export interface SnapshotSource {
+  type: string;
+  columns: Column[];
+  recordsTable: string | null;
+}
 
 export interface SearchHit {
   dataSourceId: string;
@@ -51,24 +58,36 @@ export class KnowledgeIndexRepository {
 
   /**
    * Rebuilds, in one transaction, every assigned agent's snapshot of this source from its records as they are
-   * now. `contentSql` turns a record's `data` into the searchable text.
+   * now. `snapshot` turns the source (read here, locked so that an import cannot swap its table meanwhile) into
+   * the SQL of a row `r` of its records table as the record's JSON and as its searchable text.
    */
-  async rebuild(workspaceId: WorkspaceId, dataSourceId: string, contentSql: string): Promise<number> {
+  async rebuild(
+    workspaceId: WorkspaceId,
+    dataSourceId: string,
+    snapshot: (source: SnapshotSource) => { dataSql: string; contentSql: string },
+  ): Promise<number> {
     return this.db.transaction(async (m) => {
       // Two syncs of one source run one after the other, so neither inserts beside the other's rows.
       await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('knowledge-sync:' || $1, 0))`, [
         dataSourceId,
       ]);
+      const [source] = (await m.query(
+        `SELECT type, columns, records_table AS "recordsTable" FROM data_sources
+         WHERE workspace_id = $1 AND id = $2 FOR SHARE`,
+        [workspaceId, dataSourceId],
+      )) as SnapshotSource[];
       await m.query(`DELETE FROM knowledge_index WHERE workspace_id = $1 AND data_source_id = $2`, [
         workspaceId,
         dataSourceId,
       ]);
+      if (!source?.recordsTable) return 0;
+      const { dataSql, contentSql } = snapshot(source);
       const [, inserted] = (await m.query(
         `INSERT INTO knowledge_index (workspace_id, agent_id, data_source_id, record_id, data, content)
-         SELECT r.workspace_id, a.agent_id, r.data_source_id, r.id, r.data, ${contentSql}
-         FROM knowledge_records r
-         JOIN knowledge_assignments a ON a.data_source_id = r.data_source_id AND a.workspace_id = r.workspace_id
-         WHERE r.workspace_id = $1 AND r.data_source_id = $2`,
+         SELECT a.workspace_id, a.agent_id, a.data_source_id, r.id, ${dataSql}, ${contentSql}
+         FROM ${qualified(source.recordsTable)} r
+         CROSS JOIN knowledge_assignments a
+         WHERE a.workspace_id = $1 AND a.data_source_id = $2`,
         [workspaceId, dataSourceId],
       )) as [unknown, number];
       return inserted;

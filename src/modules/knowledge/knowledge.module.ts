@@ -4,7 +4,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { diskStorage } from 'multer';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
@@ -19,6 +18,7 @@ import { KnowledgeIndexRepository } from './knowledge-index.repository';
 import { KnowledgeController } from './knowledge.controller';
 import { KnowledgeService } from './knowledge.service';
 import { RecordsRepository } from './records.repository';
+import { coalescingDiskStorage } from './upload-storage';
 
 @Module({
   imports: [
@@ -33,7 +33,10 @@ import { RecordsRepository } from './records.repository';
         const tmp = path.join(config.storageDir, 'uploads', 'tmp');
         fs.mkdirSync(tmp, { recursive: true });
         return {
-          storage: diskStorage({ destination: tmp, filename: (_req, _file, cb) => cb(null, randomUUID()) }),
+          storage: coalescingDiskStorage({
+            destination: tmp,
+            filename: (_req, _file, cb) => cb(null, randomUUID()),
+          }),
           limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 },
         };
       },
@@ -48,6 +51,6 @@ import { RecordsRepository } from './records.repository';
     ImportsService,
     KnowledgeService,
   ],
-  exports: [KnowledgeService, ImportsService],
+  exports: [KnowledgeService, ImportsService, RecordsRepository],
 })
 export class KnowledgeModule {}

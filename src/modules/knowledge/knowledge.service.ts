@@ -4,21 +4,19 @@ import type { Queue } from 'bull';
 import { AppException } from '@/common/errors/app.exception';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { AgentsService } from '@/modules/agents/agents.service';
-import { DataSource } from './data-source.entity';
 import { DataSourcesRepository } from './data-sources.repository';
 import { DataSourcesService } from './data-sources.service';
 import { DataSourceDetailResponse, SearchResultResponse } from './dto/responses';
-import { KnowledgeIndexRepository } from './knowledge-index.repository';
+import { KnowledgeIndexRepository, SnapshotSource } from './knowledge-index.repository';
+import { columnName, recordJsonSql, recordTextSql } from './records-table';
 
 /** Longest text indexed per record (PostgreSQL caps a tsvector at 1 MB). */
 const MAX_INDEXED_CHARS = 100_000;
 
 /** How a record becomes searchable text: a chunk's content, or a table row as `column: value` lines. */
-function contentSql(ds: DataSource): string {
-  const chunks = ds.type !== 'table' && ds.columns.some((c) => c.name === 'content');
-  const text = chunks
-    ? `r.data ->> 'content'`
-    : `(SELECT string_agg(e.key || ': ' || e.value, E'\\n') FROM jsonb_each_text(r.data) e)`;
+function contentSql(ds: SnapshotSource): string {
+  const content = ds.type !== 'table' ? ds.columns.find((c) => c.name === 'content') : undefined;
+  const text = content ? `r.${columnName(content.id)}` : recordTextSql(ds.columns, 'r');
   return `left(coalesce(${text}, ''), ${MAX_INDEXED_CHARS})`;
 }
 
@@ -78,7 +76,10 @@ export class KnowledgeService {
     if (!ds) return;
     await this.sources.patch(workspaceId, ds.id, { syncStatus: 'syncing' });
     try {
-      await this.index.rebuild(workspaceId, ds.id, contentSql(ds));
+      await this.index.rebuild(workspaceId, ds.id, (source) => ({
+        dataSql: recordJsonSql(source.columns, 'r'),
+        contentSql: contentSql(source),
+      }));
       await this.sources.patch(workspaceId, ds.id, {
         syncStatus: 'synced',
         syncError: null,

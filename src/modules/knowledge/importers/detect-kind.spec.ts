@@ -12,6 +12,9 @@ describe('detectKind', () => {
     expect(k('  [{"a": 1}]')).toBe('json');
     expect(k('a,b,c\n1,2,3\n4,5,6\n')).toBe('csv');
     expect(k('a;b\n1;2\n')).toBe('csv');
+    // A quoted field may hold line breaks.
+    expect(k('a,b\n1,"two\nlines"\n3,4\n')).toBe('csv');
+    expect(k('a,b\n1,2')).toBe('csv');
     expect(k('Just some words.\nAnd more words, with a comma.\n')).toBe('txt');
   });
 

@@ -45,17 +45,34 @@ function fieldCount(line: string, delimiter: string): number {
   return count;
 }
 
-/** CSV when the first lines split into the same number (at least two) of fields on one delimiter. */
+/** The first records of CSV-like text: line breaks inside double quotes do not end a record. */
+function firstRecords(text: string, max: number): string[] {
+  const records: string[] = [];
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < text.length && records.length < max; i++) {
+    const ch = text[i];
+    if (ch === '"') quoted = !quoted;
+    else if (ch === '\n' && !quoted) {
+      records.push(text.slice(start, i).replace(/\r$/, ''));
+      start = i + 1;
+    }
+  }
+  // What follows the last line break may be cut short by the end of the head: it is not counted.
+  return records.filter((l) => l.trim().length > 0);
+}
+
+/** CSV when the first records split into the same number (at least two) of fields on one delimiter. */
 function looksLikeCsv(text: string): boolean {
-  const lines = text
-    .split(/\r?\n/)
-    .filter((l) => l.trim().length > 0)
-    .slice(0, 10);
-  if (lines.length < 2) return false;
-  // The last line of the head may be cut short.
-  const whole = lines.length > 2 ? lines.slice(0, -1) : lines;
+  const records = firstRecords(text, 10);
+  if (records.length < 2) {
+    // A short file: its last line is whole when nothing follows it.
+    const lines = text.split(/\r?\n/).filter((l) => l.trim().length > 0);
+    if (lines.length !== 2) return false;
+    records.splice(0, records.length, ...lines);
+  }
   return [',', ';', '\t'].some((d) => {
-    const counts = whole.map((l) => fieldCount(l, d));
+    const counts = records.map((l) => fieldCount(l, d));
     return counts[0] >= 2 && counts.every((c) => c === counts[0]);
   });
 }

@@ -35,12 +35,12 @@ export function headerNames(raw: unknown[]): string[] {
   });
 }
 
-/** CSV rows keyed by the header row; the delimiter (comma, semicolon or tab) is found by the parser. */
-export async function* csvRows(file: string): AsyncGenerator<Row> {
+/** CSV rows keyed by the header row, with the delimiter found in the header line (see csvLayout). */
+export async function* csvRows(file: string, delimiter: string): AsyncGenerator<Row> {
   const parser = fs.createReadStream(file).pipe(
     parseCsv({
       bom: true,
-      delimiter: [',', ';', '\t'],
+      delimiter,
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: true,
