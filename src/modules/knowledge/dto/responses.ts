@@ -53,8 +53,13 @@ export class FieldsResponse {
 }
 
 export class RecordResponse {
-  @ApiProperty({ example: 17 }) id!: number;
-  @ApiProperty({ example: { product: 'Basic plan', price: 19 } }) data!: Record<string, unknown>;
+  @ApiProperty({ example: 17, description: 'per data source; follows the order of an imported file' })
+  id!: number;
+  @ApiProperty({
+    example: { product: 'Basic plan', price: 19, notes: null },
+    description: 'every column of the data source, in its type; null where no value is set',
+  })
+  data!: Record<string, unknown>;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) updated_at!: string;
 }
