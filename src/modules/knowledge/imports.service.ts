@@ -39,7 +39,8 @@ import { pdfPages } from './importers/pdf-text';
 import { csvRows, excelRows, jsonRows, xmlRows } from './importers/row-sources';
 import { checkWorkbookArchive } from './importers/zip-guard';
 import { MAX_IMPORT_COLUMNS } from './records-table';
-import { CsvPart, RecordsLoad, RecordsRepository } from './records.repository';
+import { CsvPart, RecordsLoad } from './records-load';
+import { RecordsRepository } from './records.repository';
 
 export const MAX_UPLOAD_BYTES = 128 * 1024 * 1024;
 /** Rows past this are refused: no legitimate upload of 128 MB holds more, a decompression bomb might. */

@@ -1,4 +1,4 @@
-import { copyTextLine } from './records.repository';
+import { copyTextLine } from './records-load';
 import {
   columnName,
   createTableSql,
