@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DataSource as Db } from 'typeorm';
@@ -16,11 +17,12 @@ describe('Knowledge: records tables and the CSV fast path', () => {
   let app: TestApp;
   let tenant: TestTenant;
   let db: Db;
+  const storage = path.join(os.tmpdir(), `cap-record-tables-${process.pid}`);
 
   beforeAll(async () => {
     // A storage folder and queues of its own: the spies below must see this process run the jobs, and other
     // suites count the files in their upload folders.
-    app = await startTestApp({ STORAGE_DIR: path.join(os.tmpdir(), `cap-record-tables-${process.pid}`) });
+    app = await startTestApp({ STORAGE_DIR: storage });
     tenant = await createTenant(app);
     db = app.get<Db>(Db);
   });
@@ -28,6 +30,7 @@ describe('Knowledge: records tables and the CSV fast path', () => {
   afterAll(async () => {
     jest.restoreAllMocks();
     await app.close();
+    fs.rmSync(storage, { recursive: true, force: true });
   });
 
   const records = async (uuid: string) =>
