@@ -13,7 +13,7 @@ import { EnvelopeInterceptor } from '@/common/http/envelope';
 import { AllExceptionsFilter } from '@/common/http/exceptions.filter';
 import { RateLimitGuard, RateLimiter } from '@/common/http/rate-limit.guard';
 import { createValidationPipe } from '@/common/http/validation';
-import { LoggingModule } from '@/common/logging/logging.module';
+import { LoggingModule, RequestLogMiddleware } from '@/common/logging/logging.module';
 import { QueueModule } from '@/common/queue/queue.module';
 import { RedisModule } from '@/common/redis/redis.module';
 import { AgentsModule } from '@/modules/agents/agents.module';
@@ -74,7 +74,7 @@ export class AppModule implements NestModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggingModule.forRoot(logDestination),
+        LoggingModule.forRoot(config, logDestination),
         TypeOrmModule.forRoot({ ...dataSourceOptions(config.database.url), autoLoadEntities: true }),
         RedisModule,
         QueueModule,
@@ -98,6 +98,8 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
+    // The request line (and its id) first, so that every answer has both, a refused tenant's too.
+    consumer.apply(RequestLogMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
     consumer.apply(TenantMiddleware).forRoutes({ path: 'api/{*path}', method: RequestMethod.ALL });
   }
 }

@@ -90,4 +90,29 @@ describe('logs never hold tokens or secrets', () => {
     for (const secret of secrets) expect(logs).not.toContain(secret);
     expect(logs).not.toContain(Buffer.from('a very secret signing key!').toString('base64'));
   });
+
+  it('writes one line a request with its id, status, time and workspace; answers the id', async () => {
+    const t = await createTenant(app);
+    const given = await t.http.get('/api/v1/me').set('X-Request-Id', 'trace-42.a');
+    expect(given.headers['x-request-id']).toBe('trace-42.a');
+    const made = await app.http('nobody.localhost').get('/api/v1/me').set('X-Request-Id', 'bad id!');
+    expect(made.status).toBe(404);
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const lines = app
+      .logs()
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request completed"'))
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    expect(lines.find((l) => l.req.id === 'trace-42.a')).toMatchObject({
+      level: 30,
+      req: { method: 'GET', url: '/api/v1/me' },
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+      workspace: t.slug,
+    });
+    expect(lines.find((l) => l.req.id === made.headers['x-request-id'])).toMatchObject({
+      res: { statusCode: 404 },
+    });
+  });
 });

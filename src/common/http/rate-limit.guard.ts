@@ -55,6 +55,9 @@ export interface RateDecision {
 @Injectable()
 export class RateLimiter {
   private readonly redis: SlidingWindowRedis;
+  /** Members of the log are unique across processes: a random prefix per process, then a counter. */
+  private readonly nonce = randomBytes(6).toString('hex');
+  private hits = 0;
 
   constructor(@Inject(REDIS) redis: Redis) {
     redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW });
@@ -66,7 +69,7 @@ export class RateLimiter {
       `rl:${key}`,
       WINDOW_MS,
       limit,
-      randomBytes(6).toString('hex'),
+      `${this.nonce}${(++this.hits).toString(36)}`,
     );
     return {
       allowed: allowed === 1,

@@ -21,7 +21,12 @@ class RedisCloser implements OnApplicationShutdown {
       provide: REDIS,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) =>
-        new Redis(config.redis.url, { keyPrefix: `${config.redis.prefix}:`, maxRetriesPerRequest: 3 }),
+        new Redis(config.redis.url, {
+          keyPrefix: `${config.redis.prefix}:`,
+          maxRetriesPerRequest: 3,
+          // Commands issued in the same tick (the rate-limit checks of concurrent requests) share one write.
+          enableAutoPipelining: true,
+        }),
     },
     RedisCloser,
   ],
