@@ -68,6 +68,15 @@ describe('Knowledge: records tables and the CSV fast path', () => {
     'B-2,19,FALSE,2025-12-31,https://x.io/b,\n' +
     'C-3,0.5,false,2024-02-29,https://x.io/c,"two\nlines"\n' +
     'D-4,,true,,,""\n';
+  /** The first record of CLEAN, as the API answers it. */
+  const CLEAN_FIRST = {
+    sku: 'A-1',
+    price: 9.99,
+    in_stock: true,
+    launched: '2026-01-02',
+    site: 'https://x.io/a',
+    notes: 'says "hi", twice',
+  };
 
   it('stores a clean CSV through PostgreSQL and a messy one through the general reader, with the same result', async () => {
     const clean = await importCsv('clean', CLEAN);
@@ -90,14 +99,7 @@ describe('Knowledge: records tables and the CSV fast path', () => {
     const b = await records(messy.done.uuid);
     expect(a.map((r) => r.data)).toEqual(b.map((r) => r.data));
     expect(a.map((r) => r.id)).toEqual([1, 2, 3, 4]);
-    expect(a[0].data).toEqual({
-      sku: 'A-1',
-      price: 9.99,
-      in_stock: true,
-      launched: '2026-01-02',
-      site: 'https://x.io/a',
-      notes: 'says "hi", twice',
-    });
+    expect(a[0].data).toEqual(CLEAN_FIRST);
     expect(a[1].data).toMatchObject({ price: 19, in_stock: false, notes: null });
     expect(a[2].data.notes).toBe('two\nlines');
     // Empty fields, quoted or not, are null.
@@ -156,17 +158,7 @@ describe('Knowledge: records tables and the CSV fast path', () => {
     await waitFor(tenant, done.uuid, synced);
     const hits = await tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=twice`);
     expect(hits.body.data).toHaveLength(1);
-    expect(hits.body.data[0].record).toEqual({
-      id: 1,
-      data: {
-        sku: 'A-1',
-        price: 9.99,
-        in_stock: true,
-        launched: '2026-01-02',
-        site: 'https://x.io/a',
-        notes: 'says "hi", twice',
-      },
-    });
+    expect(hits.body.data[0].record).toEqual({ id: 1, data: CLEAN_FIRST });
   });
 
   it('replaces the table on a re-run; a reader holding the old table is answered from the new one', async () => {
