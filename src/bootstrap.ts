@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule, OpenAPIObject } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
 import * as fs from 'node:fs';
 import { Logger } from 'nestjs-pino';
@@ -10,7 +10,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from '@/app.module';
 import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
-import { documentPipelineAnswers } from '@/common/http/api-response.decorator';
+import { buildOpenApiDocument, docsCorsOptions } from '@/common/http/openapi-document';
 import { BODY_PARSE_ERROR, BodyRequest } from '@/common/http/body.guard';
 import { HTTPS_REQUIRED_BODY, listen, RunningServer } from '@/common/http/server';
 import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
@@ -26,27 +26,6 @@ export async function prepareRuntime(config: AppConfig): Promise<AppConfig> {
   urlPolicy.allowHttp = ready.network.allowPrivateTargets;
   await migrate(ready.database.url);
   return ready;
-}
-
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const options = new DocumentBuilder()
-    .setTitle('Conversational Agent Platform API')
-    .setDescription(
-      'Multi-tenant API for configuring AI agents and reading their results. Every tenant route lives under ' +
-        '`https://<tenant>.<service-domain>/api/v1` and needs `Authorization: Bearer <token>`. Errors use ' +
-        '`{success: false, message, error: {code, details, field?, retryAfter?}}`.',
-    )
-    .setVersion('1.0.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API token (cap_...)' })
-    .addServer('https://{tenant}.localhost:3000', 'Tenant base address', {
-      tenant: { default: 'demo', description: 'workspace slug' },
-    })
-    .build();
-  const document = SwaggerModule.createDocument(app, options, {
-    operationIdFactory: (c, m) => `${c.replace(/Controller$/, '')}_${m}`,
-  });
-  documentPipelineAnswers(document);
-  return document;
 }
 
 /** The Nest application on its Express instance: body parsing, the proxy rule, Swagger; not listening yet. */
@@ -89,7 +68,8 @@ export async function createHttpApp(
     },
   );
   app.useLogger(app.get(Logger));
-  const document = buildOpenApiDocument(app);
+  app.enableCors(docsCorsOptions(config));
+  const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',

@@ -51,7 +51,7 @@ export class AgentsController {
 
   @Patch(':uuid')
   @ApiOperation({
-    summary: 'Change the keys sent',
+    summary: 'Change an agent (only the keys sent)',
     description: 'Each settings block (voice, text, memorize, evaluation) is merged key by key.',
   })
   @ApiEnvelope(AgentResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'] })

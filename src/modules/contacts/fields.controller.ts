@@ -20,7 +20,7 @@ export class FieldsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create fields0' })
+  @ApiOperation({ summary: 'Create a custom field' })
   @ApiEnvelope(FieldResponse, {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
@@ -30,7 +30,7 @@ export class FieldsController {
   }
 
   @Get(':uuid')
-  @ApiOperation({ summary: 'Read fields0' })
+  @ApiOperation({ summary: 'Read a custom field' })
   @ApiEnvelope(FieldResponse, { errors: ['INVALID_UUID'] })
   get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<FieldResponse> {
     return this.service.get(ws, uuid);
@@ -38,7 +38,7 @@ export class FieldsController {
 
   @Put(':uuid')
   @ApiOperation({
-    summary: 'Change fields0 (only the keys sent)',
+    summary: 'Change a custom field (only the keys sent)',
     description:
       'A type or option change that stored values do not fit answers 409 CONFLICT; a new key renames the stored values.',
   })
@@ -55,7 +55,7 @@ export class FieldsController {
 
   @Delete(':uuid')
   @ApiOperation({
-    summary: 'Delete fields0',
+    summary: 'Delete a custom field',
     description: 'The values of the field are removed from every contact.',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })

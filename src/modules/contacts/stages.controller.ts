@@ -20,7 +20,7 @@ export class StagesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create stages0' })
+  @ApiOperation({ summary: 'Create a pipeline stage' })
   @ApiEnvelope(StageResponse, {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
@@ -30,7 +30,7 @@ export class StagesController {
   }
 
   @Get(':uuid')
-  @ApiOperation({ summary: 'Read stages0' })
+  @ApiOperation({ summary: 'Read a pipeline stage' })
   @ApiEnvelope(StageResponse, { errors: ['INVALID_UUID'] })
   get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<StageResponse> {
     return this.service.get(ws, uuid);
@@ -38,7 +38,7 @@ export class StagesController {
 
   @Put(':uuid')
   @ApiOperation({
-    summary: 'Change stages0 (only the keys sent)',
+    summary: 'Change a pipeline stage (only the keys sent)',
     description: 'Contacts in the stage stay in it.',
   })
   @ApiEnvelope(StageResponse, {
@@ -53,7 +53,10 @@ export class StagesController {
   }
 
   @Delete(':uuid')
-  @ApiOperation({ summary: 'Delete stages0', description: 'Contacts in the stage are left without a stage.' })
+  @ApiOperation({
+    summary: 'Delete a pipeline stage',
+    description: 'Contacts in the stage are left without a stage.',
+  })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
   async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.service.remove(ws, uuid);

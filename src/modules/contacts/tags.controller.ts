@@ -20,7 +20,7 @@ export class TagsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create tags0' })
+  @ApiOperation({ summary: 'Create a tag' })
   @ApiEnvelope(TagResponse, {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
@@ -30,7 +30,7 @@ export class TagsController {
   }
 
   @Get(':uuid')
-  @ApiOperation({ summary: 'Read tags0' })
+  @ApiOperation({ summary: 'Read a tag' })
   @ApiEnvelope(TagResponse, { errors: ['INVALID_UUID'] })
   get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<TagResponse> {
     return this.service.get(ws, uuid);
@@ -38,7 +38,7 @@ export class TagsController {
 
   @Put(':uuid')
   @ApiOperation({
-    summary: 'Change tags0 (only the keys sent)',
+    summary: 'Change a tag (only the keys sent)',
     description: 'Contacts carrying the tag keep it.',
   })
   @ApiEnvelope(TagResponse, {
@@ -53,7 +53,7 @@ export class TagsController {
   }
 
   @Delete(':uuid')
-  @ApiOperation({ summary: 'Delete tags0', description: 'The tag is removed from its contacts.' })
+  @ApiOperation({ summary: 'Delete a tag', description: 'The tag is removed from its contacts.' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
   async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.service.remove(ws, uuid);

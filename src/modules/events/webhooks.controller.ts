@@ -79,7 +79,7 @@ export class WebhooksController {
 
   @Patch(':uuid')
   @ApiOperation({
-    summary: 'Change the keys sent',
+    summary: 'Change a workspace webhook (only the keys sent)',
     description:
       'secret_key replaces the secret at once (null removes it); use rotate-secret for an overlap.',
   })

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -13,8 +13,24 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
     new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
   ]);
 
+const STATES = ['ok', 'unavailable'];
+
+class LiveAnswer {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status!: string;
+}
+
+class ReadyChecks {
+  @ApiProperty({ enum: STATES, example: 'ok' }) postgres!: string;
+  @ApiProperty({ enum: STATES, example: 'ok' }) redis!: string;
+}
+
+class ReadyAnswer {
+  @ApiProperty({ enum: STATES, example: 'ok' }) status!: string;
+  @ApiProperty({ type: ReadyChecks }) checks!: ReadyChecks;
+}
+
 /** Liveness and readiness, without tenant or token, for load balancers and orchestrators. */
-@ApiExcludeController()
+@ApiTags('Health')
 @Public()
 @Controller('health')
 export class HealthController {
@@ -24,6 +40,12 @@ export class HealthController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'Liveness',
+    description: 'The process answers; checks nothing else.',
+    security: [],
+  })
+  @ApiResponse({ status: 200, description: 'Alive', type: LiveAnswer })
   @RawResponse()
   @HttpCode(200)
   live(): { status: string } {
@@ -31,6 +53,18 @@ export class HealthController {
   }
 
   @Get('ready')
+  @ApiOperation({
+    summary: 'Readiness',
+    description: 'PostgreSQL and Redis both answer within 2 s; 503 otherwise, naming the failing check.',
+    security: [],
+  })
+  @ApiResponse({ status: 200, description: 'Ready', type: ReadyAnswer })
+  @ApiResponse({
+    status: 503,
+    description: 'A dependency is unavailable',
+    type: ReadyAnswer,
+    example: { status: 'unavailable', checks: { postgres: 'ok', redis: 'unavailable' } },
+  })
   @RawResponse()
   async ready(
     @Res({ passthrough: true }) res: Response,

@@ -1,4 +1,4 @@
-import { Body, Controller, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
@@ -13,11 +13,23 @@ import { ImportsService, UploadedFile as Upload } from './imports.service';
 
 const SHORT_ERRORS = (status: number) => status === 422 || status >= 500;
 const ShortErrorDocs = () =>
-  ApiResponse({
-    status: 422,
-    description: 'Validation failure: `{success: false, message: <messages joined with " | ">, data: []}`',
-    type: ShortErrorBodyDto,
-  });
+  applyDecorators(
+    ApiResponse({
+      status: 422,
+      description: 'Validation failure: `{success: false, message: <messages joined with " | ">, data: []}`',
+      type: ShortErrorBodyDto,
+    }),
+    ApiResponse({
+      status: 500,
+      description: 'An unexpected failure, in the short body',
+      type: ShortErrorBodyDto,
+    }),
+    ApiResponse({
+      status: 503,
+      description: 'A dependency is unavailable, in the short body',
+      type: ShortErrorBodyDto,
+    }),
+  );
 
 @ApiTags('Data')
 @Controller('api/v1/data/import')

@@ -21,7 +21,7 @@ import { CHUNK_COLUMNS, Column, encodeValue, Row, SchemaInference } from './colu
 import { DataSource, DataSourceType, ImportOptions, STATUS } from './data-source.entity';
 import { DataSourcesRepository } from './data-sources.repository';
 import { toDataSourceResponse } from './data-sources.service';
-import { CopyPasteImportDto, FileImportDto, WebsiteImportDto } from './dto/import.dto';
+import { CopyPasteImportDto, FileImportDto, MAX_UPLOAD_BYTES, WebsiteImportDto } from './dto/import.dto';
 import { DataSourceResponse } from './dto/responses';
 import { Crawler } from './importers/crawler';
 import {
@@ -42,7 +42,7 @@ import { MAX_IMPORT_COLUMNS } from './records-table';
 import { CsvPart, RecordsLoad } from './records-load';
 import { RecordsRepository } from './records.repository';
 
-export const MAX_UPLOAD_BYTES = 128 * 1024 * 1024;
+export { MAX_UPLOAD_BYTES };
 /** Rows past this are refused: no legitimate upload of 128 MB holds more, a decompression bomb might. */
 export const MAX_IMPORT_ROWS = 5_000_000;
 

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Inject, Param, Post, Put } from '@nestjs
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { InternalOnly } from '@/common/auth/internal-admin.guard';
-import { ApiEnvelope } from '@/common/http/api-response.decorator';
+import { ApiEnvelope, INTERNAL_TAG } from '@/common/http/api-response.decorator';
 import { Envelope } from '@/common/http/envelope';
 import { UuidParamPipe } from '@/common/http/validation';
 import { CreateTokenDto, CreateUserDto, CreateWorkspaceDto, SetPoliciesDto } from './dto/internal.dto';
@@ -11,7 +11,7 @@ import { TokensService } from './tokens.service';
 import { WorkspacesService } from './workspaces.service';
 
 /** Operators' module: workspaces, users, tokens and policies, behind ADMIN_API_KEY on any host. */
-@ApiTags('Internal (operators)')
+@ApiTags(INTERNAL_TAG)
 @InternalOnly()
 @Controller('internal/v1/workspaces')
 export class InternalController {

@@ -75,7 +75,7 @@ export class AgentCollectionsController {
 
   @Patch('guidelines/:itemUuid')
   @ApiOperation({
-    summary: 'Change the keys sent of one guideline',
+    summary: 'Change one guideline (only the keys sent)',
     description: 'The other items are kept.',
   })
   @ApiEnvelope(AgentResponse, { errors: [...BODY_ERRORS] })
@@ -136,7 +136,7 @@ export class AgentCollectionsController {
   }
 
   @Patch('notes/:itemUuid')
-  @ApiOperation({ summary: 'Change the keys sent of one note', description: 'The other items are kept.' })
+  @ApiOperation({ summary: 'Change one note (only the keys sent)', description: 'The other items are kept.' })
   @ApiEnvelope(AgentResponse, { errors: [...BODY_ERRORS] })
   async patchNote(
     @WorkspaceId() ws: string,
@@ -192,7 +192,7 @@ export class AgentCollectionsController {
 
   @Patch('training/:itemUuid')
   @ApiOperation({
-    summary: 'Change the keys sent of one training example',
+    summary: 'Change one training example (only the keys sent)',
     description: 'The other items are kept.',
   })
   @ApiEnvelope(AgentResponse, { errors: [...BODY_ERRORS] })
@@ -255,7 +255,7 @@ export class AgentCollectionsController {
 
   @Patch('procedures/:itemUuid')
   @ApiOperation({
-    summary: 'Change the keys sent of one procedure',
+    summary: 'Change one procedure (only the keys sent)',
     description: 'The other items are kept.',
   })
   @ApiEnvelope(AgentResponse, { errors: [...BODY_ERRORS, 'INVALID_UUID'] })
@@ -286,7 +286,7 @@ export class AgentCollectionsController {
 
   @Post('intents')
   @ApiOperation({
-    summary: 'Add a intent',
+    summary: 'Add an intent',
     description:
       'Answers the whole agent. The key is generated from the name when absent and is unique per agent (409 on a duplicate).',
   })
@@ -317,7 +317,10 @@ export class AgentCollectionsController {
   }
 
   @Patch('intents/:itemUuid')
-  @ApiOperation({ summary: 'Change the keys sent of one intent', description: 'The other items are kept.' })
+  @ApiOperation({
+    summary: 'Change one intent (only the keys sent)',
+    description: 'The other items are kept.',
+  })
   @ApiEnvelope(AgentResponse, { errors: [...BODY_ERRORS, 'CONFLICT'] })
   async patchIntent(
     @WorkspaceId() ws: string,
@@ -377,7 +380,10 @@ export class AgentCollectionsController {
   }
 
   @Patch('webhooks/:itemUuid')
-  @ApiOperation({ summary: 'Change the keys sent of one webhook', description: 'The other items are kept.' })
+  @ApiOperation({
+    summary: 'Change one webhook (only the keys sent)',
+    description: 'The other items are kept.',
+  })
   @ApiEnvelope(AgentResponse, { errors: [...BODY_ERRORS, 'WEBHOOK_LIMIT_REACHED'] })
   async patchWebhook(
     @WorkspaceId() ws: string,
@@ -438,7 +444,7 @@ export class AgentCollectionsController {
 
   @Patch('routing-rules/:ruleUuid')
   @ApiOperation({
-    summary: 'Change the keys sent of one routing rule',
+    summary: 'Change one routing rule (only the keys sent)',
     description: 'The other items are kept.',
   })
   @ApiEnvelope(AgentResponse, { errors: [...BODY_ERRORS, 'INVALID_UUID'] })
@@ -501,7 +507,7 @@ export class AgentCollectionsController {
 
   @Patch('guard-rules/:ruleUuid')
   @ApiOperation({
-    summary: 'Change the keys sent of one guard rule',
+    summary: 'Change one guard rule (only the keys sent)',
     description: 'The other items are kept.',
   })
   @ApiEnvelope(AgentResponse, { errors: [...BODY_ERRORS, 'INVALID_UUID'] })

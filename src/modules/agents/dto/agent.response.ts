@@ -14,13 +14,15 @@ export class NoteResponse {
 export class TrainingResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
   @ApiProperty({ example: 'How much is the premium plan?' }) content!: string;
-  @ApiProperty({ example: 'pricing', nullable: true }) intent!: string | null;
-  @ApiProperty({ example: 'The premium plan is 49 EUR a month.', nullable: true }) response!: string | null;
+  @ApiProperty({ type: String, example: 'pricing', nullable: true }) intent!: string | null;
+  @ApiProperty({ type: String, example: 'The premium plan is 49 EUR a month.', nullable: true }) response!:
+    string | null;
 }
 
 export class ProcedureStepResponse {
   @ApiProperty({ example: 1 }) order!: number;
-  @ApiProperty({ example: 'Ask for the order number', nullable: true }) description!: string | null;
+  @ApiProperty({ type: String, example: 'Ask for the order number', nullable: true }) description!:
+    string | null;
   @ApiProperty({
     format: 'uuid',
     nullable: true,
@@ -39,12 +41,12 @@ export class ProcedureResponse {
 
 export class IntentWebhookResponse {
   @ApiProperty({ example: 'https://hooks.example.com/orders' }) url!: string;
-  @ApiProperty({ example: 'tok_123', nullable: true }) auth_token!: string | null;
+  @ApiProperty({ type: String, example: 'tok_123', nullable: true }) auth_token!: string | null;
 }
 
 export class IntentParameterResponse {
   @ApiProperty({ example: 'order_number' }) key!: string;
-  @ApiProperty({ example: '', nullable: true }) default!: string | null;
+  @ApiProperty({ type: String, example: '', nullable: true }) default!: string | null;
   @ApiProperty({ example: 'string' }) type!: string;
   @ApiProperty({ example: true }) required!: boolean;
 }
@@ -55,7 +57,8 @@ export class IntentResponse {
   @ApiProperty({ example: 'Check order status' }) name!: string;
   @ApiProperty({ example: 'The customer wants to know where the order is', nullable: true }) description!:
     string | null;
-  @ApiProperty({ example: 'Offer tracking by SMS', nullable: true }) recommendation_actions!: string | null;
+  @ApiProperty({ type: String, example: 'Offer tracking by SMS', nullable: true }) recommendation_actions!:
+    string | null;
   @ApiProperty({ example: 0.7, minimum: 0, maximum: 1 }) confidence_threshold!: number;
   @ApiProperty({ example: false }) is_system!: boolean;
   @ApiProperty({ example: false }) intent_llm_handle_by_response!: boolean;
@@ -79,21 +82,22 @@ export class WebhookResponse {
 export class RoutingRuleResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
   @ApiProperty({ enum: DETECTION_MODES, example: 'both' }) detection_mode!: string;
-  @ApiProperty({ example: 'billing', nullable: true }) trigger_keyword!: string | null;
-  @ApiProperty({ example: 'Billing', nullable: true }) department_name!: string | null;
+  @ApiProperty({ type: String, example: 'billing', nullable: true }) trigger_keyword!: string | null;
+  @ApiProperty({ type: String, example: 'Billing', nullable: true }) department_name!: string | null;
   @ApiProperty({ type: [String], example: ['I have a question about my invoice', 'talk to billing'] })
   phrases!: string[];
   @ApiProperty({ example: 'The customer wants to talk about invoices or payments', nullable: true })
   ai_prompt!: string | null;
-  @ApiProperty({ example: 'Let me transfer you to billing.', nullable: true }) voice_response!: string | null;
+  @ApiProperty({ type: String, example: 'Let me transfer you to billing.', nullable: true }) voice_response!:
+    string | null;
   @ApiProperty({ example: 'Billing is not available right now.', nullable: true }) voice_on_error!:
     string | null;
   @ApiProperty({ example: 'You are now connected to billing.', nullable: true }) voice_on_success!:
     string | null;
-  @ApiProperty({ example: 'extension', nullable: true }) destination_type!: string | null;
-  @ApiProperty({ example: '201', nullable: true }) destination!: string | null;
-  @ApiProperty({ format: 'uuid', nullable: true }) destination_agent_uuid!: string | null;
-  @ApiProperty({ example: 'transfer_call', nullable: true }) transfer_type!: string | null;
+  @ApiProperty({ type: String, example: 'extension', nullable: true }) destination_type!: string | null;
+  @ApiProperty({ type: String, example: '201', nullable: true }) destination!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) destination_agent_uuid!: string | null;
+  @ApiProperty({ type: String, example: 'transfer_call', nullable: true }) transfer_type!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: true, example: {} }) transfer_config!: Record<
     string,
     unknown
@@ -106,7 +110,7 @@ export class RoutingRuleResponse {
 
 export class GuardRuleResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
-  @ApiProperty({ example: 'Angry customer', nullable: true }) name!: string | null;
+  @ApiProperty({ type: String, example: 'Angry customer', nullable: true }) name!: string | null;
   @ApiProperty({ example: 'The customer is angry or asks for a human', nullable: true }) when_condition!:
     string | null;
   @ApiProperty({ type: [String], example: ['I want to speak to a human', 'this is ridiculous'] })
@@ -121,10 +125,10 @@ export class GuardRuleResponse {
   selected_channels!: string[];
   @ApiProperty({ example: 'I will connect you with a colleague.', nullable: true }) say_before_forwarding!:
     string | null;
-  @ApiProperty({ example: 'Goodbye.', nullable: true }) say_before_end!: string | null;
-  @ApiProperty({ example: 'extension', nullable: true }) destination_type!: string | null;
-  @ApiProperty({ example: '100', nullable: true }) destination!: string | null;
-  @ApiProperty({ format: 'uuid', nullable: true }) destination_agent_uuid!: string | null;
+  @ApiProperty({ type: String, example: 'Goodbye.', nullable: true }) say_before_end!: string | null;
+  @ApiProperty({ type: String, example: 'extension', nullable: true }) destination_type!: string | null;
+  @ApiProperty({ type: String, example: '100', nullable: true }) destination!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) destination_agent_uuid!: string | null;
   @ApiProperty({ example: true }) is_active!: boolean;
   @ApiProperty({ example: false }) is_default!: boolean;
   @ApiProperty({ example: TS }) created_at!: string;
@@ -143,8 +147,8 @@ export class AgentPhoneNumberResponse {
   @ApiProperty({ example: '+14155550123' }) number!: string;
   @ApiProperty({ example: 'twilio' }) provider!: string;
   @ApiProperty({ example: 'active' }) status!: string;
-  @ApiProperty({ example: 'US', nullable: true }) country_code!: string | null;
-  @ApiProperty({ example: 'local', nullable: true }) type!: string | null;
+  @ApiProperty({ type: String, example: 'US', nullable: true }) country_code!: string | null;
+  @ApiProperty({ type: String, example: 'local', nullable: true }) type!: string | null;
   @ApiProperty({ type: CapabilitiesResponse }) capabilities!: CapabilitiesResponse;
   @ApiProperty({ example: ['call', 'sms'], description: 'the channels of this number bound to the agent' })
   channels!: string[];
@@ -153,8 +157,8 @@ export class AgentPhoneNumberResponse {
 export class AgentChannelResponse {
   @ApiProperty({ enum: ['call', 'sms', 'whatsapp', 'whatsapp_call', 'messenger'], example: 'call' })
   channel!: string;
-  @ApiPropertyOptional({ format: 'uuid', nullable: true }) phone_number_uuid!: string | null;
-  @ApiPropertyOptional({ example: '+14155550123', nullable: true }) number!: string | null;
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true }) phone_number_uuid!: string | null;
+  @ApiPropertyOptional({ type: String, example: '+14155550123', nullable: true }) number!: string | null;
   @ApiPropertyOptional({ example: '1029384756', nullable: true, description: 'Messenger only' }) page_id!:
     string | null;
   @ApiPropertyOptional({ example: 'Acme Support', nullable: true, description: 'Messenger only' })
@@ -188,23 +192,25 @@ export class AgentResponse {
   @ApiProperty({ format: 'uuid', example: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b' }) agent_uuid!: string;
   @ApiProperty({ format: 'uuid', description: 'the same as agent_uuid' }) uuid!: string;
   @ApiProperty({ example: 'Sales assistant' }) name!: string;
-  @ApiProperty({ example: 'Answers inbound sales calls', nullable: true }) description!: string | null;
-  @ApiProperty({ example: 'Acme Inc.', nullable: true }) company_name!: string | null;
-  @ApiProperty({ example: 'Sales representative', nullable: true }) role!: string | null;
-  @ApiProperty({ example: 'Book demos', nullable: true }) objective!: string | null;
-  @ApiProperty({ example: 'friendly', nullable: true }) tone!: string | null;
-  @ApiProperty({ nullable: true }) behavior_guidelines!: string | null;
-  @ApiProperty({ nullable: true }) company_service!: string | null;
-  @ApiProperty({ nullable: true }) topic!: string | null;
-  @ApiProperty({ example: 'short', nullable: true }) length_detail!: string | null;
-  @ApiProperty({ nullable: true }) interest_of_product!: string | null;
-  @ApiProperty({ nullable: true }) negative_response!: string | null;
-  @ApiProperty({ nullable: true }) custom_prompt!: string | null;
-  @ApiProperty({ example: 'en', nullable: true }) language!: string | null;
-  @ApiProperty({ example: 'normal', nullable: true }) speed!: string | null;
-  @ApiProperty({ example: 'Europe/Paris', nullable: true }) timezone!: string | null;
-  @ApiProperty({ example: 'https://llm.example.com/v1', nullable: true }) custom_llm_url!: string | null;
-  @ApiProperty({ nullable: true }) recommendations!: string | null;
+  @ApiProperty({ type: String, example: 'Answers inbound sales calls', nullable: true }) description!:
+    string | null;
+  @ApiProperty({ type: String, example: 'Acme Inc.', nullable: true }) company_name!: string | null;
+  @ApiProperty({ type: String, example: 'Sales representative', nullable: true }) role!: string | null;
+  @ApiProperty({ type: String, example: 'Book demos', nullable: true }) objective!: string | null;
+  @ApiProperty({ type: String, example: 'friendly', nullable: true }) tone!: string | null;
+  @ApiProperty({ type: String, nullable: true }) behavior_guidelines!: string | null;
+  @ApiProperty({ type: String, nullable: true }) company_service!: string | null;
+  @ApiProperty({ type: String, nullable: true }) topic!: string | null;
+  @ApiProperty({ type: String, example: 'short', nullable: true }) length_detail!: string | null;
+  @ApiProperty({ type: String, nullable: true }) interest_of_product!: string | null;
+  @ApiProperty({ type: String, nullable: true }) negative_response!: string | null;
+  @ApiProperty({ type: String, nullable: true }) custom_prompt!: string | null;
+  @ApiProperty({ type: String, example: 'en', nullable: true }) language!: string | null;
+  @ApiProperty({ type: String, example: 'normal', nullable: true }) speed!: string | null;
+  @ApiProperty({ type: String, example: 'Europe/Paris', nullable: true }) timezone!: string | null;
+  @ApiProperty({ type: String, example: 'https://llm.example.com/v1', nullable: true }) custom_llm_url!:
+    string | null;
+  @ApiProperty({ type: String, nullable: true }) recommendations!: string | null;
   @ApiProperty({ enum: AGENT_STATUSES, example: 'pending' }) status!: string;
   @ApiProperty({ example: false }) appointment_scheduling_enabled!: boolean;
   @ApiProperty({ example: false }) appointment_scheduling_randomly!: boolean;
@@ -227,6 +233,6 @@ export class AgentResponse {
 export class FlowCatalogAgentResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
   @ApiProperty({ example: 'Sales assistant' }) name!: string;
-  @ApiProperty({ example: 'Sales representative', nullable: true }) role!: string | null;
+  @ApiProperty({ type: String, example: 'Sales representative', nullable: true }) role!: string | null;
   @ApiProperty({ example: 'ready' }) status!: string;
 }

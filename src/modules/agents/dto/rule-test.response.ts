@@ -15,9 +15,9 @@ export class RuleTraceEntryResponse {
 }
 
 export class RuleDestinationResponse {
-  @ApiProperty({ example: 'extension', nullable: true }) type!: string | null;
-  @ApiProperty({ example: '201', nullable: true }) value!: string | null;
-  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ type: String, example: 'extension', nullable: true }) type!: string | null;
+  @ApiProperty({ type: String, example: '201', nullable: true }) value!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
 }
 
 export class RuleTestResponse {
@@ -35,12 +35,17 @@ export class RuleTestResponse {
     description: 'forward / end_conversation / transfer type',
   })
   action!: string | null;
-  @ApiProperty({ example: 'Let me transfer you to billing.', nullable: true }) say!: string | null;
+  @ApiProperty({ type: String, example: 'Let me transfer you to billing.', nullable: true }) say!:
+    string | null;
   @ApiProperty({ type: RuleDestinationResponse, nullable: true })
   destination!: RuleDestinationResponse | null;
   @ApiProperty({ type: [RuleTraceEntryResponse] }) trace!: RuleTraceEntryResponse[];
   @ApiProperty({ enum: ['llm', 'local'], nullable: true, description: 'how intents were classified' })
   classifier!: string | null;
-  @ApiProperty({ nullable: true, description: 'why the local classifier replaced the model, when it did' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'why the local classifier replaced the model, when it did',
+  })
   classifier_note!: string | null;
 }

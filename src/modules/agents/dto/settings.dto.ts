@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsOptional } from 'class-validator';
+import { LANGUAGE, LANGUAGE_MAX } from '../settings/evaluation-settings';
 
 export class MemorizeSettingsDto {
   @ApiPropertyOptional({
@@ -33,7 +34,8 @@ export class MemorizeSettingsResponse {
   @ApiProperty({ type: 'object', additionalProperties: true, example: {} }) conversation_settings!: object;
   @ApiProperty({ type: 'object', additionalProperties: true, example: {} }) channel_settings!: object;
   @ApiProperty({ example: true }) is_active!: boolean;
-  @ApiProperty({ example: '2026-11-22T04:17:55.123Z', nullable: true }) updated_at!: string | null;
+  @ApiProperty({ type: String, example: '2026-11-22T04:17:55.123Z', nullable: true }) updated_at!:
+    string | null;
 }
 
 const FEATURE_EXAMPLE = {
@@ -48,7 +50,8 @@ const FEATURE_EXAMPLE = {
 
 export class EvaluationSettingsBody {
   @ApiPropertyOptional({ example: true }) is_active?: boolean;
-  @ApiPropertyOptional({ example: 'en' }) report_language?: string;
+  @ApiPropertyOptional({ example: 'en', maxLength: LANGUAGE_MAX, pattern: LANGUAGE.source })
+  report_language?: string;
   @ApiPropertyOptional({ example: { timeout_minutes: 30 } }) sessionization?: { timeout_minutes?: number };
   @ApiPropertyOptional({
     type: 'object',

@@ -45,7 +45,9 @@ export function factoryEvaluationSettings(): EvaluationSettings {
 }
 
 const FEATURE_KEY = /^[a-z][a-z0-9_]{0,62}$/;
-const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+export const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+/** A BCP 47 tag of this shape is far shorter in practice; the cap keeps stored settings small. */
+export const LANGUAGE_MAX = 35;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -100,9 +102,10 @@ export function mergeEvaluationSettings(base: EvaluationSettings, patch: unknown
     out.is_active = patch.is_active;
   }
   if ('report_language' in patch && patch.report_language !== undefined) {
-    if (typeof patch.report_language !== 'string' || !LANGUAGE.test(patch.report_language))
+    const lang = patch.report_language;
+    if (typeof lang !== 'string' || lang.length > LANGUAGE_MAX || !LANGUAGE.test(lang))
       throw fail('report_language', 'must be a language code such as en or pt-BR');
-    out.report_language = patch.report_language;
+    out.report_language = lang;
   }
   if ('sessionization' in patch && patch.sessionization !== undefined) {
     if (!isObject(patch.sessionization)) throw fail('sessionization', 'must be an object');

@@ -8,7 +8,7 @@ export class AnalyticsRangeDto {
     string | null;
   @ApiProperty({ enum: CHANNELS, isArray: true, nullable: true, example: ['whatsapp'] })
   channels!: Channel[] | null;
-  @ApiProperty({ format: 'uuid', nullable: true, example: null }) agent_uuid!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, example: null }) agent_uuid!: string | null;
   @ApiProperty({ example: 'UTC' }) timezone!: string;
 }
 
@@ -26,7 +26,7 @@ export class SessionStatsDto {
   @ApiProperty({ nullable: true, description: 'over ended sessions, in seconds', example: 312.5 })
   mean_duration_seconds!: number | null;
   @ApiProperty({ example: 140 }) messages!: number;
-  @ApiProperty({ nullable: true, example: 7.78 }) messages_per_session!: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 7.78 }) messages_per_session!: number | null;
 }
 
 export class SessionChannelBucketDto extends SessionStatsDto {
@@ -55,12 +55,13 @@ export class FeatureStatsDto {
   @ApiProperty({ example: 1 }) skipped!: number;
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'integer' },
+    additionalProperties: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     description: 'completed records per value (boolean features) or label (label features)',
     example: { true: 12, false: 6 },
   })
   values!: Record<string, number>;
-  @ApiProperty({ nullable: true, description: 'score features', example: null }) mean_score!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'score features', example: null }) mean_score!:
+    number | null;
   @ApiProperty({
     nullable: true,
     description: 'boolean features: share of completed records whose value is true',
@@ -98,8 +99,8 @@ export class CallStatsDto {
   @ApiProperty({ example: 10 }) answered!: number;
   @ApiProperty({ nullable: true, description: 'ended calls, in seconds', example: 1440 })
   total_duration_seconds!: number | null;
-  @ApiProperty({ nullable: true, example: 120 }) mean_duration_seconds!: number | null;
-  @ApiProperty({ nullable: true, example: 420 }) max_duration_seconds!: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 120 }) mean_duration_seconds!: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 420 }) max_duration_seconds!: number | null;
 }
 
 export class CallChannelBucketDto extends CallStatsDto {

@@ -4,9 +4,12 @@ import { IsIanaTimezone, IsUuidValue } from '@/common/validation/validators';
 import { CHANNELS, Channel } from '@/modules/conversations/channels';
 import { IsIsoInstant } from './is-iso-instant';
 
+/** Room for every channel once, with spaces; a longer list only repeats names. */
+const CHANNEL_LIST_MAX = 200;
+
 /** Splits a comma-separated channel list; null when any entry is not a channel. */
 export function parseChannelList(value: unknown): Channel[] | null {
-  if (typeof value !== 'string' || !value.trim()) return null;
+  if (typeof value !== 'string' || !value.trim() || value.length > CHANNEL_LIST_MAX) return null;
   const list = value.split(',').map((c) => c.trim());
   if (!list.every((c) => (CHANNELS as readonly string[]).includes(c))) return null;
   return [...new Set(list as Channel[])];
@@ -47,6 +50,8 @@ export class AnalyticsQuery {
   @ApiPropertyOptional({
     description: `Comma-separated, among ${CHANNELS.join(', ')}`,
     example: 'whatsapp,sms',
+    maxLength: CHANNEL_LIST_MAX,
+    pattern: '^[a-z_ ,]+$',
   })
   @IsOptional()
   @IsChannelList()

@@ -1,12 +1,15 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsUuidValue } from '@/common/validation/validators';
 import { CHANNELS, Channel } from '@/modules/conversations/channels';
 import { IsIsoInstant } from './is-iso-instant';
 
 export const EXPORT_LIMIT_MAX = 1000;
 export const EXPORT_LIMIT_DEFAULT = 500;
+/** A cursor is a fixed-size signed payload in base64url (about 60 characters). */
+const CURSOR_MAX = 128;
+const CURSOR_MESSAGE = 'cursor is not a next_cursor issued for this workspace and these filters';
 
 export class ExportMessagesQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: EXPORT_LIMIT_MAX, default: EXPORT_LIMIT_DEFAULT, example: 500 })
@@ -27,6 +30,8 @@ export class ExportMessagesQuery {
   })
   @IsOptional()
   @IsString({ message: 'cursor must be a string' })
+  @MaxLength(CURSOR_MAX, { message: CURSOR_MESSAGE })
+  @Matches(/^[A-Za-z0-9_-]*$/, { message: CURSOR_MESSAGE })
   cursor?: string;
 
   @ApiPropertyOptional({ enum: CHANNELS, example: 'whatsapp' })

@@ -163,21 +163,23 @@ export class ListContactsQuery extends PageQuery {
 export class ContactTagRef {
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f' }) uuid!: string;
   @ApiProperty({ example: 'VIP' }) name!: string;
-  @ApiProperty({ example: '#FF8800', nullable: true }) color!: string | null;
+  @ApiProperty({ type: String, example: '#FF8800', nullable: true }) color!: string | null;
 }
 
 export class ContactResponse {
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e71' }) uuid!: string;
-  @ApiProperty({ example: 'Ada', nullable: true }) name!: string | null;
-  @ApiProperty({ example: 'Lovelace', nullable: true }) surname!: string | null;
-  @ApiProperty({ example: 'ada@example.com', nullable: true }) email!: string | null;
-  @ApiProperty({ example: '+447911123456', nullable: true }) phone_number!: string | null;
-  @ApiProperty({ example: 'mobile', nullable: true }) number_type!: string | null;
-  @ApiProperty({ example: 'GB', nullable: true }) country_code!: string | null;
-  @ApiProperty({ example: 'Europe/London', nullable: true }) timezone!: string | null;
-  @ApiProperty({ example: 'en', nullable: true }) primary_language!: string | null;
-  @ApiProperty({ example: 'whatsapp', nullable: true }) preferred_contact_channel!: string | null;
-  @ApiProperty({ example: 'weekdays 09:00-12:00', nullable: true }) preferred_contact_time!: string | null;
+  @ApiProperty({ type: String, example: 'Ada', nullable: true }) name!: string | null;
+  @ApiProperty({ type: String, example: 'Lovelace', nullable: true }) surname!: string | null;
+  @ApiProperty({ type: String, example: 'ada@example.com', nullable: true }) email!: string | null;
+  @ApiProperty({ type: String, example: '+447911123456', nullable: true }) phone_number!: string | null;
+  @ApiProperty({ type: String, example: 'mobile', nullable: true }) number_type!: string | null;
+  @ApiProperty({ type: String, example: 'GB', nullable: true }) country_code!: string | null;
+  @ApiProperty({ type: String, example: 'Europe/London', nullable: true }) timezone!: string | null;
+  @ApiProperty({ type: String, example: 'en', nullable: true }) primary_language!: string | null;
+  @ApiProperty({ type: String, example: 'whatsapp', nullable: true }) preferred_contact_channel!:
+    string | null;
+  @ApiProperty({ type: String, example: 'weekdays 09:00-12:00', nullable: true }) preferred_contact_time!:
+    string | null;
   @ApiProperty({ enum: CONTACT_STATUSES, example: 'Active' }) status!: ContactStatus;
   @ApiProperty({ example: { plan: 'pro' } }) custom_fields!: Record<string, unknown>;
   @ApiProperty({ type: [ContactTagRef] }) tags!: ContactTagRef[];

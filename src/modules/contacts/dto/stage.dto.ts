@@ -58,7 +58,7 @@ export class StageResponse {
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e70' }) uuid!: string;
   @ApiProperty({ example: 'Qualified' }) name!: string;
   @ApiProperty({ example: 2 }) order!: number;
-  @ApiProperty({ example: '#3366FF', nullable: true }) color!: string | null;
+  @ApiProperty({ type: String, example: '#3366FF', nullable: true }) color!: string | null;
   @ApiProperty({ example: 8, description: 'contacts in the stage' }) contacts_count!: number;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) updated_at!: string;

@@ -64,8 +64,9 @@ export class UpdateTagDto {
 export class TagResponse {
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f' }) uuid!: string;
   @ApiProperty({ example: 'VIP' }) name!: string;
-  @ApiProperty({ example: 'Customers with a yearly plan', nullable: true }) description!: string | null;
-  @ApiProperty({ example: '#FF8800', nullable: true }) color!: string | null;
+  @ApiProperty({ type: String, example: 'Customers with a yearly plan', nullable: true }) description!:
+    string | null;
+  @ApiProperty({ type: String, example: '#FF8800', nullable: true }) color!: string | null;
   @ApiProperty({ example: true }) is_active!: boolean;
   @ApiProperty({ example: 12, description: 'contacts carrying the tag' }) contacts_count!: number;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;

@@ -11,12 +11,12 @@ type Plain<T> = Pick<T, keyof T>;
 
 export class ConversationResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
-  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
-  @ApiProperty({ format: 'uuid', nullable: true }) contact_uuid!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) contact_uuid!: string | null;
   @ApiProperty({ enum: CHANNELS, example: 'chat' }) channel!: string;
   @ApiProperty({ enum: ['active', 'closed'], example: 'active' }) status!: string;
-  @ApiProperty({ example: '+14155552671', nullable: true }) phone!: string | null;
-  @ApiProperty({ example: TS, nullable: true }) last_message_at!: string | null;
+  @ApiProperty({ type: String, example: '+14155552671', nullable: true }) phone!: string | null;
+  @ApiProperty({ type: String, example: TS, nullable: true }) last_message_at!: string | null;
   @ApiProperty({ example: null, nullable: true, type: String }) closed_at!: string | null;
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ example: TS }) updated_at!: string;
@@ -40,7 +40,7 @@ export class ConversationResponse {
 export class MessageResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
   @ApiProperty({ format: 'uuid' }) conversation_uuid!: string;
-  @ApiProperty({ format: 'uuid', nullable: true }) session_uuid!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) session_uuid!: string | null;
   @ApiProperty({ enum: ['inbound', 'outbound'], example: 'inbound' }) direction!: string;
   @ApiProperty({ enum: ['customer', 'agent', 'system'], example: 'customer' }) sender!: string;
   @ApiProperty({ example: 'text' }) message_type!: string;
@@ -68,16 +68,16 @@ export class SessionContactResponse {
 export class SessionResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
   @ApiProperty({ format: 'uuid' }) conversation_uuid!: string;
-  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
   @ApiProperty({ type: SessionContactResponse, nullable: true }) contact!: SessionContactResponse | null;
   @ApiProperty({ enum: CHANNELS, example: 'chat' }) channel!: string;
   @ApiProperty({ enum: ['active', 'ended'], example: 'ended' }) status!: string;
   @ApiProperty({ example: TS }) started_at!: string;
   @ApiProperty({ example: TS }) last_activity_at!: string;
-  @ApiProperty({ example: TS, nullable: true }) ended_at!: string | null;
+  @ApiProperty({ type: String, example: TS, nullable: true }) ended_at!: string | null;
   @ApiProperty({ enum: ['timeout', 'closed', 'call_ended'], nullable: true, example: 'timeout' })
   end_reason!: string | null;
-  @ApiProperty({ example: TS, nullable: true }) evaluated_at!: string | null;
+  @ApiProperty({ type: String, example: TS, nullable: true }) evaluated_at!: string | null;
   @ApiProperty({ example: 'The customer asked about an order and got the tracking link.', nullable: true })
   summary!: string | null;
   @ApiProperty({ example: 4 }) message_count!: number;
@@ -102,9 +102,9 @@ export class SessionResponse {
 }
 
 export class TurnActionDestination {
-  @ApiProperty({ example: 'extension', nullable: true }) type!: string | null;
-  @ApiProperty({ example: '200', nullable: true }) value!: string | null;
-  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ type: String, example: 'extension', nullable: true }) type!: string | null;
+  @ApiProperty({ type: String, example: '200', nullable: true }) value!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
 }
 
 export class TurnAction {
@@ -115,7 +115,8 @@ export class TurnAction {
   })
   type!: string;
   @ApiProperty({ format: 'uuid' }) rule_uuid!: string;
-  @ApiProperty({ example: 'Let me connect you to a colleague.', nullable: true }) say!: string | null;
+  @ApiProperty({ type: String, example: 'Let me connect you to a colleague.', nullable: true }) say!:
+    string | null;
   @ApiProperty({ type: TurnActionDestination, nullable: true }) destination!: TurnActionDestination | null;
 }
 

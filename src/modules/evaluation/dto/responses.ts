@@ -5,8 +5,8 @@ export class EvaluationRecordResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
   @ApiProperty({ format: 'uuid' }) session_uuid!: string;
   @ApiProperty({ format: 'uuid' }) conversation_uuid!: string;
-  @ApiProperty({ format: 'uuid', nullable: true }) contact_uuid!: string | null;
-  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) contact_uuid!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
   @ApiProperty({ example: 'chat' }) channel!: string;
   @ApiProperty({ example: 'success_evaluation_prompt' }) feature!: string;
   @ApiProperty({ enum: ['boolean', 'score', 'label', 'text'], example: 'boolean' }) type!: string;
@@ -53,7 +53,8 @@ export class SessionEvaluationResponse {
     description: 'not_evaluated: the settings were inactive at session end',
   })
   status!: string;
-  @ApiProperty({ example: '2026-11-22T04:17:55.123Z', nullable: true }) evaluated_at!: string | null;
+  @ApiProperty({ type: String, example: '2026-11-22T04:17:55.123Z', nullable: true }) evaluated_at!:
+    string | null;
   @ApiProperty({ example: 'The customer asked for a refund and got it.', nullable: true }) summary!:
     string | null;
   @ApiProperty({ type: [EvaluationRecordResponse] }) records!: EvaluationRecordResponse[];

@@ -14,6 +14,9 @@ import {
 import { IsUuidValue } from '@/common/validation/validators';
 import { isUrlString } from '../column-types';
 
+/** The largest file an import accepts. */
+export const MAX_UPLOAD_BYTES = 128 * 1024 * 1024;
+
 export const MAX_CRAWL_DEPTH = 3;
 export const MAX_PASTE_CHARS = 900_000;
 
@@ -94,6 +97,7 @@ export class FileImportSchema extends FileImportDto {
   @ApiProperty({
     type: 'string',
     format: 'binary',
+    maxLength: MAX_UPLOAD_BYTES,
     description: 'CSV, Excel, JSON, XML, PDF, text or audio; up to 128 MB',
   })
   file!: unknown;

@@ -10,6 +10,8 @@ export class AddRecordsDto {
   record?: Record<string, unknown>;
 
   @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
     example: [{ product: 'Pro plan', price: 49 }],
     description: `up to ${MAX_BATCH}, all or nothing`,
   })

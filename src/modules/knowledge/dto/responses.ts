@@ -10,13 +10,14 @@ export class ColumnResponse {
 
 export class ProgressResponse {
   @ApiProperty({ example: 1200, description: 'rows or pages done' }) done!: number;
-  @ApiPropertyOptional({ example: 5000, nullable: true }) total?: number | null;
+  @ApiPropertyOptional({ type: Number, example: 5000, nullable: true }) total?: number | null;
 }
 
 export class DataSourceResponse {
   @ApiProperty({ example: '01936f0e-7a8b-7c3d-9e2f-1a2b3c4d5e6f' }) uuid!: string;
   @ApiProperty({ example: 'Price list' }) name!: string;
-  @ApiProperty({ example: 'Prices of every product', nullable: true }) description!: string | null;
+  @ApiProperty({ type: String, example: 'Prices of every product', nullable: true }) description!:
+    string | null;
   @ApiProperty({ enum: ['table', 'copypaste', 'file', 'website'], example: 'file' }) type!: string;
   @ApiProperty({
     example: 'https://help.example.com/',
@@ -29,10 +30,12 @@ export class DataSourceResponse {
   @ApiProperty({ example: 2, description: '0 queued, 1 processing, 2 ready, 3 failed' }) status!: number;
   @ApiProperty({ enum: PROCESS_WORDS, example: 'ready' }) process!: string;
   @ApiPropertyOptional({ type: ProgressResponse, nullable: true }) progress!: ProgressResponse | null;
-  @ApiProperty({ example: null, nullable: true, description: 'why the import failed' }) error!: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true, description: 'why the import failed' }) error!:
+    string | null;
   @ApiProperty({ enum: SYNC_STATUSES, example: 'synced' }) sync_status!: string;
-  @ApiProperty({ example: null, nullable: true }) sync_error!: string | null;
-  @ApiProperty({ example: '2026-11-22T04:17:55.123Z', nullable: true }) last_synced_at!: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) sync_error!: string | null;
+  @ApiProperty({ type: String, example: '2026-11-22T04:17:55.123Z', nullable: true }) last_synced_at!:
+    string | null;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) updated_at!: string;
 }

@@ -45,6 +45,7 @@ export class CreatePhoneNumberDto {
   @ApiPropertyOptional({
     example: 'US',
     description: 'ISO 3166 alpha-2; derived from the number when absent',
+    maxLength: 2,
   })
   @IsOptional()
   @IsString()

@@ -9,8 +9,8 @@ export class PhoneNumberResponse {
   @ApiProperty({ example: '+14155550123' }) number!: string;
   @ApiProperty({ example: 'twilio' }) provider!: string;
   @ApiProperty({ example: 'active' }) status!: string;
-  @ApiProperty({ example: 'US', nullable: true }) country_code!: string | null;
-  @ApiProperty({ example: 'local', nullable: true }) type!: string | null;
+  @ApiProperty({ type: String, example: 'US', nullable: true }) country_code!: string | null;
+  @ApiProperty({ type: String, example: 'local', nullable: true }) type!: string | null;
   @ApiProperty({ type: CapabilitiesResponse }) capabilities!: CapabilitiesResponse;
   @ApiProperty({ example: false }) is_external!: boolean;
   @ApiProperty({ example: 'purchased' }) source!: string;
@@ -26,14 +26,14 @@ export class VoiceChannelSnapshot {
   @ApiProperty({ example: ['US'], description: 'country codes it may reach' })
   whitelisted_destinations!: string[];
   @ApiProperty({ example: true }) bound!: boolean;
-  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
-  @ApiProperty({ example: 'Sales assistant', nullable: true }) agent_name!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ type: String, example: 'Sales assistant', nullable: true }) agent_name!: string | null;
 }
 
 export class WhatsappChannelSnapshot {
   @ApiProperty({ example: false }) bound!: boolean;
-  @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
-  @ApiProperty({ example: null, nullable: true }) agent_name!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) agent_name!: string | null;
 }
 
 export class InboundChannelSnapshot {

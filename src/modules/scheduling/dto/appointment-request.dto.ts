@@ -125,13 +125,13 @@ export class ListAppointmentRequestsQuery {
 export class AppointmentRequestResponse {
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e83' }) uuid!: string;
   @ApiProperty({ example: 'Intro call' }) title!: string;
-  @ApiProperty({ example: 'Wants a quote', nullable: true }) description!: string | null;
-  @ApiProperty({ example: 'Called twice', nullable: true }) notes!: string | null;
+  @ApiProperty({ type: String, example: 'Wants a quote', nullable: true }) description!: string | null;
+  @ApiProperty({ type: String, example: 'Called twice', nullable: true }) notes!: string | null;
   @ApiProperty({ example: '2026-12-01T09:00:00.000Z' }) start_time!: string;
   @ApiProperty({ example: '2026-12-01T09:30:00.000Z' }) end_time!: string;
   @ApiProperty({ enum: REQUEST_STATUSES, example: 'pending' }) status!: RequestStatus;
-  @ApiProperty({ example: null, nullable: true }) approval_note!: string | null;
-  @ApiProperty({ example: null, nullable: true }) rejection_reason!: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) approval_note!: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) rejection_reason!: string | null;
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e81' }) schedule_uuid!: string;
   @ApiProperty({ type: ScheduleRef }) schedule!: ScheduleRef;
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e71', nullable: true }) contact_uuid!:
@@ -144,7 +144,7 @@ export class AppointmentRequestResponse {
     description: 'set once the request is converted',
   })
   appointment!: AppointmentResponse | null;
-  @ApiProperty({ example: null, nullable: true }) decided_at!: string | null;
+  @ApiProperty({ type: String, example: null, nullable: true }) decided_at!: string | null;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) updated_at!: string;
 }

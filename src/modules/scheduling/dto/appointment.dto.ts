@@ -146,19 +146,22 @@ export class ScheduleRef {
 export class ContactRef {
   @ApiProperty({ example: 42 }) id!: number;
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e71' }) uuid!: string;
-  @ApiProperty({ example: 'Ada', nullable: true }) name!: string | null;
-  @ApiProperty({ example: 'Lovelace', nullable: true }) surname!: string | null;
-  @ApiProperty({ example: 'ada@example.com', nullable: true }) email!: string | null;
-  @ApiProperty({ example: '+447911123456', nullable: true }) phone_number!: string | null;
+  @ApiProperty({ type: String, example: 'Ada', nullable: true }) name!: string | null;
+  @ApiProperty({ type: String, example: 'Lovelace', nullable: true }) surname!: string | null;
+  @ApiProperty({ type: String, example: 'ada@example.com', nullable: true }) email!: string | null;
+  @ApiProperty({ type: String, example: '+447911123456', nullable: true }) phone_number!: string | null;
 }
 
 export class AppointmentResponse {
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e82' }) uuid!: string;
   @ApiProperty({ example: 'Product demo' }) title!: string;
-  @ApiProperty({ example: 'Walk through the pro plan', nullable: true }) description!: string | null;
-  @ApiProperty({ example: 'Prefers video', nullable: true }) notes!: string | null;
-  @ApiProperty({ example: '2026-12-01T09:00:00.000Z', nullable: true }) start_time!: string | null;
-  @ApiProperty({ example: '2026-12-01T09:30:00.000Z', nullable: true }) end_time!: string | null;
+  @ApiProperty({ type: String, example: 'Walk through the pro plan', nullable: true }) description!:
+    string | null;
+  @ApiProperty({ type: String, example: 'Prefers video', nullable: true }) notes!: string | null;
+  @ApiProperty({ type: String, example: '2026-12-01T09:00:00.000Z', nullable: true }) start_time!:
+    string | null;
+  @ApiProperty({ type: String, example: '2026-12-01T09:30:00.000Z', nullable: true }) end_time!:
+    string | null;
   @ApiProperty({ enum: APPOINTMENT_STATUSES, example: 'approved' }) status!: AppointmentStatus;
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e81' }) schedule_uuid!: string;
   @ApiProperty({ type: ScheduleRef }) schedule!: ScheduleRef;

@@ -123,7 +123,8 @@ export class CustomQuestionResponse {
   @ApiProperty({ example: 'topic' }) name!: string;
   @ApiProperty({ enum: QUESTION_TYPES, example: 'text' }) type!: QuestionType;
   @ApiProperty({ example: true }) required!: boolean;
-  @ApiProperty({ example: 'What would you like to discuss?', nullable: true }) description!: string | null;
+  @ApiProperty({ type: String, example: 'What would you like to discuss?', nullable: true }) description!:
+    string | null;
 }
 
 export class ScheduleResponse {
@@ -131,8 +132,8 @@ export class ScheduleResponse {
   @ApiProperty({ example: 7, description: 'small integer identity, as embedded in appointments' })
   id!: number;
   @ApiProperty({ example: 'Sales demos' }) name!: string;
-  @ApiProperty({ example: 'one_on_one', nullable: true }) type!: string | null;
-  @ApiProperty({ example: '#3366FF', nullable: true }) color!: string | null;
+  @ApiProperty({ type: String, example: 'one_on_one', nullable: true }) type!: string | null;
+  @ApiProperty({ type: String, example: '#3366FF', nullable: true }) color!: string | null;
   @ApiProperty({ example: 'Europe/Paris' }) timezone!: string;
   @ApiProperty({ example: WEEKLY_HOURS_EXAMPLE }) weekly_hours!: WeeklyHours;
   @ApiProperty({ example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e80', nullable: true })

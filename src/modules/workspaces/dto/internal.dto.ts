@@ -68,6 +68,8 @@ export class CreateTokenDto {
   @ApiProperty({
     example: '0190f3a2-7c1e-7a3b-8c4d-1234567890ab',
     description: 'an admin or developer of the workspace',
+    format: 'uuid',
+    maxLength: 36,
   })
   @IsDefined()
   @IsNotEmpty()

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { ApiToken } from '../api-token.entity';
+import { TOKEN_SCOPES, type ApiToken } from '../api-token.entity';
 import type { User } from '../user.entity';
 import type { Workspace, WorkspacePolicies } from '../workspace.entity';
 
@@ -70,15 +70,19 @@ export class CreatedTokenResponse extends TokenResponse {
   token!: string;
 }
 
+export class MeWorkspace {
+  @ApiProperty({ format: 'uuid', example: '0190f3a2-7c1e-7a3b-8c4d-1234567890ab' }) uuid!: string;
+  @ApiProperty({ example: 'acme', maxLength: 63, pattern: '^[a-z0-9](-?[a-z0-9])*$' }) slug!: string;
+  @ApiProperty({ example: 'Acme Inc.' }) name!: string;
+}
+
+export class MeToken {
+  @ApiProperty({ format: 'uuid', example: '0190f3a2-7c1e-7a3b-8c4d-1234567890ac' }) uuid!: string;
+  @ApiProperty({ example: 'production backend' }) name!: string;
+  @ApiProperty({ enum: TOKEN_SCOPES, isArray: true, example: ['read', 'write'] }) scopes!: string[];
+}
+
 export class MeResponse {
-  @ApiProperty({ example: { uuid: '0190f3a2-7c1e-7a3b-8c4d-1234567890ab', slug: 'acme', name: 'Acme Inc.' } })
-  workspace!: { uuid: string; slug: string; name: string };
-  @ApiProperty({
-    example: {
-      uuid: '0190f3a2-7c1e-7a3b-8c4d-1234567890ac',
-      name: 'production backend',
-      scopes: ['read', 'write'],
-    },
-  })
-  token!: { uuid: string; name: string; scopes: string[] };
+  @ApiProperty({ type: MeWorkspace }) workspace!: MeWorkspace;
+  @ApiProperty({ type: MeToken }) token!: MeToken;
 }
