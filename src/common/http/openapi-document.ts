@@ -82,7 +82,7 @@ export function docsCorsOptions(config: AppConfig): CorsOptions {
       done(null, host === domain || host.endsWith(`.${domain}`));
     },
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Admin-Key'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
     exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
     maxAge: 600,
   };
@@ -135,6 +135,7 @@ function finishDocument(document: OpenAPIObject, config: AppConfig, environment:
   typeNullables(document);
   conventionalFormats(document);
   shortErrorExamples(document);
+  shareExamplesAndHeaders(document);
   // Operators' routes last, the tags in the table's order.
   const order = (path: string, item: PathItemObject) => {
     const tag = METHODS.map((m) => item[m]?.tags?.[0]).find(Boolean) ?? '';
@@ -184,6 +185,36 @@ function finishOperation(path: string, op: OperationObject): void {
   for (const status of ['500', '503'] as const) {
     op.responses[status] ??= errorAnswer(status === '500' ? 'INTERNAL_SERVER_ERROR' : 'SERVICE_UNAVAILABLE');
   }
+}
+
+/**
+ * Error examples and headers repeat on every operation: each distinct one is kept once under `components` and
+ * referenced, which keeps the document (and Swagger UI's load) small.
+ */
+function shareExamplesAndHeaders(document: OpenAPIObject): void {
+  const components = (document.components ??= {});
+  const shared = { examples: (components.examples ??= {}), headers: (components.headers ??= {}) };
+  const names = new Map<string, string>();
+  const share = (kind: 'examples' | 'headers', name: string, value: object) => {
+    const key = `${kind}:${JSON.stringify(value)}`;
+    let target = names.get(key);
+    if (!target) {
+      target = name;
+      for (let i = 2; target in shared[kind]; i++) target = `${name}_${i}`;
+      (shared[kind] as Record<string, object>)[target] = value;
+      names.set(key, target);
+    }
+    return { $ref: `#/components/${kind}/${target}` };
+  };
+  for (const item of Object.values(document.paths))
+    for (const method of METHODS)
+      for (const answer of Object.values(item[method]?.responses ?? {}) as ResponseObject[]) {
+        for (const [name, header] of Object.entries(answer.headers ?? {}))
+          answer.headers![name] = '$ref' in header ? header : share('headers', name, header);
+        for (const media of Object.values(answer.content ?? {}))
+          for (const [name, example] of Object.entries(media.examples ?? {}))
+            media.examples![name] = '$ref' in example ? example : share('examples', name, example);
+      }
 }
 
 /** The API's naming convention: `uuid` and `*_uuid` are UUIDs, `*_at` are ISO 8601 instants. */
