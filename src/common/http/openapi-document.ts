@@ -157,22 +157,16 @@ function finishDocument(document: OpenAPIObject, config: AppConfig, environment:
   ];
 }
 
-/** Path parameters named `uuid` or `...Uuid` go through the UUID pipe; the others are short labels. */
+/** Path parameters named `uuid` or `...Uuid` go through the UUID pipe; `slug` is a workspace slug. */
 function finishOperation(path: string, op: OperationObject): void {
   for (const p of (op.parameters ?? []) as ParameterObject[]) {
     if (p.in !== 'path') continue;
     const schema = (p.schema ?? {}) as SchemaObject;
     if (/(^uuid|Uuid)$/.test(p.name)) p.schema = { type: 'string', format: 'uuid', maxLength: 36 };
+    else if (p.name === 'slug')
+      p.schema = { type: 'string', maxLength: 63, pattern: '^[a-z0-9](-?[a-z0-9])*$' };
     else if (schema.type === 'string' && schema.maxLength === undefined)
-      p.schema = { ...schema, maxLength: 63, pattern: '^[a-z0-9](-?[a-z0-9])*$' };
-    else if (schema.type === 'number' || schema.type === 'integer')
-      p.schema = {
-        ...schema,
-        type: 'integer',
-        format: 'int64',
-        minimum: 1,
-        maximum: Number.MAX_SAFE_INTEGER,
-      };
+      p.schema = { ...schema, maxLength: 255 };
   }
   // Only tenant routes are counted; operators' and health routes send no rate-limit headers.
   const limited = path.startsWith('/api/');

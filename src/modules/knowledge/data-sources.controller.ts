@@ -41,6 +41,10 @@ export class RecordIdPipe implements PipeTransform<string, number> {
   }
 }
 
+const RECORD_PARAM = {
+  schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 17 },
+} as const;
+
 @ApiTags('Data')
 @Controller('api/v1/data')
 export class DataSourcesController {
@@ -113,7 +117,7 @@ export class DataSourcesController {
 
   @Put(':uuid/records/:record')
   @ApiOperation({ summary: 'Change the values sent of one record' })
-  @ApiParam({ name: 'record', type: Number, example: 17 })
+  @ApiParam({ name: 'record', ...RECORD_PARAM })
   @ApiEnvelope(RecordResponse, { errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'] })
   updateRecord(
     @WorkspaceId() ws: string,
@@ -126,7 +130,7 @@ export class DataSourcesController {
 
   @Delete(':uuid/records/:record')
   @ApiOperation({ summary: 'Delete one record' })
-  @ApiParam({ name: 'record', type: Number, example: 17 })
+  @ApiParam({ name: 'record', ...RECORD_PARAM })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   async deleteRecord(
     @WorkspaceId() ws: string,
