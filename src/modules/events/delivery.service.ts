@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { safeRequest, SafeResponse } from '@/common/net/address-guard';
+import { outboundCategory } from '@/common/net/outbound-http';
 import { newId } from '@/common/persistence/base.entity';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
@@ -239,7 +240,7 @@ export class DeliveryService {
         { method: 'POST', headers, body, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096 },
       );
     } catch (err) {
-      error = err instanceof Error ? err.message : String(err);
+      error = outboundCategory(err);
     }
     const durationMs = Math.round(performance.now() - started);
     const status = res?.status ?? null;

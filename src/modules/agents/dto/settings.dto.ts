@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsOptional } from 'class-validator';
+import { OptionalNotNull } from '@/common/validation/validators';
 
 export class MemorizeSettingsDto {
   @ApiPropertyOptional({
@@ -22,7 +23,7 @@ export class MemorizeSettingsDto {
   channel_settings?: Record<string, unknown>;
 
   @ApiPropertyOptional({ example: true })
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   is_active?: boolean;
 }

@@ -1,18 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsDefined,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateBy,
-} from 'class-validator';
-import { IsUuidValue } from '@/common/validation/validators';
-import { isUrlString } from '../column-types';
+import { IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOutboundUrl, IsUuidValue } from '@/common/validation/validators';
 
 export const MAX_CRAWL_DEPTH = 3;
 export const MAX_PASTE_CHARS = 900_000;
@@ -50,13 +39,7 @@ export class WebsiteImportDto {
   @ApiProperty({ example: 'https://help.example.com/' })
   @IsDefined()
   @IsNotEmpty()
-  @ValidateBy(
-    {
-      name: 'isWebUrl',
-      validator: { validate: (v: unknown) => isUrlString(v) && v.length <= 2048 },
-    },
-    { message: 'url must be an http(s) URL' },
-  )
+  @IsOutboundUrl({ allowHttp: true })
   url!: string;
 
   @ApiPropertyOptional({ example: 'Public help pages' })

@@ -1,5 +1,6 @@
 import robotsParser from 'robots-parser';
 import { BlockedAddressError, GuardPolicy, safeRequest, SafeResponse } from '@/common/net/address-guard';
+import { outboundCategory, OutboundError } from '@/common/net/outbound-http';
 import { htmlToText } from './html-text';
 import { ImportError } from './import-error';
 
@@ -64,7 +65,7 @@ export class Crawler {
       try {
         page = await this.fetchPage(url, origin);
       } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
+        const reason = outboundCategory(err);
         // The start page decides whether there is a crawl at all; later pages that fail are skipped.
         if (pages === 0 && url === origin.toString()) throw new ImportError(`cannot crawl ${url}: ${reason}`);
         firstError ??= reason;
@@ -119,10 +120,10 @@ export class Crawler {
         url = response.location;
         continue;
       }
-      if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${target.toString()}`);
+      if (response.status !== 200) throw new OutboundError(`HTTP ${response.status}`);
       return { url: target.toString(), response };
     }
-    throw new Error(`too many redirects from ${start}`);
+    throw new OutboundError('too many redirects');
   }
 
   private async allowed(url: URL): Promise<boolean> {
