@@ -52,7 +52,7 @@ export function jsonDepthExceeds(raw: Buffer, max: number): boolean {
 const TOO_DEEP = 'entity.too.deep';
 
 /** The message of every parser failure a client can cause, naming the header or limit concerned. */
-export function describeParseError(err: unknown): BodyProblem {
+export function describeParseError(err: unknown, encoding = 'identity'): BodyProblem {
   const e = err as { type?: string; status?: number; code?: string; charset?: string; encoding?: string };
   switch (e?.type) {
     case 'entity.too.large':
@@ -75,7 +75,10 @@ export function describeParseError(err: unknown): BodyProblem {
   }
   // zlib's verdicts on a body whose bytes do not match its Content-Encoding
   if (typeof e?.code === 'string' && e.code.startsWith('Z_'))
-    return new BodyProblem(400, 'Request body does not match its Content-Encoding');
+    return new BodyProblem(
+      400,
+      `Content-Encoding ${encoding} does not match the body: it is not ${encoding} data`,
+    );
   return new BodyProblem(400, 'Request body could not be read');
 }
 
@@ -123,7 +126,7 @@ export function jsonBodyParser(
       return next();
     }
     json(req, res, (err?: unknown) => {
-      if (err) record(req, describeParseError(err));
+      if (err) record(req, describeParseError(err, req.headers['content-encoding']));
       next();
     });
   };
