@@ -274,12 +274,6 @@ describe('Server errors', () => {
       'the log lines of the failed request',
     );
     const causes = lines.filter((l) => l.msg !== 'request completed');
-    console.log(
-      app
-        .logs()
-        .filter((l) => /"level":50/.test(l))
-        .join(''),
-    );
     expect(causes).toHaveLength(1);
     expect(causes[0]).toMatchObject({
       level: 50,
