@@ -44,11 +44,11 @@ export interface OutboundOptions extends SafeRequestOptions {
 
 /** One request through the guard; failures are thrown as OutboundError with a category. */
 export async function outboundRequest(
-  target: string,
+  target: string | URL,
   policy: GuardPolicy,
   options: OutboundOptions = {},
 ): Promise<SafeResponse> {
-  let url = target;
+  let url: string | URL = target;
   let request: SafeRequestOptions = options;
   const max = options.maxRedirects ?? 0;
   for (let hop = 0; ; hop++) {

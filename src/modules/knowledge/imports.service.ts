@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { AppException, FieldError } from '@/common/errors/app.exception';
 import { toFieldErrors } from '@/common/http/validation';
 import { BlockedAddressError } from '@/common/net/address-guard';
+import { OutboundError } from '@/common/net/outbound-http';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import {
@@ -223,7 +224,10 @@ export class ImportsService {
     } catch (err) {
       await pending;
       const input =
-        err instanceof ImportError || err instanceof TranscriptionError || err instanceof BlockedAddressError;
+        err instanceof ImportError ||
+        err instanceof TranscriptionError ||
+        err instanceof BlockedAddressError ||
+        err instanceof OutboundError;
       const reason = input ? (err as Error).message : `import failed: ${(err as Error).message}`;
       if (!input && !lastAttempt) {
         // A passing failure (database, disk) is retried by the queue: the source stays queued, not failed.
