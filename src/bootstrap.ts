@@ -12,12 +12,11 @@ import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
 import { buildOpenApiDocument, docsCorsOptions } from '@/common/http/openapi-document';
 import { BODY_PARSE_ERROR, BodyRequest } from '@/common/http/body.guard';
+import { jsonBodyParser, repairPathEncoding } from '@/common/http/request-limits';
 import { HTTPS_REQUIRED_BODY, listen, RunningServer } from '@/common/http/server';
 import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
 import { urlPolicy } from '@/common/validation/validators';
 import { migrate } from '@/database/data-source';
-
-export const JSON_BODY_LIMIT = '1mb';
 
 /** Storage, the encryption key, and the database (created and migrated). Returns the completed config. */
 export async function prepareRuntime(config: AppConfig): Promise<AppConfig> {
@@ -50,14 +49,9 @@ export async function createHttpApp(
       res.status(403).type('application/json').send(HTTPS_REQUIRED_BODY);
     });
   }
-  const json = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  server.use(repairPathEncoding);
   // Parse errors are recorded, not answered: the BodyGuard raises them after the token and rate checks.
-  server.use((req: Request, res: Response, next: NextFunction) =>
-    json(req, res, (err?: unknown) => {
-      if (err) (req as BodyRequest)[BODY_PARSE_ERROR] = err;
-      next();
-    }),
-  );
+  server.use(jsonBodyParser((req, problem) => ((req as BodyRequest)[BODY_PARSE_ERROR] = problem)));
 
   const app = await NestFactory.create(
     AppModule.register({ config, workers, logDestination }),

@@ -36,11 +36,13 @@ describe('Agents: webhooks', () => {
     expect(res.status).toBe(201);
     const w = res.body.data.webhooks[0];
     expect(w).toEqual({
+      uuid: w.webhook_uuid,
       webhook_uuid: expect.any(String),
       url: 'https://hooks.example.com/agent',
       events,
       is_active: true,
       has_secret: true,
+      previous_secret_expires_at: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -94,6 +94,46 @@ describe('Knowledge: hostile inputs', () => {
     expect(done).toMatchObject({ status: 3, error: 'the archive is not an Excel workbook (.xlsx)' });
   });
 
+  it('a failed workbook speaks of the file, never of the code that read it', async () => {
+    // A cell refers to a style that the (empty) style sheet does not have: the reader trips over it.
+    const entry = (name: string, text: string) => ({
+      name,
+      data: Buffer.from(text),
+      size: Buffer.byteLength(text),
+      deflated: false,
+    });
+    const archive = zip([
+      entry('xl/workbook.xml', '<workbook/>'),
+      entry('xl/styles.xml', '<styleSheet/>'),
+      entry(
+        'xl/worksheets/sheet1.xml',
+        '<worksheet><sheetData><row r="1"><c r="A1" s="1"><v>5</v></c></row></sheetData></worksheet>',
+      ),
+    ]);
+    const res = await upload(tenant, 'Broken workbook', archive, 'x.xlsx');
+    const done = await waitFor(tenant, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 3, process: 'failed', records_count: 0 });
+    expect(done.error).not.toMatch(/Cannot read|undefined|TypeError|properties/);
+    expect(done.error).toBe('the file is not a readable Excel workbook (.xlsx): its content is damaged');
+  });
+
+  it('refuses a CSV whose header is wider than the 1000-column limit, naming the limit', async () => {
+    // A million columns: the header alone is longer than the part of the file read to tell its kind.
+    const huge = Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(',') + '\n1,2\n';
+    const wide = await upload(tenant, 'Wide', huge, 'wide.csv');
+    expect(wide.status).toBe(422);
+    expect(wide.body.message).toMatch(/more than 1000 columns/);
+    // Just over the limit, with the header's end in sight.
+    const over = Array.from({ length: 1001 }, (_, i) => `c${i}`).join(',') + '\n' + '1,'.repeat(1000) + '1\n';
+    const res = await upload(tenant, 'Over', over, 'over.csv');
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(/more than 1000 columns/);
+    const list = await tenant.http.get('/api/v1/data?per_page=100').expect(200);
+    expect(list.body.data.items.map((d: { name: string }) => d.name)).not.toEqual(
+      expect.arrayContaining(['Wide', 'Over']),
+    );
+  });
+
   it('answers 413 to a CSV of 128 MB + 1 byte and leaves no file behind', async () => {
     const tmp = path.join(app.config.storageDir, 'uploads', 'tmp');
     const before = fs.readdirSync(tmp).length;

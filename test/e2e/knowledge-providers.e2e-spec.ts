@@ -8,7 +8,7 @@ import { startTestApp } from '../setup/test-app';
 const prefix = (name: string) => `${process.env.REDIS_PREFIX ?? 'cap-test'}-${name}`;
 
 describe('Knowledge: address guard on crawls', () => {
-  it('refuses a crawl of a loopback target in any notation, with the reason, before connecting', async () => {
+  it('refuses a crawl of a loopback target in any notation when it is saved, with the reason', async () => {
     const site = await startSite({
       '/': [200, { 'content-type': 'text/html' }, '<p>internal</p>'],
       '/hop': [302, { location: '/' }, ''],
@@ -27,11 +27,13 @@ describe('Knowledge: address guard on crawls', () => {
         const res = await tenant.http
           .post('/api/v1/data/import/website')
           .send({ name: 'Internal', url, depth: 0 });
-        expect(res.status).toBe(201);
-        const done = await waitFor(tenant, res.body.data.uuid);
-        expect(done).toMatchObject({ status: 3, process: 'failed', records_count: 0 });
-        expect(done.error).toMatch(reason);
+        expect(res.status).toBe(422);
+        // Knowledge routes answer the short error body: the message names the field and says why.
+        expect(res.body.message).toMatch(/url must not target a private, loopback or reserved address/);
+        expect(res.body.message).toMatch(reason);
       }
+      const list = await tenant.http.get('/api/v1/data').expect(200);
+      expect(list.body.data.items).toEqual([]);
       expect(site.hits).toEqual([]);
     } finally {
       await app.close();

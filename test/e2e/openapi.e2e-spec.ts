@@ -244,7 +244,7 @@ describe('The OpenAPI document, Swagger UI and a client generated from the docum
     const query = doc.paths['/api/v1/conversations'].get.parameters.find((p: any) => p.name === 'agent_uuid');
     expect(query.schema).toEqual(expect.objectContaining({ format: 'uuid', maxLength: 36 }));
     expect(doc.components.schemas.BindPhoneNumberDto.properties.channels.maxItems).toBe(4);
-    // Only @MaxLength(5000) and @IsWebUrl() say these; the @ApiProperty gives an example alone.
+    // Only @MaxLength(5000) and @IsOutboundUrl() say these; the @ApiProperty gives an example alone.
     expect(doc.components.schemas.WebsiteImportDto.properties.description.maxLength).toBe(5000);
     expect(doc.components.schemas.WebsiteImportDto.properties.url).toEqual(
       expect.objectContaining({ format: 'uri', maxLength: 2048 }),

@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { RetryPolicy } from '@/modules/events/retry-policy';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
@@ -54,33 +55,39 @@ describe('Webhook targets with private network targets refused', () => {
       'https://0.0.0.0/',
       'https://[64:ff9b::7f00:1]/',
     ];
-    const hooks: string[] = [];
-    for (let i = 0; i < targets.length; i += 10) {
-      const tenant = i === 0 ? t : await createTenant(app);
-      for (const url of targets.slice(i, i + 10))
-        hooks.push((await createWebhook(tenant, { url, events: ['intent_call'] })).uuid);
-      await emitEvent(app, tenant, 'intent_call', {});
-      const items = await waitFor(
-        async () => {
-          const res = await tenant.http.get('/api/v1/webhooks/deliveries?per_page=100').expect(200);
-          const list = res.body.data.items as Array<{
-            status: string;
-            url: string;
-            attempts: Array<{ error: string }>;
-          }>;
-          return list.length === Math.min(10, targets.length - i) && list.every((d) => d.status === 'failed')
-            ? list
-            : undefined;
-        },
-        15_000,
-        'refused deliveries',
-      );
-      for (const d of items) {
-        expect(d.attempts).toHaveLength(1);
-        expect(d.attempts[0].error).toMatch(/not allowed/);
-      }
+    // Refused when saved, naming the field and saying why: nothing is stored, nothing is ever sent.
+    for (const url of targets) {
+      const res = await t.http.post('/api/v1/webhooks').send({ url, events: ['intent_call'] });
+      expect({ url, status: res.status }).toEqual({ url, status: 422 });
+      expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'url' });
+      expect(res.body.message).toMatch(/^url must not target a private, loopback or reserved address \(/);
     }
-    expect(hooks).toHaveLength(targets.length);
+    const listed = await t.http.get('/api/v1/webhooks').expect(200);
+    expect(listed.body.data.items ?? listed.body.data).toEqual([]);
+    expect(rx.received).toHaveLength(0);
+  });
+
+  it('checks the address again at connect time: a stored URL that now points inside is never connected to', async () => {
+    const tenant = await createTenant(app);
+    const w = await createWebhook(tenant, { url: 'https://hooks.example.com/in', events: ['intent_call'] });
+    // The stored address changes under the check made at save time (as a name re-pointed by its DNS does).
+    for (const url of [`https://127.0.0.1:${rx.port}/x`, `https://localhost:${rx.port}/x`]) {
+      await app
+        .get<DataSource>(DataSource)
+        .query(`UPDATE webhooks SET url = $1 WHERE id = $2`, [url, w.uuid]);
+      await emitEvent(app, tenant, 'intent_call', {});
+    }
+    const items = await waitFor(
+      async () => {
+        const res = await tenant.http.get('/api/v1/webhooks/deliveries?per_page=100').expect(200);
+        const list = res.body.data.items as Array<{ status: string; attempts: Array<{ error: string }> }>;
+        return list.length === 2 && list.every((d) => d.status === 'failed') ? list : undefined;
+      },
+      15_000,
+      'refused deliveries',
+    );
+    // The tenant reads a category, never a socket error.
+    for (const d of items) expect(d.attempts.map((a) => a.error)).toEqual(['refused: private address']);
     expect(rx.received).toHaveLength(0);
   });
 });

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppException } from '@/common/errors/app.exception';
 import { SHORT_ERRORS_FOR, toAppException } from './exceptions.filter';
+import { BodyProblem } from './request-limits';
 import { SHORT_ERROR_STATUSES } from './short-error-body';
 
 export const ACCEPTS_MULTIPART = 'cap:accepts-multipart';
@@ -34,7 +35,9 @@ export class BodyGuard implements CanActivate {
       [context.getHandler(), context.getClass()],
     );
     if (statuses) req[SHORT_ERRORS_FOR] = (e: { status: number }) => statuses(e.status);
-    if (req[BODY_PARSE_ERROR] !== undefined) throw toAppException(req[BODY_PARSE_ERROR]);
+    const problem = req[BODY_PARSE_ERROR];
+    if (problem !== undefined)
+      throw problem instanceof BodyProblem ? problem.toAppException() : toAppException(problem);
     if (!WITH_BODY.has(req.method) || !hasBody(req)) return true;
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     const multipart = this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler());

@@ -1,7 +1,17 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  Inject,
+  Logger,
+  Optional,
+} from '@nestjs/common';
+import type { Logger as Pino } from 'pino';
 import type { Request, Response } from 'express';
 import { AppException } from '@/common/errors/app.exception';
 import { pgError } from '@/common/persistence/pg-errors';
+import { ROOT_LOGGER } from '@/common/logging/logging.module';
 import { generalBody, shortBody } from './error-body';
 import { ReplayedResponse } from './replayed-response';
 
@@ -48,6 +58,12 @@ export type ShortErrorsFor = (e: AppException) => boolean;
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
+  /**
+   * The process's root logger, the one the request lines go to: every 5xx writes its cause there once, with
+   * the request id (Nest's logger may be bound to another application's logger in the same process).
+   */
+  constructor(@Optional() @Inject(ROOT_LOGGER) private readonly root?: Pino) {}
+
   catch(err: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request & { id?: string; [SHORT_ERRORS_FOR]?: ShortErrorsFor }>();
@@ -62,10 +78,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const e = toAppException(err);
     if (e.status >= 500) {
-      this.logger.error(
-        { err: loggableError(err), requestId: req.id, method: req.method, path: req.path },
-        `Unhandled error on ${req.method} ${req.path}`,
-      );
+      const entry = { err: loggableError(err), requestId: req.id, method: req.method, path: req.path };
+      const message = `Unhandled error on ${req.method} ${req.path}`;
+      if (this.root) this.root.error({ context: 'HTTP', ...entry }, message);
+      else this.logger.error(entry, message);
     }
     if (res.headersSent) {
       res.end();

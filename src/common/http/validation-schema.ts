@@ -1,5 +1,6 @@
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { OUTBOUND_URL_MAX_LENGTH } from '@/common/net/outbound-http';
 
 /** Where @ApiProperty keeps a property's options (`API_MODEL_PROPERTIES`, not exported). */
 const API_MODEL_PROPERTIES = 'swagger/apiModelProperties';
@@ -23,8 +24,7 @@ const BY_NAME: Record<string, (constraints: unknown[]) => Derived> = {
   isIn: ([values]) => ({ enum: values }),
   isUuid: () => ({ format: 'uuid', maxLength: 36 }),
   isEmail: () => ({ format: 'email' }),
-  isHttpsUrl: () => ({ format: 'uri', maxLength: 2048 }),
-  isWebUrl: () => ({ format: 'uri', maxLength: 2048 }),
+  isOutboundUrl: () => ({ format: 'uri', maxLength: OUTBOUND_URL_MAX_LENGTH }),
   isDateTime: () => ({ format: 'date-time', maxLength: MAX_DATE_TIME }),
   isDay: () => ({ format: 'date', maxLength: 10 }),
   isIsoInstant: () => ({ pattern: '^\\d{4}-\\d{2}-\\d{2}', maxLength: MAX_DATE_TIME }),

@@ -5,13 +5,29 @@ import { isUuid } from '@/common/validation/validators';
 
 const MISSING = new Set(['isDefined', 'isNotEmpty', 'arrayNotEmpty', 'isNotEmptyObject']);
 
+/** Rules on a value's type: when one fails, its message says what the value should be, before any range rule. */
+const TYPE_RULES = [
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'isObjectEach',
+  'isEnum',
+  'isIn',
+  'isDateString',
+  'isIso8601',
+  'isISO8601',
+];
+
 function codeFor(constraints: Record<string, string>): [ErrorCode, string] {
   const names = Object.keys(constraints);
   const missing = names.find((n) => MISSING.has(n));
   if (missing) return ['VALIDATION_ERROR', missing];
   const uuid = names.find((n) => n === 'isUuid');
   if (uuid) return ['INVALID_UUID', uuid];
-  return ['INVALID_FORMAT', names[0]];
+  return ['INVALID_FORMAT', names.find((n) => TYPE_RULES.includes(n)) ?? names[0]];
 }
 
 /** Flattens class-validator errors into one entry per field, with dotted paths for nested fields. */
@@ -88,5 +104,21 @@ export class UuidParamPipe implements PipeTransform<string, string> {
     const field = metadata.data ?? 'uuid';
     if (!isUuid(value)) throw AppException.invalid(field, `${field} must be a UUID`, 'INVALID_UUID');
     return value.toLowerCase();
+  }
+}
+
+const SLUG_RE = /^[a-z0-9](-?[a-z0-9])*$/;
+
+/** Path parameter pipe for workspace slugs: anything that cannot be a slug is 422 naming the parameter. */
+@Injectable()
+export class SlugParamPipe implements PipeTransform<string, string> {
+  transform(value: string, metadata: ArgumentMetadata): string {
+    const field = metadata.data ?? 'slug';
+    if (typeof value !== 'string' || value.length > 63 || !SLUG_RE.test(value))
+      throw AppException.invalid(
+        field,
+        `${field} must be a workspace slug (lowercase letters, digits, hyphens)`,
+      );
+    return value;
   }
 }

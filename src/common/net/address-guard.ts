@@ -7,7 +7,19 @@ import * as ipaddr from 'ipaddr.js';
 /** Why a target was refused; the message is safe to show to the user who gave the URL. */
 export class BlockedAddressError extends Error {
   readonly code = 'BLOCKED_ADDRESS';
+
+  constructor(
+    message: string,
+    /** What the tenant reads: the address is not public, or the URL itself is not acceptable. */
+    readonly category: 'private address' | 'invalid URL' = 'private address',
+  ) {
+    super(message);
+  }
 }
+
+/** Codes of the failures safeRequest raises itself, read by the outbound client's categories. */
+export const TIMEOUT_CODE = 'OUTBOUND_TIMEOUT';
+export const TOO_LARGE_CODE = 'OUTBOUND_TOO_LARGE';
 
 export interface GuardPolicy {
   /** Lets loopback and private targets through (ALLOW_PRIVATE_NETWORK_TARGETS, tests only). */
@@ -36,11 +48,12 @@ export function assertAllowedUrl(raw: string | URL, policy: GuardPolicy): URL {
   try {
     url = typeof raw === 'string' ? new URL(raw) : raw;
   } catch {
-    throw new BlockedAddressError(`invalid URL: ${String(raw)}`);
+    throw new BlockedAddressError(`invalid URL: ${String(raw).slice(0, 200)}`, 'invalid URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new BlockedAddressError(`unsupported scheme ${url.protocol.replace(':', '')}`);
-  if (url.username || url.password) throw new BlockedAddressError('URLs with credentials are not allowed');
+    throw new BlockedAddressError(`unsupported scheme ${url.protocol.replace(':', '')}`, 'invalid URL');
+  if (url.username || url.password)
+    throw new BlockedAddressError('URLs with credentials are not allowed', 'invalid URL');
   if (policy.allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // The WHATWG parser already turns decimal, hex and octal IPv4 forms into dotted quads; anything still
@@ -152,7 +165,10 @@ export async function safeRequest(
             chunks.push(chunk.subarray(0, maxBytes - size));
             size = maxBytes;
             req.destroy();
-            if (options.failOnOverflow) return finish(new Error(`response larger than ${maxBytes} bytes`));
+            if (options.failOnOverflow)
+              return finish(
+                Object.assign(new Error(`response larger than ${maxBytes} bytes`), { code: TOO_LARGE_CODE }),
+              );
             return finish(null, {
               url: url.toString(),
               status,
@@ -180,7 +196,11 @@ export async function safeRequest(
     );
     const timer = setTimeout(() => {
       req.destroy();
-      finish(new Error(`request to ${url.host} timed out after ${timeoutMs} ms`));
+      finish(
+        Object.assign(new Error(`request to ${url.host} timed out after ${timeoutMs} ms`), {
+          code: TIMEOUT_CODE,
+        }),
+      );
     }, timeoutMs);
     req.on('error', (e) => finish(e));
     if (options.body !== undefined) req.write(options.body);

@@ -61,7 +61,7 @@ describe('reusable validators', () => {
       phone: ['isE164'],
       color: ['isHexColor'],
       tz: ['isIanaTimezone'],
-      url: ['isHttpsUrl'],
+      url: ['isOutboundUrl'],
       id: ['isUuid'],
     });
   });

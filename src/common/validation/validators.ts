@@ -1,6 +1,14 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, registerDecorator, ValidateNested, ValidationOptions } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  registerDecorator,
+  ValidateIf,
+  ValidateNested,
+  ValidationOptions,
+} from 'class-validator';
+import { outboundUrlProblem } from '@/common/net/outbound-http';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const E164_RE = /^\+[1-9]\d{7,14}$/;
@@ -76,7 +84,30 @@ export const IsIanaTimezone = simple(
   isIanaTimezone,
   'must be an IANA time zone such as Europe/Paris',
 );
-export const IsHttpsUrl = simple('isHttpsUrl', (v) => isHttpsUrl(v), 'must be an https URL');
+/**
+ * A URL the service will fetch for the tenant: https (http too where `allowHttp`), and no private, loopback or
+ * reserved literal address; the message says why. The same rules as the outbound client (common/net).
+ */
+export function IsOutboundUrl(
+  rules: { allowHttp?: boolean } = {},
+  options?: ValidationOptions,
+): PropertyDecorator {
+  const problem = (v: unknown) => outboundUrlProblem(v, { allowPrivate: urlPolicy.allowHttp, ...rules });
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isOutboundUrl',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: {
+        validate: (v: unknown) => problem(v) === null,
+        defaultMessage: (args) => `${args?.property} ${problem(args?.value) ?? 'must be a URL'}`,
+      },
+    });
+}
+
+/** The tenant-set endpoints the service calls (webhooks, a custom language model): https only. */
+export const IsHttpsUrl = (options?: ValidationOptions): PropertyDecorator => IsOutboundUrl({}, options);
 
 const isObjectItem = (x: unknown) => x !== null && typeof x === 'object' && !Array.isArray(x);
 
@@ -115,3 +146,7 @@ export function ListOf(type: new () => object, max?: number): PropertyDecorator 
   if (max !== undefined) decorators.push(ArrayMaxSize(max));
   return (target, key) => decorators.forEach((d) => d(target, key));
 }
+
+/** The field may be left out, but not sent as null (IsOptional lets null through to the other rules' skip). */
+export const OptionalNotNull = (): PropertyDecorator =>
+  ValidateIf((_, value: unknown) => value !== undefined);

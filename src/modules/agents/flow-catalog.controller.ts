@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
-import { ApiEnvelope, ShortErrorBodyDto } from '@/common/http/api-response.decorator';
+import { ApiEnvelope, ErrorBody, ShortErrorBodyDto } from '@/common/http/api-response.decorator';
 import { ShortErrorBody } from '@/common/http/short-error-body';
 import { AgentsService } from './agents.service';
 import { FlowCatalogAgentResponse } from './dto/agent.response';
@@ -14,12 +14,14 @@ export class FlowCatalogController {
   @Get()
   @ShortErrorBody((status) => status === 404)
   @ApiOperation({ summary: 'Agents a flow can use: only those with status ready' })
-  @ApiEnvelope(FlowCatalogAgentResponse, { isArray: true })
+  // Declared after the envelope, whose general 404 it replaces: this route's own 404 has the short body.
+  @ApiExtraModels(ShortErrorBodyDto, ErrorBody)
   @ApiResponse({
     status: 404,
-    description: 'No ready agent: {success: false, message, data: []}',
-    type: ShortErrorBodyDto,
+    description: 'No ready agent: {success: false, message, data: []}; RESOURCE_NOT_FOUND: unknown workspace',
+    schema: { oneOf: [{ $ref: getSchemaPath(ShortErrorBodyDto) }, { $ref: getSchemaPath(ErrorBody) }] },
   })
+  @ApiEnvelope(FlowCatalogAgentResponse, { isArray: true })
   catalog(@WorkspaceId() ws: string): Promise<FlowCatalogAgentResponse[]> {
     return this.agents.catalog(ws);
   }

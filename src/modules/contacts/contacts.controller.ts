@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { Envelope } from '@/common/http/envelope';
@@ -41,6 +41,25 @@ export class ContactsController {
     examples: {
       one: { value: { name: 'Ada', surname: 'Lovelace', phone_number: '+447911123456', tag_uuids: [] } },
       batch: { value: { contacts: [{ name: 'Ada', phone_number: '+447911123456' }, { name: 'Grace' }] } },
+    },
+  })
+  // Declared after the envelope, whose 201 it replaces: one contact, or the batch's list.
+  @ApiResponse({
+    status: 201,
+    description: 'One contact answers data: Contact; a batch answers data: [Contact]',
+    schema: {
+      type: 'object',
+      required: ['success', 'message', 'data'],
+      properties: {
+        success: { type: 'boolean', example: true },
+        message: { type: 'string', example: 'Created' },
+        data: {
+          oneOf: [
+            { $ref: getSchemaPath(ContactResponse) },
+            { type: 'array', items: { $ref: getSchemaPath(ContactResponse) } },
+          ],
+        },
+      },
     },
   })
   @ApiEnvelope(ContactResponse, {

@@ -2,7 +2,8 @@ import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
-import { safeRequest, SafeResponse } from '@/common/net/address-guard';
+import type { SafeResponse } from '@/common/net/address-guard';
+import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
 import { newId } from '@/common/persistence/base.entity';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
@@ -233,13 +234,13 @@ export class DeliveryService {
     let res: SafeResponse | null = null;
     let error: string | null = null;
     try {
-      res = await safeRequest(
+      res = await outboundRequest(
         sub.url,
         { allowPrivate: this.config.network.allowPrivateTargets },
         { method: 'POST', headers, body, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096 },
       );
     } catch (err) {
-      error = err instanceof Error ? err.message : String(err);
+      error = outboundCategory(err);
     }
     const durationMs = Math.round(performance.now() - started);
     const status = res?.status ?? null;

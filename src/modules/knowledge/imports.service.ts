@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { AppException, FieldError } from '@/common/errors/app.exception';
 import { toFieldErrors } from '@/common/http/validation';
 import { BlockedAddressError } from '@/common/net/address-guard';
+import { OutboundError } from '@/common/net/outbound-http';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import {
@@ -33,10 +34,10 @@ import {
   feedRange,
   SPLIT_MIN_BYTES,
 } from './importers/csv-fast';
-import { detectKind, FileKind, readHead } from './importers/detect-kind';
+import { detectKind, FileKind, headerFieldCount, readHead } from './importers/detect-kind';
 import { ImportError } from './importers/import-error';
 import { pdfPages } from './importers/pdf-text';
-import { csvRows, excelRows, jsonRows, xmlRows } from './importers/row-sources';
+import { csvRows, excelRows, jsonRows, xmlRows, tooManyColumns } from './importers/row-sources';
 import { checkWorkbookArchive } from './importers/zip-guard';
 import { MAX_IMPORT_COLUMNS } from './records-table';
 import { CsvPart, RecordsLoad } from './records-load';
@@ -105,11 +106,17 @@ export class ImportsService {
           message: file ? 'file is empty' : 'file is required',
         });
       if (errors.length) throw AppException.validation(errors);
-      const detected = detectKind(await readHead(file!.path));
+      const head = await readHead(file!.path);
+      const detected = detectKind(head);
       if (!detected)
         throw AppException.invalid(
           'file',
           'file type is not supported (CSV, Excel .xlsx, JSON, XML, PDF, plain text or audio)',
+        );
+      if (detected.kind === 'csv' && headerFieldCount(head.toString('utf8')) > MAX_IMPORT_COLUMNS)
+        throw AppException.invalid(
+          'file',
+          `file is a table with more than ${MAX_IMPORT_COLUMNS} columns, the limit of a table`,
         );
       const originalName = path.basename(file!.originalname || 'upload').slice(0, 200);
       const ds = await this.create(
@@ -217,7 +224,10 @@ export class ImportsService {
     } catch (err) {
       await pending;
       const input =
-        err instanceof ImportError || err instanceof TranscriptionError || err instanceof BlockedAddressError;
+        err instanceof ImportError ||
+        err instanceof TranscriptionError ||
+        err instanceof BlockedAddressError ||
+        err instanceof OutboundError;
       const reason = input ? (err as Error).message : `import failed: ${(err as Error).message}`;
       if (!input && !lastAttempt) {
         // A passing failure (database, disk) is retried by the queue: the source stays queued, not failed.
@@ -368,8 +378,7 @@ export class ImportsService {
     let known = 0;
     const put = async (out: Row) => {
       const columns = schema.columns;
-      if (columns.length > MAX_IMPORT_COLUMNS)
-        throw new ImportError(`refused: more than ${MAX_IMPORT_COLUMNS} columns`);
+      if (columns.length > MAX_IMPORT_COLUMNS) throw tooManyColumns(null);
       if (!load.started) await load.start(columns.map((c) => c.id));
       else if (columns.length > known) await load.addColumns(columns.slice(known).map((c) => c.id));
       known = columns.length;

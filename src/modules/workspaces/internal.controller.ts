@@ -1,14 +1,18 @@
 import { Body, Controller, Delete, Get, Inject, Param, Post, Put } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { ErrorCode } from '@/common/errors/error-codes';
 import { InternalOnly } from '@/common/auth/internal-admin.guard';
 import { ApiEnvelope, INTERNAL_TAG } from '@/common/http/api-response.decorator';
 import { Envelope } from '@/common/http/envelope';
-import { UuidParamPipe } from '@/common/http/validation';
+import { SlugParamPipe, UuidParamPipe } from '@/common/http/validation';
 import { CreateTokenDto, CreateUserDto, CreateWorkspaceDto, SetPoliciesDto } from './dto/internal.dto';
 import { CreatedTokenResponse, TokenResponse, UserResponse, WorkspaceResponse } from './dto/responses';
 import { TokensService } from './tokens.service';
 import { WorkspacesService } from './workspaces.service';
+
+/** What the JSON body pipeline answers on every write route. */
+const BODY_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE'];
 
 /** Operators' module: workspaces, users, tokens and policies, behind ADMIN_API_KEY on any host. */
 @ApiTags(INTERNAL_TAG)
@@ -30,7 +34,7 @@ export class InternalController {
   @ApiEnvelope(WorkspaceResponse, {
     status: 201,
     tenant: false,
-    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
+    errors: [...BODY_ERRORS, 'VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
   })
   async createWorkspace(@Body() dto: CreateWorkspaceDto): Promise<WorkspaceResponse> {
     return this.workspace(await this.workspaces.createWorkspace(dto.slug, dto.name));
@@ -38,8 +42,8 @@ export class InternalController {
 
   @Get(':slug')
   @ApiOperation({ summary: 'Read a workspace' })
-  @ApiEnvelope(WorkspaceResponse, { tenant: false, errors: ['RESOURCE_NOT_FOUND'] })
-  async getWorkspace(@Param('slug') slug: string): Promise<WorkspaceResponse> {
+  @ApiEnvelope(WorkspaceResponse, { tenant: false, errors: ['INVALID_FORMAT', 'RESOURCE_NOT_FOUND'] })
+  async getWorkspace(@Param('slug', SlugParamPipe) slug: string): Promise<WorkspaceResponse> {
     return this.workspace(await this.workspaces.getBySlug(slug));
   }
 
@@ -48,16 +52,23 @@ export class InternalController {
   @ApiEnvelope(UserResponse, {
     status: 201,
     tenant: false,
-    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'RESOURCE_NOT_FOUND', 'CONFLICT'],
+    errors: [...BODY_ERRORS, 'VALIDATION_ERROR', 'INVALID_FORMAT', 'RESOURCE_NOT_FOUND', 'CONFLICT'],
   })
-  async createUser(@Param('slug') slug: string, @Body() dto: CreateUserDto): Promise<UserResponse> {
+  async createUser(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() dto: CreateUserDto,
+  ): Promise<UserResponse> {
     return UserResponse.of(await this.workspaces.createUser(slug, dto));
   }
 
   @Get(':slug/users')
   @ApiOperation({ summary: 'List the users of a workspace' })
-  @ApiEnvelope(UserResponse, { isArray: true, tenant: false, errors: ['RESOURCE_NOT_FOUND'] })
-  async listUsers(@Param('slug') slug: string): Promise<UserResponse[]> {
+  @ApiEnvelope(UserResponse, {
+    isArray: true,
+    tenant: false,
+    errors: ['INVALID_FORMAT', 'RESOURCE_NOT_FOUND'],
+  })
+  async listUsers(@Param('slug', SlugParamPipe) slug: string): Promise<UserResponse[]> {
     return (await this.workspaces.listUsers(slug)).map((u) => UserResponse.of(u));
   }
 
@@ -66,10 +77,17 @@ export class InternalController {
   @ApiEnvelope(CreatedTokenResponse, {
     status: 201,
     tenant: false,
-    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'FORBIDDEN', 'RESOURCE_NOT_FOUND'],
+    errors: [
+      ...BODY_ERRORS,
+      'VALIDATION_ERROR',
+      'INVALID_FORMAT',
+      'INVALID_UUID',
+      'FORBIDDEN',
+      'RESOURCE_NOT_FOUND',
+    ],
   })
   async createToken(
-    @Param('slug') slug: string,
+    @Param('slug', SlugParamPipe) slug: string,
     @Body() dto: CreateTokenDto,
   ): Promise<Envelope<CreatedTokenResponse>> {
     const created = await this.tokens.create(slug, {
@@ -85,16 +103,23 @@ export class InternalController {
 
   @Get(':slug/tokens')
   @ApiOperation({ summary: 'List tokens (never their values)' })
-  @ApiEnvelope(TokenResponse, { isArray: true, tenant: false, errors: ['RESOURCE_NOT_FOUND'] })
-  async listTokens(@Param('slug') slug: string): Promise<TokenResponse[]> {
+  @ApiEnvelope(TokenResponse, {
+    isArray: true,
+    tenant: false,
+    errors: ['INVALID_FORMAT', 'RESOURCE_NOT_FOUND'],
+  })
+  async listTokens(@Param('slug', SlugParamPipe) slug: string): Promise<TokenResponse[]> {
     return (await this.tokens.list(slug)).map((t) => TokenResponse.of(t));
   }
 
   @Delete(':slug/tokens/:uuid')
   @ApiOperation({ summary: 'Revoke a token; the next request with it is 401 on every replica' })
-  @ApiEnvelope(TokenResponse, { tenant: false, errors: ['RESOURCE_NOT_FOUND', 'INVALID_UUID'] })
+  @ApiEnvelope(TokenResponse, {
+    tenant: false,
+    errors: ['INVALID_FORMAT', 'RESOURCE_NOT_FOUND', 'INVALID_UUID'],
+  })
   async revokeToken(
-    @Param('slug') slug: string,
+    @Param('slug', SlugParamPipe) slug: string,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<Envelope<TokenResponse>> {
     return new Envelope(TokenResponse.of(await this.tokens.revoke(slug, uuid)), 'Token revoked');
@@ -104,9 +129,12 @@ export class InternalController {
   @ApiOperation({ summary: 'Set workspace policies' })
   @ApiEnvelope(WorkspaceResponse, {
     tenant: false,
-    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'RESOURCE_NOT_FOUND'],
+    errors: [...BODY_ERRORS, 'VALIDATION_ERROR', 'INVALID_FORMAT', 'RESOURCE_NOT_FOUND'],
   })
-  async setPolicies(@Param('slug') slug: string, @Body() dto: SetPoliciesDto): Promise<WorkspaceResponse> {
+  async setPolicies(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() dto: SetPoliciesDto,
+  ): Promise<WorkspaceResponse> {
     return this.workspace(await this.workspaces.setPolicies(slug, dto));
   }
 }

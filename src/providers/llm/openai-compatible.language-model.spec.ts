@@ -35,8 +35,11 @@ const reply = (res: ServerResponse, content: string, status = 200) => {
   res.end(JSON.stringify({ model: 'test-model', choices: [{ message: { role: 'assistant', content } }] }));
 };
 
-const config = (baseUrl?: string) =>
-  ({ llm: { baseUrl, apiKey: 'sk-test', model: 'gpt-test' } }) as unknown as AppConfig;
+const config = (baseUrl?: string, allowPrivateTargets = true) =>
+  ({
+    llm: { baseUrl, apiKey: 'sk-test', model: 'gpt-test' },
+    network: { allowPrivateTargets },
+  }) as unknown as AppConfig;
 
 describe('OpenAiCompatibleLanguageModel', () => {
   let srv: Awaited<ReturnType<typeof startServer>>;
@@ -66,6 +69,30 @@ describe('OpenAiCompatibleLanguageModel', () => {
     const llm = new OpenAiCompatibleLanguageModel(config('http://127.0.0.1:1/unused'));
     const out = await llm.chat([{ role: 'user', content: 'hi' }], { baseUrl: srv.base });
     expect(out.content).toBe('hello');
+  });
+
+  it("sends an agent's custom base URL through the address guard, the operator's LLM_BASE_URL not", async () => {
+    srv.setHandler((_b, _q, res) => reply(res, 'hello'));
+    const llm = new OpenAiCompatibleLanguageModel(config(srv.base, false));
+    // The tenant reads a category, never the socket error.
+    await expect(llm.chat([{ role: 'user', content: 'hi' }], { baseUrl: srv.base })).rejects.toMatchObject({
+      kind: 'network',
+      message: 'Language model unreachable (refused: private address)',
+    });
+    expect(srv.seen).toHaveLength(0);
+    expect((await llm.chat([{ role: 'user', content: 'hi' }])).content).toBe('hello');
+  });
+
+  it('never follows a redirect', async () => {
+    srv.setHandler((_b, _q, res) => {
+      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' });
+      res.end();
+    });
+    const llm = new OpenAiCompatibleLanguageModel(config(srv.base));
+    await expect(llm.chat([{ role: 'user', content: 'hi' }], { baseUrl: srv.base })).rejects.toMatchObject({
+      kind: 'http',
+      message: 'Language model answered HTTP 302',
+    });
   });
 
   it('reports not_configured when no base URL is set', async () => {

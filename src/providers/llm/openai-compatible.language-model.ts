@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import type { SafeResponse } from '@/common/net/address-guard';
+import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
 import {
   ChatMessage,
   ChatOptions,
@@ -13,6 +15,8 @@ import { classifyBySimilarity } from './similarity-classifier';
 
 export const CHAT_TIMEOUT_MS = 30_000;
 export const CLASSIFY_TIMEOUT_MS = 10_000;
+/** A chat-completions answer larger than this is refused. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 /** A model's intent score at or above this counts as a match. */
 export const LLM_MATCH_THRESHOLD = 0.5;
 
@@ -59,23 +63,26 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
     if (this.config.llm.apiKey) headers.authorization = `Bearer ${this.config.llm.apiKey}`;
     const timeoutMs = options.timeoutMs ?? CHAT_TIMEOUT_MS;
 
-    let res: Response;
+    // The operator's LLM_BASE_URL may be on the private network; an agent's custom_llm_url goes through the guard.
+    const policy = { allowPrivate: !options.baseUrl || this.config.network.allowPrivateTargets };
+    let res: SafeResponse;
     try {
-      res = await fetch(`${base}/chat/completions`, {
+      res = await outboundRequest(`${base}/chat/completions`, policy, {
         method: 'POST',
         headers,
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-        redirect: 'error',
+        timeoutMs,
+        maxBytes: MAX_ANSWER_BYTES,
+        failOnOverflow: true,
       });
     } catch (err) {
-      const name = (err as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError')
+      const category = outboundCategory(err);
+      if (category === 'timeout')
         throw new LlmError('timeout', `Language model did not answer within ${timeoutMs} ms`);
-      throw new LlmError('network', `Language model unreachable: ${(err as Error).message}`);
+      throw new LlmError('network', `Language model unreachable (${category})`);
     }
-    const text = await res.text().catch(() => '');
-    if (!res.ok) {
+    const text = res.body.toString('utf8');
+    if (res.status < 200 || res.status >= 300) {
       let detail = '';
       try {
         const parsed = JSON.parse(text) as { error?: { message?: string } };

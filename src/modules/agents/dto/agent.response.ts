@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AGENT_STATUSES } from '../agent.entity';
 import { DETECTION_MODES, GUARD_ACTIONS, RULE_CHANNELS } from '../collections/agent-rules.entity';
-import { WEBHOOK_EVENTS } from '../collections/agent-webhook.entity';
+import { WebhookResponse } from '@/modules/events/dto/webhook.dto';
 
 const TS = '2026-11-22T04:17:55.123Z';
 
@@ -68,16 +68,8 @@ export class IntentResponse {
   @ApiProperty({ example: TS }) updated_at!: string;
 }
 
-export class WebhookResponse {
-  @ApiProperty({ format: 'uuid' }) webhook_uuid!: string;
-  @ApiProperty({ example: 'https://hooks.example.com/agent-events' }) url!: string;
-  @ApiProperty({ enum: WEBHOOK_EVENTS, isArray: true, example: ['conversation_status'] }) events!: string[];
-  @ApiProperty({ example: true }) is_active!: boolean;
-  @ApiProperty({ example: true, description: 'a secret is set; the secret itself is never returned' })
-  has_secret!: boolean;
-  @ApiProperty({ example: TS }) created_at!: string;
-  @ApiProperty({ example: TS }) updated_at!: string;
-}
+/** Agent webhooks answer as workspace webhooks do (one schema in the document for both). */
+export { WebhookResponse };
 
 export class RoutingRuleResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;

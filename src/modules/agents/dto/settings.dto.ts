@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsOptional } from 'class-validator';
 import { LANGUAGE, LANGUAGE_MAX } from '../settings/evaluation-settings';
+import { OptionalNotNull } from '@/common/validation/validators';
 
 export class MemorizeSettingsDto {
   @ApiPropertyOptional({
@@ -23,7 +24,7 @@ export class MemorizeSettingsDto {
   channel_settings?: Record<string, unknown>;
 
   @ApiPropertyOptional({ example: true })
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   is_active?: boolean;
 }

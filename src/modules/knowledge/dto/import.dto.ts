@@ -1,18 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsDefined,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateBy,
-} from 'class-validator';
-import { IsUuidValue } from '@/common/validation/validators';
-import { isUrlString } from '../column-types';
+import { IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOutboundUrl, IsUuidValue } from '@/common/validation/validators';
 
 /** The largest file an import accepts. */
 export const MAX_UPLOAD_BYTES = 128 * 1024 * 1024;
@@ -53,13 +42,7 @@ export class WebsiteImportDto {
   @ApiProperty({ example: 'https://help.example.com/' })
   @IsDefined()
   @IsNotEmpty()
-  @ValidateBy(
-    {
-      name: 'isWebUrl',
-      validator: { validate: (v: unknown) => isUrlString(v) && v.length <= 2048 },
-    },
-    { message: 'url must be an http(s) URL' },
-  )
+  @IsOutboundUrl({ allowHttp: true })
   url!: string;
 
   @ApiPropertyOptional({ example: 'Public help pages' })

@@ -1,11 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsObject, IsOptional } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject } from 'class-validator';
+import { OptionalNotNull } from '@/common/validation/validators';
 
 export const MAX_BATCH = 1000;
 
 export class AddRecordsDto {
   @ApiPropertyOptional({ example: { product: 'Basic plan', price: 19 }, description: 'one record' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsObject()
   record?: Record<string, unknown>;
 
@@ -15,7 +16,7 @@ export class AddRecordsDto {
     example: [{ product: 'Pro plan', price: 49 }],
     description: `up to ${MAX_BATCH}, all or nothing`,
   })
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(MAX_BATCH)
   records?: unknown[];

@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { safeRequest } from '@/common/net/address-guard';
+import { outboundRequest } from '@/common/net/outbound-http';
 import { Crawler, RequestFn } from './crawler';
 
 describe('Crawler and the address guard', () => {
@@ -28,7 +28,7 @@ describe('Crawler and the address guard', () => {
   // The local server stands in for a public site under /public; every other address keeps the real policy.
   const isPublic = (url: string | URL) => /^\/(public\/|robots\.txt$)/.test(new URL(String(url)).pathname);
   const request: RequestFn = (url, policy, options) =>
-    safeRequest(url, isPublic(url) ? { allowPrivate: true } : policy, options);
+    outboundRequest(url, isPublic(url) ? { allowPrivate: true } : policy, options);
 
   it('re-checks a redirect target and refuses one that points at a loopback address', async () => {
     const crawler = new Crawler({ policy: { allowPrivate: false }, request, maxPages: 5, depth: 0 });
@@ -37,7 +37,7 @@ describe('Crawler and the address guard', () => {
       (async () => {
         for await (const page of crawler.crawl(`${base}/public/start`)) pages.push(page.text);
       })(),
-    ).rejects.toThrow(/cannot crawl .*: address 127\.0\.0\.1 is not allowed \(loopback\)/);
+    ).rejects.toThrow(/cannot crawl .*: refused: private address/);
     expect(pages).toEqual([]);
     expect(hits).toContain('/public/start');
     expect(hits).not.toContain('/internal/admin');

@@ -1,12 +1,13 @@
 import robotsParser from 'robots-parser';
-import { BlockedAddressError, GuardPolicy, safeRequest, SafeResponse } from '@/common/net/address-guard';
+import { BlockedAddressError, GuardPolicy, SafeResponse } from '@/common/net/address-guard';
+import { outboundCategory, OutboundError, outboundRequest } from '@/common/net/outbound-http';
 import { htmlToText } from './html-text';
 import { ImportError } from './import-error';
 
 export const CRAWLER_USER_AGENT = 'AgentPlatformCrawler/1.0';
 
-/** How the crawler makes one request; `safeRequest` in production. */
-export type RequestFn = typeof safeRequest;
+/** How the crawler makes one request; the outbound client in production (redirects handled here). */
+export type RequestFn = typeof outboundRequest;
 
 export interface CrawlOptions {
   policy: GuardPolicy;
@@ -47,7 +48,7 @@ export class Crawler {
     this.pageTimeoutMs = options.pageTimeoutMs ?? 10_000;
     this.maxPageBytes = options.maxPageBytes ?? 2 * 1024 * 1024;
     this.maxRedirects = options.maxRedirects ?? 5;
-    this.request = options.request ?? safeRequest;
+    this.request = options.request ?? outboundRequest;
   }
 
   async *crawl(start: string): AsyncGenerator<CrawledPage> {
@@ -64,7 +65,7 @@ export class Crawler {
       try {
         page = await this.fetchPage(url, origin);
       } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
+        const reason = outboundCategory(err);
         // The start page decides whether there is a crawl at all; later pages that fail are skipped.
         if (pages === 0 && url === origin.toString()) throw new ImportError(`cannot crawl ${url}: ${reason}`);
         firstError ??= reason;
@@ -119,10 +120,10 @@ export class Crawler {
         url = response.location;
         continue;
       }
-      if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${target.toString()}`);
+      if (response.status !== 200) throw new OutboundError(`HTTP ${response.status}`);
       return { url: target.toString(), response };
     }
-    throw new Error(`too many redirects from ${start}`);
+    throw new OutboundError('too many redirects');
   }
 
   private async allowed(url: URL): Promise<boolean> {
@@ -138,7 +139,7 @@ export class Crawler {
         });
         if (res.status === 200) robots = robotsParser(robotsUrl, res.body.toString('utf8'));
       } catch (err) {
-        if (err instanceof BlockedAddressError) throw err;
+        if (err instanceof BlockedAddressError || outboundCategory(err).startsWith('refused')) throw err;
         // No readable robots.txt: everything is allowed.
       }
       this.robots.set(key, robots);

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import { MAX_IMPORT_COLUMNS } from '../records-table';
 
 export type FileKind = 'csv' | 'xlsx' | 'json' | 'xml' | 'pdf' | 'txt' | 'audio';
 
@@ -77,6 +78,16 @@ function looksLikeCsv(text: string): boolean {
   });
 }
 
+/**
+ * The fields of the first line (as far as the head holds it) on the delimiter it holds most of: a header wider
+ * than the column limit is a table to refuse, even when its first line is longer than the head.
+ */
+export function headerFieldCount(text: string): number {
+  const end = text.indexOf('\n');
+  const line = end < 0 ? text : text.slice(0, end);
+  return Math.max(...[',', ';', '\t'].map((d) => fieldCount(line, d)));
+}
+
 /** The kind of an uploaded file, from its first bytes (never its name); null when it is not supported. */
 export function detectKind(head: Buffer): DetectedKind | null {
   if (head.length === 0) return null;
@@ -89,7 +100,7 @@ export function detectKind(head: Buffer): DetectedKind | null {
   const start = text.trimStart();
   if (start.startsWith('<')) return { kind: 'xml', ext: 'xml' };
   if (start.startsWith('[') || start.startsWith('{')) return { kind: 'json', ext: 'json' };
-  if (looksLikeCsv(text)) return { kind: 'csv', ext: 'csv' };
+  if (looksLikeCsv(text) || headerFieldCount(text) > MAX_IMPORT_COLUMNS) return { kind: 'csv', ext: 'csv' };
   return { kind: 'txt', ext: 'txt' };
 }
 

@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import * as fs from 'node:fs';
 import { SaxesParser } from 'saxes';
 import type { Row } from '../column-types';
+import { MAX_IMPORT_COLUMNS } from '../records-table';
 import { ImportError } from './import-error';
 
 // stream-json ships CommonJS without types for its parser factory's token stream.
@@ -51,6 +52,7 @@ export async function* csvRows(file: string, delimiter: string): AsyncGenerator<
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       if (!header) {
+        if (record.length > MAX_IMPORT_COLUMNS) throw tooManyColumns(record.length);
         header = headerNames(record);
         continue;
       }
@@ -60,8 +62,20 @@ export async function* csvRows(file: string, delimiter: string): AsyncGenerator<
       yield row;
     }
   } catch (err) {
+    if (err instanceof ImportError) throw err;
+    // A header row past the record size is a table far wider than the column limit.
+    if (!header && (err as { code?: string }).code === 'CSV_MAX_RECORD_SIZE') throw tooManyColumns(null);
     throw new ImportError(`invalid CSV: ${(err as Error).message}`);
   }
+}
+
+/** The refusal of a table wider than the limit, naming it. */
+export function tooManyColumns(count: number | null): ImportError {
+  return new ImportError(
+    count
+      ? `refused: the table has ${count} columns, more than the limit of ${MAX_IMPORT_COLUMNS}`
+      : `refused: the table has more than the limit of ${MAX_IMPORT_COLUMNS} columns`,
+  );
 }
 
 interface Token {
@@ -259,6 +273,7 @@ export async function* excelRows(file: string): AsyncGenerator<Row> {
     }
   } catch (err) {
     if (err instanceof ImportError) throw err;
-    throw new ImportError(`invalid Excel workbook: ${(err as Error).message}`);
+    // The reader's own message speaks of its code (`Cannot read properties of undefined`), not of the file.
+    throw new ImportError('the file is not a readable Excel workbook (.xlsx): its content is damaged');
   }
 }
