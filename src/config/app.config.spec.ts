@@ -52,6 +52,14 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(named);
   });
 
+  it('names each bad variable once, before what is wrong with it', () => {
+    expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' })).toThrow(
+      'Invalid configuration: PORT must not be greater than 65535, must not be less than 0, must be an integer number; ' +
+        'DATABASE_URL must be a postgres:// URL; LOG_LEVEL must be one of the following values: ' +
+        'fatal, error, warn, info, debug, trace, silent',
+    );
+  });
+
   it('names every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'x', TRUST_PROXY: 'maybe' })).toThrow(/PORT.*; TRUST_PROXY/);
   });
