@@ -223,6 +223,8 @@ export class DeliveryService {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
+      // Sized, not chunked: some receivers read a chunked body as empty.
+      'content-length': String(Buffer.byteLength(body)),
       'user-agent': 'agent-platform-webhooks/1.0',
       'webhook-id': event.id,
       'webhook-timestamp': String(timestamp),
