@@ -14,6 +14,7 @@ import { documentPipelineAnswers } from '@/common/http/api-response.decorator';
 import { BODY_PARSE_ERROR, BodyRequest } from '@/common/http/body.guard';
 import { HTTPS_REQUIRED_BODY, listen, RunningServer } from '@/common/http/server';
 import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
+import { mountQueueDashboard } from '@/common/queue/queue-dashboard';
 import { urlPolicy } from '@/common/validation/validators';
 import { migrate } from '@/database/data-source';
 
@@ -89,6 +90,7 @@ export async function createHttpApp(
     },
   );
   app.useLogger(app.get(Logger));
+  mountQueueDashboard(app, config);
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',
