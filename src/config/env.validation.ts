@@ -73,6 +73,7 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) RUN_WORKERS?: boolean;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) WORKER_HEALTH_PORT?: number;
 }
 
 export class ConfigValidationError extends Error {}
