@@ -17,8 +17,8 @@ import { RawResponse } from '@/common/http/envelope';
 import { Metrics } from './metrics';
 
 /**
- * Times every request and counts it by route pattern and status when its answer is finished: one listener and two
- * clock reads a request, the labels resolved once per route.
+ * Times every request and counts it by route pattern and status when its answer is finished: one listener, two
+ * clock reads and one histogram observation a request (about a microsecond).
  */
 @Injectable()
 export class RequestMetricsMiddleware implements NestMiddleware {

@@ -5,8 +5,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 /** Bull's job states, as counted for the queue depth gauge. */
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'paused'] as const;
 
-type RequestObserver = (seconds: number) => void;
-
 /**
  * The process's Prometheus metrics, on a registry of its own (several applications may share a process in
  * tests). Every name starts with `cap_`, except prom-client's process and Node.js metrics.
@@ -22,9 +20,6 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
-  /** One bound observer per method, route and status: the label lookup is paid once, not per request. */
-  private readonly requestObservers = new Map<string, RequestObserver>();
-
   readonly jobs = new Counter({
     name: 'cap_jobs_total',
     help: 'Jobs that ended an attempt, by queue, job name and outcome (completed, failed, retried)',
@@ -86,14 +81,7 @@ export class Metrics {
 
   /** Records one answered request; `route` is the matched pattern (never the raw path, which has ids in it). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let observe = this.requestObservers.get(key);
-    if (!observe) {
-      const child = this.requests.labels(method, route, String(status));
-      observe = (s) => child.observe(s);
-      this.requestObservers.set(key, observe);
-    }
-    observe(seconds);
+    this.requests.observe({ method, route, status }, seconds);
   }
 
   /** The text exposition format. */
