@@ -79,7 +79,8 @@ function prettyStream(config: AppConfig): DestinationStream | undefined {
       sync: true,
       colorize: true,
       translateTime: 'SYS:HH:MM:ss.l',
-      ignore: 'pid,hostname',
+      ignore: 'pid,hostname,context',
+      messageFormat: '{if context}[{context}] {end}{msg}',
     });
   } catch {
     return undefined;
