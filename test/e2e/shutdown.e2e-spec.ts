@@ -1,6 +1,11 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import * as tls from 'node:tls';
+import { QUEUES } from '@/common/queue/queues';
+import { IdempotencyService } from '@/modules/idempotency/idempotency.service';
 import { createTenant } from '../factories/workspace.factory';
 import { client, startTestApp } from '../setup/test-app';
+import { waitFor } from '../support/wait';
 
 /** A POST whose body is sent in two parts: the request is in flight until `finish` sends the rest. */
 function slowPost(port: number, host: string, token: string) {
@@ -40,5 +45,30 @@ describe('graceful stop', () => {
     expect(answer).toMatch(/\r\nconnection: close\r\n/i);
     await stopping;
     await expect(probe()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('lets a running job finish before the queues close, and says it waits for it', async () => {
+    const app = await startTestApp(
+      { REDIS_PREFIX: `${process.env.REDIS_PREFIX}-stop`, LOG_LEVEL: 'info' },
+      { captureLogs: true },
+    );
+    // This app's purge takes 800 ms, long enough to be running when the stop comes.
+    const purge = app.get<IdempotencyService>(IdempotencyService);
+    purge.purgeExpired = () => new Promise((r) => setTimeout(() => r(0), 800));
+    const queue = app.get<Queue>(getQueueToken(QUEUES.maintenance));
+    const job = await queue.add('purge-idempotency-keys', {});
+    const lines = () => app.logs().map((l) => JSON.parse(l) as Record<string, unknown>);
+    await waitFor(async () => lines().find((l) => l.jobId === job.id && l.msg === 'job started'));
+
+    await app.close();
+    const mine = lines().filter((l) => l.jobId === job.id || l.msg === 'waiting for running jobs to finish');
+    expect(mine.map((l) => l.msg)).toEqual([
+      'job started',
+      'waiting for running jobs to finish',
+      'job finished',
+    ]);
+    expect(mine[1]).toMatchObject({ running: 1 });
+    expect(mine[2]).toMatchObject({ durationMs: expect.any(Number) });
+    expect(mine[2].durationMs).toBeGreaterThanOrEqual(700);
   });
 });
