@@ -14,6 +14,7 @@ import { AllExceptionsFilter } from '@/common/http/exceptions.filter';
 import { RateLimitGuard, RateLimiter } from '@/common/http/rate-limit.guard';
 import { createValidationPipe } from '@/common/http/validation';
 import { LoggingModule, RequestLogMiddleware } from '@/common/logging/logging.module';
+import { MetricsModule } from '@/common/metrics/metrics.module';
 import { QueueModule } from '@/common/queue/queue.module';
 import { RedisModule } from '@/common/redis/redis.module';
 import { AgentsModule } from '@/modules/agents/agents.module';
@@ -77,6 +78,7 @@ export class AppModule implements NestModule {
         LoggingModule.forRoot(config, logDestination),
         TypeOrmModule.forRoot({ ...dataSourceOptions(config.database.url), autoLoadEntities: true }),
         RedisModule,
+        MetricsModule,
         QueueModule,
         ...DOMAIN_MODULES,
         ...(workers ? WORKER_MODULES : []),

@@ -15,15 +15,25 @@ import { BODY_PARSE_ERROR, BodyRequest } from '@/common/http/body.guard';
 import { jsonBodyParser, repairPathEncoding } from '@/common/http/request-limits';
 import { HTTPS_REQUIRED_BODY, listen, RunningServer } from '@/common/http/server';
 import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
+import { assertRedisReachable } from '@/common/redis/redis-check';
+import { mountQueueDashboard } from '@/common/queue/queue-dashboard';
 import { urlPolicy } from '@/common/validation/validators';
 import { migrate } from '@/database/data-source';
 
-/** Storage, the encryption key, and the database (created and migrated). Returns the completed config. */
-export async function prepareRuntime(config: AppConfig): Promise<AppConfig> {
+/**
+ * Storage, the encryption key, Redis reachable (unless `redis: false`), and the database (created and migrated);
+ * each step that did something says so through `log`. Returns the completed config.
+ */
+export async function prepareRuntime(
+  config: AppConfig,
+  log: (line: string) => void = () => undefined,
+  options: { redis?: boolean } = {},
+): Promise<AppConfig> {
   fs.mkdirSync(config.storageDir, { recursive: true });
-  const ready = resolveEncryptionKey(config);
+  const ready = resolveEncryptionKey(config, log);
   urlPolicy.allowHttp = ready.network.allowPrivateTargets;
-  await migrate(ready.database.url);
+  if (options.redis !== false) await assertRedisReachable(ready.redis.url);
+  await migrate(ready.database.url, [], log);
   return ready;
 }
 
@@ -63,6 +73,7 @@ export async function createHttpApp(
   );
   app.useLogger(app.get(Logger));
   app.enableCors(docsCorsOptions(config));
+  mountQueueDashboard(app, config);
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',
@@ -84,7 +95,10 @@ export async function startApi(
   options: { host?: string; tls?: TlsMaterial; logDestination?: DestinationStream } = {},
 ): Promise<StartedApi> {
   const app = await createHttpApp(config, config.runWorkers, options.logDestination);
-  const tls = config.trustProxy ? undefined : (options.tls ?? (await loadOrCreateTlsMaterial(config)));
+  const logger = app.get(Logger);
+  const tls = config.trustProxy
+    ? undefined
+    : (options.tls ?? (await loadOrCreateTlsMaterial(config, (m) => logger.log(m, 'Bootstrap'))));
   const server = await listen(app.getHttpAdapter().getInstance(), {
     port: config.port,
     host: options.host,
@@ -100,7 +114,7 @@ export async function startApi(
   };
 }
 
-/** A process without HTTP: the same modules with every processor. */
+/** A process without the API: the same modules with every processor (its health listener is separate). */
 export async function startWorker(config: AppConfig): Promise<INestApplicationContext> {
   const app = await NestFactory.createApplicationContext(AppModule.register({ config, workers: true }), {
     bufferLogs: true,
@@ -110,17 +124,30 @@ export async function startWorker(config: AppConfig): Promise<INestApplicationCo
   return app;
 }
 
-/** Runs `stop` on SIGTERM/SIGINT once, and exits; a second signal or the deadline forces the exit. */
+/**
+ * Runs `stop` on SIGTERM/SIGINT once, says the process stopped, and exits; a second signal or the deadline forces
+ * the exit (jobs still running then are taken up again by another worker once their lock expires).
+ */
 export function onShutdown(stop: () => Promise<void>, deadlineMs: number, log: (msg: string) => void): void {
   let stopping = false;
   const handler = (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
+    const started = Date.now();
     log(`${signal} received: draining requests and jobs (deadline ${deadlineMs} ms)`);
-    setTimeout(() => process.exit(1), deadlineMs + 5000).unref();
+    setTimeout(() => {
+      log(`stopped: deadline passed, exiting with work unfinished`);
+      process.exit(1);
+    }, deadlineMs + 5000).unref();
     stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => {
+        log(`stopped after ${Date.now() - started} ms`);
+        process.exit(0);
+      },
+      (err: Error) => {
+        log(`stopped with an error: ${err.message}`);
+        process.exit(1);
+      },
     );
   };
   process.on('SIGTERM', () => handler('SIGTERM'));

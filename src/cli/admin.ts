@@ -10,6 +10,8 @@ import { openAdminContext, registerAdminCommands } from './admin-commands';
 async function main(argv: string[]): Promise<void> {
   const config = await prepareRuntime(
     loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }),
+    undefined,
+    { redis: false }, // the commands use the database only
   );
   const ctx = await openAdminContext(config);
   const program = new Command('admin').description('Workspaces, users, tokens and policies').exitOverride();

@@ -25,6 +25,7 @@ describe('configuration', () => {
       RUN_WORKERS: 'false',
       RATE_LIMIT_PER_MINUTE: '10',
       SERVICE_DOMAIN: 'API.Example.com',
+      WORKER_HEALTH_PORT: '3001',
     });
     expect(c).toMatchObject({
       port: 8443,
@@ -32,6 +33,7 @@ describe('configuration', () => {
       runWorkers: false,
       limits: { ratePerMinute: 10 },
       serviceDomain: 'api.example.com',
+      workerHealthPort: 3001,
     });
   });
 
@@ -41,6 +43,7 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ WORKER_HEALTH_PORT: 'health' }, 'WORKER_HEALTH_PORT must'],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY'],
     [{ ADMIN_API_KEY: 'tiny' }, 'ADMIN_API_KEY'],
@@ -50,6 +53,14 @@ describe('configuration', () => {
   ])('stops with a message naming the bad variable: %j', (env, named) => {
     expect(() => loadConfig(env)).toThrow(ConfigValidationError);
     expect(() => loadConfig(env)).toThrow(named);
+  });
+
+  it('names each bad variable once, before what is wrong with it', () => {
+    expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' })).toThrow(
+      'Invalid configuration: PORT must not be greater than 65535, must not be less than 0, must be an integer number; ' +
+        'DATABASE_URL must be a postgres:// URL; LOG_LEVEL must be one of the following values: ' +
+        'fatal, error, warn, info, debug, trace, silent',
+    );
   });
 
   it('names every bad variable at once', () => {

@@ -73,6 +73,7 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) RUN_WORKERS?: boolean;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) WORKER_HEALTH_PORT?: number;
 }
 
 export class ConfigValidationError extends Error {}
@@ -81,7 +82,13 @@ export class ConfigValidationError extends Error {}
 export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
   const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: false });
   const errors = validateSync(env, { skipMissingProperties: false, whitelist: false });
-  const problems = errors.map((e) => `${e.property} ${Object.values(e.constraints ?? {}).join(', ')}`);
+  // class-validator's default messages start with the property name; it is said once, before all of them.
+  const problems = errors.map((e) => {
+    const said = Object.values(e.constraints ?? {}).map((m) =>
+      m.startsWith(`${e.property} `) ? m.slice(e.property.length + 1) : m,
+    );
+    return `${e.property} ${said.join(', ')}`;
+  });
   if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY)
     problems.push('ENCRYPTION_KEY is required in production');
   if (!!env.TLS_CERT_FILE !== !!env.TLS_KEY_FILE)

@@ -5,8 +5,9 @@ import { migrate } from './data-source';
 /** `npm run migration:run`: creates the database if missing and applies pending migrations. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const applied = await migrate(config.database.url);
-  process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'No pending migrations\n');
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const applied = await migrate(config.database.url, [], say);
+  say(applied.length ? `Applied: ${applied.join(', ')}` : 'No pending migrations');
 }
 
 main().catch((err: Error) => {

@@ -92,6 +92,9 @@ describe('Webhook delivery', () => {
       data: { uuid: 'rec-1', value: true },
     });
     expect(ra.headers['content-type']).toBe('application/json');
+    // A sized body, not chunked: some receivers read a chunked body as empty.
+    expect(ra.headers['content-length']).toBe(String(Buffer.byteLength(ra.body)));
+    expect(ra.headers['transfer-encoding']).toBeUndefined();
     expect(ra.headers['webhook-id']).toBe(rb.headers['webhook-id']);
     expect(Math.abs(Number(ra.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
     expect(() =>

@@ -7,7 +7,10 @@ import type { AppConfig } from '@/config/app.config';
  * ENCRYPTION_KEY, or in development a key generated once into STORAGE_DIR (production requires the variable,
  * which config validation enforces). Returns the config with the key filled in.
  */
-export function resolveEncryptionKey(config: AppConfig): AppConfig {
+export function resolveEncryptionKey(
+  config: AppConfig,
+  log: (line: string) => void = () => undefined,
+): AppConfig {
   if (config.auth.encryptionKey) return config;
   const file = path.join(config.storageDir, 'encryption.key');
   let key: string;
@@ -18,6 +21,7 @@ export function resolveEncryptionKey(config: AppConfig): AppConfig {
     fs.mkdirSync(config.storageDir, { recursive: true });
     try {
       fs.writeFileSync(file, key, { mode: 0o600, flag: 'wx' });
+      log(`encryption key generated in ${file} (production sets ENCRYPTION_KEY)`);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       key = fs.readFileSync(file, 'utf8').trim(); // another process wrote it first

@@ -18,9 +18,17 @@ const HTTPS_REQUIRED_RESPONSE =
   'HTTP/1.1 403 Forbidden\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n' +
   `Content-Length: ${Buffer.byteLength(HTTPS_REQUIRED_BODY)}\r\n\r\n${HTTPS_REQUIRED_BODY}`;
 
+/** What `/health/ready` answers while the process drains, so that balancers stop sending it new work. */
+export const DRAINING_BODY = JSON.stringify({ status: 'draining', checks: {} });
+
 export interface RunningServer {
   port: number;
-  /** Stops accepting, lets in-flight requests finish until the deadline, then cuts what is left. */
+  /** From now on `/health/ready` answers 503 and answers close their connection; requests are still served. */
+  drain(): void;
+  /**
+   * Drains: lets in-flight requests finish until the deadline while the listener stays open (readiness probes
+   * get their 503), then stops listening and cuts what is left.
+   */
   close(deadlineMs: number): Promise<void>;
 }
 
@@ -38,13 +46,24 @@ interface Options {
  * encryption out of JavaScript (sniffing the first byte in JS would move every TLS byte through a JS stream).
  */
 export async function listen(handler: http.RequestListener, options: Options): Promise<RunningServer> {
-  let inFlight = 0;
+  const inFlight = new Set<http.ServerResponse>();
   let draining = false;
   const track: http.RequestListener = (req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
-    if (draining) res.setHeader('Connection', 'close');
+    if (draining) {
+      res.setHeader('Connection', 'close');
+      if (req.url === '/health/ready') {
+        res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8' }).end(DRAINING_BODY);
+        return;
+      }
+    }
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
     handler(req, res);
+  };
+  const startDraining = () => {
+    draining = true;
+    // Answers still to be written tell their clients to reconnect elsewhere.
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
   };
 
   const servers: http.Server[] = [];
@@ -81,14 +100,15 @@ export async function listen(handler: http.RequestListener, options: Options): P
 
   return {
     port: address.port,
+    drain: startDraining,
     close: async (deadlineMs: number) => {
-      draining = true;
-      const closed = new Promise<void>((resolve) => front.close(() => resolve()));
+      startDraining();
       const until = Date.now() + deadlineMs;
-      while (inFlight > 0 && Date.now() < until) {
+      while (inFlight.size > 0 && Date.now() < until) {
         servers.forEach((s) => s.closeIdleConnections());
         await new Promise((r) => setTimeout(r, 50));
       }
+      const closed = new Promise<void>((resolve) => front.close(() => resolve()));
       servers.forEach((s) => s.closeAllConnections());
       await closed;
     },

@@ -12,7 +12,10 @@ export interface TlsMaterial {
  * The configured certificate, or (development) a self-signed one for localhost and *.localhost generated on first
  * start and kept under STORAGE_DIR/tls so restarts keep it.
  */
-export async function loadOrCreateTlsMaterial(config: AppConfig): Promise<TlsMaterial> {
+export async function loadOrCreateTlsMaterial(
+  config: AppConfig,
+  log: (line: string) => void = () => undefined,
+): Promise<TlsMaterial> {
   if (config.tls.certFile && config.tls.keyFile) {
     return {
       cert: fs.readFileSync(config.tls.certFile, 'utf8'),
@@ -49,5 +52,6 @@ export async function loadOrCreateTlsMaterial(config: AppConfig): Promise<TlsMat
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(keyFile, pems.private, { mode: 0o600 });
   fs.writeFileSync(certFile, pems.cert, { mode: 0o644 });
+  log(`self-signed certificate for ${domains.join(', ')} generated in ${dir}`);
   return { cert: pems.cert, key: pems.private };
 }

@@ -64,17 +64,54 @@ export class RequestLogMiddleware implements NestMiddleware {
   }
 }
 
+let processLogger: { key: string; logger: Pino } | undefined;
+
 /**
- * Structured JSON logs (pino). Lines go to standard output, or to `destination` when one is given (tests read
- * what was logged). nestjs-pino serves as Nest's logger (every `new Logger(Context)` writes through the root
+ * In development on a terminal, pino-pretty's readable lines (written synchronously, so the last line before an
+ * exit is not lost); otherwise none. pino-pretty is a development dependency, absent from the production image.
+ */
+function prettyStream(config: AppConfig): DestinationStream | undefined {
+  if (config.nodeEnv !== 'development' || !process.stdout.isTTY) return undefined;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pretty = require('pino-pretty') as typeof import('pino-pretty');
+    return pretty({
+      sync: true,
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,context',
+      messageFormat: '{if context}[{context}] {end}{msg}',
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The process's logger on standard output, one per process and level: the start-up steps before the application
+ * exists and the application itself write through the same one. Lines go to `destination` instead when given.
+ */
+export function rootLogger(config: AppConfig, destination?: DestinationStream): Pino {
+  const options = { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } };
+  if (destination) return pino(options, destination);
+  const key = `${config.logLevel}|${config.nodeEnv}`;
+  if (processLogger?.key !== key) {
+    const pretty = prettyStream(config);
+    processLogger = { key, logger: pretty ? pino(options, pretty) : pino(options) };
+  }
+  return processLogger.logger;
+}
+
+/**
+ * Structured JSON logs (pino; readable lines in development on a terminal). Lines go to standard output, or to
+ * `destination` when one is given (tests read what was logged). nestjs-pino serves as Nest's logger (every `new Logger(Context)` writes through the root
  * logger); its request middleware is not installed (`forRoutes: []`): `RequestLogMiddleware`, applied first to
  * every route by the application module, writes the request lines instead.
  */
 @Module({})
 export class LoggingModule {
   static forRoot(config: AppConfig, destination?: DestinationStream): DynamicModule {
-    const options = { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } };
-    const logger = destination ? pino(options, destination) : pino(options);
+    const logger = rootLogger(config, destination);
     return {
       module: LoggingModule,
       global: true,

@@ -1,11 +1,15 @@
 import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { JobLifecycle } from './job-lifecycle';
 import { DEFAULT_JOB_OPTIONS, QUEUES } from './queues';
 
 const registered = BullModule.registerQueue(...Object.values(QUEUES).map((name) => ({ name })));
 
-/** Bull wired once: one Redis prefix per deployment, every queue registered here and injectable everywhere. */
+/**
+ * Bull wired once: one Redis prefix per deployment, every queue registered here and injectable everywhere, and the
+ * lifecycle logs and metrics of each queue's jobs.
+ */
 @Global()
 @Module({
   imports: [
@@ -19,6 +23,7 @@ const registered = BullModule.registerQueue(...Object.values(QUEUES).map((name) 
     }),
     registered,
   ],
+  providers: [JobLifecycle],
   exports: [registered],
 })
 export class QueueModule {}

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, skipTake } from '@/common/http/pagination';
+import { Metrics } from '@/common/metrics/metrics';
 import { AgentContextReader, EvaluationFeature } from '@/modules/conversations/agent-context';
 import { isVoiceChannel } from '@/modules/conversations/channels';
 import { MessageResponse, SessionResponse } from '@/modules/conversations/dto/responses';
@@ -34,6 +35,7 @@ export class EvaluationService {
     private readonly outbox: OutboxService,
     private readonly db: DataSource,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Runs the evaluation of an ended session; safe to run twice (records and the report are written once). */
@@ -63,6 +65,7 @@ export class EvaluationService {
             settings.report_language,
             agent?.custom_llm_url ?? null,
           );
+          this.metrics.evaluations.inc({ type: f.type, status: outcome.status });
           await this.records.insertOnce(workspaceId, {
             sessionId,
             conversationId: session.conversationId,

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { Metrics } from '@/common/metrics/metrics';
 import type { SafeResponse } from '@/common/net/address-guard';
 import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
 import { newId } from '@/common/persistence/base.entity';
@@ -54,6 +55,7 @@ export class DeliveryService {
     private readonly agentCollections: AgentCollectionsService,
     private readonly throttle: DeliveryThrottle,
     private readonly policy: RetryPolicy,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Fans pending outbox events out; calls made while one runs are folded into one more pass. */
@@ -224,6 +226,8 @@ export class DeliveryService {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
+      // Sized, not chunked: some receivers read a chunked body as empty.
+      'content-length': String(Buffer.byteLength(body)),
       'user-agent': 'agent-platform-webhooks/1.0',
       'webhook-id': event.id,
       'webhook-timestamp': String(timestamp),
@@ -309,5 +313,22 @@ export class DeliveryService {
       );
     });
     if (nextAt) await this.enqueue(d.workspace_id, d.id, nextAt);
+    const outcome = status === 'pending' ? 'retrying' : status;
+    this.metrics.webhookDeliveries.inc({ outcome });
+    if (r.status !== null || r.durationMs > 0) this.metrics.webhookDuration.observe(r.durationMs / 1000);
+    if (!r.ok)
+      this.logger.log(
+        {
+          workspaceId: d.workspace_id,
+          deliveryId: d.id,
+          attempt: attemptNo,
+          statusCode: r.status,
+          reason: r.error,
+          nextAttemptAt: nextAt?.toISOString() ?? null,
+        },
+        outcome === 'retrying'
+          ? 'webhook delivery attempt failed, will be retried'
+          : 'webhook delivery failed',
+      );
   }
 }

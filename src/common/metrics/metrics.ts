@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Bull's job states, as counted for the queue depth gauge. */
+const JOB_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'paused'] as const;
+
+/**
+ * The process's Prometheus metrics, on a registry of its own (several applications may share a process in
+ * tests). Every name starts with `cap_`, except prom-client's process and Node.js metrics.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  private readonly requests = new Histogram({
+    name: 'cap_http_request_duration_seconds',
+    help: 'HTTP requests by method, route pattern and status: count, and time to the last byte of the answer',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly jobs = new Counter({
+    name: 'cap_jobs_total',
+    help: 'Jobs that ended an attempt, by queue, job name and outcome (completed, failed, retried)',
+    labelNames: ['queue', 'name', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly jobDuration = new Histogram({
+    name: 'cap_job_duration_seconds',
+    help: 'Time of one job attempt, by queue and job name',
+    labelNames: ['queue', 'name'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+    registers: [this.registry],
+  });
+  readonly webhookDeliveries = new Counter({
+    name: 'cap_webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt is due), failed (given up)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookDuration = new Histogram({
+    name: 'cap_webhook_delivery_duration_seconds',
+    help: 'Time of one webhook delivery attempt, connect to last byte',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly evaluations = new Counter({
+    name: 'cap_evaluation_features_total',
+    help: 'Evaluation features run at session end, by feature type and status (completed, failed, skipped)',
+    labelNames: ['type', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly queues: Queue[] = [];
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const queues = this.queues;
+    new Gauge({
+      name: 'cap_queue_jobs',
+      help: 'Jobs in each queue by state, read from Redis at scrape time',
+      labelNames: ['queue', 'state'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        await Promise.all(
+          queues.map(async (q) => {
+            const counts = (await q.getJobCounts()) as unknown as Record<string, number>;
+            for (const state of JOB_STATES) this.set({ queue: q.name, state }, counts[state] ?? 0);
+          }),
+        );
+      },
+    });
+  }
+
+  /** Counts this queue's jobs by state at each scrape. */
+  watchQueue(queue: Queue): void {
+    this.queues.push(queue);
+  }
+
+  /** Records one answered request; `route` is the matched pattern (never the raw path, which has ids in it). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.requests.observe({ method, route, status }, seconds);
+  }
+
+  /** The text exposition format. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
