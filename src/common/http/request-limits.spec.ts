@@ -29,6 +29,8 @@ describe('body parser failures', () => {
 
 describe('wellFormed', () => {
   it('turns lone surrogates into U+FFFD at any depth and keeps pairs', () => {
-    expect(wellFormed({ a: ['x\ud800y', { '\udc00': '😀' }] })).toEqual({ a: ['x\ufffdy', { '\ufffd': '😀' }] });
+    expect(wellFormed({ a: ['x\ud800y', { '\udc00': '😀' }] })).toEqual({
+      a: ['x\ufffdy', { '\ufffd': '😀' }],
+    });
   });
 });

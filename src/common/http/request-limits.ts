@@ -65,7 +65,9 @@ export function wellFormed(value: unknown): unknown {
   if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\uFFFD');
   if (Array.isArray(value)) return value.map(wellFormed);
   if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k) as string, wellFormed(v)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [wellFormed(k) as string, wellFormed(v)]),
+    );
   return value;
 }
 
