@@ -17,6 +17,8 @@ export interface AppConfig {
   runWorkers: boolean;
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** Sandbox telephony: ring, delivery and approval delay. */
+  telephony: { sandboxAnswerDelayMs: number };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -45,5 +47,6 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     runWorkers: env.RUN_WORKERS ?? true,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10000,
+    telephony: { sandboxAnswerDelayMs: env.SANDBOX_ANSWER_DELAY_MS ?? 1000 },
   };
 }

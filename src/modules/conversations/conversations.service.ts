@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, PageQuery, skipTake } from '@/common/http/pagination';
 import { OutboxService } from '@/modules/events/outbox.service';
-import { AgentContextReader, ContactDirectory } from './agent-context';
+import { AgentContextReader, agentInBody, ContactDirectory } from './agent-context';
 import { Channel, isVoiceChannel } from './channels';
 import { Conversation } from './conversation.entity';
 import { ConversationsRepository, MessagesRepository } from './conversations.repository';
@@ -13,6 +13,8 @@ import { SessionsService } from './sessions.service';
 import type { SessionEndReason } from './session.entity';
 
 export interface OpenConversation {
+  /** A chosen id (a call's conversation shares the call's). */
+  id?: string;
   agentId: string;
   channel: Channel;
   contactId?: string;
@@ -33,24 +35,17 @@ export class ConversationsService {
   ) {}
 
   /** Opens a conversation; body references that name nothing in this workspace are 422 on their field. */
-  async open(workspaceId: string, input: OpenConversation): Promise<Conversation> {
-    const agent = await this.agents.agent(workspaceId, input.agentId).catch((err: unknown) => {
-      if (err instanceof AppException && err.code === 'RESOURCE_NOT_FOUND')
-        throw AppException.invalid(
-          'agent_uuid',
-          'agent_uuid names no agent of this workspace',
-          'VALIDATION_ERROR',
-        );
-      throw err;
-    });
+  async open(workspaceId: string, input: OpenConversation, manager?: EntityManager): Promise<Conversation> {
+    const agent = await agentInBody(this.agents, workspaceId, input.agentId);
     if (input.contactId && !(await this.contacts.find(workspaceId, input.contactId)))
       throw AppException.invalid(
         'contact_uuid',
         'contact_uuid names no contact of this workspace',
         'VALIDATION_ERROR',
       );
-    return this.db.transaction(async (m) => {
+    const write = async (m: EntityManager) => {
       const conversation = this.conversations.build(workspaceId, {
+        ...(input.id ? { id: input.id } : {}),
         agentId: agent.agent_uuid,
         contactId: input.contactId ?? null,
         channel: input.channel,
@@ -62,7 +57,8 @@ export class ConversationsService {
       await this.conversations.save(workspaceId, conversation, m);
       await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
       return conversation;
-    });
+    };
+    return manager ? write(manager) : this.db.transaction(write);
   }
 
   async get(workspaceId: string, id: string): Promise<Conversation> {
@@ -128,6 +124,14 @@ export class ConversationsService {
     );
     if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);
     return conversation;
+  }
+
+  /** A call handed to another agent: the conversation (and its open session) continue with that agent. */
+  async handOver(m: EntityManager, workspaceId: string, id: string, agentId: string): Promise<void> {
+    const conversation = await this.conversations.lock(workspaceId, id, m);
+    if (!conversation) throw AppException.notFound('Conversation');
+    conversation.agentId = agentId;
+    await this.conversations.save(workspaceId, conversation, m);
   }
 
   /** Inside a transaction: lock, refuse if closed, close, end the session, write the event. */
