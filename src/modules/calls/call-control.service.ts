@@ -110,7 +110,10 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
     await this.redis.xadd(controlStream(callId), '*', 'entry', JSON.stringify(entry));
     const owner = await this.owner(workspaceId, callId, call.ownerId);
     if (owner === this.instance.id) this.drain(workspaceId, callId);
-    else await this.live.send(this.ownerChannel(owner), { workspaceId, callId });
+    else {
+      this.logger.debug({ callId, actionId: entry.action_uuid, owner }, 'live action sent to the call owner');
+      await this.live.send(this.ownerChannel(owner), { workspaceId, callId });
+    }
     const ack = await acked;
     if (!ack.ok) throw new AppException(ack.code ?? 'CONFLICT', ack.message ?? 'The action failed');
     return {
@@ -172,6 +175,10 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
   private async performOne(workspaceId: string, callId: string, entry: ControlEntry): Promise<Ack> {
     try {
       const outcome = await this.runtime.perform(workspaceId, callId, entry.body);
+      this.logger.debug(
+        { callId, actionId: entry.action_uuid, action: entry.body.action, owner: this.instance.id },
+        'live action performed',
+      );
       return { action_uuid: entry.action_uuid, ok: true, ...outcome };
     } catch (err) {
       if (err instanceof AppException)

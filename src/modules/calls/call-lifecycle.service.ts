@@ -144,7 +144,7 @@ export class CallLifecycle {
     }
     await this.calls.save(ws, call, m);
     const view = (await this.calls.view(ws, call.id, m))!;
-    conversation ??= await this.conversations.get(ws, call.id);
+    conversation ??= await this.conversations.get(ws, call.id, m);
     await this.outbox.record(m, ws, [
       {
         type: 'conversation_status',

@@ -248,11 +248,13 @@ export class CallsService {
     try {
       const contactId = c.contactId ?? (await this.contactFor(workspaceId, c.customer));
       const row = await this.db.transaction(async (m) => {
-        const conversation = await this.conversations.open(
-          workspaceId,
-          { id, agentId: c.agent.agent_uuid, channel: c.channel, contactId, phone: c.customer },
-          m,
-        );
+        const conversation = await this.conversations.insert(m, workspaceId, {
+          id,
+          agentId: c.agent.agent_uuid,
+          channel: c.channel,
+          contactId,
+          phone: c.customer,
+        });
         const call = this.calls.build(workspaceId, {
           id,
           agentId: c.agent.agent_uuid,

@@ -35,7 +35,7 @@ export class ConversationsService {
   ) {}
 
   /** Opens a conversation; body references that name nothing in this workspace are 422 on their field. */
-  async open(workspaceId: string, input: OpenConversation, manager?: EntityManager): Promise<Conversation> {
+  async open(workspaceId: string, input: OpenConversation): Promise<Conversation> {
     const agent = await agentInBody(this.agents, workspaceId, input.agentId);
     if (input.contactId && !(await this.contacts.find(workspaceId, input.contactId)))
       throw AppException.invalid(
@@ -43,26 +43,31 @@ export class ConversationsService {
         'contact_uuid names no contact of this workspace',
         'VALIDATION_ERROR',
       );
-    const write = async (m: EntityManager) => {
-      const conversation = this.conversations.build(workspaceId, {
-        ...(input.id ? { id: input.id } : {}),
-        agentId: agent.agent_uuid,
-        contactId: input.contactId ?? null,
-        channel: input.channel,
-        status: 'active',
-        phone: input.phone ?? null,
-        lastMessageAt: null,
-        closedAt: null,
-      });
-      await this.conversations.save(workspaceId, conversation, m);
-      await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
-      return conversation;
-    };
-    return manager ? write(manager) : this.db.transaction(write);
+    return this.db.transaction((m) => this.insert(m, workspaceId, { ...input, agentId: agent.agent_uuid }));
   }
 
-  async get(workspaceId: string, id: string): Promise<Conversation> {
-    const conversation = await this.conversations.findById(workspaceId, id);
+  /**
+   * Inside the caller's transaction, a conversation whose agent and contact the caller has checked (a call's):
+   * nothing here takes a second connection from the pool while the transaction holds one.
+   */
+  async insert(m: EntityManager, workspaceId: string, input: OpenConversation): Promise<Conversation> {
+    const conversation = this.conversations.build(workspaceId, {
+      ...(input.id ? { id: input.id } : {}),
+      agentId: input.agentId,
+      contactId: input.contactId ?? null,
+      channel: input.channel,
+      status: 'active',
+      phone: input.phone ?? null,
+      lastMessageAt: null,
+      closedAt: null,
+    });
+    await this.conversations.save(workspaceId, conversation, m);
+    await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
+    return conversation;
+  }
+
+  async get(workspaceId: string, id: string, manager?: EntityManager): Promise<Conversation> {
+    const conversation = await this.conversations.findById(workspaceId, id, manager);
     if (!conversation) throw AppException.notFound('Conversation');
     return conversation;
   }
