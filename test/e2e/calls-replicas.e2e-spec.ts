@@ -35,6 +35,18 @@ describe('calls across two API processes', () => {
       `call ${want}`,
     );
 
+  /** A tenant with a sandbox line, and bodies of calls that ring until the test ends them. */
+  const ringingLine = async () => {
+    const t = await createTenant(a);
+    const line = await sandboxLine(t);
+    const body = () => ({
+      agent_uuid: line.agentId,
+      to: sandboxDestination('0009'),
+      ring_timeout_seconds: 120,
+    });
+    return { t, body };
+  };
+
   beforeAll(async () => {
     a = await startTestApp({ SANDBOX_ANSWER_DELAY_MS: '100' });
     db = a.get<DataSource>(DataSource);
@@ -46,20 +58,14 @@ describe('calls across two API processes', () => {
       SANDBOX_ANSWER_DELAY_MS: '100',
       LOG_LEVEL: 'silent',
     });
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await b?.kill();
     await a?.close();
   });
 
   it('60 simultaneous POST /call over both: exactly 50 201 and 10 429 with Retry-After; ending one lets the next in', async () => {
-    const t = await createTenant(a);
-    const line = await sandboxLine(t);
-    const body = () => ({
-      agent_uuid: line.agentId,
-      to: sandboxDestination('0009'),
-      ring_timeout_seconds: 120,
-    });
+    const { t, body } = await ringingLine();
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) => (i % 2 ? t.http : onB(t)).post('/api/v1/call').send(body())),
     );
@@ -130,13 +136,7 @@ describe('calls across two API processes', () => {
   }, 120_000);
 
   it("a killed replica's slots return after reconciliation; its calls pass to a live replica", async () => {
-    const t = await createTenant(a);
-    const line = await sandboxLine(t);
-    const body = () => ({
-      agent_uuid: line.agentId,
-      to: sandboxDestination('0009'),
-      ring_timeout_seconds: 120,
-    });
+    const { t, body } = await ringingLine();
     const slots = a.get<CallSlots>(CallSlots);
     const placed = await onB(t).post('/api/v1/call').send(body()).expect(201);
     const burst = Promise.allSettled(

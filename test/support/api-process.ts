@@ -1,15 +1,15 @@
 import { loadConfig } from '@/config/app.config';
-import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
+import { prepareRuntime, startApi } from '@/bootstrap';
 import { loadOrCreateTlsMaterial } from '@/common/http/tls';
 import { urlPolicy } from '@/common/validation/validators';
-import { startApi } from '@/bootstrap';
 
 /**
- * A second API replica in its own OS process (forked by `startApiProcess`): the same bootstrap as `npm start`,
- * against the run's database and Redis prefix. Sends its port over IPC; stops on any IPC message.
+ * One more API replica in its own OS process, workers on, on the database and Redis prefix of its environment
+ * (the replicas e2e suite forks it under ts-node, `npm run bench:calls` compiled). Sends its port over IPC; stops on
+ * any IPC message.
  */
 async function main(): Promise<void> {
-  const config = resolveEncryptionKey(loadConfig({ ...process.env, PORT: '0' }));
+  const config = await prepareRuntime(loadConfig({ ...process.env, PORT: '0', RUN_WORKERS: 'true' }));
   urlPolicy.allowHttp = config.network.allowPrivateTargets;
   const api = await startApi(config, { host: '127.0.0.1', tls: await loadOrCreateTlsMaterial(config) });
   process.send?.({ port: api.server.port });

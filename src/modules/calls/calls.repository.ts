@@ -170,6 +170,14 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
     return rows.length === 1;
   }
 
+  async setProviderCallId(workspaceId: string, id: string, providerCallId: string): Promise<void> {
+    await this.repo.query(`UPDATE calls SET provider_call_id = $3 WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+      providerCallId,
+    ]);
+  }
+
   /** Records the last moment someone spoke on the call. */
   async touch(workspaceId: string, id: string, at: Date): Promise<void> {
     await this.repo.query(`UPDATE calls SET last_activity_at = $3 WHERE workspace_id = $1 AND id = $2`, [

@@ -39,8 +39,8 @@ export class CallsProcessor {
         ringTimeoutSeconds: call.ringTimeoutSeconds,
         record: call.record,
       });
-      call.providerCallId = providerCallId;
-      await this.calls.save(workspaceId, call);
+      // Only this column: the provider's events may already have moved the call meanwhile.
+      await this.calls.setProviderCallId(workspaceId, callId, providerCallId);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       await this.lifecycle
