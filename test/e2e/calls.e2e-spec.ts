@@ -1,4 +1,8 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { QUEUES } from '@/common/queue/queues';
+import { CallRuntime } from '@/modules/calls/call-runtime.service';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
@@ -576,6 +580,20 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
     expect(ended.end_reason).toBe('silence_timeout');
     expect((await messagesOf(t, res.body.data.uuid)).map((m) => m.content)).toContain('Bye for now');
   }, 15_000);
+
+  it('max_duration_seconds is a Bull delayed job that ends the answered call as max_duration', async () => {
+    const id = await answered({ max_duration_seconds: 30 });
+    const queue = app.get<Queue>(getQueueToken(QUEUES.calls));
+    const job = await queue.getJob(`max:${id}`);
+    expect(job?.opts.delay).toBe(30_000);
+    // The job's body, run now instead of in 30 s.
+    await app.get<CallRuntime>(CallRuntime).maxDuration(t.workspaceId, id);
+    expect((await t.http.get(`/api/v1/calls/${id}`)).body.data).toMatchObject({
+      status: 'completed',
+      end_reason: 'max_duration',
+    });
+    await job?.remove();
+  });
 
   it('simulate-inbound creates an in-progress inbound call for the bound agent', async () => {
     const res = await t.http
