@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { migrate } from '@/database/data-source';
-import { generateTokenValue, hashToken } from '@/modules/workspaces/token-format';
+import { seedBenchTenant } from './seed-tenant';
 
 /**
  * `npm run bench:api`: seeds a fresh database with one workspace and 10,000 agents, then runs autocannon
@@ -43,19 +43,7 @@ async function seed(): Promise<{ slug: string; token: string; ids: string[] }> {
   const db = new Client({ connectionString: env.DATABASE_URL });
   await db.connect();
   const slug = 'bench';
-  const ws = uuidv7();
-  const user = uuidv7();
-  const token = generateTokenValue();
-  await db.query(`INSERT INTO workspaces (id, slug, name) VALUES ($1, $2, 'Benchmark')`, [ws, slug]);
-  await db.query(
-    `INSERT INTO users (id, workspace_id, email, name, role) VALUES ($1, $2, 'bench@example.test', 'Bench', 'admin')`,
-    [user, ws],
-  );
-  await db.query(
-    `INSERT INTO api_tokens (id, workspace_id, user_id, name, token_hash, last_four, scopes)
-     VALUES ($1, $2, $3, 'bench', $4, $5, '{read,write}')`,
-    [uuidv7(), ws, user, hashToken(token), token.slice(-4)],
-  );
+  const { workspaceId: ws, token } = await seedBenchTenant(db, slug);
   const ids: string[] = [];
   for (let start = 0; start < AGENTS; start += 1000) {
     const batch = Array.from({ length: Math.min(1000, AGENTS - start) }, () => uuidv7());

@@ -19,6 +19,9 @@ import { QueueModule } from '@/common/queue/queue.module';
 import { RedisModule } from '@/common/redis/redis.module';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { AnalyticsModule } from '@/modules/analytics/analytics.module';
+import { BlacklistModule } from '@/modules/blacklist/blacklist.module';
+import { CallsModule } from '@/modules/calls/calls.module';
+import { CallsJobsModule } from '@/modules/calls/jobs/calls-jobs.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { ConversationsJobsModule } from '@/modules/conversations/jobs/conversations-jobs.module';
 import { EvaluationJobsModule } from '@/modules/evaluation/jobs/evaluation-jobs.module';
@@ -50,6 +53,8 @@ const DOMAIN_MODULES: Type[] = [
   KnowledgeModule,
   AnalyticsModule,
   PhoneNumbersModule,
+  BlacklistModule,
+  CallsModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
@@ -59,6 +64,7 @@ const WORKER_MODULES: Type[] = [
   ConversationsJobsModule,
   EvaluationJobsModule,
   EventsJobsModule,
+  CallsJobsModule,
 ];
 
 export interface AppModuleOptions {

@@ -19,6 +19,8 @@ export interface AppConfig {
   shutdownTimeoutMs: number;
   /** The worker process's health listener; none when unset. */
   workerHealthPort?: number;
+  /** Sandbox telephony: ring, delivery and approval delay. */
+  telephony: { sandboxAnswerDelayMs: number };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -48,5 +50,6 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10000,
     workerHealthPort: env.WORKER_HEALTH_PORT,
+    telephony: { sandboxAnswerDelayMs: env.SANDBOX_ANSWER_DELAY_MS ?? 1000 },
   };
 }

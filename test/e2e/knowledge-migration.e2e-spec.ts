@@ -3,6 +3,17 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '@/database/data-source';
 import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 
+/** Reverts migrations down to and including `name`: later releases add migrations after it. */
+async function undoThrough(db: DataSource, name: string): Promise<void> {
+  for (;;) {
+    const [last] = (await db.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`)) as {
+      name: string;
+    }[];
+    await db.undoLastMigration({ transaction: 'each' });
+    if (last.name === name) return;
+  }
+}
+
 /** The move of records from the shared jsonb table to one table per data source, and back. */
 describe('Knowledge: records tables migration', () => {
   let url: string;
@@ -21,7 +32,7 @@ describe('Knowledge: records tables migration', () => {
 
   it('moves every record, with its id and typed values, and moves them back on revert', async () => {
     // Back to the shared table, with records written as the earlier release wrote them.
-    await db.undoLastMigration({ transaction: 'each' });
+    await undoThrough(db, 'KnowledgeRecordTables1763870000000');
     const ws = randomUUID();
     const ds = randomUUID();
     await db.query(`INSERT INTO workspaces (id, slug, name) VALUES ($1, $2, 'M')`, [
@@ -68,7 +79,7 @@ describe('Knowledge: records tables migration', () => {
     // The table goes with its data source.
     await db.query(`DELETE FROM knowledge_data."${table}" WHERE id = 44`);
 
-    await db.undoLastMigration({ transaction: 'each' });
+    await undoThrough(db, 'KnowledgeRecordTables1763870000000');
     const back = (await db.query(`SELECT data FROM knowledge_records WHERE data_source_id = $1 ORDER BY id`, [
       ds,
     ])) as { data: unknown }[];

@@ -1,4 +1,5 @@
 import type { JobOptions } from 'bull';
+import type { ProviderCallEvent } from '@/providers/telephony/telephony.port';
 
 /** Every queue of the service. Producers and processors name queues only through this table. */
 export const QUEUES = {
@@ -7,6 +8,7 @@ export const QUEUES = {
   evaluation: 'evaluation',
   knowledge: 'knowledge',
   webhooks: 'webhooks',
+  calls: 'calls',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -34,6 +36,24 @@ export interface JobPayloads {
   webhooks: {
     /** One attempt of a webhook delivery when it is due; a no-op when another worker holds it or it is done. */
     deliver: { workspaceId: string; deliveryId: string };
+  };
+  calls: {
+    /** Places an outbound call through its provider. */
+    dial: { workspaceId: string; callId: string };
+    /** A status the provider reported (the sandbox's outcomes arrive this way). */
+    'provider-event': {
+      workspaceId: string;
+      callId: string;
+      event: ProviderCallEvent;
+    };
+    /** `no-answer` when still ringing at `ring_timeout_seconds`. */
+    'ring-timeout': { workspaceId: string; callId: string };
+    /** Ends an answered call at `max_duration_seconds`. */
+    'max-duration': { workspaceId: string; callId: string };
+    /** Ends the call when the customer has said nothing since `activityMs` for the silence timeout. */
+    'silence-timeout': { workspaceId: string; callId: string; activityMs: number };
+    /** Rebuilds the concurrency sets of every workspace from PostgreSQL (repeatable, every 30 s). */
+    'reconcile-slots': Record<string, never>;
   };
 }
 

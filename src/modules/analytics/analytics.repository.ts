@@ -232,8 +232,10 @@ export class AnalyticsRepository {
   }
 
   /**
-   * Calls (phone and whatsapp_call conversations) started in the range. The direction is that of the call's first
-   * message (a customer speaking first is inbound); a call is answered when the agent side said something.
+   * Calls (phone and whatsapp_call conversations) started in the range. With a call record (every call placed or
+   * received through the calls API): its direction, answered = it reached in-progress, duration = its `duration`.
+   * A voice conversation without one (opened through the conversations API) keeps the older reading: the first
+   * message's direction, answered when the agent side said something, duration from open to close.
    */
   callStats(workspaceId: string, f: AggregateFilter): Promise<CallStatsRow[]> {
     const voice: Channel[] = ['phone', 'whatsapp_call'];
@@ -242,11 +244,16 @@ export class AnalyticsRepository {
     return this.db.query(
       `WITH c AS (
          SELECT c.channel, to_char(c.created_at AT TIME ZONE $${params.length + 1}, 'YYYY-MM-DD') AS day,
-                first.direction,
-                EXISTS (SELECT 1 FROM messages a
-                         WHERE a.conversation_id = c.id AND a.sender = 'agent') AS answered,
-                CASE WHEN c.closed_at IS NOT NULL THEN extract(epoch FROM c.closed_at - c.created_at) END AS duration
+                CASE WHEN k.id IS NULL THEN first.direction ELSE lower(k.direction) END AS direction,
+                CASE WHEN k.id IS NULL
+                     THEN EXISTS (SELECT 1 FROM messages a WHERE a.conversation_id = c.id AND a.sender = 'agent')
+                     ELSE k.answered_at IS NOT NULL END AS answered,
+                CASE WHEN k.id IS NOT NULL
+                     THEN CASE WHEN k.answered_at IS NOT NULL AND k.ended_at IS NOT NULL
+                               THEN floor(extract(epoch FROM k.ended_at - k.answered_at)) ELSE 0 END
+                     WHEN c.closed_at IS NOT NULL THEN extract(epoch FROM c.closed_at - c.created_at) END AS duration
            FROM conversations c
+           LEFT JOIN calls k ON k.id = c.id AND k.workspace_id = c.workspace_id
            LEFT JOIN LATERAL (SELECT m.direction FROM messages m WHERE m.conversation_id = c.id
                                ORDER BY m.created_at, m.id LIMIT 1) first ON true
           WHERE ${where})

@@ -1,3 +1,4 @@
+import { AppException } from '@/common/errors/app.exception';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { FeatureType } from '@/modules/evaluation/evaluation-record.entity';
 
@@ -41,6 +42,20 @@ export abstract class AgentContextReader {
   /** The agent's effective evaluation settings (its override, else the workspace default) and their version. */
   abstract evaluation(workspaceId: string, agentId: string | null): Promise<EffectiveEvaluation>;
   abstract memorize(workspaceId: string, agentId: string): Promise<MemorizeSettingsShape>;
+}
+
+/** An agent named in a request body: one that is not in this workspace is 422 on that field, not 404. */
+export function agentInBody(
+  reader: AgentContextReader,
+  workspaceId: string,
+  agentId: string,
+  field = 'agent_uuid',
+): Promise<AgentResponse> {
+  return reader.agent(workspaceId, agentId).catch((err: unknown) => {
+    if (err instanceof AppException && err.code === 'RESOURCE_NOT_FOUND')
+      throw AppException.invalid(field, `${field} names no agent of this workspace`, 'VALIDATION_ERROR');
+    throw err;
+  });
 }
 
 /** A contact as the runtime sees it. */

@@ -10,6 +10,7 @@ import { AgentContextReader, ContactDirectory, KnowledgeHit, KnowledgeLookup } f
 import type { Conversation } from './conversation.entity';
 import { ConversationsRepository, MessagesRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
+import { isVoiceChannel } from './channels';
 import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';
 import { memorizePlan, pickFields } from './memorize';
 import type { Message, MessageSender } from './message.entity';
@@ -18,6 +19,16 @@ import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
 
 const HISTORY = 20;
+
+/** How a call shapes a turn: a muted agent does not answer; a call's prompt and context replace the agent's. */
+export interface TurnOptions {
+  /** Store the customer's message only: no rules, no reply. */
+  muted?: boolean;
+  /** The instructions in force instead of the agent's `custom_prompt` (a call's `prompt`, `about`, `variables`). */
+  customPrompt?: string | null;
+  /** `dtmf` for key presses. */
+  messageType?: string;
+}
 const KNOWLEDGE_HITS = 3;
 const MINUTE = 60_000;
 
@@ -43,7 +54,12 @@ export class ConversationTurnsService {
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
   ) {}
 
-  async takeTurn(workspaceId: string, conversationId: string, content: string): Promise<TurnResponse> {
+  async takeTurn(
+    workspaceId: string,
+    conversationId: string,
+    content: string,
+    options: TurnOptions = {},
+  ): Promise<TurnResponse> {
     const current = await this.conversationsService.get(workspaceId, conversationId);
     if (current.status === 'closed') throw AppException.conflict('The conversation is closed');
     if (!current.agentId) throw AppException.conflict('The agent of this conversation was deleted');
@@ -58,7 +74,15 @@ export class ConversationTurnsService {
       if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
       const now = new Date();
       const touched = await this.sessions.touch(m, conv, now, timeoutMs);
-      const message = await this.addMessage(m, conv, touched.session, 'inbound', 'customer', content);
+      const message = await this.addMessage(
+        m,
+        conv,
+        touched.session,
+        'inbound',
+        'customer',
+        content,
+        options.messageType,
+      );
       return {
         conversation: conv,
         inbound: message,
@@ -66,7 +90,17 @@ export class ConversationTurnsService {
         previousActivityMs: touched.previousActivityMs,
       };
     });
-    await this.sessions.scheduleTimeout(session, previousActivityMs);
+    // A call's session ends with the call, never by idleness.
+    if (!isVoiceChannel(conversation.channel))
+      await this.sessions.scheduleTimeout(session, previousActivityMs);
+    if (options.muted)
+      return {
+        message: MessageResponse.of(inbound),
+        reply: null,
+        action: null,
+        reply_unavailable_reason: 'The agent is muted',
+        conversation: ConversationResponse.of(conversation),
+      };
 
     // 2. Rules first: a guard or routing rule acts instead of a reply.
     const decision = await this.rules.evaluate(
@@ -79,7 +113,11 @@ export class ConversationTurnsService {
       return this.act(conversation, session, inbound, decision);
 
     // 3. Otherwise the agent's reply.
-    const { text, reason } = await this.reply(workspaceId, conversation, agent);
+    const { text, reason } = await this.reply(
+      workspaceId,
+      conversation,
+      options.customPrompt === undefined ? agent : { ...agent, custom_prompt: options.customPrompt },
+    );
     const reply = text === null ? null : await this.storeAgentMessage(conversation, session, text);
     return {
       message: MessageResponse.of(inbound),
@@ -108,7 +146,12 @@ export class ConversationTurnsService {
     };
     const said = decision.say ? await this.storeAgentMessage(conversation, session, decision.say) : null;
     let after = said ? { ...conversation, lastMessageAt: said.createdAt } : conversation;
-    if (action.kind === 'guard' && action.type === 'end_conversation')
+    // On a call the call's runtime hangs up, and the call's end closes the conversation.
+    if (
+      action.kind === 'guard' &&
+      action.type === 'end_conversation' &&
+      !isVoiceChannel(conversation.channel)
+    )
       after = await this.conversationsService.close(conversation.workspaceId, conversation.id);
     return {
       message: MessageResponse.of(inbound),
@@ -189,6 +232,29 @@ export class ConversationTurnsService {
     });
   }
 
+  /**
+   * A message the agent (or the system, for a call's live actions) says outside a customer's turn, opening the
+   * session when none is active, as a call's first message does.
+   */
+  async speak(
+    workspaceId: string,
+    conversationId: string,
+    content: string,
+    options: { sender?: 'agent' | 'system'; messageType?: string } = {},
+  ): Promise<Message> {
+    const current = await this.conversationsService.get(workspaceId, conversationId);
+    const { settings } = await this.agents.evaluation(workspaceId, current.agentId);
+    const timeoutMs = Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
+    return this.db.transaction(async (m) => {
+      const conv = await this.conversations.lock(workspaceId, conversationId, m);
+      if (!conv) throw AppException.notFound('Conversation');
+      if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
+      const active = await this.sessions.touchForAgent(m, conv, new Date(), timeoutMs);
+      const sender = options.sender ?? 'agent';
+      return this.addMessage(m, conv, active, 'outbound', sender, content, options.messageType);
+    });
+  }
+
   private async addMessage(
     m: import('typeorm').EntityManager,
     conv: Conversation,
@@ -196,6 +262,7 @@ export class ConversationTurnsService {
     direction: 'inbound' | 'outbound',
     sender: MessageSender,
     content: string,
+    messageType = 'text',
   ): Promise<Message> {
     const ws = conv.workspaceId;
     const message = this.messages.build(ws, {
@@ -206,7 +273,7 @@ export class ConversationTurnsService {
       channel: conv.channel,
       direction,
       sender,
-      messageType: 'text',
+      messageType,
       content,
     });
     await this.messages.save(ws, message, m);

@@ -39,6 +39,12 @@ import { SessionsService } from './sessions.service';
     { provide: ContactDirectory, useClass: ContactsDirectory },
     { provide: KnowledgeLookup, useClass: KnowledgeSearchLookup },
   ],
-  exports: [ConversationsService, SessionsService, MemorizeService, AgentContextReader],
+  exports: [
+    ConversationsService,
+    ConversationTurnsService,
+    SessionsService,
+    MemorizeService,
+    AgentContextReader,
+  ],
 })
 export class ConversationsModule {}

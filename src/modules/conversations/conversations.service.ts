@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, PageQuery, skipTake } from '@/common/http/pagination';
 import { OutboxService } from '@/modules/events/outbox.service';
-import { AgentContextReader, ContactDirectory } from './agent-context';
+import { AgentContextReader, agentInBody, ContactDirectory } from './agent-context';
 import { Channel, isVoiceChannel } from './channels';
 import { Conversation } from './conversation.entity';
 import { ConversationsRepository, MessagesRepository } from './conversations.repository';
@@ -13,6 +13,8 @@ import { SessionsService } from './sessions.service';
 import type { SessionEndReason } from './session.entity';
 
 export interface OpenConversation {
+  /** A chosen id (a call's conversation shares the call's). */
+  id?: string;
   agentId: string;
   channel: Channel;
   contactId?: string;
@@ -34,39 +36,38 @@ export class ConversationsService {
 
   /** Opens a conversation; body references that name nothing in this workspace are 422 on their field. */
   async open(workspaceId: string, input: OpenConversation): Promise<Conversation> {
-    const agent = await this.agents.agent(workspaceId, input.agentId).catch((err: unknown) => {
-      if (err instanceof AppException && err.code === 'RESOURCE_NOT_FOUND')
-        throw AppException.invalid(
-          'agent_uuid',
-          'agent_uuid names no agent of this workspace',
-          'VALIDATION_ERROR',
-        );
-      throw err;
-    });
+    const agent = await agentInBody(this.agents, workspaceId, input.agentId);
     if (input.contactId && !(await this.contacts.find(workspaceId, input.contactId)))
       throw AppException.invalid(
         'contact_uuid',
         'contact_uuid names no contact of this workspace',
         'VALIDATION_ERROR',
       );
-    return this.db.transaction(async (m) => {
-      const conversation = this.conversations.build(workspaceId, {
-        agentId: agent.agent_uuid,
-        contactId: input.contactId ?? null,
-        channel: input.channel,
-        status: 'active',
-        phone: input.phone ?? null,
-        lastMessageAt: null,
-        closedAt: null,
-      });
-      await this.conversations.save(workspaceId, conversation, m);
-      await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
-      return conversation;
-    });
+    return this.db.transaction((m) => this.insert(m, workspaceId, { ...input, agentId: agent.agent_uuid }));
   }
 
-  async get(workspaceId: string, id: string): Promise<Conversation> {
-    const conversation = await this.conversations.findById(workspaceId, id);
+  /**
+   * Inside the caller's transaction, a conversation whose agent and contact the caller has checked (a call's):
+   * nothing here takes a second connection from the pool while the transaction holds one.
+   */
+  async insert(m: EntityManager, workspaceId: string, input: OpenConversation): Promise<Conversation> {
+    const conversation = this.conversations.build(workspaceId, {
+      ...(input.id ? { id: input.id } : {}),
+      agentId: input.agentId,
+      contactId: input.contactId ?? null,
+      channel: input.channel,
+      status: 'active',
+      phone: input.phone ?? null,
+      lastMessageAt: null,
+      closedAt: null,
+    });
+    await this.conversations.save(workspaceId, conversation, m);
+    await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
+    return conversation;
+  }
+
+  async get(workspaceId: string, id: string, manager?: EntityManager): Promise<Conversation> {
+    const conversation = await this.conversations.findById(workspaceId, id, manager);
     if (!conversation) throw AppException.notFound('Conversation');
     return conversation;
   }
@@ -128,6 +129,14 @@ export class ConversationsService {
     );
     if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);
     return conversation;
+  }
+
+  /** A call handed to another agent: the conversation (and its open session) continue with that agent. */
+  async handOver(m: EntityManager, workspaceId: string, id: string, agentId: string): Promise<void> {
+    const conversation = await this.conversations.lock(workspaceId, id, m);
+    if (!conversation) throw AppException.notFound('Conversation');
+    conversation.agentId = agentId;
+    await this.conversations.save(workspaceId, conversation, m);
   }
 
   /** Inside a transaction: lock, refuse if closed, close, end the session, write the event. */

@@ -72,6 +72,19 @@ export class SessionsService {
     return { session: await this.sessions.save(ws, session, manager), previousActivityMs: null };
   }
 
+  /** The active session for an agent's message outside a turn: opened if none, else counted without moving idleness. */
+  async touchForAgent(
+    manager: EntityManager,
+    conversation: Conversation,
+    at: Date,
+    timeoutMs: number,
+  ): Promise<Session> {
+    const current = await this.sessions.active(conversation.workspaceId, conversation.id, manager);
+    if (!current) return (await this.touch(manager, conversation, at, timeoutMs)).session;
+    await this.countAgentMessage(manager, current);
+    return current;
+  }
+
   /** Counts an agent message in the session without moving the customer's idle clock. */
   async countAgentMessage(manager: EntityManager, session: Session): Promise<void> {
     session.messageCount += 1;

@@ -97,6 +97,39 @@ export class PhoneNumbersService {
     return n;
   }
 
+  /** The number, or null: for calls, whose body references answer 422. */
+  find(workspaceId: string, id: string): Promise<PhoneNumber | null> {
+    return this.numbers.findById(workspaceId, id);
+  }
+
+  findByNumber(workspaceId: string, number: string): Promise<PhoneNumber | null> {
+    return this.numbers.findOne(workspaceId, { number });
+  }
+
+  /** The number whose `channel` the agent serves (the oldest binding when several), or null. */
+  async boundNumber(
+    workspaceId: string,
+    agentId: string,
+    channel: NumberChannel,
+  ): Promise<PhoneNumber | null> {
+    const [binding] = await this.bindings.find(workspaceId, {
+      where: { agentId, channel },
+      order: { createdAt: 'ASC' },
+      take: 1,
+    });
+    return binding ? this.numbers.findById(workspaceId, binding.phoneNumberId) : null;
+  }
+
+  /** The agent serving the number's `channel`, or null. */
+  async boundAgent(
+    workspaceId: string,
+    phoneNumberId: string,
+    channel: NumberChannel,
+  ): Promise<string | null> {
+    const binding = await this.bindings.findOne(workspaceId, { phoneNumberId, channel });
+    return binding?.agentId ?? null;
+  }
+
   async read(workspaceId: string, id: string): Promise<PhoneNumberResponse> {
     return PhoneNumbersService.toResponse(await this.get(workspaceId, id));
   }

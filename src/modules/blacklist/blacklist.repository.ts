@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { BlacklistEntry } from './blacklist-entry.entity';
+
+@Injectable()
+export class BlacklistRepository extends WorkspaceScopedRepository<BlacklistEntry> {
+  constructor(@InjectRepository(BlacklistEntry) repo: Repository<BlacklistEntry>) {
+    super(repo);
+  }
+
+  /** Whether an entry in force (permanent or not yet expired) covers this number or email (any case). */
+  async matches(
+    workspaceId: string,
+    address: { phone?: string | null; email?: string | null },
+  ): Promise<boolean> {
+    const rows = (await this.repo.query(
+      `SELECT 1 FROM blacklist_entries
+        WHERE workspace_id = $1
+          AND (is_permanent OR expires_at > now())
+          AND ((type IN ('Phone', 'Both') AND phone_number = $2)
+            OR (type IN ('Email', 'Both') AND lower(email) = lower($3)))
+        LIMIT 1`,
+      [workspaceId, address.phone ?? null, address.email ?? null],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,66 @@
+import { AppException } from '@/common/errors/app.exception';
+
+const KEY_RE = /^[A-Za-z0-9_]{1,40}$/;
+const MAX_KEYS = 50;
+const MAX_VARIABLE = 500;
+const MAX_METADATA_BYTES = 8 * 1024;
+
+function checkKeys(field: string, value: Record<string, unknown>): void {
+  const keys = Object.keys(value);
+  if (keys.length > MAX_KEYS)
+    throw AppException.invalid(field, `${field} must have at most ${MAX_KEYS} keys`);
+  const bad = keys.find((k) => !KEY_RE.test(k));
+  if (bad !== undefined)
+    throw AppException.invalid(`${field}.${bad}`, `${field} keys must match ^[A-Za-z0-9_]{1,40}$`);
+}
+
+/** `variables`: at most 50 keys, string values of at most 500 characters. */
+export function checkVariables(value: Record<string, unknown> | undefined): Record<string, string> {
+  if (value === undefined) return {};
+  checkKeys('variables', value);
+  for (const [k, v] of Object.entries(value))
+    if (typeof v !== 'string' || v.length > MAX_VARIABLE)
+      throw AppException.invalid(
+        `variables.${k}`,
+        `variables.${k} must be a string of at most ${MAX_VARIABLE} characters`,
+      );
+  return value as Record<string, string>;
+}
+
+/** `metadata`: at most 50 keys and 8 KB of JSON; stored and echoed, never shown to the model. */
+export function checkMetadata(value: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (value === undefined) return {};
+  checkKeys('metadata', value);
+  if (Buffer.byteLength(JSON.stringify(value)) > MAX_METADATA_BYTES)
+    throw AppException.invalid('metadata', 'metadata must be at most 8 KB of JSON');
+  return value;
+}
+
+/** Fills `{{name}}` with the call's variables; unknown names stay as written. */
+export function fill(text: string, variables: Record<string, string>): string {
+  return text.replace(
+    /\{\{\s*([A-Za-z0-9_]{1,40})\s*\}\}/g,
+    (whole, name: string) => variables[name] ?? whole,
+  );
+}
+
+/** The instructions of a call: the agent's custom prompt with the call's prompt, callee context and variables. */
+export function callInstructions(
+  agentPrompt: string | null,
+  call: {
+    prompt: { content: string; overwrite: boolean } | null;
+    about: string | null;
+    variables: Record<string, string>;
+  },
+): string | null {
+  const base = call.prompt?.overwrite
+    ? call.prompt.content
+    : [agentPrompt, call.prompt?.content].filter(Boolean).join('\n\n');
+  const vars = Object.entries(call.variables);
+  const parts = [
+    base,
+    call.about ? `About the person on the call: ${call.about}` : '',
+    vars.length ? `Call details:\n${vars.map(([k, v]) => `- ${k}: ${v}`).join('\n')}` : '',
+  ].filter(Boolean);
+  return parts.length ? fill(parts.join('\n\n'), call.variables) : null;
+}

@@ -1,0 +1,195 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import { AppException } from '@/common/errors/app.exception';
+import type { ErrorCode } from '@/common/errors/error-codes';
+import { newId } from '@/common/persistence/base.entity';
+import { REDIS } from '@/common/redis/redis.module';
+import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
+import { CallInstance } from './call-instance';
+import { CallLive } from './call-live';
+import { CallRuntime, LiveAction } from './call-runtime.service';
+import { isEnded } from './call-states';
+import { CallsRepository } from './calls.repository';
+import type { CallActionResponse } from './dto/responses';
+
+const ACK_TIMEOUT_MS = 10_000;
+
+interface ControlEntry {
+  action_uuid: string;
+  workspace_id: string;
+  reply_to: string;
+  dispatched_at: string;
+  body: LiveAction;
+}
+
+interface Ack {
+  action_uuid: string;
+  ok: boolean;
+  muted?: boolean;
+  code?: ErrorCode;
+  message?: string;
+}
+
+export const controlStream = (callId: string) => `call:${callId}:control`;
+
+/**
+ * Live actions: appended to the call's Redis stream `call:{uuid}:control` and performed, in stream order, by the
+ * replica that owns the call (its media session). The requesting replica answers once the owner acknowledges, so
+ * in the sandbox the action has taken effect when the answer arrives. A call whose owner died is taken over.
+ */
+@Injectable()
+export class CallControl implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CallControl.name);
+  private readonly waiting = new Map<string, (ack: Ack) => void>();
+  /** Per call, the drain in progress: actions of one call run one after another. */
+  private readonly draining = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private stops: (() => Promise<void>)[] = [];
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly calls: CallsRepository,
+    private readonly runtime: CallRuntime,
+    private readonly agents: AgentContextReader,
+    private readonly instance: CallInstance,
+    private readonly live: CallLive,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.stops.push(
+      await this.live.on<{ workspaceId: string; callId: string }>(this.ownerChannel(this.instance.id), (m) =>
+        this.drain(m.workspaceId, m.callId),
+      ),
+      await this.live.on<Ack>(this.ackChannel(this.instance.id), (ack) =>
+        this.waiting.get(ack.action_uuid)?.(ack),
+      ),
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.stops.map((s) => s().catch(() => undefined)));
+  }
+
+  private ownerChannel(id: string) {
+    return this.live.name(`calls:owner:${id}`);
+  }
+
+  private ackChannel(id: string) {
+    return this.live.name(`calls:ack:${id}`);
+  }
+
+  /** Checks the action against the call's state, appends it to the stream and waits for the owner to perform it. */
+  async dispatch(workspaceId: string, callId: string, body: LiveAction): Promise<CallActionResponse> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (!call) throw AppException.notFound('Call');
+    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
+    if (body.action !== 'hangup') {
+      if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
+      if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
+    }
+    if (body.action === 'forward') await this.checkForward(workspaceId, body);
+
+    const entry: ControlEntry = {
+      action_uuid: newId(),
+      workspace_id: workspaceId,
+      reply_to: this.instance.id,
+      dispatched_at: new Date().toISOString(),
+      body,
+    };
+    const acked = new Promise<Ack>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(entry.action_uuid);
+        reject(new AppException('SERVICE_UNAVAILABLE', 'The call did not confirm the action in time'));
+      }, ACK_TIMEOUT_MS);
+      this.waiting.set(entry.action_uuid, (ack) => {
+        clearTimeout(timer);
+        this.waiting.delete(entry.action_uuid);
+        resolve(ack);
+      });
+    });
+    await this.redis.xadd(controlStream(callId), '*', 'entry', JSON.stringify(entry));
+    const owner = await this.owner(workspaceId, callId, call.ownerId);
+    if (owner === this.instance.id) this.drain(workspaceId, callId);
+    else {
+      this.logger.debug({ callId, actionId: entry.action_uuid, owner }, 'live action sent to the call owner');
+      await this.live.send(this.ownerChannel(owner), { workspaceId, callId });
+    }
+    const ack = await acked;
+    if (!ack.ok) throw new AppException(ack.code ?? 'CONFLICT', ack.message ?? 'The action failed');
+    return {
+      action: body.action,
+      action_uuid: entry.action_uuid,
+      conversation_uuid: callId,
+      dispatched_at: entry.dispatched_at,
+      ...(ack.muted !== undefined ? { muted: ack.muted } : {}),
+    };
+  }
+
+  /** The live owner of the call; a dead owner's call passes to this replica. */
+  private async owner(workspaceId: string, callId: string, current: string | null): Promise<string> {
+    if (current && (await this.instance.isAlive(current))) return current;
+    if (await this.calls.claimOwner(workspaceId, callId, current, this.instance.id)) {
+      this.logger.log({ callId, previous: current }, 'call taken over from a replica that is gone');
+      return this.instance.id;
+    }
+    const fresh = await this.calls.findById(workspaceId, callId);
+    return fresh?.ownerId ?? this.instance.id;
+  }
+
+  private async checkForward(
+    workspaceId: string,
+    body: Extract<LiveAction, { action: 'forward' }>,
+  ): Promise<void> {
+    if (!!body.number === !!body.agent_uuid)
+      throw AppException.invalid(
+        'number',
+        'exactly one of number and agent_uuid is required',
+        'VALIDATION_ERROR',
+      );
+    if (body.agent_uuid) await agentInBody(this.agents, workspaceId, body.agent_uuid);
+  }
+
+  /** Performs what the call's stream holds, in order, one drain per call at a time; entries go once performed. */
+  drain(workspaceId: string, callId: string): void {
+    if (this.draining.has(callId)) {
+      this.again.add(callId);
+      return;
+    }
+    const run = (async () => {
+      do {
+        this.again.delete(callId);
+        const entries = await this.redis.xrange(controlStream(callId), '-', '+');
+        for (const [id, fields] of entries) {
+          const entry = JSON.parse(fields[1]) as ControlEntry;
+          const ack = await this.performOne(workspaceId, callId, entry);
+          await this.redis.xdel(controlStream(callId), id);
+          await this.live.send(this.ackChannel(entry.reply_to), ack);
+        }
+      } while (this.again.has(callId));
+    })()
+      .catch((err: Error) => this.logger.error({ err: err.message, callId }, 'live action drain failed'))
+      .finally(() => this.draining.delete(callId));
+    this.draining.set(callId, run);
+  }
+
+  private async performOne(workspaceId: string, callId: string, entry: ControlEntry): Promise<Ack> {
+    try {
+      const outcome = await this.runtime.perform(workspaceId, callId, entry.body);
+      this.logger.debug(
+        { callId, actionId: entry.action_uuid, action: entry.body.action, owner: this.instance.id },
+        'live action performed',
+      );
+      return { action_uuid: entry.action_uuid, ok: true, ...outcome };
+    } catch (err) {
+      if (err instanceof AppException)
+        return { action_uuid: entry.action_uuid, ok: false, code: err.code, message: err.message };
+      this.logger.error({ err: (err as Error).message, callId }, 'live action failed');
+      return {
+        action_uuid: entry.action_uuid,
+        ok: false,
+        code: 'INTERNAL_SERVER_ERROR',
+        message: 'An unexpected error occurred',
+      };
+    }
+  }
+}

@@ -1,0 +1,309 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '@/common/errors/app.exception';
+import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import { AgentContextReader } from '@/modules/conversations/agent-context';
+import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
+import { ConversationsService } from '@/modules/conversations/conversations.service';
+import { MessageResponse, TurnAction, TurnResponse } from '@/modules/conversations/dto/responses';
+import type { Message } from '@/modules/conversations/message.entity';
+import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
+import type { Call, ForwardedTo } from './call.entity';
+import { callInstructions } from './call-context';
+import { CallLifecycle } from './call-lifecycle.service';
+import { CallLive } from './call-live';
+import { EndReason, isEnded } from './call-states';
+import { CallsRepository } from './calls.repository';
+import { CallResponse } from './dto/responses';
+
+export const DEFAULT_FORWARD_MESSAGE = 'Transferring your call now.';
+export const DEFAULT_FORWARD_FAILED = "I couldn't connect you, let me keep helping.";
+export const DEFAULT_END_MESSAGE = 'Good Bye';
+
+export type LiveAction =
+  | { action: 'say'; message: string; end_call_after_spoken?: boolean; interrupt?: boolean }
+  | { action: 'forward'; number?: string; agent_uuid?: string; message?: string; whisper?: boolean }
+  | { action: 'hangup'; message?: string }
+  | { action: 'mute' }
+  | { action: 'unmute' };
+
+export interface ActionOutcome {
+  muted?: boolean;
+}
+
+export interface CallTurnResponse extends TurnResponse {
+  call: CallResponse;
+}
+
+/**
+ * What happens on an answered call: the agent's first message, the customer's turns through the conversation
+ * pipeline (guards, routing, the model), rule actions as telephony (hang up, forward), live actions, and the
+ * silence and duration limits. Every status change goes through CallLifecycle under the row lock.
+ */
+@Injectable()
+export class CallRuntime implements OnModuleInit {
+  private readonly logger = new Logger(CallRuntime.name);
+
+  constructor(
+    private readonly calls: CallsRepository,
+    private readonly lifecycle: CallLifecycle,
+    private readonly turns: ConversationTurnsService,
+    private readonly conversations: ConversationsService,
+    private readonly agents: AgentContextReader,
+    private readonly telephony: TelephonyRegistry,
+    private readonly live: CallLive,
+    private readonly db: DataSource,
+  ) {}
+
+  onModuleInit(): void {
+    this.lifecycle.onAnswered = (call) => this.greet(call);
+  }
+
+  private async load(workspaceId: string, callId: string): Promise<Call> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (!call) throw AppException.notFound('Call');
+    return call;
+  }
+
+  /** The agent speaks first once the call is answered, when it has a first message. */
+  async greet(call: Call): Promise<void> {
+    if (call.firstMessage) await this.say(call, call.firstMessage);
+  }
+
+  /** A message the agent says on the call: stored as its message, published, and the silence clock restarted. */
+  private async say(
+    call: Pick<Call, 'workspaceId' | 'id' | 'silenceTimeoutSeconds'>,
+    text: string,
+  ): Promise<Message> {
+    const message = await this.turns.speak(call.workspaceId, call.id, text);
+    await this.live.publish(call.id, 'transcript', MessageResponse.of(message));
+    await this.activity(call, message.createdAt);
+    return message;
+  }
+
+  private async activity(
+    call: Pick<Call, 'workspaceId' | 'id' | 'silenceTimeoutSeconds'>,
+    at: Date,
+  ): Promise<void> {
+    await this.calls.touch(call.workspaceId, call.id, at);
+    await this.lifecycle.scheduleSilence(call, at.getTime());
+  }
+
+  /** One customer turn on an answered call (sandbox `say` and `dtmf`, or a transcribed utterance). */
+  async customerTurn(
+    workspaceId: string,
+    callId: string,
+    text: string,
+    messageType: 'text' | 'dtmf' = 'text',
+  ): Promise<CallTurnResponse> {
+    const call = await this.load(workspaceId, callId);
+    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
+    if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
+    if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
+    const agent = await this.agents.agent(workspaceId, call.agentId!);
+    const turn = await this.turns.takeTurn(workspaceId, callId, text, {
+      muted: call.muted,
+      customPrompt: callInstructions(agent.custom_prompt, call),
+      messageType,
+    });
+    await this.live.publish(callId, 'transcript', turn.message);
+    if (turn.reply) await this.live.publish(callId, 'transcript', turn.reply);
+    await this.activity(call, new Date(turn.reply?.created_at ?? turn.message.created_at));
+    if (turn.action) await this.ruleAction(call, agent, turn.action);
+    const after = await this.calls.view(workspaceId, callId);
+    return { ...turn, call: CallResponse.of(after!) };
+  }
+
+  /** A guard or routing rule fired on a call: its words were said; now hang up or forward. */
+  private async ruleAction(call: Call, agent: AgentResponse, action: TurnAction): Promise<void> {
+    if (action.kind === 'guard' && action.type === 'end_conversation') {
+      await this.end(call.workspaceId, call.id, 'agent_hangup');
+      return;
+    }
+    const d = action.destination;
+    if (!d?.type) return;
+    const rule = agent.routing_rules.find((r) => r.uuid === action.rule_uuid);
+    const onError = rule?.voice_on_error ?? null;
+    const onSuccess = rule?.voice_on_success ?? null;
+    if (d.type === 'agent' && d.agent_uuid) await this.handOver(call, d.agent_uuid, onSuccess);
+    else if ((d.type === 'phone_number' || d.type === 'extension') && d.value)
+      await this.bridge(
+        call,
+        { type: d.type, value: d.value },
+        action.type === 'warm_transfer',
+        onError,
+        onSuccess,
+      );
+  }
+
+  /** Ends an answered call (or cancels one not answered yet) for the service's own reason. */
+  async end(workspaceId: string, callId: string, reason: EndReason): Promise<CallResponse> {
+    const call = await this.load(workspaceId, callId);
+    const answered = call.status === 'in-progress';
+    const adapter = this.telephony.for(call.provider);
+    const response = await this.lifecycle.move(workspaceId, callId, answered ? 'completed' : 'canceled', {
+      endReason: answered ? reason : 'canceled',
+    });
+    await adapter
+      .hangup({ workspaceId, callId, providerCallId: call.providerCallId, to: call.toNumber }, answered)
+      .catch((err: Error) => this.logger.warn({ err: err.message, callId }, 'provider hang-up failed'));
+    return response;
+  }
+
+  /** Performs a live action on the owner, in the order dispatched; the action is stored and published. */
+  async perform(workspaceId: string, callId: string, a: LiveAction): Promise<ActionOutcome> {
+    const call = await this.load(workspaceId, callId);
+    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
+    if (a.action !== 'hangup') {
+      if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
+      if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
+    }
+    // Stored before its effect so the transcript reads in order (the action, then what it made the agent say).
+    if (call.status === 'in-progress') await this.record(call, a);
+    switch (a.action) {
+      case 'say':
+        await this.say(call, a.message);
+        if (a.end_call_after_spoken) await this.end(workspaceId, callId, 'api_hangup');
+        return {};
+      case 'hangup': {
+        if (call.status === 'in-progress') {
+          const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
+          const endText = agent?.settings?.voice?.end_call_message;
+          await this.say(
+            call,
+            a.message ?? (typeof endText === 'string' && endText ? endText : DEFAULT_END_MESSAGE),
+          );
+        }
+        await this.end(workspaceId, callId, 'api_hangup');
+        return {};
+      }
+      case 'mute':
+      case 'unmute': {
+        const muted = a.action === 'mute';
+        await this.db.transaction(async (m) => {
+          const locked = await this.calls.lock(workspaceId, callId, m);
+          if (locked && !isEnded(locked.status)) {
+            locked.muted = muted;
+            await this.calls.save(workspaceId, locked, m);
+          }
+        });
+        return { muted };
+      }
+      case 'forward':
+        await this.say(call, a.message ?? DEFAULT_FORWARD_MESSAGE);
+        if (a.agent_uuid) await this.handOver(call, a.agent_uuid, null);
+        else if (a.number)
+          await this.bridge(call, { type: 'phone_number', value: a.number }, !!a.whisper, null, null);
+        return {};
+    }
+  }
+
+  private async record(call: Call, a: LiveAction): Promise<void> {
+    const message = await this.turns.speak(call.workspaceId, call.id, JSON.stringify(a), {
+      sender: 'system',
+      messageType: 'action',
+    });
+    await this.live.publish(call.id, 'action', MessageResponse.of(message));
+  }
+
+  /** A forward to a number or extension: connected, a human has the call; else the AI says so and carries on. */
+  private async bridge(
+    call: Call,
+    target: { type: 'phone_number' | 'extension'; value: string },
+    whisper: boolean,
+    onError: string | null,
+    onSuccess: string | null,
+  ): Promise<void> {
+    const adapter = this.telephony.for(call.provider);
+    const { connected } = await adapter.forward(
+      {
+        workspaceId: call.workspaceId,
+        callId: call.id,
+        providerCallId: call.providerCallId,
+        to: call.toNumber,
+      },
+      {
+        ...target,
+        whisper: whisper
+          ? `Call from ${call.direction === 'Outbound' ? call.toNumber : call.fromNumber}`
+          : null,
+      },
+    );
+    if (!connected) {
+      await this.say(call, onError ?? DEFAULT_FORWARD_FAILED);
+      return;
+    }
+    if (onSuccess) await this.say(call, onSuccess);
+    await this.setForward(call, { type: target.type, value: target.value, agent_uuid: null }, 'Human');
+  }
+
+  /** Another agent of the workspace takes over the same call. */
+  private async handOver(call: Call, agentId: string, onSuccess: string | null): Promise<void> {
+    await this.setForward(call, { type: 'agent', value: null, agent_uuid: agentId }, 'AI', agentId);
+    if (onSuccess) await this.say(call, onSuccess);
+  }
+
+  private async setForward(
+    call: Call,
+    to: ForwardedTo,
+    handledBy: 'AI' | 'Human',
+    agentId?: string,
+  ): Promise<void> {
+    const view = await this.db.transaction(async (m) => {
+      const locked = await this.calls.lock(call.workspaceId, call.id, m);
+      if (!locked || isEnded(locked.status)) return null;
+      locked.forwardedTo = to;
+      locked.handledBy = handledBy;
+      if (agentId) {
+        locked.agentId = agentId;
+        await this.conversations.handOver(m, call.workspaceId, call.id, agentId);
+      }
+      await this.calls.save(call.workspaceId, locked, m);
+      return this.calls.view(call.workspaceId, call.id, m);
+    });
+    if (view) await this.live.publish(call.id, 'status', CallResponse.of(view));
+  }
+
+  /** `no-answer` when the call still rings at its ring timeout. */
+  async ringTimeout(workspaceId: string, callId: string): Promise<void> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (call?.status !== 'ringing') return;
+    await this.lifecycle
+      .move(workspaceId, callId, 'no-answer', {
+        endReason: 'no_answer',
+        check: (c) => this.still(c, 'ringing'),
+      })
+      .catch(ignoreMoved);
+  }
+
+  /** The hard end of an answered call. */
+  async maxDuration(workspaceId: string, callId: string): Promise<void> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (call?.status !== 'in-progress') return;
+    await this.end(workspaceId, callId, 'max_duration').catch(ignoreMoved);
+  }
+
+  /** No one spoke since `activityMs` for the silence timeout: the agent says goodbye and hangs up. */
+  async silenceTimeout(workspaceId: string, callId: string, activityMs: number): Promise<void> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (call?.status !== 'in-progress' || call.handledBy === 'Human') return;
+    if ((call.lastActivityAt?.getTime() ?? 0) > activityMs) return; // newer activity holds its own timer
+    const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
+    const endText = agent?.settings?.voice?.end_call_message;
+    await this.turns
+      .speak(workspaceId, callId, typeof endText === 'string' && endText ? endText : DEFAULT_END_MESSAGE)
+      .then((m) => this.live.publish(callId, 'transcript', MessageResponse.of(m)))
+      .catch(ignoreMoved);
+    await this.end(workspaceId, callId, 'silence_timeout').catch(ignoreMoved);
+  }
+
+  private still(call: Call, status: Call['status']): void {
+    if (call.status !== status) throw AppException.conflict(`Call is ${call.status}`);
+  }
+}
+
+/** A timer that lost a race with another move has nothing left to do. */
+function ignoreMoved(err: unknown): void {
+  if (err instanceof AppException && (err.code === 'CONFLICT' || err.code === 'CALL_ENDED')) return;
+  throw err;
+}

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@/common/errors/app.exception';
+import type { CallStatus } from '@/providers/telephony/telephony.port';
+import { CallLifecycle } from './call-lifecycle.service';
+import { CallRuntime, CallTurnResponse } from './call-runtime.service';
+import { EndReason, isEnded } from './call-states';
+import { CallsRepository } from './calls.repository';
+import type { SimulateCallDto } from './dto/requests';
+import type { CallResponse } from './dto/responses';
+
+export type SimulationResponse = Partial<CallTurnResponse> & { call: CallResponse };
+
+const OUTCOMES: Record<'answer' | 'busy' | 'no_answer' | 'fail', [CallStatus, EndReason | undefined]> = {
+  answer: ['in-progress', undefined],
+  busy: ['busy', 'busy'],
+  no_answer: ['no-answer', 'no_answer'],
+  fail: ['failed', 'provider_error'],
+};
+
+/** `POST /calls/{uuid}/simulate`: the sandbox's far end, acting through the same paths as a provider would. */
+@Injectable()
+export class CallSimulation {
+  constructor(
+    private readonly calls: CallsRepository,
+    private readonly lifecycle: CallLifecycle,
+    private readonly runtime: CallRuntime,
+  ) {}
+
+  async simulate(workspaceId: string, callId: string, dto: SimulateCallDto): Promise<SimulationResponse> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (!call) throw AppException.notFound('Call');
+    if (call.provider !== 'sandbox') throw AppException.conflict('Simulations take sandbox calls only');
+    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
+    switch (dto.action) {
+      case 'say':
+        if (!dto.text) throw AppException.invalid('text', 'text should not be empty', 'VALIDATION_ERROR');
+        return this.runtime.customerTurn(workspaceId, callId, dto.text);
+      case 'dtmf': {
+        const digits = dto.digits?.replace(/\s/g, '');
+        if (!digits) throw AppException.invalid('digits', 'digits should not be empty', 'VALIDATION_ERROR');
+        if (!/^[0-9*#]+$/.test(digits)) throw AppException.invalid('digits', 'digits must be 0-9, * and #');
+        return this.runtime.customerTurn(workspaceId, callId, `(pressed ${[...digits].join(' ')})`, 'dtmf');
+      }
+      case 'hangup': {
+        const answered = call.status === 'in-progress';
+        const moved = await this.lifecycle.move(workspaceId, callId, answered ? 'completed' : 'canceled', {
+          endReason: answered ? 'customer_hangup' : 'canceled',
+        });
+        return { call: moved };
+      }
+      default: {
+        const [to, endReason] = OUTCOMES[dto.action];
+        const moved = await this.lifecycle.move(workspaceId, callId, to, {
+          endReason,
+          error:
+            dto.action === 'fail' ? { code: 'SANDBOX_FAILED', message: 'The simulated call failed' } : null,
+          check: (c) => {
+            if (c.status !== 'ringing') throw AppException.conflict(`Call is ${c.status}`);
+          },
+        });
+        return { call: moved };
+      }
+    }
+  }
+}

@@ -1,0 +1,264 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { WorkspaceId } from '@/common/auth/request-context';
+import { AppException } from '@/common/errors/app.exception';
+import type { ErrorCode } from '@/common/errors/error-codes';
+import { ApiEnvelope, ShortErrorBodyDto } from '@/common/http/api-response.decorator';
+import { Envelope, RawResponse } from '@/common/http/envelope';
+import { Page } from '@/common/http/pagination';
+import { ShortErrorBody } from '@/common/http/short-error-body';
+import { UuidParamPipe } from '@/common/http/validation';
+import { CallControl } from './call-control.service';
+import { CallLive } from './call-live';
+import type { LiveAction } from './call-runtime.service';
+import { CallSimulation, SimulationResponse } from './call-simulation.service';
+import { isLive } from './call-states';
+import { CallsService } from './calls.service';
+import {
+  CreateCallDto,
+  ForwardActionDto,
+  HangupActionDto,
+  ListCallsQuery,
+  SayActionDto,
+  SimulateCallDto,
+  SimulateInboundDto,
+} from './dto/requests';
+import { CallActionResponse, CallResponse } from './dto/responses';
+
+const NOT_FOUND_SHORT = (status: number) => status === 404;
+const SHORT_404 = ApiResponse({
+  status: 404,
+  description: 'Unknown call or another workspace\'s: {success: false, message: "Call not found", data: []}',
+  type: ShortErrorBodyDto,
+});
+const KEEPALIVE_MS = 15_000;
+const ACTION_ERRORS: ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'INVALID_FORMAT',
+  'INVALID_UUID',
+  'CONFLICT',
+  'CALL_ENDED',
+];
+
+@ApiTags('Calls')
+@Controller('api/v1')
+export class CallsController {
+  constructor(
+    private readonly calls: CallsService,
+    private readonly control: CallControl,
+    private readonly simulation: CallSimulation,
+    private readonly live: CallLive,
+  ) {}
+
+  @Post('call')
+  @ApiOperation({
+    summary: 'Place an outbound call (answers at queued; dialling runs in a job)',
+    description:
+      "Also takes the source product's camelCase body (agentId, participant.number, participant.about, prompt as a " +
+      'string, message.start, phoneNumber); with both spellings the snake_case one wins.',
+  })
+  @ApiEnvelope(CallResponse, {
+    status: 201,
+    errors: [
+      'VALIDATION_ERROR',
+      'INVALID_FORMAT',
+      'INVALID_UUID',
+      'CONFLICT',
+      'BLACKLISTED',
+      'CONCURRENCY_LIMIT_EXCEEDED',
+    ],
+  })
+  async place(@WorkspaceId() ws: string, @Body() dto: CreateCallDto): Promise<Envelope<CallResponse>> {
+    return new Envelope(await this.calls.place(ws, dto), 'Call created successfully');
+  }
+
+  @Get('calls')
+  @ApiOperation({ summary: 'List calls, newest first' })
+  @ApiEnvelope(CallResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
+  list(@WorkspaceId() ws: string, @Query() q: ListCallsQuery): Promise<Page<CallResponse>> {
+    return this.calls.list(ws, q);
+  }
+
+  @Post('calls/simulate-inbound')
+  @ApiOperation({
+    summary: 'Sandbox: a caller reaches a sandbox number of the workspace (answers in-progress)',
+  })
+  @ApiEnvelope(CallResponse, {
+    status: 201,
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT', 'CONCURRENCY_LIMIT_EXCEEDED'],
+  })
+  simulateInbound(@WorkspaceId() ws: string, @Body() dto: SimulateInboundDto): Promise<CallResponse> {
+    return this.calls.simulateInbound(ws, dto);
+  }
+
+  @Get('calls/:uuid')
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({ summary: 'Read a call (its uuid is its conversation_uuid)' })
+  @ApiEnvelope(CallResponse, { errors: ['INVALID_UUID'] })
+  @SHORT_404
+  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CallResponse> {
+    return this.calls.get(ws, uuid);
+  }
+
+  @Get('calls/:uuid/live')
+  @RawResponse()
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({
+    summary: "The call's live feed (Server-Sent Events: status, transcript, action, then end)",
+    description: 'No envelope. An ended call answers one `end` event.',
+  })
+  @ApiProduces('text/event-stream')
+  @ApiResponse({ status: 200, description: 'text/event-stream' })
+  @SHORT_404
+  async liveFeed(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const first = await this.calls.get(ws, uuid);
+    res.status(200).set({
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    const write = (event: string, data: unknown) =>
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (!isLive(first.status as never)) {
+      write('end', first);
+      res.end();
+      return;
+    }
+    let closed = false;
+    const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
+    const finish = async () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(keepalive);
+      await stop();
+      res.end();
+    };
+    const stop = await this.live.listen(uuid, (e) => {
+      if (closed) return;
+      write(e.event, e.data);
+      if (e.event === 'end') void finish();
+    });
+    req.on('close', () => void finish());
+    // Subscribed now: the current state, read again so a change made meanwhile is not missed.
+    const current = await this.calls.get(ws, uuid);
+    write(isLive(current.status as never) ? 'status' : 'end', current);
+    if (!isLive(current.status as never)) await finish();
+  }
+
+  @Get('calls/:uuid/recording')
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({ summary: "The call's recording (audio/wav); 404 when there is none" })
+  @ApiProduces('audio/wav')
+  @ApiResponse({ status: 200, description: 'audio/wav, Range supported' })
+  @SHORT_404
+  async recording(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<never> {
+    return this.noRecording(ws, uuid);
+  }
+
+  @Delete('calls/:uuid/recording')
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({ summary: "Delete the call's recording; 404 when there is none" })
+  @ApiEnvelope(CallResponse, { errors: ['INVALID_UUID'] })
+  @SHORT_404
+  async deleteRecording(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<never> {
+    return this.noRecording(ws, uuid);
+  }
+
+  /** Only Twilio calls record, and no recording is stored yet by any adapter. */
+  private async noRecording(ws: string, uuid: string): Promise<never> {
+    await this.calls.get(ws, uuid);
+    throw new AppException('RESOURCE_NOT_FOUND', 'Recording not found');
+  }
+
+  @Post('calls/:uuid/simulate')
+  @HttpCode(200)
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({
+    summary: 'Sandbox: the far end acts (say, dtmf, answer, busy, no_answer, fail, hangup)',
+    description: '`say` runs one turn like a text turn and answers {message, reply, action, call}.',
+  })
+  @ApiEnvelope(null, {
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT', 'CALL_ENDED'],
+  })
+  @SHORT_404
+  simulate(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() dto: SimulateCallDto,
+  ): Promise<SimulationResponse> {
+    return this.simulation.simulate(ws, uuid, dto);
+  }
+
+  @Post('calls/action/:uuid/say')
+  @HttpCode(200)
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({ summary: 'Live action: the agent says a message' })
+  @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
+  @SHORT_404
+  say(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Body() dto: SayActionDto) {
+    return this.act(ws, uuid, { action: 'say', ...dto }, 'Say dispatched');
+  }
+
+  @Post('calls/action/:uuid/forward')
+  @HttpCode(200)
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({ summary: 'Live action: forward to a number (a human) or to another agent' })
+  @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
+  @SHORT_404
+  forward(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() dto: ForwardActionDto,
+  ) {
+    return this.act(ws, uuid, { action: 'forward', ...dto }, 'Forward dispatched');
+  }
+
+  @Post('calls/action/:uuid/hangup')
+  @HttpCode(200)
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({ summary: 'Live action: say goodbye and hang up (cancels a call not answered yet)' })
+  @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
+  @SHORT_404
+  hangup(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() dto: HangupActionDto,
+  ) {
+    return this.act(ws, uuid, { action: 'hangup', ...dto }, 'Hangup dispatched');
+  }
+
+  @Post('calls/action/:uuid/mute')
+  @HttpCode(200)
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({ summary: 'Live action: the agent stops speaking and replying' })
+  @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
+  @SHORT_404
+  mute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
+    return this.act(ws, uuid, { action: 'mute' }, 'Mute dispatched');
+  }
+
+  @Post('calls/action/:uuid/unmute')
+  @HttpCode(200)
+  @ShortErrorBody(NOT_FOUND_SHORT)
+  @ApiOperation({ summary: 'Live action: the agent speaks and replies again' })
+  @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
+  @SHORT_404
+  unmute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
+    return this.act(ws, uuid, { action: 'unmute' }, 'Unmute dispatched');
+  }
+
+  private async act(ws: string, uuid: string, action: LiveAction, message: string) {
+    return new Envelope(await this.control.dispatch(ws, uuid, action), message);
+  }
+}

@@ -1,0 +1,45 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { BlacklistModule } from '@/modules/blacklist/blacklist.module';
+import { ContactsModule } from '@/modules/contacts/contacts.module';
+import { ConversationsModule } from '@/modules/conversations/conversations.module';
+import { EventsModule } from '@/modules/events/events.module';
+import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { TelephonyModule } from '@/providers/telephony/telephony.module';
+import { Call } from './call.entity';
+import { CallControl } from './call-control.service';
+import { CallInstance } from './call-instance';
+import { CallLifecycle } from './call-lifecycle.service';
+import { CallLive } from './call-live';
+import { CallRuntime } from './call-runtime.service';
+import { CallSimulation } from './call-simulation.service';
+import { CallSlots } from './call-slots';
+import { CallsController } from './calls.controller';
+import { CallsRepository } from './calls.repository';
+import { CallsService } from './calls.service';
+
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([Call]),
+    ConversationsModule,
+    ContactsModule,
+    PhoneNumbersModule,
+    BlacklistModule,
+    EventsModule,
+    TelephonyModule,
+  ],
+  controllers: [CallsController],
+  providers: [
+    CallsRepository,
+    CallsService,
+    CallLifecycle,
+    CallRuntime,
+    CallControl,
+    CallSimulation,
+    CallSlots,
+    CallLive,
+    CallInstance,
+  ],
+  exports: [CallsService, CallLifecycle, CallRuntime, CallSlots, CallsRepository, TelephonyModule],
+})
+export class CallsModule {}

@@ -1,0 +1,56 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { randomBytes } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { sandboxOutcome } from './sandbox-outcomes';
+import type { DialRequest, ForwardTarget, ProviderCallRef, TelephonyAdapter } from './telephony.port';
+
+type ProviderEventJob = JobPayloads['calls']['provider-event'];
+
+/**
+ * The telephony provider that needs no account and no network: a call rings at once and takes its destination's
+ * outcome after SANDBOX_ANSWER_DELAY_MS. The provider's callbacks are Bull delayed jobs, so they survive restarts.
+ */
+@Injectable()
+export class SandboxTelephony implements TelephonyAdapter {
+  readonly provider = 'sandbox';
+  readonly simulated = true;
+
+  constructor(
+    @InjectQueue(QUEUES.calls) private readonly queue: Queue<ProviderEventJob>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async dial(request: DialRequest): Promise<{ providerCallId: string }> {
+    const providerCallId = `SB${randomBytes(16).toString('hex')}`;
+    const { workspaceId, callId } = request;
+    await this.queue.add(
+      'provider-event',
+      { workspaceId, callId, event: { status: 'ringing', detail: { CallSid: providerCallId } } },
+      { jobId: `sandbox:${callId}:ringing` },
+    );
+    const outcome = sandboxOutcome(request.to);
+    if (outcome.call)
+      await this.queue.add(
+        'provider-event',
+        {
+          workspaceId,
+          callId,
+          event: { status: outcome.call, error: outcome.error, detail: { CallSid: providerCallId } },
+        },
+        { jobId: `sandbox:${callId}:outcome`, delay: this.config.telephony.sandboxAnswerDelayMs },
+      );
+    return { providerCallId };
+  }
+
+  /** Nothing to tell: the sandbox has no far end. */
+  async hangup(_call: ProviderCallRef, _answered: boolean): Promise<void> {}
+
+  forward(_call: ProviderCallRef, target: ForwardTarget): Promise<{ connected: boolean }> {
+    // Extensions dial through a PBX connector; the sandbox has none, so such a forward fails.
+    if (target.type === 'extension') return Promise.resolve({ connected: false });
+    return Promise.resolve({ connected: sandboxOutcome(target.value).forwardConnects });
+  }
+}

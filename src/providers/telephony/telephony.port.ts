@@ -1,0 +1,72 @@
+/** Twilio's call statuses, which the call resource keeps. */
+export const CALL_STATUSES = [
+  'queued',
+  'ringing',
+  'in-progress',
+  'completed',
+  'busy',
+  'no-answer',
+  'failed',
+  'canceled',
+] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+export interface ProviderError {
+  code: string;
+  message: string;
+}
+
+/** A status the provider reports for a call (Twilio's status callback; the sandbox's delayed outcome). */
+export interface ProviderCallEvent {
+  status: CallStatus;
+  error?: ProviderError | null;
+  /** The provider's own fields, kept in the call's provider log. */
+  detail?: Record<string, unknown>;
+}
+
+export interface DialRequest {
+  workspaceId: string;
+  callId: string;
+  from: string;
+  to: string;
+  ringTimeoutSeconds: number;
+  record: boolean;
+}
+
+export interface ProviderCallRef {
+  workspaceId: string;
+  callId: string;
+  providerCallId: string | null;
+  to: string;
+}
+
+export interface ForwardTarget {
+  type: 'phone_number' | 'extension';
+  value: string;
+  /** The line the person answering hears first, when whispered. */
+  whisper: string | null;
+}
+
+/**
+ * A telephony provider. Progress after `dial` arrives asynchronously as ProviderCallEvents handed to the
+ * ProviderEventSink (the sandbox schedules them as delayed jobs; Twilio posts signed status callbacks).
+ */
+export interface TelephonyAdapter {
+  /** The `provider` value of numbers this adapter serves, and of the calls it places. */
+  readonly provider: string;
+  /** Calls of this adapter are simulations (`is_simulation`). */
+  readonly simulated: boolean;
+  /** Places the call; answers the provider's id for it (`CA...`, `SB...`). */
+  dial(request: DialRequest): Promise<{ providerCallId: string }>;
+  /** Ends the call: canceled when not answered yet, completed when it was. */
+  hangup(call: ProviderCallRef, answered: boolean): Promise<void>;
+  /** Bridges the call to a number or an extension; answers whether the other leg connected. */
+  forward(call: ProviderCallRef, target: ForwardTarget): Promise<{ connected: boolean }>;
+}
+
+export const TELEPHONY_ADAPTERS = Symbol('TELEPHONY_ADAPTERS');
+
+/** Where adapters hand the provider's events; the calls module implements it. */
+export abstract class ProviderEventSink {
+  abstract report(workspaceId: string, callId: string, event: ProviderCallEvent): Promise<void>;
+}

@@ -1,0 +1,19 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppException } from '@/common/errors/app.exception';
+import { TELEPHONY_ADAPTERS, TelephonyAdapter } from './telephony.port';
+
+/** The adapter for a number's `provider`. */
+@Injectable()
+export class TelephonyRegistry {
+  constructor(@Inject(TELEPHONY_ADAPTERS) private readonly adapters: TelephonyAdapter[]) {}
+
+  has(provider: string): boolean {
+    return this.adapters.some((a) => a.provider === provider);
+  }
+
+  for(provider: string): TelephonyAdapter {
+    const adapter = this.adapters.find((a) => a.provider === provider);
+    if (!adapter) throw AppException.conflict(`Calls through the provider ${provider} are not configured`);
+    return adapter;
+  }
+}

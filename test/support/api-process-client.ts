@@ -1,0 +1,47 @@
+import { ChildProcess, fork } from 'node:child_process';
+import * as path from 'node:path';
+import { client, TenantClient } from '../setup/test-app';
+
+export interface ApiProcess {
+  child: ChildProcess;
+  url: string;
+  http(host: string, token?: string): TenantClient;
+  /** SIGKILL: the replica dies without any cleanup, as a crashed one does. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Forks `api-process.ts` (ts-node) with the given environment and waits for it to listen. */
+export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
+  const root = path.resolve(__dirname, '../..');
+  const child = fork(path.join(__dirname, 'api-process.ts'), [], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...env,
+      TS_NODE_TRANSPILE_ONLY: 'true',
+      TS_NODE_PROJECT: path.join(root, 'tsconfig.json'),
+    },
+    execArgv: ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`api process exited with ${code}`)));
+  });
+  const url = `https://127.0.0.1:${port}`;
+  return {
+    child,
+    url,
+    http: (host, token) => client(url, host, token),
+    kill: async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+    stop: async () => {
+      if (child.exitCode === null) child.send('stop');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import { loadConfig } from '@/config/app.config';
+import { prepareRuntime, startApi } from '@/bootstrap';
+import { loadOrCreateTlsMaterial } from '@/common/http/tls';
+import { urlPolicy } from '@/common/validation/validators';
+
+/**
+ * One more API replica in its own OS process, workers on, on the database and Redis prefix of its environment
+ * (the replicas e2e suite forks it under ts-node, `npm run bench:calls` compiled). Sends its port over IPC; stops on
+ * any IPC message.
+ */
+async function main(): Promise<void> {
+  const config = await prepareRuntime(loadConfig({ ...process.env, PORT: '0', RUN_WORKERS: 'true' }));
+  urlPolicy.allowHttp = config.network.allowPrivateTargets;
+  const api = await startApi(config, { host: '127.0.0.1', tls: await loadOrCreateTlsMaterial(config) });
+  process.send?.({ port: api.server.port });
+  process.on('message', () => void api.stop().then(() => process.exit(0)));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
