@@ -1,10 +1,35 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import {
+  ApiExtraModels,
+  ApiOperation,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { AppException } from '@/common/errors/app.exception';
 import type { ErrorCode } from '@/common/errors/error-codes';
-import { ApiEnvelope, ShortErrorBodyDto } from '@/common/http/api-response.decorator';
+import {
+  ApiEnvelope,
+  ApiErrors,
+  ErrorBody,
+  ShortErrorBodyDto,
+  TENANT_ERRORS,
+} from '@/common/http/api-response.decorator';
 import { Envelope, RawResponse } from '@/common/http/envelope';
 import { Page } from '@/common/http/pagination';
 import { ShortErrorBody } from '@/common/http/short-error-body';
@@ -27,11 +52,18 @@ import {
 import { CallActionResponse, CallResponse } from './dto/responses';
 
 const NOT_FOUND_SHORT = (status: number) => status === 404;
-const SHORT_404 = ApiResponse({
-  status: 404,
-  description: 'Unknown call or another workspace\'s: {success: false, message: "Call not found", data: []}',
-  type: ShortErrorBodyDto,
-});
+// Applied after the envelope (written above it), whose general 404 it replaces; an unknown workspace still
+// answers the general body.
+const SHORT_404 = applyDecorators(
+  ApiExtraModels(ShortErrorBodyDto, ErrorBody),
+  ApiResponse({
+    status: 404,
+    description:
+      'Unknown call or another workspace\'s: {success: false, message: "Call not found", data: []}; ' +
+      'RESOURCE_NOT_FOUND: unknown workspace',
+    schema: { oneOf: [{ $ref: getSchemaPath(ShortErrorBodyDto) }, { $ref: getSchemaPath(ErrorBody) }] },
+  }),
+);
 const KEEPALIVE_MS = 15_000;
 const ACTION_ERRORS: ErrorCode[] = [
   'VALIDATION_ERROR',
@@ -94,9 +126,9 @@ export class CallsController {
 
   @Get('calls/:uuid')
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({ summary: 'Read a call (its uuid is its conversation_uuid)' })
   @ApiEnvelope(CallResponse, { errors: ['INVALID_UUID'] })
-  @SHORT_404
   get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CallResponse> {
     return this.calls.get(ws, uuid);
   }
@@ -104,13 +136,14 @@ export class CallsController {
   @Get('calls/:uuid/live')
   @RawResponse()
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({
     summary: "The call's live feed (Server-Sent Events: status, transcript, action, then end)",
     description: 'No envelope. An ended call answers one `end` event.',
   })
   @ApiProduces('text/event-stream')
   @ApiResponse({ status: 200, description: 'text/event-stream' })
-  @SHORT_404
+  @ApiErrors(...TENANT_ERRORS, 'INVALID_UUID')
   async liveFeed(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
@@ -155,19 +188,20 @@ export class CallsController {
 
   @Get('calls/:uuid/recording')
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({ summary: "The call's recording (audio/wav); 404 when there is none" })
   @ApiProduces('audio/wav')
   @ApiResponse({ status: 200, description: 'audio/wav, Range supported' })
-  @SHORT_404
+  @ApiErrors(...TENANT_ERRORS, 'INVALID_UUID')
   async recording(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<never> {
     return this.noRecording(ws, uuid);
   }
 
   @Delete('calls/:uuid/recording')
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({ summary: "Delete the call's recording; 404 when there is none" })
   @ApiEnvelope(CallResponse, { errors: ['INVALID_UUID'] })
-  @SHORT_404
   async deleteRecording(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
@@ -184,6 +218,7 @@ export class CallsController {
   @Post('calls/:uuid/simulate')
   @HttpCode(200)
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({
     summary: 'Sandbox: the far end acts (say, dtmf, answer, busy, no_answer, fail, hangup)',
     description: '`say` runs one turn like a text turn and answers {message, reply, action, call}.',
@@ -191,7 +226,6 @@ export class CallsController {
   @ApiEnvelope(null, {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT', 'CALL_ENDED'],
   })
-  @SHORT_404
   simulate(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
@@ -203,9 +237,9 @@ export class CallsController {
   @Post('calls/action/:uuid/say')
   @HttpCode(200)
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({ summary: 'Live action: the agent says a message' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  @SHORT_404
   say(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Body() dto: SayActionDto) {
     return this.act(ws, uuid, { action: 'say', ...dto }, 'Say dispatched');
   }
@@ -213,9 +247,9 @@ export class CallsController {
   @Post('calls/action/:uuid/forward')
   @HttpCode(200)
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({ summary: 'Live action: forward to a number (a human) or to another agent' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  @SHORT_404
   forward(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
@@ -227,9 +261,9 @@ export class CallsController {
   @Post('calls/action/:uuid/hangup')
   @HttpCode(200)
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({ summary: 'Live action: say goodbye and hang up (cancels a call not answered yet)' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  @SHORT_404
   hangup(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
@@ -241,9 +275,9 @@ export class CallsController {
   @Post('calls/action/:uuid/mute')
   @HttpCode(200)
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({ summary: 'Live action: the agent stops speaking and replying' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  @SHORT_404
   mute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
     return this.act(ws, uuid, { action: 'mute' }, 'Mute dispatched');
   }
@@ -251,9 +285,9 @@ export class CallsController {
   @Post('calls/action/:uuid/unmute')
   @HttpCode(200)
   @ShortErrorBody(NOT_FOUND_SHORT)
+  @SHORT_404
   @ApiOperation({ summary: 'Live action: the agent speaks and replies again' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  @SHORT_404
   unmute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
     return this.act(ws, uuid, { action: 'unmute' }, 'Unmute dispatched');
   }

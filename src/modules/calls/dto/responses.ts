@@ -11,10 +11,10 @@ export class CallAgentRef {
 
 export class CallContactRef {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
-  @ApiProperty({ nullable: true }) name!: string | null;
-  @ApiProperty({ nullable: true }) surname!: string | null;
-  @ApiProperty({ nullable: true }) phone_number!: string | null;
-  @ApiProperty({ nullable: true }) email!: string | null;
+  @ApiProperty({ type: String, nullable: true }) name!: string | null;
+  @ApiProperty({ type: String, nullable: true }) surname!: string | null;
+  @ApiProperty({ type: String, nullable: true }) phone_number!: string | null;
+  @ApiProperty({ type: String, nullable: true }) email!: string | null;
 }
 
 export class CallErrorDto {
@@ -24,7 +24,7 @@ export class CallErrorDto {
 
 export class ForwardedToDto {
   @ApiProperty({ enum: ['phone_number', 'extension', 'agent'] }) type!: string;
-  @ApiProperty({ nullable: true }) value!: string | null;
+  @ApiProperty({ type: String, nullable: true }) value!: string | null;
   @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
 }
 
@@ -62,8 +62,8 @@ export class CallResponse {
     unknown
   > | null;
   @ApiProperty({ nullable: true, example: '/api/v1/calls/{uuid}/live' }) listen_url!: string | null;
-  @ApiProperty({ nullable: true, description: 'the session summary once evaluated' }) analysis!:
-    string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the session summary once evaluated' })
+  analysis!: string | null;
   @ApiProperty({ example: TS }) timestamp!: string;
   @ApiProperty({ nullable: true, example: TS }) answered_at!: string | null;
   @ApiProperty({ nullable: true, example: TS }) ended_at!: string | null;
