@@ -9,6 +9,7 @@ import { AnalyticsExport1763840000000 } from './migrations/1763840000000-Analyti
 import { Webhooks1763850000000 } from './migrations/1763850000000-Webhooks';
 import { EventsRetention1763860000000 } from './migrations/1763860000000-EventsRetention';
 import { KnowledgeRecordTables1763870000000 } from './migrations/1763870000000-KnowledgeRecordTables';
+import { KnowledgeRetrieval1763885000000 } from './migrations/1763885000000-KnowledgeRetrieval';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   Webhooks1763850000000,
   EventsRetention1763860000000,
   KnowledgeRecordTables1763870000000,
+  KnowledgeRetrieval1763885000000,
 ];

@@ -10,6 +10,23 @@ import { DataSourceDetailResponse, SearchResultResponse } from './dto/responses'
 import { KnowledgeIndexRepository, SnapshotSource } from './knowledge-index.repository';
 import { columnName, recordJsonSql, recordTextSql } from './records-table';
 
+/** A passage retrieved for a reply prompt. */
+export interface Passage {
+  content: string;
+  source: string;
+  score: number;
+}
+
+/** Prompt room for retrieved knowledge, in tokens (about four characters each). */
+export const KNOWLEDGE_BUDGET_TOKENS = 1200;
+const CHARS_PER_TOKEN = 4;
+/** Passages considered for a reply, best first, until the budget is spent. */
+const PASSAGES = 5;
+/** Earlier customer turns searched with the last one, and the weight of the one just before it. */
+const EARLIER_TURNS = 3;
+const EARLIER_WEIGHT = 0.4;
+const MAX_TURN_CHARS = 2000;
+
 /** Longest text indexed per record (PostgreSQL caps a tsvector at 1 MB). */
 const MAX_INDEXED_CHARS = 100_000;
 
@@ -95,7 +112,7 @@ export class KnowledgeService {
   }
 
   /**
-   * What the agent can see (only sources assigned to it, as of their last sync) matching `query`, best first.
+   * What the agent can see (only sources assigned to it, as of their last sync) ranked for `query`, best first.
    * 404 for an unknown agent.
    */
   async search(
@@ -105,12 +122,81 @@ export class KnowledgeService {
     limit = 5,
   ): Promise<SearchResultResponse[]> {
     await this.agents.get(workspaceId, agentId);
-    const hits = await this.index.search(workspaceId, agentId, query, Math.min(Math.max(limit, 1), 50));
+    return this.ranked(workspaceId, agentId, [{ text: query, weight: 1 }], query, limit);
+  }
+
+  /**
+   * The ranking for a conversation: the customer's last turn, with their earlier turns (oldest first) weighing
+   * less, so that a follow-up such as "and on Sunday?" still finds the opening hours.
+   */
+  async searchTurns(
+    workspaceId: string,
+    agentId: string,
+    customerTurns: string[],
+    limit = PASSAGES,
+  ): Promise<SearchResultResponse[]> {
+    const turns = customerTurns.filter((t) => t.trim()).slice(-1 - EARLIER_TURNS);
+    if (!turns.length) return [];
+    const parts = turns.map((text, i) => ({
+      text: text.slice(0, MAX_TURN_CHARS),
+      weight: i === turns.length - 1 ? 1 : EARLIER_WEIGHT / (turns.length - 1 - i),
+    }));
+    return this.ranked(workspaceId, agentId, parts, parts[parts.length - 1].text, limit);
+  }
+
+  /** The passages for the next reply of a conversation, best first, as many as fit in `budgetTokens`. */
+  async passagesFor(
+    workspaceId: string,
+    agentId: string,
+    customerTurns: string[],
+    budgetTokens = KNOWLEDGE_BUDGET_TOKENS,
+  ): Promise<Passage[]> {
+    const hits = await this.searchTurns(workspaceId, agentId, customerTurns);
+    const passages: Passage[] = [];
+    let left = budgetTokens * CHARS_PER_TOKEN;
+    for (const h of hits) {
+      const data = h.record.data;
+      const full = h.record.kind === 'chunk' ? String(data.content) : rowText(data);
+      const content = full.slice(0, left);
+      // A passage cut to a few words would mislead more than help.
+      if (content.length < Math.min(full.length, 200)) break;
+      passages.push({ content, source: h.data_source.name, score: h.score });
+      left -= content.length;
+    }
+    return passages;
+  }
+
+  private async ranked(
+    workspaceId: string,
+    agentId: string,
+    parts: { text: string; weight: number }[],
+    phrase: string,
+    limit: number,
+  ): Promise<SearchResultResponse[]> {
+    const hits = await this.index.search(
+      workspaceId,
+      agentId,
+      parts,
+      phrase,
+      Math.min(Math.max(limit, 1), 50),
+    );
     return hits.map((h) => ({
-      data_source: { uuid: h.dataSourceId, name: h.dataSourceName },
-      record: { id: h.recordId, data: h.data },
+      data_source: { uuid: h.dataSourceId, name: h.dataSourceName, type: h.dataSourceType },
+      record: {
+        id: h.recordId,
+        kind: h.dataSourceType !== 'table' && typeof h.data.content === 'string' ? 'chunk' : 'row',
+        data: h.data,
+      },
       snippet: h.snippet,
       score: Math.round(h.score * 10000) / 10000,
     }));
   }
+}
+
+/** A table row for a prompt: `column: value` lines of its set values. */
+function rowText(data: Record<string, unknown>): string {
+  return Object.entries(data)
+    .filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join('\n');
 }
