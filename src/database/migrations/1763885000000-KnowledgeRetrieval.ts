@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Ranked retrieval: per-agent vocabulary with document frequencies, the passage count and mean length of each agent's index (rarity weights, and typo correction
- * through trigram similarity), and the progress of a running sync.
+ * through trigram similarity), the progress of a running sync, and passage vectors.
  */
 export class KnowledgeRetrieval1763885000000 implements MigrationInterface {
   name = 'KnowledgeRetrieval1763885000000';
@@ -36,6 +36,12 @@ export class KnowledgeRetrieval1763885000000 implements MigrationInterface {
         total integer NOT NULL,
         updated_at timestamptz(3) NOT NULL DEFAULT now()
       )`);
+    // Semantic retrieval (when an embeddings model is configured): one unit vector a passage, computed by the
+    // sync job, with the model that made it. A plain array, so the schema needs no extension; see
+    // docs/architecture.md for how pgvector is used when the database has it.
+    await q.query(
+      `ALTER TABLE knowledge_index ADD COLUMN embedding real[], ADD COLUMN embedding_model varchar(200)`,
+    );
     // Indexes synced before this version get their vocabulary now.
     await q.query(`
       INSERT INTO knowledge_index_stats (workspace_id, agent_id, passages, avg_length)
@@ -49,6 +55,7 @@ export class KnowledgeRetrieval1763885000000 implements MigrationInterface {
   }
 
   public async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE knowledge_index DROP COLUMN embedding, DROP COLUMN embedding_model`);
     await q.query(`DROP TABLE knowledge_sync_progress`);
     await q.query(`DROP TABLE knowledge_index_stats`);
     await q.query(`DROP TABLE knowledge_terms`);

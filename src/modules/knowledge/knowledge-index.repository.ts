@@ -12,6 +12,8 @@ export interface SnapshotSource {
 }
 
 export interface SearchHit {
+  /** The passage (knowledge_index row). */
+  id: number;
   dataSourceId: string;
   dataSourceName: string;
   recordId: number;
@@ -99,7 +101,7 @@ WITH n AS (
   ORDER BY score DESC, s.id
   LIMIT $6
 )
-SELECT i.data_source_id, d.name AS data_source_name, d.type AS data_source_type, i.record_id, i.data,
+SELECT i.id, i.data_source_id, d.name AS data_source_name, d.type AS data_source_type, i.record_id, i.data,
        ts_headline('english', i.content, everything.q,
                    'MaxWords=35, MinWords=15, MaxFragments=2, StartSel=**, StopSel=**') AS snippet,
        r.score
@@ -286,23 +288,46 @@ export class KnowledgeIndexRepository {
       parts.map((p) => p.weight),
       phrase,
       limit,
-    ])) as {
-      data_source_id: string;
-      data_source_name: string;
-      data_source_type: string;
-      record_id: string;
-      data: Row;
-      snippet: string;
-      score: number;
-    }[];
-    return rows.map((r) => ({
-      dataSourceId: r.data_source_id,
-      dataSourceName: r.data_source_name,
-      dataSourceType: r.data_source_type,
-      recordId: Number(r.record_id),
-      data: r.data,
-      snippet: r.snippet,
-      score: Number(r.score),
-    }));
+    ])) as HitRow[];
+    return rows.map(toHit);
   }
+
+  /** These passages of the agent (found by vector), in the given order, with the start of each as snippet. */
+  async passages(workspaceId: WorkspaceId, agentId: string, ids: number[]): Promise<SearchHit[]> {
+    if (!ids.length) return [];
+    const rows = (await this.db.query(
+      `SELECT i.id, i.data_source_id, d.name AS data_source_name, d.type AS data_source_type, i.record_id, i.data,
+              left(i.content, 240) AS snippet, 0 AS score
+       FROM knowledge_index i
+       JOIN data_sources d ON d.id = i.data_source_id AND d.workspace_id = $1
+       WHERE i.workspace_id = $1 AND i.agent_id = $2 AND i.id = ANY($3::bigint[])`,
+      [workspaceId, agentId, ids],
+    )) as HitRow[];
+    const byId = new Map(rows.map((r) => [Number(r.id), toHit(r)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+}
+
+interface HitRow {
+  id: string;
+  data_source_id: string;
+  data_source_name: string;
+  data_source_type: string;
+  record_id: string;
+  data: Row;
+  snippet: string;
+  score: number;
+}
+
+function toHit(r: HitRow): SearchHit {
+  return {
+    id: Number(r.id),
+    dataSourceId: r.data_source_id,
+    dataSourceName: r.data_source_name,
+    dataSourceType: r.data_source_type,
+    recordId: Number(r.record_id),
+    data: r.data,
+    snippet: r.snippet,
+    score: Number(r.score),
+  };
 }
