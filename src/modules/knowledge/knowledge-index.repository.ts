@@ -26,15 +26,28 @@ export interface SearchHit {
 /** Records copied per statement of a sync (progress is reported after each batch). */
 const SYNC_BATCH = 5000;
 
+/** A word in at most this many passages selects candidates alone; more common words only all together. */
+const RARE = 2000;
+/** Candidates found by rare words, at most (a bound on the work of one search). */
+const MAX_CANDIDATES = 10_000;
+/**
+ * Passages taken among those that tie (holding all the common words, or any word when nothing else matched):
+ * they score alike until the re-ranking, so the scan stops after this many instead of reading thousands.
+ */
+const TIED = 200;
+
 /**
  * The ranking, in one statement (parameters: workspace, agent, part texts, part weights, phrase text, limit):
  * 1. words: the stemmed words of each part, stop words dropped (english configuration), at their part's weight;
  * 2. terms: each word as it is in the agent's vocabulary or, when absent (a typo), the most similar vocabulary
  *    word by trigrams (words of 4+ letters), with its passage count;
  * 3. weight of a term: part weight x BM25 inverse document frequency, so rare words count more;
- * 4. candidates: passages holding any term but the very common ones (over 20% of passages, unless only such
- *    terms are left), found through the GIN index; each scores the sum of the weights of the terms it holds
- *    (coverage x rarity), the best 100 kept;
+ * 4. candidates, through the GIN index: passages holding any rare term (in at most RARE passages), or all of
+ *    the commoner ones together; terms in over 20% of passages select nothing (unless only such terms are left);
+ *    when that finds nothing, passages holding any of the terms. Each scores the sum of the weights of the
+ *    terms it holds (coverage x rarity), the best 100 kept. Only passages found by a rare term are read for
+ *    this: those holding all the common terms tie at their sum, so TIED of them are taken as found, which
+ *    bounds the work of questions made only of common words;
  * 5. those are re-ranked by BM25 (term weights with saturating term frequency, k1 = 1.2; length normalisation
  *    b = 0.1 only, since a chunk of imported text holds several topics and must not lose to short rows), a boost for each pair of adjacent question words found adjacent in the passage
  *    (phrase), and the cover density of all terms (proximity, normalised by length).
@@ -66,11 +79,30 @@ WITH n AS (
   SELECT t.lexeme, quote_literal(t.lexeme)::tsquery AS q, t.ndoc,
          t.weight * ln(1 + (n.passages - t.ndoc + 0.5) / (t.ndoc + 0.5)) AS w
   FROM terms t CROSS JOIN n
-), probe AS (
-  SELECT string_agg(quote_literal(x.lexeme), ' | ')::tsquery AS q
-  FROM weighted x CROSS JOIN n
+), probe_terms AS (
+  SELECT x.lexeme, x.ndoc FROM weighted x CROSS JOIN n
   WHERE x.ndoc <= greatest(n.passages * 0.2, 50)
      OR x.lexeme = (SELECT lexeme FROM weighted ORDER BY ndoc, lexeme LIMIT 1)
+), probe AS (
+  SELECT (SELECT string_agg(quote_literal(lexeme), ' | ') FROM probe_terms WHERE ndoc <= ${RARE}) AS rare,
+         (SELECT string_agg(quote_literal(lexeme), ' & ') FROM probe_terms WHERE ndoc > ${RARE}) AS common
+), rare_found AS MATERIALIZED (
+  SELECT i.id, i.tsv
+  FROM knowledge_index i CROSS JOIN probe
+  WHERE probe.rare IS NOT NULL AND i.workspace_id = $1 AND i.agent_id = $2 AND i.tsv @@ probe.rare::tsquery
+  LIMIT ${MAX_CANDIDATES}
+), common_found AS MATERIALIZED (
+  SELECT i.id
+  FROM knowledge_index i CROSS JOIN probe
+  WHERE probe.common IS NOT NULL AND i.workspace_id = $1 AND i.agent_id = $2 AND i.tsv @@ probe.common::tsquery
+  LIMIT ${TIED}
+), fallback AS (
+  SELECT i.id
+  FROM knowledge_index i
+  CROSS JOIN (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS q FROM probe_terms) f
+  WHERE NOT EXISTS (SELECT 1 FROM rare_found) AND NOT EXISTS (SELECT 1 FROM common_found)
+    AND i.workspace_id = $1 AND i.agent_id = $2 AND i.tsv @@ f.q
+  LIMIT ${TIED}
 ), everything AS (
   SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS q FROM weighted
 ), pos AS (
@@ -83,12 +115,19 @@ WITH n AS (
   JOIN pos b ON b.pos = a.pos + 1
   JOIN weighted wa ON wa.lexeme = a.lexeme
   JOIN weighted wb ON wb.lexeme = b.lexeme
-), scored AS (
-  SELECT i.id, i.tsv, (SELECT sum(x.w) FROM weighted x WHERE i.tsv @@ x.q) AS coverage
-  FROM knowledge_index i CROSS JOIN probe
-  WHERE i.workspace_id = $1 AND i.agent_id = $2 AND i.tsv @@ probe.q
-  ORDER BY coverage DESC, i.id
+), best AS (
+  SELECT c.id, c.coverage FROM (
+    SELECT r.id, (SELECT sum(x.w) FROM weighted x WHERE r.tsv @@ x.q) AS coverage FROM rare_found r
+    UNION ALL
+    SELECT c.id, (SELECT sum(x.w) FROM weighted x JOIN probe_terms p ON p.lexeme = x.lexeme WHERE p.ndoc > ${RARE})
+    FROM common_found c WHERE NOT EXISTS (SELECT 1 FROM rare_found r WHERE r.id = c.id)
+    UNION ALL
+    SELECT f.id, 0 FROM fallback f
+  ) c
+  ORDER BY c.coverage DESC
   LIMIT 100
+), scored AS (
+  SELECT b.id, i.tsv, b.coverage FROM best b JOIN knowledge_index i ON i.id = b.id AND i.workspace_id = $1
 ), ranked AS (
   SELECT s.id,
          (SELECT sum(x.w * (tf.n * 2.2) / (tf.n + 1.2 * (0.9 + 0.1 * length(s.tsv) / n.avg_length)))
@@ -219,6 +258,14 @@ export class KnowledgeIndexRepository {
       for (const a of agents) await this.recount(m, workspaceId, a.agent_id);
       return inserted;
     });
+  }
+
+  /**
+   * Fresh planner statistics after a sync: a search over a large, just-rebuilt index planned on the old ones
+   * scans every word of the agent instead of looking up the question's (ten times slower).
+   */
+  async analyze(): Promise<void> {
+    await this.db.query(`ANALYZE knowledge_index, knowledge_terms, knowledge_index_stats`);
   }
 
   private async progress(workspaceId: WorkspaceId, dataSourceId: string, done: number, total: number) {

@@ -108,6 +108,7 @@ export class KnowledgeService {
         dataSql: recordJsonSql(source.columns, 'r'),
         contentSql: contentSql(source),
       }));
+      await this.index.analyze();
       const embedError = await this.embedPending(workspaceId, ds.id);
       await this.sources.patch(workspaceId, ds.id, {
         syncStatus: 'synced',
