@@ -3,7 +3,9 @@
  * typos) over the fixture knowledge base (FAQ text, a product table, a crawled site), then the same questions
  * and search latency once the agent's index holds 100,000 passages (the rest are support notes that share the
  * shop's vocabulary).
- * Run: npm run bench:retrieval
+ * Run: npm run bench:retrieval (words only), or npm run bench:retrieval -- --embeddings to add vectors from the
+ * local test embeddings server (64 dimensions, exact scoring): its quality figures say nothing of a real model,
+ * its latency is the cost of the vector half of the fusion.
  */
 import '../test/setup/env';
 import { performance } from 'node:perf_hooks';
@@ -13,6 +15,7 @@ import globalTeardown from '../test/setup/global-teardown';
 import { createAgent, synced, upload, waitFor } from '../test/factories/knowledge.factory';
 import { createTenant } from '../test/factories/workspace.factory';
 import { startTestApp } from '../test/setup/test-app';
+import { EmbeddingsServer } from '../test/support/embeddings-server';
 import { loadKnowledgeBase, mrr, QUESTIONS, ranks, recall } from '../test/support/retrieval-fixture';
 import { percentile } from './stats';
 
@@ -90,8 +93,9 @@ function notesCsv(rows: number): string {
 
 async function main(): Promise<void> {
   await globalSetup();
-  const app = await startTestApp();
-  const out: string[] = [];
+  const embeddings = process.argv.includes('--embeddings') ? await EmbeddingsServer.start() : null;
+  const app = await startTestApp(embeddings ? { EMBEDDINGS_BASE_URL: embeddings.url } : {});
+  const out: string[] = [embeddings ? 'words and vectors (reciprocal rank fusion)' : 'words only'];
   try {
     const t = await createTenant(app);
     const agentId = (await createAgent(app, t)).id;
@@ -151,6 +155,7 @@ async function main(): Promise<void> {
     line(`search over ${PASSAGES} passages, conversation ranking in process`, direct);
   } finally {
     await app.close();
+    await embeddings?.close();
     await globalTeardown();
   }
   process.stdout.write(out.join('\n') + '\n');

@@ -50,16 +50,18 @@ export class OpenAiCompatibleEmbeddings implements Embeddings {
       throw new EmbeddingsError('invalid_response', 'Embeddings answer is not JSON');
     }
     const data = Array.isArray(body.data) ? body.data : [];
-    const out: number[][] = new Array<number[]>(texts.length);
+    const out: (number[] | undefined)[] = texts.map(() => undefined);
     data.forEach((d, i) => {
       const at = typeof d.index === 'number' ? d.index : i;
-      if (Array.isArray(d.embedding) && d.embedding.every((x) => typeof x === 'number' && Number.isFinite(x)))
-        out[at] = unit(d.embedding as number[]);
+      const ok =
+        Array.isArray(d.embedding) && d.embedding.every((x) => typeof x === 'number' && Number.isFinite(x));
+      if (ok && at >= 0 && at < out.length) out[at] = unit(d.embedding as number[]);
     });
     const dims = out[0]?.length;
-    if (!dims || out.length !== texts.length || out.some((v) => !v || v.length !== dims))
+    // Every input needs a vector, all of one (non-zero) size.
+    if (!dims || out.some((v) => v?.length !== dims))
       throw new EmbeddingsError('invalid_response', 'Embeddings answer lacks a vector for every input');
-    return out;
+    return out as number[][];
   }
 }
 
