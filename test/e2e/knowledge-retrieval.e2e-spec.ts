@@ -79,6 +79,9 @@ describe('Knowledge retrieval: customer questions reach the passage that answers
       data_source: { uuid: kb.sources.site, type: 'website' },
       record: { kind: 'chunk', data: { source: expect.stringContaining('/roastery') } },
     });
+    // Query syntax and quoting are only words here.
+    for (const q of ["o'clock \\ C:\\path 'x' | & ! <-> (", '"refunds" -take or', ':*'])
+      expect((await search(q)).status).toBe(200);
     // Words found nowhere answer nothing rather than noise.
     expect((await search('xylophone quasar')).body.data).toEqual([]);
   });

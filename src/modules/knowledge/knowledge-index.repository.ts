@@ -26,6 +26,14 @@ export interface SearchHit {
 /** Records copied per statement of a sync (progress is reported after each batch). */
 const SYNC_BATCH = 5000;
 
+/**
+ * A lexeme as a tsquery operand: quoted, with quotes and backslashes escaped as tsquery input reads them
+ * (quote_literal writes E'...' around a backslash, which tsquery does not read).
+ */
+function tsLexeme(expr: string): string {
+  return `('''' || replace(replace(${expr}, '\\', '\\\\'), '''', '''''') || '''')`;
+}
+
 /** A word in at most this many passages selects candidates alone; more common words only all together. */
 const RARE = 2000;
 /** Candidates found by rare words, at most (a bound on the work of one search). */
@@ -76,7 +84,7 @@ WITH n AS (
   WHERE coalesce(t.lexeme, fix.lexeme) IS NOT NULL
   GROUP BY 1
 ), weighted AS (
-  SELECT t.lexeme, quote_literal(t.lexeme)::tsquery AS q, t.ndoc,
+  SELECT t.lexeme, ${tsLexeme('t.lexeme')}::tsquery AS q, t.ndoc,
          t.weight * ln(1 + (n.passages - t.ndoc + 0.5) / (t.ndoc + 0.5)) AS w
   FROM terms t CROSS JOIN n
 ), probe_terms AS (
@@ -84,8 +92,8 @@ WITH n AS (
   WHERE x.ndoc <= greatest(n.passages * 0.2, 50)
      OR x.lexeme = (SELECT lexeme FROM weighted ORDER BY ndoc, lexeme LIMIT 1)
 ), probe AS (
-  SELECT (SELECT string_agg(quote_literal(lexeme), ' | ') FROM probe_terms WHERE ndoc <= ${RARE}) AS rare,
-         (SELECT string_agg(quote_literal(lexeme), ' & ') FROM probe_terms WHERE ndoc > ${RARE}) AS common
+  SELECT (SELECT string_agg(${tsLexeme('lexeme')}, ' | ') FROM probe_terms WHERE ndoc <= ${RARE}) AS rare,
+         (SELECT string_agg(${tsLexeme('lexeme')}, ' & ') FROM probe_terms WHERE ndoc > ${RARE}) AS common
 ), rare_found AS MATERIALIZED (
   SELECT i.id, i.tsv
   FROM knowledge_index i CROSS JOIN probe
@@ -99,17 +107,17 @@ WITH n AS (
 ), fallback AS (
   SELECT i.id
   FROM knowledge_index i
-  CROSS JOIN (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS q FROM probe_terms) f
+  CROSS JOIN (SELECT string_agg(${tsLexeme('lexeme')}, ' | ')::tsquery AS q FROM probe_terms) f
   WHERE NOT EXISTS (SELECT 1 FROM rare_found) AND NOT EXISTS (SELECT 1 FROM common_found)
     AND i.workspace_id = $1 AND i.agent_id = $2 AND i.tsv @@ f.q
   LIMIT ${TIED}
 ), everything AS (
-  SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS q FROM weighted
+  SELECT string_agg(${tsLexeme('lexeme')}, ' | ')::tsquery AS q FROM weighted
 ), pos AS (
   SELECT u.lexeme, p AS pos
   FROM unnest(to_tsvector('english', $5)) u CROSS JOIN LATERAL unnest(u.positions) AS p
 ), pairs AS (
-  SELECT DISTINCT (quote_literal(a.lexeme) || ' <-> ' || quote_literal(b.lexeme))::tsquery AS q,
+  SELECT DISTINCT (${tsLexeme('a.lexeme')} || ' <-> ' || ${tsLexeme('b.lexeme')})::tsquery AS q,
          (wa.w + wb.w) / 2 AS w
   FROM pos a
   JOIN pos b ON b.pos = a.pos + 1
