@@ -42,6 +42,10 @@ export class KnowledgeRetrieval1763885000000 implements MigrationInterface {
     await q.query(
       `ALTER TABLE knowledge_index ADD COLUMN embedding real[], ADD COLUMN embedding_model varchar(200)`,
     );
+    // The sync's vector pass walks one source's passages by record.
+    await q.query(
+      `CREATE INDEX ix_knowledge_index_source_record ON knowledge_index (workspace_id, data_source_id, record_id)`,
+    );
     // Indexes synced before this version get their vocabulary now.
     await q.query(`
       INSERT INTO knowledge_index_stats (workspace_id, agent_id, passages, avg_length)
@@ -55,6 +59,7 @@ export class KnowledgeRetrieval1763885000000 implements MigrationInterface {
   }
 
   public async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP INDEX ix_knowledge_index_source_record`);
     await q.query(`ALTER TABLE knowledge_index DROP COLUMN embedding, DROP COLUMN embedding_model`);
     await q.query(`DROP TABLE knowledge_sync_progress`);
     await q.query(`DROP TABLE knowledge_index_stats`);

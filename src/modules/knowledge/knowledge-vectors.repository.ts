@@ -29,18 +29,23 @@ export class KnowledgeVectorsRepository implements OnModuleInit {
     return this.pgvector;
   }
 
-  /** Passages of the source (any agent) without a vector from `model`: one per record, `limit` at most. */
+  /**
+   * Records of the source after `afterRecord` whose passages (any agent's) lack a vector from `model`: one
+   * passage per record, `limit` at most, in record order.
+   */
   async pending(
     workspaceId: WorkspaceId,
     dataSourceId: string,
     model: string,
+    afterRecord: number,
     limit: number,
   ): Promise<{ recordId: number; content: string }[]> {
     const rows = (await this.db.query(
       `SELECT DISTINCT ON (record_id) record_id, content FROM knowledge_index
-       WHERE workspace_id = $1 AND data_source_id = $2 AND embedding_model IS DISTINCT FROM $3
-       ORDER BY record_id LIMIT $4`,
-      [workspaceId, dataSourceId, model, limit],
+       WHERE workspace_id = $1 AND data_source_id = $2 AND record_id > $4
+         AND embedding_model IS DISTINCT FROM $3
+       ORDER BY record_id LIMIT $5`,
+      [workspaceId, dataSourceId, model, afterRecord, limit],
     )) as { record_id: string; content: string }[];
     return rows.map((r) => ({ recordId: Number(r.record_id), content: r.content }));
   }

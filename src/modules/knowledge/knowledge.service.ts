@@ -132,10 +132,12 @@ export class KnowledgeService {
   private async embedPending(workspaceId: string, dataSourceId: string): Promise<string | null> {
     if (!this.embeddings.isConfigured()) return null;
     const model = this.embeddings.model;
+    let after = 0;
     try {
       for (;;) {
-        const batch = await this.vectors.pending(workspaceId, dataSourceId, model, EMBED_BATCH);
+        const batch = await this.vectors.pending(workspaceId, dataSourceId, model, after, EMBED_BATCH);
         if (!batch.length) return null;
+        after = batch[batch.length - 1].recordId;
         const vectors = await this.embeddings.embed(batch.map((b) => b.content));
         await this.vectors.store(
           workspaceId,
