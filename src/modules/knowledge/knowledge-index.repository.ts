@@ -57,8 +57,9 @@ const TIED = 200;
  *    this: those holding all the common terms tie at their sum, so TIED of them are taken as found, which
  *    bounds the work of questions made only of common words;
  * 5. those are re-ranked by BM25 (term weights with saturating term frequency, k1 = 1.2; length normalisation
- *    b = 0.1 only, since a chunk of imported text holds several topics and must not lose to short rows), a boost for each pair of adjacent question words found adjacent in the passage
- *    (phrase), and the cover density of all terms (proximity, normalised by length).
+ *    b = 0.1 only, since a chunk of imported text holds several topics and must not lose to short rows), a
+ *    boost for each pair of adjacent question words found adjacent in the passage (phrase), and the cover
+ *    density of all terms (proximity, normalised by length).
  */
 const SEARCH_SQL = `
 WITH n AS (
