@@ -14,6 +14,7 @@ export interface AppConfig {
   limits: { ratePerMinute: number; maxConcurrentCalls: number; crawlMaxPages: number };
   network: { allowPrivateTargets: boolean };
   llm: { baseUrl?: string; apiKey?: string; model: string };
+  embeddings: { baseUrl?: string; apiKey?: string; model: string };
   runWorkers: boolean;
   logLevel: string;
   shutdownTimeoutMs: number;
@@ -46,6 +47,11 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     },
     network: { allowPrivateTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS ?? false },
     llm: { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL ?? 'gpt-4o-mini' },
+    embeddings: {
+      baseUrl: env.EMBEDDINGS_BASE_URL,
+      apiKey: env.EMBEDDINGS_API_KEY,
+      model: env.EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
+    },
     runWorkers: env.RUN_WORKERS ?? true,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10000,

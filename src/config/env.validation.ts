@@ -71,6 +71,12 @@ export class EnvironmentVariables {
   LLM_BASE_URL?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() LLM_API_KEY?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() LLM_MODEL?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  EMBEDDINGS_BASE_URL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() EMBEDDINGS_API_KEY?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() EMBEDDINGS_MODEL?: string;
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) RUN_WORKERS?: boolean;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS?: number;

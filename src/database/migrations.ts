@@ -10,6 +10,7 @@ import { Webhooks1763850000000 } from './migrations/1763850000000-Webhooks';
 import { EventsRetention1763860000000 } from './migrations/1763860000000-EventsRetention';
 import { KnowledgeRecordTables1763870000000 } from './migrations/1763870000000-KnowledgeRecordTables';
 import { Calls1763880000000 } from './migrations/1763880000000-Calls';
+import { KnowledgeRetrieval1763885000000 } from './migrations/1763885000000-KnowledgeRetrieval';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   EventsRetention1763860000000,
   KnowledgeRecordTables1763870000000,
   Calls1763880000000,
+  KnowledgeRetrieval1763885000000,
 ];

@@ -158,7 +158,7 @@ describe('Knowledge: records tables and the CSV fast path', () => {
     await waitFor(tenant, done.uuid, synced);
     const hits = await tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=twice`);
     expect(hits.body.data).toHaveLength(1);
-    expect(hits.body.data[0].record).toEqual({ id: 1, data: CLEAN_FIRST });
+    expect(hits.body.data[0].record).toEqual({ id: 1, kind: 'row', data: CLEAN_FIRST });
   });
 
   it('replaces the table on a re-run; a reader holding the old table is answered from the new one', async () => {

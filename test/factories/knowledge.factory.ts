@@ -23,6 +23,7 @@ export interface DataSourceBody {
   columns: { id: number; name: string; type: string }[];
   records_count: number;
   progress: { done: number; total?: number | null } | null;
+  sync_progress?: { done: number; total: number } | null;
   [key: string]: unknown;
 }
 

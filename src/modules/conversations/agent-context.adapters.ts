@@ -87,26 +87,15 @@ export class ContactsDirectory extends ContactDirectory {
   }
 }
 
-const KNOWLEDGE_CHARS = 1500;
-
-/** The agent's synced knowledge through the knowledge module's search. */
+/** The agent's synced knowledge through the knowledge module's retrieval. */
 @Injectable()
 export class KnowledgeSearchLookup extends KnowledgeLookup {
   constructor(private readonly knowledge: KnowledgeService) {
     super();
   }
 
-  async search(workspaceId: string, agentId: string, query: string, limit: number): Promise<KnowledgeHit[]> {
-    if (!query.trim()) return [];
-    const hits = await this.knowledge.search(workspaceId, agentId, query, limit);
-    // Chunks carry their text in `content`; table rows are given whole. Highlight markers are for people, not prompts.
-    return hits.map((h) => {
-      const data = h.record.data as Record<string, unknown>;
-      const text = typeof data.content === 'string' ? data.content : JSON.stringify(data);
-      return {
-        content: (text || h.snippet.replace(/\*\*/g, '')).slice(0, KNOWLEDGE_CHARS),
-        source: h.data_source.name,
-      };
-    });
+  async forTurns(workspaceId: string, agentId: string, customerTurns: string[]): Promise<KnowledgeHit[]> {
+    const passages = await this.knowledge.passagesFor(workspaceId, agentId, customerTurns);
+    return passages.map((p) => ({ content: p.content, source: p.source }));
   }
 }

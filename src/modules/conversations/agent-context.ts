@@ -79,10 +79,6 @@ export interface KnowledgeHit {
 
 /** The agent's searchable knowledge as of its last sync. */
 export abstract class KnowledgeLookup {
-  abstract search(
-    workspaceId: string,
-    agentId: string,
-    query: string,
-    limit: number,
-  ): Promise<KnowledgeHit[]>;
+  /** The passages for a reply to the last of the customer's turns (oldest first), within the prompt's budget. */
+  abstract forTurns(workspaceId: string, agentId: string, customerTurns: string[]): Promise<KnowledgeHit[]>;
 }

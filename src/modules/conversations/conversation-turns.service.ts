@@ -29,7 +29,6 @@ export interface TurnOptions {
   /** `dtmf` for key presses. */
   messageType?: string;
 }
-const KNOWLEDGE_HITS = 3;
 const MINUTE = 60_000;
 
 /**
@@ -174,11 +173,14 @@ export class ConversationTurnsService {
         reason: "No language model is configured: set LLM_BASE_URL or the agent's custom_llm_url",
       };
     const history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
-    const lastCustomer = [...history].reverse().find((m) => m.sender === 'customer')?.content ?? '';
     const [memory, knowledge] = await Promise.all([
       this.memory(workspaceId, conversation, agent.agent_uuid),
       this.knowledge
-        .search(workspaceId, agent.agent_uuid, lastCustomer, KNOWLEDGE_HITS)
+        .forTurns(
+          workspaceId,
+          agent.agent_uuid,
+          history.filter((m) => m.sender === 'customer').map((m) => m.content),
+        )
         .catch((err: Error): KnowledgeHit[] => {
           this.logger.warn(
             { err: err.message, conversationId: conversation.id },

@@ -74,6 +74,7 @@ export class DataSourcesService {
       ...toDataSourceResponse(ds),
       columns: ds.columns,
       records_count: await this.records.count(ds),
+      sync_progress: await this.index.syncProgress(workspaceId, id),
       agent_uuids: await this.index.agentsOf(workspaceId, id),
     };
   }
@@ -102,9 +103,11 @@ export class DataSourcesService {
 
   async remove(workspaceId: string, id: string): Promise<void> {
     const ds = await this.get(workspaceId, id);
+    const agents = await this.index.agentsOf(workspaceId, id);
     // Assignments and the agents' index rows go with it (foreign keys cascade), its records table with the
     // row (a trigger drops it).
     await this.sources.delete(workspaceId, { id });
+    await this.index.recountAgents(workspaceId, agents);
     if (ds.options.file) await fs.rm(ds.options.file, { force: true }).catch(() => undefined);
   }
 

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
+import { EmbeddingsModule } from '@/providers/embeddings/embeddings.module';
 import { TranscriptionModule } from '@/providers/transcription/transcription.module';
 import { DataSource } from './data-source.entity';
 import { DataSourcesController } from './data-sources.controller';
@@ -15,6 +16,7 @@ import { DataSourcesService } from './data-sources.service';
 import { ImportsController } from './imports.controller';
 import { ImportsService, MAX_UPLOAD_BYTES } from './imports.service';
 import { KnowledgeIndexRepository } from './knowledge-index.repository';
+import { KnowledgeVectorsRepository } from './knowledge-vectors.repository';
 import { KnowledgeController } from './knowledge.controller';
 import { KnowledgeService } from './knowledge.service';
 import { RecordsRepository } from './records.repository';
@@ -26,6 +28,7 @@ import { coalescingDiskStorage } from './upload-storage';
     AgentsModule,
     IdempotencyModule,
     TranscriptionModule,
+    EmbeddingsModule,
     // Uploads stream to STORAGE_DIR/uploads/tmp (never whole in memory); multer removes a file cut off at the limit.
     MulterModule.registerAsync({
       inject: [APP_CONFIG],
@@ -47,6 +50,7 @@ import { coalescingDiskStorage } from './upload-storage';
     DataSourcesRepository,
     RecordsRepository,
     KnowledgeIndexRepository,
+    KnowledgeVectorsRepository,
     DataSourcesService,
     ImportsService,
     KnowledgeService,

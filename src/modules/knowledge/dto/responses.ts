@@ -13,6 +13,12 @@ export class ProgressResponse {
   @ApiPropertyOptional({ type: Number, example: 5000, nullable: true }) total?: number | null;
 }
 
+export class SyncProgressResponse {
+  @ApiProperty({ example: 1200, description: 'records done' }) done!: number;
+  @ApiProperty({ example: 5000, description: 'records of the data source when the sync began' })
+  total!: number;
+}
+
 export class DataSourceResponse {
   @ApiProperty({ example: '01936f0e-7a8b-7c3d-9e2f-1a2b3c4d5e6f' }) uuid!: string;
   @ApiProperty({ example: 'Price list' }) name!: string;
@@ -49,6 +55,12 @@ export class DataSourceDetailResponse extends DataSourceResponse {
     description: 'assigned agents',
   })
   agent_uuids!: string[];
+  @ApiPropertyOptional({
+    type: SyncProgressResponse,
+    nullable: true,
+    description: "records copied into the agents' indexes by the running or last sync; null before the first",
+  })
+  sync_progress!: SyncProgressResponse | null;
 }
 
 export class FieldsResponse {
@@ -70,10 +82,17 @@ export class RecordResponse {
 export class SearchSourceResponse {
   @ApiProperty({ example: '01936f0e-7a8b-7c3d-9e2f-1a2b3c4d5e6f' }) uuid!: string;
   @ApiProperty({ example: 'Help centre' }) name!: string;
+  @ApiProperty({ enum: ['table', 'copypaste', 'file', 'website'], example: 'website' }) type!: string;
 }
 
 export class SearchRecordResponse {
   @ApiProperty({ example: 17 }) id!: number;
+  @ApiProperty({
+    enum: ['row', 'chunk'],
+    example: 'chunk',
+    description: 'a row of a table, or a chunk of imported text',
+  })
+  kind!: string;
   @ApiProperty({ example: { content: 'We are open Monday to Friday', source: 'paste', position: 0 } })
   data!: Record<string, unknown>;
 }
@@ -82,5 +101,6 @@ export class SearchResultResponse {
   @ApiProperty({ type: SearchSourceResponse }) data_source!: SearchSourceResponse;
   @ApiProperty({ type: SearchRecordResponse }) record!: SearchRecordResponse;
   @ApiProperty({ example: 'We are **open** Monday to Friday' }) snippet!: string;
-  @ApiProperty({ example: 0.42 }) score!: number;
+  @ApiProperty({ example: 7.4213, description: 'relevance; higher is better, comparable within one answer' })
+  score!: number;
 }
