@@ -35,6 +35,10 @@ export const TAGS: { name: string; description: string }[] = [
   },
   { name: 'Evaluation and memorize settings', description: 'Workspace defaults and per-agent overrides.' },
   { name: 'Flow catalog', description: 'Agents a flow can use.' },
+  {
+    name: 'Calls',
+    description: 'Phone and WhatsApp calls: placing, reading, the live feed, live actions and the sandbox.',
+  },
   { name: 'Conversations', description: 'Text conversations with an agent and their messages.' },
   { name: 'Sessions', description: 'Sessions of conversations; each ends with an evaluation.' },
   { name: 'Evaluations', description: 'Evaluation records written at the end of each session.' },
