@@ -3,13 +3,7 @@ import { createAgent, synced, waitFor } from '../factories/knowledge.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
-import {
-  KnowledgeBase,
-  loadKnowledgeBase,
-  QUESTIONS,
-  ranks,
-  recall,
-} from '../support/retrieval-fixture';
+import { KnowledgeBase, loadKnowledgeBase, QUESTIONS, ranks, recall } from '../support/retrieval-fixture';
 
 describe('Knowledge retrieval: customer questions reach the passage that answers them', () => {
   let llm: LlmServer;
