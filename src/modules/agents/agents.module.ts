@@ -27,6 +27,9 @@ import {
   RoutingRulesRepository,
 } from './collections/agent-collections.repository';
 import { AgentCollectionsService } from './collections/agent-collections.service';
+import { AgentWebhooksService } from './collections/agent-webhooks.service';
+import { AgentWriteLock } from './collections/agent-write-lock';
+import { collectionHandlerProviders } from './collections/handlers';
 import { FlowCatalogController } from './flow-catalog.controller';
 import { RuleEngineService } from './rules/rule-engine.service';
 import { EvaluationSettingsService } from './settings/evaluation-settings.service';
@@ -67,7 +70,10 @@ import { SettingsRepository } from './settings/settings.repository';
     AgentWebhooksRepository,
     RoutingRulesRepository,
     GuardRulesRepository,
+    AgentWriteLock,
+    ...collectionHandlerProviders,
     AgentCollectionsService,
+    AgentWebhooksService,
     RuleEngineService,
     SettingsRepository,
     EvaluationSettingsService,
@@ -78,7 +84,7 @@ import { SettingsRepository } from './settings/settings.repository';
     RuleEngineService,
     EvaluationSettingsService,
     MemorizeSettingsService,
-    AgentCollectionsService,
+    AgentWebhooksService,
   ],
 })
 export class AgentsModule {}
