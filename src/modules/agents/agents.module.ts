@@ -32,7 +32,6 @@ import { AgentWriteLock } from './collections/agent-write-lock';
 import { collectionHandlerProviders } from './collections/handlers';
 import { FlowCatalogController } from './flow-catalog.controller';
 import { RuleEngineService } from './rules/rule-engine.service';
-import { EvaluationSettingsService } from './settings/evaluation-settings.service';
 import { MemorizeSettingsService } from './settings/memorize-settings.service';
 import { SettingsRepository } from './settings/settings.repository';
 
@@ -76,15 +75,8 @@ import { SettingsRepository } from './settings/settings.repository';
     AgentWebhooksService,
     RuleEngineService,
     SettingsRepository,
-    EvaluationSettingsService,
     MemorizeSettingsService,
   ],
-  exports: [
-    AgentsService,
-    RuleEngineService,
-    EvaluationSettingsService,
-    MemorizeSettingsService,
-    AgentWebhooksService,
-  ],
+  exports: [AgentsService, RuleEngineService, MemorizeSettingsService, AgentWebhooksService],
 })
 export class AgentsModule {}
