@@ -121,5 +121,24 @@ describe('Evaluation settings', () => {
         'default',
       );
     });
+
+    it("another workspace's token gets 404 on the agent's settings and cannot touch its override", async () => {
+      const a = await createAgent(tenant);
+      await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/evaluate/assign`).expect(200);
+      const before = (await tenant.http.get(`/api/v1/agents/${a.agent_uuid}/evaluate`)).body.data;
+      const intruder = await createTenant(app);
+      const url = `/api/v1/agents/${a.agent_uuid}/evaluate`;
+      for (const res of [
+        await intruder.http.get(url),
+        await intruder.http.put(url).send({ is_active: false }),
+        await intruder.http.post(`${url}/assign`),
+        await intruder.http.delete(url),
+      ])
+        expect({ status: res.status, code: res.body.error?.code }).toEqual({
+          status: 404,
+          code: 'RESOURCE_NOT_FOUND',
+        });
+      expect((await tenant.http.get(url)).body.data).toEqual(before);
+    });
   });
 });
