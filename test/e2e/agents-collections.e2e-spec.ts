@@ -1,8 +1,7 @@
 import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
-
-const MISSING = '01890000-0000-7000-8000-000000000000';
+import { MISSING } from '../support/ids';
 
 describe('Agents: knowledge collections (guidelines, notes, training, procedures, intents)', () => {
   let app: TestApp;

@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
-
-const MISSING = '01890000-0000-7000-8000-000000000000';
+import { MISSING } from '../support/ids';
 
 describe('Agents: routing and guard rules, rule check', () => {
   let app: TestApp;

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@/common/crypto/secret-box';
-import { AgentCollectionsService } from '@/modules/agents/collections/agent-collections.service';
+import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
@@ -65,7 +65,7 @@ describe('Agents: webhooks', () => {
     await tenant.http
       .post(base(a))
       .send(hook({ url: 'https://hooks.example.com/c', events: ['intent_call'] }));
-    const service = app.get<AgentCollectionsService>(AgentCollectionsService);
+    const service = app.get<AgentWebhooksService>(AgentWebhooksService);
     const list = await service.activeWebhooks(tenant.workspaceId, a.agent_uuid, 'conversation_status');
     expect(list).toEqual([
       {

@@ -1,11 +1,6 @@
 import { DataSource } from 'typeorm';
-import {
-  seedAgent,
-  seedConversation,
-  seedEvaluation,
-  seedMessages,
-  seedSession,
-} from '../factories/analytics.factory';
+import { seedConversation, seedEvaluation, seedMessages, seedSession } from '../factories/analytics.factory';
+import { insertAgent } from '../factories/agent.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 
@@ -25,7 +20,7 @@ describe('analytics: aggregates', () => {
     db = app.get<DataSource>(DataSource);
     [a, b] = await Promise.all([createTenant(app), createTenant(app)]);
     const ws = a.workspaceId;
-    agentId = await seedAgent(db, ws);
+    agentId = await insertAgent(db, ws);
     const wa = await seedConversation(db, ws, {
       channel: 'whatsapp',
       agentId,

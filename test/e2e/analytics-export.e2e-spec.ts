@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { seedAgent, seedConversation, seedMessages, MessageSeed } from '../factories/analytics.factory';
+import { seedConversation, seedMessages, MessageSeed } from '../factories/analytics.factory';
+import { insertAgent } from '../factories/agent.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 
@@ -56,7 +57,7 @@ describe('analytics: message export', () => {
     app = await startTestApp();
     db = app.get<DataSource>(DataSource);
     [a, b] = await Promise.all([createTenant(app), createTenant(app)]);
-    agentId = await seedAgent(db, a.workspaceId);
+    agentId = await insertAgent(db, a.workspaceId);
     waConv = await seedConversation(db, a.workspaceId, { channel: 'whatsapp', agentId, createdAt: at(0) });
     smsConv = await seedConversation(db, a.workspaceId, { channel: 'sms', createdAt: at(0) });
     const seeds: MessageSeed[] = [];

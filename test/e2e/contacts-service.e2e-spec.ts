@@ -3,8 +3,7 @@ import { ContactsService } from '@/modules/contacts/contacts.service';
 import { createField, createTag, uniquePhone } from '../factories/contact.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { client, startTestApp, TestApp } from '../setup/test-app';
-
-const MISSING = '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f';
+import { MISSING } from '../support/ids';
 
 /** The service other modules (conversations) use: the same rules as the API. */
 describe('ContactsService for other modules', () => {

@@ -1,8 +1,7 @@
 import { createContact, createField, createStage, createTag } from '../factories/contact.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
-
-const MISSING = '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f';
+import { MISSING } from '../support/ids';
 
 describe('contact tags, custom fields and pipeline stages', () => {
   let app: TestApp;

@@ -2,6 +2,7 @@ import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
+import { createAgentId } from '../factories/agent.factory';
 
 describe('conversation context: memorize and knowledge', () => {
   let llm: LlmServer;
@@ -19,10 +20,7 @@ describe('conversation context: memorize and knowledge', () => {
   });
   beforeEach(() => llm.reset());
 
-  async function agent(): Promise<string> {
-    return (await t.http.post('/api/v1/agents').send({ name: 'Concierge' }).expect(201)).body.data
-      .agent_uuid as string;
-  }
+  const agent = () => createAgentId(t, { name: 'Concierge' });
 
   async function chat(agentId: string, contactId: string, content: string) {
     const c = (

@@ -6,14 +6,10 @@ import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
+import { createAgentId } from '../factories/agent.factory';
 
-async function createAgent(t: TestTenant, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.http
-    .post('/api/v1/agents')
-    .send({ name: 'Support bot', company_name: 'Acme', role: 'Support agent', ...body })
-    .expect(201);
-  return res.body.data.agent_uuid as string;
-}
+const createAgent = (t: TestTenant, body: Record<string, unknown> = {}) =>
+  createAgentId(t, { name: 'Support bot', company_name: 'Acme', role: 'Support agent', ...body });
 
 async function openChat(
   t: TestTenant,

@@ -3,12 +3,12 @@ import {
   createAvailabilityType,
   createSchedule,
   future,
-  insertAgent,
 } from '../factories/scheduling.factory';
+import { DataSource } from 'typeorm';
+import { insertAgent } from '../factories/agent.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
-
-const MISSING = '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f';
+import { MISSING } from '../support/ids';
 
 describe('schedules and availability types', () => {
   let app: TestApp;
@@ -85,7 +85,7 @@ describe('schedules and availability types', () => {
   describe('/schedules', () => {
     it('creates a schedule with hours, agents and questions, and reads it back', async () => {
       const type = await createAvailabilityType(t, { duration_minutes: 20 });
-      const agent = await insertAgent(app, t);
+      const agent = await insertAgent(app.get(DataSource), t.workspaceId);
       const res = await t.http.post('/api/v1/schedules').send({
         name: 'Sales demos',
         type: 'one_on_one',
@@ -223,8 +223,8 @@ describe('schedules and availability types', () => {
     });
 
     it('names the unknown agent by its index, including another workspace’s agent', async () => {
-      const mine = await insertAgent(app, t);
-      const theirs = await insertAgent(app, other);
+      const mine = await insertAgent(app.get(DataSource), t.workspaceId);
+      const theirs = await insertAgent(app.get(DataSource), other.workspaceId);
       let res = await t.http.post('/api/v1/schedules').send({ name: 'x', ai_agents: [mine, MISSING] });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'ai_agents.1' });

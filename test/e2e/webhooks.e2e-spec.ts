@@ -1,6 +1,7 @@
 import { client, startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createWebhook } from '../factories/webhook.factory';
+import { MISSING } from '../support/ids';
 
 describe('Workspace webhooks: configuration', () => {
   let app: TestApp;
@@ -89,13 +90,12 @@ describe('Workspace webhooks: configuration', () => {
     const badUuid = await t.http.get('/api/v1/webhooks/not-a-uuid');
     expect(badUuid.status).toBe(422);
     expect(badUuid.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
-    const unknown = '01890000-0000-7000-8000-000000000000';
     for (const r of [
-      t.http.get(`/api/v1/webhooks/${unknown}`),
-      t.http.patch(`/api/v1/webhooks/${unknown}`).send({ is_active: true }),
-      t.http.delete(`/api/v1/webhooks/${unknown}`),
-      t.http.post(`/api/v1/webhooks/${unknown}/rotate-secret`).send({}),
-      t.http.post(`/api/v1/webhooks/deliveries/${unknown}/redeliver`),
+      t.http.get(`/api/v1/webhooks/${MISSING}`),
+      t.http.patch(`/api/v1/webhooks/${MISSING}`).send({ is_active: true }),
+      t.http.delete(`/api/v1/webhooks/${MISSING}`),
+      t.http.post(`/api/v1/webhooks/${MISSING}/rotate-secret`).send({}),
+      t.http.post(`/api/v1/webhooks/deliveries/${MISSING}/redeliver`),
     ])
       expect((await r).body.error.code).toBe('RESOURCE_NOT_FOUND');
     const badFilter = await t.http.get('/api/v1/webhooks/deliveries?status=lost');
@@ -143,9 +143,8 @@ describe('Workspace webhooks: configuration', () => {
     expect(res.body.data.previous_secret_expires_at).toEqual(expect.any(String));
     const viewed = await t.http.get(`/api/v1/agents/${agent.agent_uuid}`).expect(200);
     expect(JSON.stringify(viewed.body)).not.toContain('agent-secret');
-    const unknown = '01890000-0000-7000-8000-000000000000';
     expect(
-      (await t.http.post(`/api/v1/agents/${agent.agent_uuid}/webhooks/${unknown}/rotate-secret`).send({}))
+      (await t.http.post(`/api/v1/agents/${agent.agent_uuid}/webhooks/${MISSING}/rotate-secret`).send({}))
         .status,
     ).toBe(404);
     const bad = await t.http.post(`/api/v1/agents/${agent.agent_uuid}/webhooks/nope/rotate-secret`).send({});

@@ -8,12 +8,6 @@ import type { Channel } from '@/modules/conversations/channels';
  */
 type Db = DataSource | EntityManager;
 
-export async function seedAgent(db: Db, workspaceId: string, name = 'Agent'): Promise<string> {
-  const id = uuidv7();
-  await db.query(`INSERT INTO agents (id, workspace_id, name) VALUES ($1, $2, $3)`, [id, workspaceId, name]);
-  return id;
-}
-
 export interface ConversationSeed {
   channel: Channel;
   agentId?: string | null;

@@ -1,7 +1,4 @@
 import { expect } from '@jest/globals';
-import { DataSource } from 'typeorm';
-import { newId } from '@/common/persistence/base.entity';
-import type { TestApp } from '../setup/test-app';
 import type { TestTenant } from './workspace.factory';
 
 async function created(tenant: TestTenant, path: string, body: object): Promise<Record<string, any>> {
@@ -24,15 +21,6 @@ export function createAppointment(tenant: TestTenant, body: object): Promise<Rec
 
 export function createRequest(tenant: TestTenant, body: object): Promise<Record<string, any>> {
   return created(tenant, '/api/v1/appointment-requests', { title: 'Intro call', ...body });
-}
-
-/** An agent row (the agents API belongs to its own module; schedules only need the uuid to exist). */
-export async function insertAgent(app: TestApp, tenant: TestTenant, name = 'Scheduler'): Promise<string> {
-  const id = newId();
-  await app
-    .get<DataSource>(DataSource)
-    .query(`INSERT INTO agents (id, workspace_id, name) VALUES ($1, $2, $3)`, [id, tenant.workspaceId, name]);
-  return id;
 }
 
 /** An ISO instant `days` from now at a whole hour (plus `minutes`), for slots that do not collide by chance. */

@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppException } from '@/common/errors/app.exception';
-import { TokensService } from '@/modules/workspaces/tokens.service';
 import { IS_PUBLIC } from './public.decorator';
 import type { TenantRequest } from './request-context';
+import { TokenAuthenticator } from './tenancy';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -12,7 +12,7 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class ApiTokenGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly tokens: TokensService,
+    private readonly tokens: TokenAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

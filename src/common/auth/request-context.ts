@@ -1,7 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import type { WorkspacePolicies } from '@/modules/workspaces/workspace.entity';
-import type { TokenScope } from '@/modules/workspaces/api-token.entity';
+import type { TokenScope, WorkspacePolicies } from './tenancy';
 
 export interface TenantContext {
   id: string;

@@ -2,15 +2,15 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
-import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 import type { TenantRequest } from './request-context';
+import { TenantResolver } from './tenancy';
 
 /** Host → workspace. The tenant is the first DNS label of a host of the form `<label>.<SERVICE_DOMAIN>`. */
 @Injectable()
 export class TenantMiddleware implements NestMiddleware {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly workspaces: WorkspacesService,
+    private readonly workspaces: TenantResolver,
   ) {}
 
   tenantLabel(hostHeader: string | undefined): string | null {

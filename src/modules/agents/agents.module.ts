@@ -27,9 +27,11 @@ import {
   RoutingRulesRepository,
 } from './collections/agent-collections.repository';
 import { AgentCollectionsService } from './collections/agent-collections.service';
+import { AgentWebhooksService } from './collections/agent-webhooks.service';
+import { AgentWriteLock } from './collections/agent-write-lock';
+import { collectionHandlerProviders } from './collections/handlers';
 import { FlowCatalogController } from './flow-catalog.controller';
 import { RuleEngineService } from './rules/rule-engine.service';
-import { EvaluationSettingsService } from './settings/evaluation-settings.service';
 import { MemorizeSettingsService } from './settings/memorize-settings.service';
 import { SettingsRepository } from './settings/settings.repository';
 
@@ -67,18 +69,14 @@ import { SettingsRepository } from './settings/settings.repository';
     AgentWebhooksRepository,
     RoutingRulesRepository,
     GuardRulesRepository,
+    AgentWriteLock,
+    ...collectionHandlerProviders,
     AgentCollectionsService,
+    AgentWebhooksService,
     RuleEngineService,
     SettingsRepository,
-    EvaluationSettingsService,
     MemorizeSettingsService,
   ],
-  exports: [
-    AgentsService,
-    RuleEngineService,
-    EvaluationSettingsService,
-    MemorizeSettingsService,
-    AgentCollectionsService,
-  ],
+  exports: [AgentsService, RuleEngineService, MemorizeSettingsService, AgentWebhooksService],
 })
 export class AgentsModule {}

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentsService } from '@/modules/agents/agents.service';
-import { EvaluationSettingsService } from '@/modules/agents/settings/evaluation-settings.service';
+import { EvaluationSettingsService } from '@/modules/evaluation/settings/evaluation-settings.service';
 import { MemorizeSettingsService } from '@/modules/agents/settings/memorize-settings.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { KnowledgeService } from '@/modules/knowledge/knowledge.service';

@@ -1,15 +1,9 @@
 import { AppException } from '@/common/errors/app.exception';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import type { FeatureType } from '@/modules/evaluation/evaluation-record.entity';
+import type { EvaluationFeature } from '@/modules/evaluation/settings/evaluation-settings';
 
 /** One analyzer of the evaluation settings. */
-export interface EvaluationFeature {
-  enabled: boolean;
-  description: string;
-  prompt?: string;
-  type: FeatureType;
-  labels?: string[];
-}
+export type { EvaluationFeature } from '@/modules/evaluation/settings/evaluation-settings';
 
 export interface EvaluationSettingsShape {
   is_active: boolean;

@@ -4,6 +4,7 @@ import { AgentsModule } from '@/modules/agents/agents.module';
 import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { EventsModule } from '@/modules/events/events.module';
+import { EvaluationSettingsModule } from '@/modules/evaluation/settings/evaluation-settings.module';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { AgentContextReader, ContactDirectory, KnowledgeLookup } from './agent-context';
 import { AgentsContextReader, ContactsDirectory, KnowledgeSearchLookup } from './agent-context.adapters';
@@ -24,6 +25,7 @@ import { SessionsService } from './sessions.service';
     ContactsModule,
     KnowledgeModule,
     EventsModule,
+    EvaluationSettingsModule,
     LlmModule,
   ],
   controllers: [ConversationsController, SessionsController],

@@ -1,6 +1,5 @@
 import type { ChatMessage } from '@/providers/llm/language-model.port';
-import type { EvaluationFeature } from '@/modules/conversations/agent-context';
-import type { FeatureType } from './evaluation-record.entity';
+import type { EvaluationFeature, FeatureType } from './settings/evaluation-settings';
 
 export interface TranscriptLine {
   sender: string;

@@ -1,9 +1,9 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import type { Channel } from '@/modules/conversations/channels';
+import type { FeatureType } from './settings/evaluation-settings';
 
 export type EvaluationStatus = 'completed' | 'failed' | 'skipped';
-export type FeatureType = 'boolean' | 'score' | 'label' | 'text';
 
 /** One analyzer's result for one session: at most one per (session, feature). */
 @Entity('evaluation_records')

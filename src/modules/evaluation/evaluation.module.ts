@@ -7,9 +7,16 @@ import { EvaluationController } from './evaluation.controller';
 import { EvaluationRecord } from './evaluation-record.entity';
 import { EvaluationRepository } from './evaluation.repository';
 import { EvaluationService } from './evaluation.service';
+import { EvaluationSettingsModule } from './settings/evaluation-settings.module';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([EvaluationRecord]), ConversationsModule, EventsModule, LlmModule],
+  imports: [
+    TypeOrmModule.forFeature([EvaluationRecord]),
+    ConversationsModule,
+    EventsModule,
+    LlmModule,
+    EvaluationSettingsModule,
+  ],
   controllers: [EvaluationController],
   providers: [EvaluationRepository, EvaluationService],
   exports: [EvaluationService],

@@ -8,7 +8,7 @@ import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
 import { newId } from '@/common/persistence/base.entity';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { AgentCollectionsService } from '@/modules/agents/collections/agent-collections.service';
+import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
 import { WebhookEvent } from '@/modules/agents/collections/agent-webhook.entity';
 import { DeliveryThrottle } from './delivery-throttle';
 import { parseRetryAfter, RetryPolicy } from './retry-policy';
@@ -52,7 +52,7 @@ export class DeliveryService {
     @InjectQueue(QUEUES.webhooks) private readonly queue: Queue<DeliverJob>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly webhooks: WebhooksService,
-    private readonly agentCollections: AgentCollectionsService,
+    private readonly agentWebhooks: AgentWebhooksService,
     private readonly throttle: DeliveryThrottle,
     private readonly policy: RetryPolicy,
     private readonly metrics: Metrics,
@@ -103,7 +103,7 @@ export class DeliveryService {
         if (!subs) {
           const ws = await this.webhooks.subscribed(e.workspace_id, e.type);
           const agent = e.agent_id
-            ? await this.agentCollections.activeWebhooks(e.workspace_id, e.agent_id, e.type)
+            ? await this.agentWebhooks.activeWebhooks(e.workspace_id, e.agent_id, e.type)
             : [];
           subs = [
             ...ws.map((w) => ({ kind: 'workspace' as const, id: w.id, url: w.url })),
@@ -205,7 +205,7 @@ export class DeliveryService {
     const sub: SendableSubscription | null =
       d.webhook_kind === 'workspace'
         ? await this.webhooks.sendable(d.workspace_id, d.webhook_id)
-        : await this.agentCollections.deliverableWebhook(d.workspace_id, d.webhook_id);
+        : await this.agentWebhooks.deliverableWebhook(d.workspace_id, d.webhook_id);
     const attemptNo = d.attempt_count + 1;
     if (!event || !sub || !sub.isActive) {
       const why = !event
@@ -268,7 +268,7 @@ export class DeliveryService {
     );
     if (status === 410) {
       if (d.webhook_kind === 'workspace') await this.webhooks.disable(d.workspace_id, d.webhook_id);
-      else await this.agentCollections.disableWebhook(d.workspace_id, d.webhook_id);
+      else await this.agentWebhooks.disableWebhook(d.workspace_id, d.webhook_id);
       this.logger.warn(
         { workspaceId: d.workspace_id, webhookId: d.webhook_id },
         'webhook disabled: receiver answered 410',

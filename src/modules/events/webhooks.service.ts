@@ -3,7 +3,7 @@ import { SecretBox } from '@/common/crypto/secret-box';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
 import { WebhookEvent } from '@/modules/agents/collections/agent-webhook.entity';
-import { AgentCollectionsService } from '@/modules/agents/collections/agent-collections.service';
+import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
 import { UpdateWebhookDto, WebhookDto } from '@/modules/agents/dto/collections.dto';
 import { DeliveriesRepository } from './deliveries.repository';
 import {
@@ -40,7 +40,7 @@ export class WebhooksService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: DeliveriesRepository,
-    private readonly agentCollections: AgentCollectionsService,
+    private readonly agentWebhooks: AgentWebhooksService,
     private readonly secrets: SecretBox,
   ) {}
 
@@ -114,7 +114,7 @@ export class WebhooksService {
     newSecret?: string,
   ): Promise<RotatedSecretResponse> {
     const secret = newSecret ?? generateSecret();
-    const { previousExpiresAt } = await this.agentCollections.rotateWebhookSecret(
+    const { previousExpiresAt } = await this.agentWebhooks.rotateWebhookSecret(
       workspaceId,
       agentId,
       webhookId,

@@ -1,8 +1,9 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 
-export const TOKEN_SCOPES = ['read', 'write'] as const;
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
+import type { TokenScope } from '@/common/auth/tenancy';
+
+export { TOKEN_SCOPES, type TokenScope } from '@/common/auth/tenancy';
 
 /** An API token. Only the SHA-256 of its value is stored; the value is shown once, at creation. */
 @Entity('api_tokens')

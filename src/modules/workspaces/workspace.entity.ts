@@ -1,12 +1,9 @@
 import { Column, Entity, Index } from 'typeorm';
 import { BaseEntity } from '@/common/persistence/base.entity';
 
-export const EXPORT_POLICIES = ['raw', 'masked', 'disabled'] as const;
-export type ExportPolicy = (typeof EXPORT_POLICIES)[number];
+import type { WorkspacePolicies } from '@/common/auth/tenancy';
 
-export interface WorkspacePolicies {
-  ANALYTICS_MESSAGES_EXPORT: ExportPolicy;
-}
+export { EXPORT_POLICIES, type ExportPolicy, type WorkspacePolicies } from '@/common/auth/tenancy';
 
 export const DEFAULT_POLICIES: WorkspacePolicies = { ANALYTICS_MESSAGES_EXPORT: 'raw' };
 

@@ -1,3 +1,4 @@
+import { TenantResolver, TokenAuthenticator } from '@/common/auth/tenancy';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiToken } from './api-token.entity';
@@ -12,7 +13,16 @@ import { WorkspacesService } from './workspaces.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Workspace, User, ApiToken])],
   controllers: [InternalController, MeController],
-  providers: [WorkspacesRepository, UsersRepository, ApiTokensRepository, WorkspacesService, TokensService],
-  exports: [WorkspacesService, TokensService],
+  providers: [
+    WorkspacesRepository,
+    UsersRepository,
+    ApiTokensRepository,
+    WorkspacesService,
+    TokensService,
+    // The ports common/auth reads the tenant and the token through.
+    { provide: TenantResolver, useExisting: WorkspacesService },
+    { provide: TokenAuthenticator, useExisting: TokensService },
+  ],
+  exports: [WorkspacesService, TokensService, TenantResolver, TokenAuthenticator],
 })
 export class WorkspacesModule {}

@@ -1,4 +1,4 @@
-import { keyFromName } from './agent-collections.service';
+import { keyFromName } from './handlers/intents.handler';
 import { factoryMemorizeSettings, mergeMemorize } from '../settings/memorize-settings.service';
 
 describe('intent keys', () => {

@@ -76,9 +76,7 @@ function guardMissing(rule: GuardRuleResponse): string[] {
 
 function routingMissing(rule: RoutingRuleResponse): string[] {
   const missing: string[] = [];
-  if (rule.detection_mode === 'exact' || rule.detection_mode === 'both') {
-    if (rule.detection_mode === 'exact' && !filled(rule.trigger_keyword)) missing.push('trigger_keyword');
-  }
+  if (rule.detection_mode === 'exact' && !filled(rule.trigger_keyword)) missing.push('trigger_keyword');
   if (rule.detection_mode === 'intent' || rule.detection_mode === 'both') {
     if (!filled(rule.ai_prompt)) missing.push('ai_prompt');
     if (!phrasesOf(rule.phrases).length) missing.push('phrases');
@@ -86,10 +84,154 @@ function routingMissing(rule: RoutingRuleResponse): string[] {
   return missing;
 }
 
+/** Why a guard can never fire on this channel, or null when it is eligible. */
+function guardIneligibility(g: GuardRuleResponse, channel: RuleChannel): string | null {
+  if (!g.is_active) return 'inactive';
+  if (guardMissing(g).length) return `missing ${guardMissing(g).join(', ')}`;
+  if (g.selected_channels.length && !g.selected_channels.includes(channel))
+    return `channel ${channel} not selected`;
+  return null;
+}
+
+/** Why a routing rule can never fire, or null when it is eligible. */
+function routingIneligibility(r: RoutingRuleResponse): string | null {
+  if (!r.is_active) return 'inactive';
+  return routingMissing(r).length ? `missing ${routingMissing(r).join(', ')}` : null;
+}
+
 const destinationOf = (r: GuardRuleResponse | RoutingRuleResponse): RuleDestination | null =>
   r.destination_type || r.destination || r.destination_agent_uuid
     ? { type: r.destination_type, value: r.destination, agent_uuid: r.destination_agent_uuid }
     : null;
+
+type Score = { score: number; matched: boolean };
+const NO_MATCH: Score = { score: 0, matched: false };
+
+/** The trace of one evaluation, and how the classifier answered when it was asked. */
+class RuleTrace {
+  private readonly entries: RuleTraceEntry[] = [];
+  private classifier: RuleDecision['classifier'] = null;
+  private note: string | null = null;
+
+  add(
+    kind: RuleTraceEntry['kind'],
+    rule_uuid: string,
+    eligible: boolean,
+    reason: string,
+    s?: Partial<Score>,
+  ): void {
+    this.entries.push({
+      rule_uuid,
+      kind,
+      eligible,
+      reason,
+      matched: s?.matched ?? false,
+      score: s?.score ?? null,
+    });
+  }
+
+  /** Classifies the utterance against the candidates in one call (none for an empty utterance or no candidate). */
+  async classify(
+    classify: Classify,
+    utterance: string,
+    candidates: IntentCandidate[],
+  ): Promise<Map<string, Score>> {
+    const scores = new Map<string, Score>();
+    if (!candidates.length || !utterance.trim()) return scores;
+    const result = await classify(utterance, candidates);
+    this.classifier = result.method;
+    this.note = result.fallbackReason ?? this.note;
+    for (const s of result.scores) scores.set(s.id, s);
+    return scores;
+  }
+
+  decide(d: Pick<RuleDecision, 'decision' | 'rule' | 'action' | 'say' | 'destination'>): RuleDecision {
+    return { ...d, trace: this.entries, classifier: this.classifier, classifier_note: this.note };
+  }
+}
+
+/** Guards: eligibility first, every eligible guard classified in one call, then the first match in order wins. */
+async function guardStep(
+  guards: GuardRuleResponse[],
+  utterance: string,
+  channel: RuleChannel,
+  classify: Classify,
+  trace: RuleTrace,
+): Promise<GuardRuleResponse | null> {
+  const ineligible = new Map(guards.map((g) => [g.uuid, guardIneligibility(g, channel)]));
+  const candidates = guards
+    .filter((g) => !ineligible.get(g.uuid))
+    .map((g) => ({
+      id: g.uuid,
+      description: g.when_condition ?? '',
+      examples: phrasesOf(g.example_phrases),
+    }));
+  const scores = await trace.classify(classify, utterance, candidates);
+  let winner: GuardRuleResponse | null = null;
+  for (const g of guards) {
+    const reason = ineligible.get(g.uuid);
+    const s = scores.get(g.uuid) ?? NO_MATCH;
+    if (reason) trace.add('guard', g.uuid, false, reason);
+    else if (winner)
+      trace.add('guard', g.uuid, true, 'not evaluated: an earlier guard matched', { score: s.score });
+    else {
+      trace.add('guard', g.uuid, true, s.matched ? 'condition matched' : 'condition not matched', s);
+      if (s.matched) winner = g;
+    }
+  }
+  return winner;
+}
+
+/** Routing, in priority order: literal checks need no model; intent checks are classified together, lazily, once. */
+async function routingStep(
+  routing: RoutingRuleResponse[],
+  utterance: string,
+  classify: Classify,
+  trace: RuleTrace,
+): Promise<RoutingRuleResponse | null> {
+  let scores: Map<string, Score> | null = null;
+  const intentScore = async (r: RoutingRuleResponse): Promise<Score> => {
+    scores ??= await trace.classify(
+      classify,
+      utterance,
+      routing
+        .filter((x) => !routingIneligibility(x) && x.detection_mode !== 'exact')
+        .map((x) => ({ id: x.uuid, description: x.ai_prompt ?? '', examples: phrasesOf(x.phrases) })),
+    );
+    return scores.get(r.uuid) ?? NO_MATCH;
+  };
+  let chosen: RoutingRuleResponse | null = null;
+  for (const r of routing) {
+    const reason = routingIneligibility(r);
+    if (reason) {
+      trace.add('routing', r.uuid, false, reason);
+      continue;
+    }
+    if (chosen) {
+      trace.add('routing', r.uuid, true, 'not evaluated: an earlier rule matched');
+      continue;
+    }
+    const keyword = r.detection_mode !== 'intent' && filled(r.trigger_keyword) ? r.trigger_keyword : null;
+    if (keyword && containsKeyword(utterance, keyword)) {
+      trace.add('routing', r.uuid, true, 'keyword matched', { matched: true, score: 1 });
+      chosen = r;
+    } else if (r.detection_mode === 'exact')
+      trace.add('routing', r.uuid, true, 'keyword not found', { score: 0 });
+    else {
+      const s = await intentScore(r);
+      const prefix = keyword ? 'keyword not found; ' : '';
+      trace.add(
+        'routing',
+        r.uuid,
+        true,
+        `${prefix}${s.matched ? 'intent matched' : 'intent not matched'}`,
+        s,
+      );
+      if (s.matched) chosen = r;
+    }
+  }
+  return chosen;
+}
 
 /**
  * Runtime rules 1 to 4 of the specification: guards first (first match wins, routing bypassed), then routing
@@ -103,195 +245,29 @@ export async function evaluateRules(
   channel: RuleChannel,
   classify: Classify,
 ): Promise<RuleDecision> {
-  const trace: RuleTraceEntry[] = [];
-  let classifier: RuleDecision['classifier'] = null;
-  let note: string | null = null;
-  const remember = (result: ClassificationResult) => {
-    classifier = result.method;
-    note = result.fallbackReason ?? note;
-  };
-
-  // Guards: decide eligibility, classify every eligible guard in one call, then take the first match in order.
-  const guardEligible = new Map<string, string>();
-  for (const g of rules.guard_rules) {
-    if (!g.is_active) guardEligible.set(g.uuid, 'inactive');
-    else if (guardMissing(g).length) guardEligible.set(g.uuid, `missing ${guardMissing(g).join(', ')}`);
-    else if (g.selected_channels.length && !g.selected_channels.includes(channel))
-      guardEligible.set(g.uuid, `channel ${channel} not selected`);
-  }
-  const guardCandidates = rules.guard_rules
-    .filter((g) => !guardEligible.has(g.uuid))
-    .map((g) => ({
-      id: g.uuid,
-      description: g.when_condition ?? '',
-      examples: phrasesOf(g.example_phrases),
-    }));
-  const guardScores = new Map<string, { score: number; matched: boolean }>();
-  if (guardCandidates.length && utterance.trim()) {
-    const result = await classify(utterance, guardCandidates);
-    remember(result);
-    for (const s of result.scores) guardScores.set(s.id, s);
-  }
-  let winner: GuardRuleResponse | null = null;
-  for (const g of rules.guard_rules) {
-    const ineligible = guardEligible.get(g.uuid);
-    if (ineligible) {
-      trace.push({
-        rule_uuid: g.uuid,
-        kind: 'guard',
-        eligible: false,
-        reason: ineligible,
-        matched: false,
-        score: null,
-      });
-      continue;
-    }
-    const s = guardScores.get(g.uuid) ?? { score: 0, matched: false };
-    if (winner) {
-      trace.push({
-        rule_uuid: g.uuid,
-        kind: 'guard',
-        eligible: true,
-        reason: 'not evaluated: an earlier guard matched',
-        matched: false,
-        score: s.score,
-      });
-      continue;
-    }
-    trace.push({
-      rule_uuid: g.uuid,
-      kind: 'guard',
-      eligible: true,
-      reason: s.matched ? 'condition matched' : 'condition not matched',
-      matched: s.matched,
-      score: s.score,
-    });
-    if (s.matched) winner = g;
-  }
-
+  const trace = new RuleTrace();
   const routing = routingOrder(rules.routing_rules);
-  if (winner) {
+  const guard = await guardStep(rules.guard_rules, utterance, channel, classify, trace);
+  if (guard) {
     for (const r of routing)
-      trace.push({
-        rule_uuid: r.uuid,
-        kind: 'routing',
-        eligible: r.is_active && !routingMissing(r).length,
-        reason: 'not evaluated: a guard fired',
-        matched: false,
-        score: null,
-      });
-    return {
+      trace.add('routing', r.uuid, !routingIneligibility(r), 'not evaluated: a guard fired');
+    const forward = guard.then_action === 'forward';
+    return trace.decide({
       decision: 'guard',
-      rule: winner,
-      action: winner.then_action,
-      say: winner.then_action === 'forward' ? winner.say_before_forwarding : winner.say_before_end,
-      destination: winner.then_action === 'forward' ? destinationOf(winner) : null,
-      trace,
-      classifier,
-      classifier_note: note,
-    };
-  }
-
-  // Routing: literal checks need no model; intent checks are classified together, lazily, once.
-  const eligibleRouting = routing.filter((r) => r.is_active && !routingMissing(r).length);
-  let routingScores: Map<string, { score: number; matched: boolean }> | null = null;
-  const intentScore = async (r: RoutingRuleResponse) => {
-    if (!routingScores) {
-      routingScores = new Map();
-      const candidates = eligibleRouting
-        .filter((x) => x.detection_mode !== 'exact')
-        .map((x) => ({ id: x.uuid, description: x.ai_prompt ?? '', examples: phrasesOf(x.phrases) }));
-      if (candidates.length && utterance.trim()) {
-        const result = await classify(utterance, candidates);
-        remember(result);
-        for (const s of result.scores) routingScores.set(s.id, s);
-      }
-    }
-    return routingScores.get(r.uuid) ?? { score: 0, matched: false };
-  };
-
-  let chosen: RoutingRuleResponse | null = null;
-  for (const r of routing) {
-    if (!r.is_active || routingMissing(r).length) {
-      const reason = !r.is_active ? 'inactive' : `missing ${routingMissing(r).join(', ')}`;
-      trace.push({
-        rule_uuid: r.uuid,
-        kind: 'routing',
-        eligible: false,
-        reason,
-        matched: false,
-        score: null,
-      });
-      continue;
-    }
-    if (chosen) {
-      trace.push({
-        rule_uuid: r.uuid,
-        kind: 'routing',
-        eligible: true,
-        reason: 'not evaluated: an earlier rule matched',
-        matched: false,
-        score: null,
-      });
-      continue;
-    }
-    const keyword = r.detection_mode !== 'intent' && filled(r.trigger_keyword) ? r.trigger_keyword : null;
-    if (keyword && containsKeyword(utterance, keyword)) {
-      trace.push({
-        rule_uuid: r.uuid,
-        kind: 'routing',
-        eligible: true,
-        reason: 'keyword matched',
-        matched: true,
-        score: 1,
-      });
-      chosen = r;
-      continue;
-    }
-    if (r.detection_mode === 'exact') {
-      trace.push({
-        rule_uuid: r.uuid,
-        kind: 'routing',
-        eligible: true,
-        reason: 'keyword not found',
-        matched: false,
-        score: 0,
-      });
-      continue;
-    }
-    const s = await intentScore(r);
-    const prefix = keyword ? 'keyword not found; ' : '';
-    trace.push({
-      rule_uuid: r.uuid,
-      kind: 'routing',
-      eligible: true,
-      reason: `${prefix}${s.matched ? 'intent matched' : 'intent not matched'}`,
-      matched: s.matched,
-      score: s.score,
+      rule: guard,
+      action: guard.then_action,
+      say: forward ? guard.say_before_forwarding : guard.say_before_end,
+      destination: forward ? destinationOf(guard) : null,
     });
-    if (s.matched) chosen = r;
   }
-
+  const chosen = await routingStep(routing, utterance, classify, trace);
   if (!chosen)
-    return {
-      decision: 'none',
-      rule: null,
-      action: null,
-      say: null,
-      destination: null,
-      trace,
-      classifier,
-      classifier_note: note,
-    };
-  const picked: RoutingRuleResponse = chosen;
-  return {
+    return trace.decide({ decision: 'none', rule: null, action: null, say: null, destination: null });
+  return trace.decide({
     decision: 'routing',
-    rule: picked,
-    action: picked.transfer_type ?? 'transfer_call',
-    say: picked.voice_response,
-    destination: destinationOf(picked),
-    trace,
-    classifier,
-    classifier_note: note,
-  };
+    rule: chosen,
+    action: chosen.transfer_type ?? 'transfer_call',
+    say: chosen.voice_response,
+    destination: destinationOf(chosen),
+  });
 }

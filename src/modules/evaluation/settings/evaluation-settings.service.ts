@@ -6,7 +6,7 @@ import {
   factoryEvaluationSettings,
   mergeEvaluationSettings,
 } from './evaluation-settings';
-import { EvaluationRow, SettingsRepository } from './settings.repository';
+import { EvaluationRow, EvaluationSettingsRepository } from './evaluation-settings.repository';
 
 export interface EffectiveEvaluationSettings extends EvaluationSettings {
   source: 'default' | 'agent';
@@ -21,7 +21,7 @@ export interface EffectiveEvaluationSettings extends EvaluationSettings {
 @Injectable()
 export class EvaluationSettingsService {
   constructor(
-    private readonly rows: SettingsRepository,
+    private readonly rows: EvaluationSettingsRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 

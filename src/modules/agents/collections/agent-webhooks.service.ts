@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { SecretBox } from '@/common/crypto/secret-box';
+import { AppException } from '@/common/errors/app.exception';
+import { AgentWebhooksRepository } from './agent-collections.repository';
+import { WebhookEvent } from './agent-webhook.entity';
+import { AgentWriteLock } from './agent-write-lock';
+
+export interface DeliverableWebhook {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  /** The signing secret in clear, or null when none is set. Never log it. */
+  secret: string | null;
+}
+
+/** An agent webhook as the sender needs it: its live secrets in clear (current first). Never log them. */
+export interface SendableWebhook {
+  id: string;
+  agentId: string;
+  url: string;
+  events: WebhookEvent[];
+  isActive: boolean;
+  secrets: string[];
+}
+
+/** Agent webhooks as delivery sees them: the only place a webhook secret leaves its sealed form. */
+@Injectable()
+export class AgentWebhooksService {
+  constructor(
+    private readonly lock: AgentWriteLock,
+    private readonly webhooks: AgentWebhooksRepository,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  /** The agent's active webhooks subscribed to an event, with their secrets opened, for delivery. */
+  async activeWebhooks(
+    workspaceId: string,
+    agentId: string,
+    event: WebhookEvent,
+  ): Promise<DeliverableWebhook[]> {
+    const rows = await this.webhooks.listFor(workspaceId, agentId, {});
+    return rows
+      .filter((w) => w.isActive && w.events.includes(event))
+      .map((w) => ({
+        id: w.id,
+        url: w.url,
+        events: w.events,
+        secret: w.secretCiphertext ? this.secrets.decrypt(w.secretCiphertext) : null,
+      }));
+  }
+
+  /** One agent webhook by its id, with its live secrets opened (current first), for sending; null when gone. */
+  async deliverableWebhook(workspaceId: string, webhookId: string): Promise<SendableWebhook | null> {
+    const w = await this.webhooks.findOne(workspaceId, { id: webhookId });
+    if (!w) return null;
+    const secrets: string[] = [];
+    if (w.secretCiphertext) secrets.push(this.secrets.decrypt(w.secretCiphertext));
+    if (w.previousSecretCiphertext && w.previousSecretExpiresAt && w.previousSecretExpiresAt > new Date())
+      secrets.push(this.secrets.decrypt(w.previousSecretCiphertext));
+    return { id: w.id, agentId: w.agentId, url: w.url, events: w.events, isActive: w.isActive, secrets };
+  }
+
+  /** Turns a webhook off (its receiver answered 410 Gone). */
+  async disableWebhook(workspaceId: string, webhookId: string): Promise<void> {
+    await this.webhooks.disable(workspaceId, webhookId);
+  }
+
+  /**
+   * Replaces the signing secret; the old one keeps signing beside it until `keepOldMs` has passed. Answers when
+   * the old one stops.
+   */
+  async rotateWebhookSecret(
+    workspaceId: string,
+    agentId: string,
+    webhookId: string,
+    newSecret: string,
+    keepOldMs: number,
+  ): Promise<{ previousExpiresAt: Date | null }> {
+    let previousExpiresAt: Date | null = null;
+    await this.lock.write(workspaceId, agentId, async (m) => {
+      const stored = await this.webhooks.listFor(workspaceId, agentId, {}, m);
+      const row = stored.find((r) => r.id === webhookId);
+      if (!row) throw AppException.notFound('Webhook');
+      previousExpiresAt = row.secretCiphertext ? new Date(Date.now() + keepOldMs) : null;
+      row.previousSecretCiphertext = row.secretCiphertext;
+      row.previousSecretExpiresAt = previousExpiresAt;
+      row.secretCiphertext = this.secrets.encrypt(newSecret);
+      row.updatedAt = new Date();
+      await this.webhooks.save(workspaceId, row, m);
+    });
+    return { previousExpiresAt };
+  }
+}
