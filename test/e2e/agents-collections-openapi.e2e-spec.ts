@@ -9,6 +9,9 @@ const FIXTURE = path.join(__dirname, '../fixtures/agent-collections-openapi.json
 const COLLECTIONS =
   /^\/api\/v1\/agents\/\{uuid\}\/(guidelines|notes|training|procedures|intents|webhooks|routing-rules|guard-rules)(\/|$)/;
 
+/** Schemas every route shares: the error body's code list grows with each new module. */
+const SHARED = new Set(['ErrorBody']);
+
 /** The collection routes and every schema they reach, so a change of their shape shows as a diff. */
 function collectionPart(doc: any): { paths: Record<string, unknown>; schemas: Record<string, unknown> } {
   const paths = Object.fromEntries(
@@ -23,7 +26,7 @@ function collectionPart(doc: any): { paths: Record<string, unknown>; schemas: Re
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
         const name = v.slice('#/components/schemas/'.length);
-        if (!(name in schemas)) {
+        if (!(name in schemas) && !SHARED.has(name)) {
           schemas[name] = doc.components.schemas[name];
           visit(schemas[name]);
         }
