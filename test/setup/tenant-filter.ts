@@ -2,7 +2,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { currentSweep, inOwnedSave } from '@/common/persistence/sweep';
-import { checkStatement, normalizeSql, TenantTables } from '@/common/persistence/tenant-statement-check';
+import {
+  checkStatement,
+  normalizeSql,
+  TenantTables,
+  Verdict,
+} from '@/common/persistence/tenant-statement-check';
 import { tenantCheckDir, TenantViolation } from './tenant-filter-report';
 
 /**
@@ -16,6 +21,7 @@ const tenant: TenantTables = {
   recordsSchema: 'knowledge_data',
 };
 const scopedDataSources = new Set<string>();
+const plainVerdicts = new Map<string, Verdict>();
 const reported = new Set<string>();
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 Error.stackTraceLimit = Math.max(Error.stackTraceLimit, 80);
@@ -99,11 +105,15 @@ if (!proto.__tenantChecked && tenant.tables.size && process.env.CAP_TENANT_CHECK
     const sql = typeof config === 'string' ? config : config?.text;
     if (typeof sql !== 'string') return original.apply(this, args);
     const values = Array.isArray(args[1]) ? args[1] : typeof config === 'object' ? config?.values : undefined;
-    const verdict = checkStatement(sql, tenant, {
-      sweep: currentSweep(),
-      ownedSave: inOwnedSave(),
-      scopedDataSources,
-    });
+    // The same texts come back with new parameters: a text that passes on its own passes in any context.
+    let verdict = plainVerdicts.get(sql);
+    if (!verdict) plainVerdicts.set(sql, (verdict = checkStatement(sql, tenant)));
+    if (!verdict.ok)
+      verdict = checkStatement(sql, tenant, {
+        sweep: currentSweep(),
+        ownedSave: inOwnedSave(),
+        scopedDataSources,
+      });
     const readsSources =
       verdict.ok &&
       ['filtered', 'insert', 'owned save'].includes(verdict.why) &&
