@@ -18,7 +18,7 @@ module.exports = {
       displayName: 'e2e',
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      setupFiles: ['<rootDir>/test/setup/env.ts'],
+      setupFiles: ['<rootDir>/test/setup/env.ts', '<rootDir>/test/setup/tenant-filter.ts'],
     },
   ],
 };

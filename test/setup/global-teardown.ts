@@ -1,9 +1,18 @@
 import * as fs from 'node:fs';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { describeViolations, readViolations, tenantCheckDir } from './tenant-filter-report';
 
 /** Drops the run's database, its Redis keys and its storage folder. */
 export default async function globalTeardown(): Promise<void> {
+  const unscoped = readViolations().filter((v) => !v.fromTest);
+  fs.rmSync(tenantCheckDir(), { recursive: true, force: true });
+  await dropRun();
+  // Thrown from the global teardown, the error fails the run with the list.
+  if (unscoped.length) throw new Error(describeViolations(unscoped));
+}
+
+async function dropRun(): Promise<void> {
   const url = process.env.DATABASE_URL;
   if (url && /\/cap_test_[a-z0-9]+$/.test(url)) {
     const admin = new URL(url);

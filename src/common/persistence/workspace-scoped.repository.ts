@@ -4,10 +4,15 @@ import {
   FindOptionsOrder,
   FindOptionsRelations,
   FindOptionsWhere,
+  Raw,
   Repository,
   SelectQueryBuilder,
 } from 'typeorm';
+import type { Pool } from 'pg';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { newId } from './base.entity';
+import { runAsOwnedSave } from './sweep';
 import { WorkspaceOwnedEntity } from './workspace-owned.entity';
 
 /** A condition on an entity that never names the workspace: the repository adds it. */
@@ -25,15 +30,75 @@ export interface ScopedFindOptions<T> {
 export type WorkspaceId = string;
 
 /**
+ * A query builder already filtered on the workspace. `where` adds a condition (TypeORM's would replace the tenant
+ * filter) and `orWhere` is refused (it would widen the query past the workspace).
+ */
+export type ScopedQueryBuilder<T extends WorkspaceOwnedEntity> = Omit<SelectQueryBuilder<T>, 'orWhere'>;
+
+function scopedBuilder<T extends WorkspaceOwnedEntity>(qb: SelectQueryBuilder<T>): ScopedQueryBuilder<T> {
+  qb.where = qb.andWhere.bind(qb);
+  qb.orWhere = () => {
+    throw new Error('orWhere would drop the workspace filter: use andWhere with brackets');
+  };
+  return qb;
+}
+
+/**
  * The only way modules reach their tables. Every method takes the workspace id first and adds it to
  * every query, so a query without a tenant does not compile.
  */
 export abstract class WorkspaceScopedRepository<T extends WorkspaceOwnedEntity> {
-  protected constructor(protected readonly repo: Repository<T>) {}
+  // Private: subclasses reach rows only through the scoped methods below, or raw SQL the test suite checks.
+  readonly #repo: Repository<T>;
+
+  protected constructor(repo: Repository<T>) {
+    this.#repo = repo;
+  }
+
+  private get repo(): Repository<T> {
+    return this.#repo;
+  }
 
   /** The same repository bound to a transaction's manager. */
-  protected inTransaction(manager: EntityManager): Repository<T> {
-    return manager.getRepository(this.repo.target) as Repository<T>;
+  private inTransaction(manager: EntityManager): Repository<T> {
+    return manager.getRepository(this.#repo.target) as Repository<T>;
+  }
+
+  /**
+   * Hand-written SQL, in the transaction when one is given. It must filter on `workspace_id` (or belong to a method
+   * marked `@Sweep`): the test suite fails on any statement that does not.
+   */
+  protected sql<R = unknown>(text: string, params: unknown[] = [], manager?: EntityManager): Promise<R> {
+    return (manager ?? this.#repo.manager).query(text, params) as Promise<R>;
+  }
+
+  /** Hand-written SQL as a named prepared statement on the pool, for statements that run on every request. */
+  protected async prepared<R extends object>(name: string, text: string, values: unknown[]): Promise<R[]> {
+    const pool = (this.#repo.manager.connection.driver as PostgresDriver).master as Pool;
+    return (await pool.query<R>({ name, text, values })).rows;
+  }
+
+  /** Changes columns of the workspace's rows that match; answers how many. */
+  protected async updateWhere(
+    workspaceId: WorkspaceId,
+    where: ScopedWhere<T>,
+    values: QueryDeepPartialEntity<Omit<T, 'id' | 'workspaceId'>>,
+    manager?: EntityManager,
+  ): Promise<number> {
+    const repo = manager ? this.inTransaction(manager) : this.#repo;
+    const result = await repo.update({ ...where, workspaceId } as FindOptionsWhere<T>, values as never);
+    return result.affected ?? 0;
+  }
+
+  /** Inserts rows of the workspace, skipping those that hit a unique constraint. */
+  protected async insertIgnoring(
+    workspaceId: WorkspaceId,
+    rows: Array<QueryDeepPartialEntity<Omit<T, 'workspaceId'>>>,
+    manager?: EntityManager,
+  ): Promise<void> {
+    const repo = manager ? this.inTransaction(manager) : this.#repo;
+    const values = rows.map((r) => ({ id: newId(), ...r, workspaceId }) as QueryDeepPartialEntity<T>);
+    await repo.createQueryBuilder().insert().values(values).orIgnore().execute();
   }
 
   protected scope(
@@ -41,6 +106,8 @@ export abstract class WorkspaceScopedRepository<T extends WorkspaceOwnedEntity> 
     where?: ScopedWhere<T> | ScopedWhere<T>[],
   ): FindOptionsWhere<T>[] {
     const list = where === undefined ? [{}] : Array.isArray(where) ? where : [where];
+    // No alternatives match no row; TypeORM would read an empty list as no condition at all, tenant included.
+    if (list.length === 0) return [{ workspaceId, id: Raw(() => 'FALSE') } as FindOptionsWhere<T>];
     return list.map((w) => ({ ...w, workspaceId }) as FindOptionsWhere<T>);
   }
 
@@ -88,7 +155,8 @@ export abstract class WorkspaceScopedRepository<T extends WorkspaceOwnedEntity> 
     if (list.some((e) => e.workspaceId !== workspaceId))
       throw new Error('entity belongs to another workspace');
     const repo = manager ? this.inTransaction(manager) : this.repo;
-    return repo.save(entity as DeepPartial<T>) as unknown as Promise<E>;
+    // TypeORM finds and updates saved rows by primary key alone; each entity's workspace was checked above.
+    return runAsOwnedSave(() => repo.save(entity as DeepPartial<T>)) as unknown as Promise<E>;
   }
 
   async delete(workspaceId: WorkspaceId, where: ScopedWhere<T>, manager?: EntityManager): Promise<number> {
@@ -97,9 +165,11 @@ export abstract class WorkspaceScopedRepository<T extends WorkspaceOwnedEntity> 
     return result.affected ?? 0;
   }
 
-  /** A query builder that already filters on the workspace. */
-  query(workspaceId: WorkspaceId, alias: string, manager?: EntityManager): SelectQueryBuilder<T> {
+  /** A query builder that already filters on the workspace, and keeps doing so (see ScopedQueryBuilder). */
+  query(workspaceId: WorkspaceId, alias: string, manager?: EntityManager): ScopedQueryBuilder<T> {
     const repo = manager ? this.inTransaction(manager) : this.repo;
-    return repo.createQueryBuilder(alias).where(`${alias}.workspace_id = :workspaceId`, { workspaceId });
+    return scopedBuilder(
+      repo.createQueryBuilder(alias).where(`${alias}.workspace_id = :workspaceId`, { workspaceId }),
+    );
   }
 }

@@ -15,7 +15,7 @@ export class BlacklistRepository extends WorkspaceScopedRepository<BlacklistEntr
     workspaceId: string,
     address: { phone?: string | null; email?: string | null },
   ): Promise<boolean> {
-    const rows = (await this.repo.query(
+    const rows = (await this.sql(
       `SELECT 1 FROM blacklist_entries
         WHERE workspace_id = $1
           AND (is_permanent OR expires_at > now())

@@ -1,3 +1,4 @@
+import { Sweep } from '@/common/persistence/sweep';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
@@ -93,9 +94,10 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
   }
 
   async view(workspaceId: string, id: string, manager?: EntityManager): Promise<CallViewRow | null> {
-    const rows = (await (manager ?? this.repo.manager).query(
+    const rows = (await this.sql(
       `${VIEW} WHERE k.workspace_id = $1 AND k.id = $2`,
       [workspaceId, id],
+      manager,
     )) as CallViewRow[];
     return rows[0] ?? null;
   }
@@ -130,13 +132,11 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
     if (f.to) add('k.created_at < ?', f.to);
     const cond = where.join(' AND ');
     const [rows, count] = await Promise.all([
-      this.repo.query(
+      this.sql(
         `${VIEW} WHERE ${cond} ORDER BY k.created_at DESC, k.id DESC OFFSET ${skip} LIMIT ${take}`,
         params,
       ) as Promise<CallViewRow[]>,
-      this.repo.query(`SELECT count(*)::int AS n FROM calls k WHERE ${cond}`, params) as Promise<
-        { n: number }[]
-      >,
+      this.sql(`SELECT count(*)::int AS n FROM calls k WHERE ${cond}`, params) as Promise<{ n: number }[]>,
     ]);
     return { rows, total: count[0].n };
   }
@@ -162,7 +162,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
     expected: string | null,
     ownerId: string,
   ): Promise<boolean> {
-    const [rows] = (await this.repo.query(
+    const [rows] = (await this.sql(
       `UPDATE calls SET owner_id = $4 WHERE workspace_id = $1 AND id = $2 AND owner_id IS NOT DISTINCT FROM $3
        RETURNING id`,
       [workspaceId, id, expected, ownerId],
@@ -171,7 +171,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
   }
 
   async setProviderCallId(workspaceId: string, id: string, providerCallId: string): Promise<void> {
-    await this.repo.query(`UPDATE calls SET provider_call_id = $3 WHERE workspace_id = $1 AND id = $2`, [
+    await this.sql(`UPDATE calls SET provider_call_id = $3 WHERE workspace_id = $1 AND id = $2`, [
       workspaceId,
       id,
       providerCallId,
@@ -180,7 +180,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
 
   /** Records the last moment someone spoke on the call. */
   async touch(workspaceId: string, id: string, at: Date): Promise<void> {
-    await this.repo.query(`UPDATE calls SET last_activity_at = $3 WHERE workspace_id = $1 AND id = $2`, [
+    await this.sql(`UPDATE calls SET last_activity_at = $3 WHERE workspace_id = $1 AND id = $2`, [
       workspaceId,
       id,
       at,
@@ -191,8 +191,9 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
    * Cross-tenant sweep for the concurrency reconciler: every live call of every workspace. Named for what it is,
    * the one read of this table that is not scoped to a workspace.
    */
+  @Sweep('reconciliation')
   liveCallsOfAllWorkspaces(): Promise<LiveSlotRow[]> {
-    return this.repo.query(
+    return this.sql(
       `SELECT workspace_id, id, phone_number_id FROM calls WHERE status IN ('queued', 'ringing', 'in-progress')`,
     );
   }

@@ -86,7 +86,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     fits: string,
     params: unknown[],
   ): Promise<number> {
-    const rows: { n: string }[] = await this.repo.manager.query(
+    const rows: { n: string }[] = await this.sql(
       `SELECT count(*) AS n FROM contacts
         WHERE workspace_id = $1 AND custom_fields ? $2 AND NOT (${fits})`,
       [workspaceId, key, ...params],
@@ -117,7 +117,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   /** Contacts per stage, for the stage list. */
   async countByStage(workspaceId: string, stageIds: string[]): Promise<Map<string, number>> {
     if (!stageIds.length) return new Map();
-    const rows: { id: string; n: string }[] = await this.repo.manager.query(
+    const rows: { id: string; n: string }[] = await this.sql(
       `SELECT pipeline_stage_id AS id, count(*) AS n FROM contacts
         WHERE workspace_id = $1 AND pipeline_stage_id = ANY($2::uuid[]) GROUP BY pipeline_stage_id`,
       [workspaceId, stageIds],
@@ -128,7 +128,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   /** Contacts per tag, for the tag list. */
   async countByTag(workspaceId: string, tagIds: string[]): Promise<Map<string, number>> {
     if (!tagIds.length) return new Map();
-    const rows: { id: string; n: string }[] = await this.repo.manager.query(
+    const rows: { id: string; n: string }[] = await this.sql(
       `SELECT l.tag_id AS id, count(*) AS n FROM contact_tag_links l JOIN contacts c ON c.id = l.contact_id
         WHERE c.workspace_id = $1 AND l.tag_id = ANY($2::uuid[]) GROUP BY l.tag_id`,
       [workspaceId, tagIds],

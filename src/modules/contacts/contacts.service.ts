@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, pgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
@@ -15,6 +15,7 @@ import {
   UpdateContactDto,
 } from './dto/contact.dto';
 import { validateBody } from './dto/validate-body';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 
 /** The body of a contact create, as the API takes it (snake_case keys). */
 export type CreateContactInput = Partial<CreateContactDto> & Record<string, unknown>;
@@ -44,7 +45,7 @@ const SIMPLE_FIELDS = [
 @Injectable()
 export class ContactsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly contacts: ContactsRepository,
     private readonly resolver: ContactInputResolver,
   ) {}
@@ -188,7 +189,7 @@ export class ContactsService {
       return contact;
     });
     try {
-      await this.dataSource.transaction(async (m) => {
+      await this.unitOfWork.run(async (m) => {
         for (let i = 0; i < entities.length; i += 200)
           await this.contacts.save(workspaceId, entities.slice(i, i + 200), m);
       });

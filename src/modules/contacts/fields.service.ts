@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
@@ -7,6 +6,7 @@ import { ContactField, ContactFieldType } from './contact-field.entity';
 import { ContactsRepository } from './contacts.repository';
 import { CreateFieldDto, FieldResponse, UpdateFieldDto } from './dto/field.dto';
 import { FieldsRepository } from './fields.repository';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 
 const KEY_TAKEN = 'A custom field with this key already exists in the workspace';
 
@@ -39,7 +39,7 @@ function fitsSql(type: ContactFieldType): string {
 @Injectable()
 export class FieldsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly fields: FieldsRepository,
     private readonly contacts: ContactsRepository,
   ) {}
@@ -118,7 +118,7 @@ export class FieldsService {
     field.type = type;
     field.options = options;
     try {
-      await this.dataSource.transaction(async (m) => {
+      await this.unitOfWork.run(async (m) => {
         await this.fields.save(workspaceId, field, m);
         if (field.key !== oldKey) await this.contacts.renameCustomKey(workspaceId, oldKey, field.key, m);
       });
@@ -132,7 +132,7 @@ export class FieldsService {
   /** The definition goes, and so do its values on every contact. */
   async remove(workspaceId: string, id: string): Promise<void> {
     const field = await this.find(workspaceId, id);
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       await this.fields.delete(workspaceId, { id }, m);
       await this.contacts.removeCustomKey(workspaceId, field.key, m);
     });

@@ -96,10 +96,10 @@ export class SessionsRepository extends WorkspaceScopedRepository<Session> {
   }
 
   async markMemorized(workspaceId: string, id: string): Promise<boolean> {
-    const [rows] = (await this.repo.query(
+    const [rows] = await this.sql<[unknown[], number]>(
       `UPDATE sessions SET memorized_at = now() WHERE workspace_id = $1 AND id = $2 AND memorized_at IS NULL RETURNING id`,
       [workspaceId, id],
-    )) as [unknown[], number];
+    );
     return rows.length === 1;
   }
 

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { newId } from '@/common/persistence/base.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { EvaluationRecord } from './evaluation-record.entity';
 
@@ -17,13 +16,7 @@ export class EvaluationRepository extends WorkspaceScopedRepository<EvaluationRe
     workspaceId: string,
     record: Omit<EvaluationRecord, 'id' | 'workspaceId' | 'createdAt' | 'updatedAt'>,
   ): Promise<void> {
-    await this.repo
-      .createQueryBuilder()
-      .insert()
-      .into(EvaluationRecord)
-      .values({ ...record, id: newId(), workspaceId } as QueryDeepPartialEntity<EvaluationRecord>)
-      .orIgnore()
-      .execute();
+    await this.insertIgnoring(workspaceId, [record as QueryDeepPartialEntity<EvaluationRecord>]);
   }
 
   forSession(workspaceId: string, sessionId: string): Promise<EvaluationRecord[]> {

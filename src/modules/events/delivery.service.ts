@@ -1,16 +1,16 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { DataSource } from 'typeorm';
 import { Metrics } from '@/common/metrics/metrics';
 import type { SafeResponse } from '@/common/net/address-guard';
 import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
-import { newId } from '@/common/persistence/base.entity';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
-import { WebhookEvent } from '@/modules/agents/collections/agent-webhook.entity';
+import { DeliveriesRepository, DeliveryRow, NewDelivery } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
+import { OutboxRepository } from './outbox.repository';
 import { parseRetryAfter, RetryPolicy } from './retry-policy';
 import { signatureHeader } from './signing';
 import { SendableSubscription, WebhooksService } from './webhooks.service';
@@ -22,24 +22,12 @@ const LEASE_SECONDS = 30;
 const EXCERPT_CHARS = 1000;
 const DISPATCH_BATCH = 200;
 
-interface DeliveryRow {
-  id: string;
-  workspace_id: string;
-  event_id: string;
-  event_type: string;
-  webhook_kind: 'workspace' | 'agent';
-  webhook_id: string;
-  attempt_count: number;
-  round_start: number;
-  next_attempt_at: Date;
-}
-
 type DeliverJob = JobPayloads['webhooks']['deliver'];
 
 /**
  * Delivery of outbox events: fan-out into durable delivery rows, one attempt at a time under a lease, retries,
- * and the sweep that re-queues whatever is due and not held (at-least-once). The tables it walks across
- * workspaces (outbox claims, due deliveries) are read here with SQL; each row still carries its workspace.
+ * and the sweep that re-queues whatever is due and not held (at-least-once). The statements that walk across
+ * workspaces (outbox claims, due deliveries) are the repositories' named sweeps; each row still carries its workspace.
  */
 @Injectable()
 export class DeliveryService {
@@ -48,7 +36,9 @@ export class DeliveryService {
   private dispatchAgain = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly outbox: OutboxRepository,
+    private readonly deliveries: DeliveriesRepository,
     @InjectQueue(QUEUES.webhooks) private readonly queue: Queue<DeliverJob>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly webhooks: WebhooksService,
@@ -83,20 +73,10 @@ export class DeliveryService {
    */
   private async dispatchBatch(): Promise<number> {
     const created: DeliveryRow[] = [];
-    const claimed = await this.dataSource.transaction(async (m) => {
-      const [events] = (await m.query(
-        `UPDATE outbox_events SET dispatched_at = now()
-          WHERE id IN (SELECT id FROM outbox_events WHERE dispatched_at IS NULL
-                        ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING id, workspace_id, type, agent_id`,
-        [DISPATCH_BATCH],
-      )) as [
-        Array<{ id: string; workspace_id: string; type: WebhookEvent; agent_id: string | null }>,
-        number,
-      ];
+    const claimed = await this.unitOfWork.run(async (tx) => {
+      const events = await this.outbox.claimUndispatched(tx, DISPATCH_BATCH);
       const cache = new Map<string, Array<{ kind: 'workspace' | 'agent'; id: string; url: string }>>();
-      const values: unknown[] = [];
-      const tuples: string[] = [];
+      const fresh: NewDelivery[] = [];
       for (const e of events) {
         const key = `${e.workspace_id}|${e.type}|${e.agent_id ?? ''}`;
         let subs = cache.get(key);
@@ -111,25 +91,16 @@ export class DeliveryService {
           ];
           cache.set(key, subs);
         }
-        for (const s of subs) {
-          const p = values.length;
-          tuples.push(
-            `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, 'pending', now())`,
-          );
-          values.push(newId(), e.workspace_id, e.id, e.type, s.kind, s.id, s.url);
-        }
+        for (const s of subs)
+          fresh.push({
+            workspaceId: e.workspace_id,
+            eventId: e.id,
+            eventType: e.type,
+            ...s,
+            webhookId: s.id,
+          });
       }
-      if (tuples.length) {
-        const rows = (await m.query(
-          `INSERT INTO webhook_deliveries
-             (id, workspace_id, event_id, event_type, webhook_kind, webhook_id, url, status, next_attempt_at)
-           VALUES ${tuples.join(', ')}
-           ON CONFLICT (event_id, webhook_id) DO NOTHING
-           RETURNING id, workspace_id, next_attempt_at`,
-          values,
-        )) as DeliveryRow[];
-        created.push(...rows);
-      }
+      created.push(...(await this.deliveries.createPending(tx, fresh)));
       return events.length;
     });
     await Promise.all(created.map((d) => this.enqueue(d.workspace_id, d.id, new Date(d.next_attempt_at))));
@@ -154,37 +125,21 @@ export class DeliveryService {
   /** Re-queues deliveries that are due and held by nobody (a lost job, a crashed worker), and missed events. */
   async sweep(): Promise<number> {
     await this.dispatch();
-    const rows = (await this.dataSource.query(
-      `SELECT id, workspace_id, next_attempt_at FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= now() - interval '1 second'
-          AND (locked_until IS NULL OR locked_until < now())
-        ORDER BY next_attempt_at LIMIT 1000`,
-    )) as DeliveryRow[];
+    const rows = await this.deliveries.dueUnheld(1000);
     await Promise.all(rows.map((d) => this.enqueue(d.workspace_id, d.id, new Date(d.next_attempt_at))));
     return rows.length;
   }
 
   /** One attempt of a delivery, if it is due and nobody holds it. */
   async attempt(workspaceId: string, deliveryId: string): Promise<void> {
-    const [leased] = (await this.dataSource.query(
-      `UPDATE webhook_deliveries SET locked_until = now() + interval '${LEASE_SECONDS} seconds'
-        WHERE workspace_id = $1 AND id = $2 AND status = 'pending'
-          AND next_attempt_at <= now() + interval '50 milliseconds'
-          AND (locked_until IS NULL OR locked_until < now())
-        RETURNING id, workspace_id, event_id, event_type, webhook_kind, webhook_id, attempt_count, round_start`,
-      [workspaceId, deliveryId],
-    )) as [DeliveryRow[], number];
-    const d = leased[0];
+    const d = await this.deliveries.lease(workspaceId, deliveryId, LEASE_SECONDS);
     if (!d) return;
     const wait = await this.throttle.acquireSoon(workspaceId, deliveryId);
     if (wait > 0) {
       // Over the workspace's rate or in-flight cap: wait in the queue, never dropped. No slot is booked ahead: a
       // booked start that a busy worker reaches late would be capacity lost for good.
       const due = new Date(Date.now() + wait + Math.floor(Math.random() * 20));
-      await this.dataSource.query(
-        `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $3 WHERE workspace_id = $1 AND id = $2`,
-        [workspaceId, deliveryId, due],
-      );
+      await this.deliveries.postpone(workspaceId, deliveryId, due);
       await this.enqueue(workspaceId, deliveryId, due);
       return;
     }
@@ -196,12 +151,7 @@ export class DeliveryService {
   }
 
   private async send(d: DeliveryRow): Promise<void> {
-    const [event] = (await this.dataSource.query(
-      `SELECT o.id, o.type, o.data, o.created_at, w.slug FROM outbox_events o
-         JOIN workspaces w ON w.id = o.workspace_id
-        WHERE o.workspace_id = $1 AND o.id = $2`,
-      [d.workspace_id, d.event_id],
-    )) as Array<{ id: string; type: string; data: unknown; created_at: Date; slug: string }>;
+    const event = await this.outbox.toSend(d.workspace_id, d.event_id);
     const sub: SendableSubscription | null =
       d.webhook_kind === 'workspace'
         ? await this.webhooks.sendable(d.workspace_id, d.webhook_id)
@@ -295,23 +245,19 @@ export class DeliveryService {
     const delay = terminal ? null : this.policy.next(attemptNo - d.round_start, retryAfterMs);
     const nextAt = delay === null ? null : new Date(Date.now() + delay);
     const status = r.ok ? 'succeeded' : nextAt ? 'pending' : 'failed';
-    await this.dataSource.transaction(async (m) => {
-      await m.query(
-        `INSERT INTO webhook_delivery_attempts
-           (id, workspace_id, delivery_id, attempt, succeeded, status_code, duration_ms, response_excerpt, error,
-            next_retry_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [newId(), d.workspace_id, d.id, attemptNo, r.ok, r.status, r.durationMs, r.excerpt, r.error, nextAt],
-      );
-      await m.query(
-        `UPDATE webhook_deliveries
-            SET status = $3::varchar, attempt_count = $4, next_attempt_at = $5, locked_until = NULL, last_status_code = $6,
-                last_error = $7, delivered_at = CASE WHEN $3::varchar = 'succeeded' THEN now() ELSE delivered_at END,
-                url = COALESCE($8, url), updated_at = now()
-          WHERE workspace_id = $1 AND id = $2`,
-        [d.workspace_id, d.id, status, attemptNo, nextAt, r.status, r.error, url ?? null],
-      );
-    });
+    await this.unitOfWork.run((tx) =>
+      this.deliveries.recordAttempt(tx, d.workspace_id, d.id, {
+        attempt: attemptNo,
+        ok: r.ok,
+        statusCode: r.status,
+        durationMs: r.durationMs,
+        excerpt: r.excerpt,
+        error: r.error,
+        nextAt,
+        status,
+        url: url ?? null,
+      }),
+    );
     if (nextAt) await this.enqueue(d.workspace_id, d.id, nextAt);
     const outcome = status === 'pending' ? 'retrying' : status;
     this.metrics.webhookDeliveries.inc({ outcome });

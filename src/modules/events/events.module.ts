@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBoxModule } from '@/common/crypto/secret-box';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
 import { DeliveryService } from './delivery.service';
 import { OutboxEvent } from './outbox-event.entity';
+import { OutboxRepository } from './outbox.repository';
 import { OutboxService } from './outbox.service';
 import { RetryPolicy } from './retry-policy';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
@@ -23,6 +25,8 @@ import { WebhooksService } from './webhooks.service';
   controllers: [WebhooksController, AgentWebhookSecretsController],
   providers: [
     OutboxService,
+    OutboxRepository,
+    UnitOfWork,
     WebhooksRepository,
     DeliveriesRepository,
     WebhooksService,

@@ -20,6 +20,6 @@ export class WebhooksRepository extends WorkspaceScopedRepository<Webhook> {
   }
 
   async disable(workspaceId: string, id: string): Promise<void> {
-    await this.repo.update({ workspaceId, id }, { isActive: false, updatedAt: new Date() });
+    await this.updateWhere(workspaceId, { id }, { isActive: false, updatedAt: new Date() } as never);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
+import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { IdempotencyKey } from './idempotency-key.entity';
 
@@ -17,11 +18,11 @@ export class IdempotencyRepository extends WorkspaceScopedRepository<Idempotency
 
   /** Claims the key for this request; false when a live row already holds it. */
   async claim(workspaceId: string, key: string, requestHash: string): Promise<boolean> {
-    await this.repo.query(
+    await this.sql(
       `DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND expires_at <= now()`,
       [workspaceId, key],
     );
-    const rows: unknown[] = await this.repo.query(
+    const rows: unknown[] = await this.sql(
       `INSERT INTO idempotency_keys (id, workspace_id, key, request_hash, state, locked_at, expires_at)
        VALUES ($1, $2, $3, $4, 'processing', now(), now() + ${TTL})
        ON CONFLICT (workspace_id, key) DO NOTHING RETURNING id`,
@@ -32,7 +33,7 @@ export class IdempotencyRepository extends WorkspaceScopedRepository<Idempotency
 
   /** Takes over a key whose first request died mid-flight. */
   async takeOverStale(workspaceId: string, key: string, requestHash: string): Promise<boolean> {
-    const [rows] = (await this.repo.query(
+    const [rows] = (await this.sql(
       `UPDATE idempotency_keys SET locked_at = now(), updated_at = now()
        WHERE workspace_id = $1 AND key = $2 AND request_hash = $3 AND state = 'processing'
          AND locked_at < now() - ${STALE} RETURNING id`,
@@ -48,21 +49,23 @@ export class IdempotencyRepository extends WorkspaceScopedRepository<Idempotency
     headers: Record<string, string>,
     body: string,
   ) {
-    await this.repo.update(
-      { workspaceId, key },
+    await this.updateWhere(
+      workspaceId,
+      { key },
       { state: 'completed', responseStatus: status, responseHeaders: headers, responseBody: body },
     );
   }
 
   async release(workspaceId: string, key: string): Promise<void> {
-    await this.repo.delete({ workspaceId, key, state: 'processing' });
+    await this.delete(workspaceId, { key, state: 'processing' });
   }
 
-  /** Deletes expired keys in batches; answers how many went. */
+  /** Deletes expired keys of every workspace in batches; answers how many went. */
+  @Sweep('retention')
   async purgeExpired(batchSize: number): Promise<number> {
     let total = 0;
     for (;;) {
-      const [, affected] = (await this.repo.query(
+      const [, affected] = (await this.sql(
         `DELETE FROM idempotency_keys WHERE id IN (
            SELECT id FROM idempotency_keys WHERE expires_at <= now() LIMIT $1)`,
         [batchSize],

@@ -17,7 +17,6 @@ export class DataSourcesRepository extends WorkspaceScopedRepository<DataSource>
     values: Partial<Omit<DataSource, 'id' | 'workspaceId'>>,
     manager?: EntityManager,
   ): Promise<void> {
-    const repo = manager ? this.inTransaction(manager) : this.repo;
-    await repo.update({ id, workspaceId }, values as never);
+    await this.updateWhere(workspaceId, { id }, values as never, manager);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient } from 'pg';
 import { DataSource as Db, EntityManager, QueryRunner } from 'typeorm';
+import { Sweep } from '@/common/persistence/sweep';
 import { Column, decodeValue, encodeValue, Row } from './column-types';
 import { RecordsLoad, SideConnection } from './records-load';
 import { columnName, createTableSql, newTableName, qualified, RECORDS_SCHEMA } from './records-table';
@@ -218,6 +219,7 @@ export class RecordsRepository {
   }
 
   /** Drops the records tables of this data source that its row does not point at. */
+  @Sweep('reconciliation')
   async dropUnreferenced(manager: EntityManager, dataSourceId: string): Promise<number> {
     const tables = (await manager.query(
       `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -233,6 +235,7 @@ export class RecordsRepository {
    * The sweep for tables that no data source points at and that no import is filling (their data source is gone
    * or not processing): what a crashed import left. Answers how many were dropped.
    */
+  @Sweep('reconciliation')
   async dropOrphans(): Promise<number> {
     const tables = (await this.db.query(
       `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -65,7 +65,7 @@ export class PhoneNumberBindingsRepository extends WorkspaceScopedRepository<Pho
   /** Bindings of the given numbers with the serving agent's name (for the channel snapshots). */
   withAgents(workspaceId: string, phoneNumberIds: string[]): Promise<BindingRow[]> {
     if (!phoneNumberIds.length) return Promise.resolve([]);
-    return this.repo.query(
+    return this.sql(
       `SELECT b.phone_number_id, b.channel, b.agent_id, a.name AS agent_name, b.created_at
          FROM phone_number_bindings b JOIN agents a ON a.id = b.agent_id
         WHERE b.workspace_id = $1 AND b.phone_number_id = ANY($2::uuid[])`,
@@ -120,10 +120,9 @@ export class MessengerPagesRepository extends WorkspaceScopedRepository<Messenge
     pageId: string,
     manager: EntityManager,
   ): Promise<MessengerPage | null> {
-    return this.inTransaction(manager)
-      .createQueryBuilder('p')
+    return this.query(workspaceId, 'p', manager)
       .setLock('pessimistic_write')
-      .where('p.workspace_id = :workspaceId AND p.page_id = :pageId', { workspaceId, pageId })
+      .andWhere('p.page_id = :pageId', { pageId })
       .getOne();
   }
 }

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
 import type { AgentChannelResponse, AgentPhoneNumberResponse } from '@/modules/agents/dto/agent.response';
 import type { CreatePhoneNumberDto } from './dto/phone-numbers.dto';
@@ -36,7 +36,7 @@ export class PhoneNumbersService {
     private readonly numbers: PhoneNumbersRepository,
     private readonly bindings: PhoneNumberBindingsRepository,
     private readonly pages: MessengerPagesRepository,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -156,7 +156,7 @@ export class PhoneNumbersService {
     const incapable = channels.filter((c) => !capabilities[c]);
     if (incapable.length)
       throw AppException.conflict(`The number ${number.number} is not capable of ${incapable.join(', ')}`);
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       for (const channel of channels) {
         const claim = await this.bindings.claim(
           workspaceId,
@@ -188,7 +188,7 @@ export class PhoneNumbersService {
     pageId: string,
     pageName?: string,
   ): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       const page = await this.pages.ensureLocked(
         workspaceId,
         { id: this.pages.build(workspaceId, { pageId }).id, pageId, pageName: pageName ?? null },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { Appointment, CustomAnswers } from './appointment.entity';
@@ -14,6 +14,7 @@ import {
 import { Schedule } from './schedule.entity';
 import { checkAnswers } from './schedule-rules';
 import { SchedulesService } from './schedules.service';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 
 /** The list is not paginated (the specification's shape); it answers at most this many, narrowed by dates. */
 export const MAX_REQUESTS_LISTED = 1000;
@@ -33,7 +34,7 @@ type Move = keyof typeof MOVES;
 @Injectable()
 export class AppointmentRequestsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly requests: AppointmentRequestsRepository,
     private readonly appointments: AppointmentsService,
     private readonly schedules: SchedulesService,
@@ -155,7 +156,7 @@ export class AppointmentRequestsService {
     const errors = checkAnswers(schedule.customQuestions, answers, true);
     if (errors.length) throw AppException.validation(errors);
 
-    return this.dataSource.transaction(async (m) => {
+    return this.unitOfWork.run(async (m) => {
       if (!contactId) {
         const contact = await this.contacts.findOrCreateByEmail(
           workspaceId,
@@ -238,7 +239,7 @@ export class AppointmentRequestsService {
     move: Move,
     apply: (r: AppointmentRequest, m: EntityManager) => Promise<void>,
   ): Promise<AppointmentRequest> {
-    return this.dataSource.transaction(async (m) => {
+    return this.unitOfWork.run(async (m) => {
       const r = await this.requests.findForUpdate(workspaceId, id, m);
       if (!r) throw AppException.notFound('Appointment request');
       const allowed: readonly RequestStatus[] = MOVES[move];

@@ -18,6 +18,7 @@ import { Schedule } from './schedule.entity';
 import { SchedulesController } from './schedules.controller';
 import { SchedulesRepository } from './schedules.repository';
 import { SchedulesService } from './schedules.service';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 
 @Module({
   imports: [
@@ -32,6 +33,7 @@ import { SchedulesService } from './schedules.service';
     AppointmentRequestsController,
   ],
   providers: [
+    UnitOfWork,
     AvailabilityTypesRepository,
     SchedulesRepository,
     AppointmentsRepository,

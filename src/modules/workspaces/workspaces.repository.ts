@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Pool } from 'pg';
 import { Repository } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { newId } from '@/common/persistence/base.entity';
 import { ApiToken } from './api-token.entity';
@@ -55,24 +53,21 @@ export class ApiTokensRepository extends WorkspaceScopedRepository<ApiToken> {
    * prepared statement on the pool, without the query builder.
    */
   async findLive(workspaceId: string, tokenHash: string): Promise<LiveToken | null> {
-    const pool = (this.repo.manager.connection.driver as PostgresDriver).master as Pool;
-    const { rows } = await pool.query<LiveToken>({
-      name: 'auth-live-token',
-      text: `SELECT id, name, user_id AS "userId", scopes, last_used_at AS "lastUsedAt" FROM api_tokens
-              WHERE workspace_id = $1 AND token_hash = $2 AND revoked_at IS NULL`,
-      values: [workspaceId, tokenHash],
-    });
+    const rows = await this.prepared<LiveToken>(
+      'auth-live-token',
+      `SELECT id, name, user_id AS "userId", scopes, last_used_at AS "lastUsedAt" FROM api_tokens
+        WHERE workspace_id = $1 AND token_hash = $2 AND revoked_at IS NULL`,
+      [workspaceId, tokenHash],
+    );
     return rows[0] ?? null;
   }
 
   /** Writes last_used_at only when the stored one is older than a minute, so a busy token writes once a minute. */
   async touch(workspaceId: string, id: string): Promise<void> {
-    await this.repo
-      .createQueryBuilder()
-      .update(ApiToken)
-      .set({ lastUsedAt: () => 'now()' })
-      .where('workspace_id = :workspaceId AND id = :id', { workspaceId, id })
-      .andWhere("(last_used_at IS NULL OR last_used_at < now() - interval '1 minute')")
-      .execute();
+    await this.sql(
+      `UPDATE api_tokens SET last_used_at = now()
+        WHERE workspace_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [workspaceId, id],
+    );
   }
 }

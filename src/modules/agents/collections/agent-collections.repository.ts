@@ -98,7 +98,7 @@ export class AgentWebhooksRepository extends AgentChildRepository<AgentWebhook> 
   }
 
   async disable(workspaceId: string, id: string): Promise<void> {
-    await this.repo.update({ workspaceId, id }, { isActive: false, updatedAt: new Date() });
+    await this.updateWhere(workspaceId, { id }, { isActive: false, updatedAt: new Date() } as never);
   }
 }
 

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { newId } from '@/common/persistence/base.entity';
+import { Sweep } from '@/common/persistence/sweep';
+import type { Transaction } from '@/common/persistence/unit-of-work';
+import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { EventType, OutboxEvent } from './outbox-event.entity';
+
+/** The PostgreSQL channel notified at the commit of every outbox write. */
+export const OUTBOX_CHANNEL = 'outbox_events';
+
+export interface ClaimedEvent {
+  id: string;
+  workspace_id: string;
+  type: EventType;
+  agent_id: string | null;
+}
+
+export interface EventToSend {
+  id: string;
+  type: string;
+  data: unknown;
+  created_at: Date;
+  slug: string;
+}
+
+@Injectable()
+export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
+  constructor(@InjectRepository(OutboxEvent) repo: Repository<OutboxEvent>) {
+    super(repo);
+  }
+
+  /** Writes events in the transaction of their change; a NOTIFY wakes the dispatchers at its commit. */
+  async append(
+    tx: Transaction,
+    workspaceId: string,
+    events: Array<Pick<OutboxEvent, 'type' | 'agentId' | 'data'>>,
+  ): Promise<void> {
+    await tx.getRepository(OutboxEvent).insert(
+      events.map(
+        (e) =>
+          ({
+            id: newId(),
+            workspaceId,
+            type: e.type,
+            agentId: e.agentId,
+            data: e.data,
+            dispatchedAt: null,
+          }) as QueryDeepPartialEntity<OutboxEvent>,
+      ),
+    );
+    // Delivered at commit only (and folded into one per transaction), so listeners never see uncommitted rows.
+    await tx.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  }
+
+  /** Marks a batch of undispatched events of every workspace as dispatched (SKIP LOCKED: claims side by side). */
+  @Sweep('dispatch')
+  async claimUndispatched(tx: Transaction, limit: number): Promise<ClaimedEvent[]> {
+    const [events] = (await tx.query(
+      `UPDATE outbox_events SET dispatched_at = now()
+        WHERE id IN (SELECT id FROM outbox_events WHERE dispatched_at IS NULL
+                      ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, workspace_id, type, agent_id`,
+      [limit],
+    )) as [ClaimedEvent[], number];
+    return events;
+  }
+
+  /** An event with its workspace's slug, as a delivery sends it. */
+  async toSend(workspaceId: string, eventId: string): Promise<EventToSend | undefined> {
+    const rows = (await this.sql(
+      `SELECT o.id, o.type, o.data, o.created_at, w.slug FROM outbox_events o
+         JOIN workspaces w ON w.id = o.workspace_id
+        WHERE o.workspace_id = $1 AND o.id = $2`,
+      [workspaceId, eventId],
+    )) as EventToSend[];
+    return rows[0];
+  }
+
+  /** One batch of events of every workspace dispatched before the cut-off with no delivery pending; answers how many. */
+  @Sweep('retention')
+  async purgeDeliveredBatch(days: number, batchSize: number): Promise<number> {
+    const [, deleted] = (await this.sql(
+      `DELETE FROM outbox_events WHERE id IN (
+         SELECT o.id FROM outbox_events o
+          WHERE o.dispatched_at IS NOT NULL AND o.dispatched_at < now() - make_interval(days => $1)
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.status = 'pending')
+          LIMIT $2)`,
+      [days, batchSize],
+    )) as [unknown, number];
+    return deleted;
+  }
+}
