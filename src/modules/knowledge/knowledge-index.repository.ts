@@ -311,8 +311,9 @@ export class KnowledgeIndexRepository {
     ]);
     await m.query(
       `INSERT INTO knowledge_terms (workspace_id, agent_id, lexeme, ndoc)
-       SELECT $1, $2, word, ndoc FROM ts_stat(format(
-         'SELECT tsv FROM knowledge_index WHERE workspace_id = %L AND agent_id = %L', $1::uuid, $2::uuid))`,
+       SELECT $1, $2, u.lexeme, count(*) FROM knowledge_index i, unnest(i.tsv) AS u
+       WHERE i.workspace_id = $1 AND i.agent_id = $2
+       GROUP BY u.lexeme`,
       [workspaceId, agentId],
     );
     await m.query(
