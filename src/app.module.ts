@@ -17,6 +17,7 @@ import { LoggingModule, RequestLogMiddleware } from '@/common/logging/logging.mo
 import { MetricsModule } from '@/common/metrics/metrics.module';
 import { QueueModule } from '@/common/queue/queue.module';
 import { RedisModule } from '@/common/redis/redis.module';
+import { PersistenceModule } from '@/common/persistence/persistence.module';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { AnalyticsModule } from '@/modules/analytics/analytics.module';
 import { BlacklistModule } from '@/modules/blacklist/blacklist.module';
@@ -84,6 +85,7 @@ export class AppModule implements NestModule {
         LoggingModule.forRoot(config, logDestination),
         TypeOrmModule.forRoot({ ...dataSourceOptions(config.database.url), autoLoadEntities: true }),
         RedisModule,
+        PersistenceModule,
         MetricsModule,
         QueueModule,
         ...DOMAIN_MODULES,

@@ -17,14 +17,12 @@ import { StagesService } from './stages.service';
 import { TagsController } from './tags.controller';
 import { TagsRepository } from './tags.repository';
 import { TagsService } from './tags.service';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Contact, ContactTag, ContactField, PipelineStage])],
   // The fixed sub-paths (/contacts/tags, ...) come before /contacts/{uuid} so they are matched first.
   controllers: [TagsController, FieldsController, StagesController, ContactsController],
   providers: [
-    UnitOfWork,
     ContactsRepository,
     TagsRepository,
     FieldsRepository,

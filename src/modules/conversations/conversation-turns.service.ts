@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
@@ -49,7 +49,7 @@ export class ConversationTurnsService {
     private readonly knowledge: KnowledgeLookup,
     private readonly rules: RuleEngineService,
     private readonly outbox: OutboxService,
-    private readonly db: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
   ) {}
 
@@ -67,7 +67,7 @@ export class ConversationTurnsService {
     const timeoutMs = Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
 
     // 1. The customer's message and the session, in one transaction with its event.
-    const { conversation, inbound, session, previousActivityMs } = await this.db.transaction(async (m) => {
+    const { conversation, inbound, session, previousActivityMs } = await this.unitOfWork.run(async (m) => {
       const conv = await this.conversations.lock(workspaceId, conversationId, m);
       if (!conv) throw AppException.notFound('Conversation');
       if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
@@ -225,7 +225,7 @@ export class ConversationTurnsService {
     session: Session,
     content: string,
   ): Promise<Message> {
-    return this.db.transaction(async (m) => {
+    return this.unitOfWork.run(async (m) => {
       const conv = await this.conversations.lock(conversation.workspaceId, conversation.id, m);
       if (!conv) throw AppException.notFound('Conversation');
       const current = await this.sessions.get(conversation.workspaceId, session.id, m);
@@ -247,7 +247,7 @@ export class ConversationTurnsService {
     const current = await this.conversationsService.get(workspaceId, conversationId);
     const { settings } = await this.agents.evaluation(workspaceId, current.agentId);
     const timeoutMs = Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
-    return this.db.transaction(async (m) => {
+    return this.unitOfWork.run(async (m) => {
       const conv = await this.conversations.lock(workspaceId, conversationId, m);
       if (!conv) throw AppException.notFound('Conversation');
       if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, PageQuery, skipTake } from '@/common/http/pagination';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { AgentContextReader, agentInBody, ContactDirectory } from './agent-context';
 import { Channel, isVoiceChannel } from './channels';
@@ -31,7 +32,7 @@ export class ConversationsService {
     private readonly agents: AgentContextReader,
     private readonly contacts: ContactDirectory,
     private readonly outbox: OutboxService,
-    private readonly db: DataSource,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   /** Opens a conversation; body references that name nothing in this workspace are 422 on their field. */
@@ -43,7 +44,7 @@ export class ConversationsService {
         'contact_uuid names no contact of this workspace',
         'VALIDATION_ERROR',
       );
-    return this.db.transaction((m) => this.insert(m, workspaceId, { ...input, agentId: agent.agent_uuid }));
+    return this.unitOfWork.run((m) => this.insert(m, workspaceId, { ...input, agentId: agent.agent_uuid }));
   }
 
   /**
@@ -112,7 +113,7 @@ export class ConversationsService {
   /** Closes a text conversation (its active session ends with reason `closed`); a closed one is 409. */
   async close(workspaceId: string, id: string): Promise<Conversation> {
     await this.get(workspaceId, id);
-    const { conversation, endedSession } = await this.db.transaction(async (m) =>
+    const { conversation, endedSession } = await this.unitOfWork.run(async (m) =>
       this.closeLocked(m, workspaceId, id, 'closed'),
     );
     if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);
@@ -124,7 +125,7 @@ export class ConversationsService {
     const current = await this.get(workspaceId, id);
     if (!isVoiceChannel(current.channel))
       throw AppException.conflict('Only call conversations end with a call');
-    const { conversation, endedSession } = await this.db.transaction(async (m) =>
+    const { conversation, endedSession } = await this.unitOfWork.run(async (m) =>
       this.closeLocked(m, workspaceId, id, 'call_ended'),
     );
     if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);

@@ -1,10 +1,11 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, skipTake } from '@/common/http/pagination';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { Conversation } from './conversation.entity';
 import { ListSessionsQuery } from './dto/requests';
 import { SessionResponse } from './dto/responses';
@@ -31,7 +32,7 @@ export class SessionsService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly messages: MessagesRepository,
-    private readonly db: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     @InjectQueue(QUEUES.sessions) private readonly timeouts: Queue<TimeoutJob>,
     @InjectQueue(QUEUES.evaluation) private readonly evaluations: Queue<EvaluateJob>,
   ) {}
@@ -108,7 +109,7 @@ export class SessionsService {
 
   /** The timer fired: end the session if the customer is still idle past its timeout. */
   async endIfIdle(workspaceId: string, sessionId: string): Promise<boolean> {
-    const ended = await this.db.transaction(async (m) => {
+    const ended = await this.unitOfWork.run(async (m) => {
       const session = await this.sessions.findOne(workspaceId, { id: sessionId }, {}, m);
       if (!session || session.status !== 'active') return false;
       if (session.lastActivityAt.getTime() + session.timeoutMs > Date.now()) return false; // newer activity

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, skipTake } from '@/common/http/pagination';
 import { Metrics } from '@/common/metrics/metrics';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AgentContextReader, EvaluationFeature } from '@/modules/conversations/agent-context';
 import { isVoiceChannel } from '@/modules/conversations/channels';
 import { MessageResponse, SessionResponse } from '@/modules/conversations/dto/responses';
@@ -33,7 +33,7 @@ export class EvaluationService {
     private readonly sessions: SessionsService,
     private readonly agents: AgentContextReader,
     private readonly outbox: OutboxService,
-    private readonly db: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
     private readonly metrics: Metrics,
   ) {}
@@ -89,7 +89,7 @@ export class EvaluationService {
     }
 
     const stored = settings.is_active ? await this.records.forSession(workspaceId, sessionId) : [];
-    await this.db.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       const first = await this.sessions.markReported(m, workspaceId, sessionId, {
         evaluated: settings.is_active,
         summary,

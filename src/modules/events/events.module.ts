@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBoxModule } from '@/common/crypto/secret-box';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
@@ -26,7 +25,6 @@ import { WebhooksService } from './webhooks.service';
   providers: [
     OutboxService,
     OutboxRepository,
-    UnitOfWork,
     WebhooksRepository,
     DeliveriesRepository,
     WebhooksService,

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import * as fs from 'node:fs/promises';
-import { DataSource as Db } from 'typeorm';
 import { AppException, FieldError } from '@/common/errors/app.exception';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { checkRecord, cleanRecord, Column, Row } from './column-types';
 import { DataSource, PROCESS_WORDS } from './data-source.entity';
 import { DataSourcesRepository } from './data-sources.repository';
@@ -51,7 +50,7 @@ export class DataSourcesService {
     private readonly sources: DataSourcesRepository,
     private readonly records: RecordsRepository,
     private readonly index: KnowledgeIndexRepository,
-    @InjectDataSource() private readonly db: Db,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   async get(workspaceId: string, id: string): Promise<DataSource> {
@@ -94,7 +93,7 @@ export class DataSourcesService {
       status: 2,
       columns,
     });
-    await this.db.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       ds.recordsTable = await this.records.createTable(m, ds.id, columns);
       await this.sources.save(workspaceId, ds, m);
     });

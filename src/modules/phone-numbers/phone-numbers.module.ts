@@ -8,13 +8,11 @@ import {
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
 import { PhoneNumbersService } from './phone-numbers.service';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PhoneNumber, PhoneNumberBinding, MessengerPage])],
   controllers: [PhoneNumbersController],
   providers: [
-    UnitOfWork,
     PhoneNumbersRepository,
     PhoneNumberBindingsRepository,
     MessengerPagesRepository,

@@ -18,7 +18,6 @@ import { Schedule } from './schedule.entity';
 import { SchedulesController } from './schedules.controller';
 import { SchedulesRepository } from './schedules.repository';
 import { SchedulesService } from './schedules.service';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
 
 @Module({
   imports: [
@@ -33,7 +32,6 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
     AppointmentRequestsController,
   ],
   providers: [
-    UnitOfWork,
     AvailabilityTypesRepository,
     SchedulesRepository,
     AppointmentsRepository,

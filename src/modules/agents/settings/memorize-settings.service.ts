@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { SettingsRepository } from './settings.repository';
 
 export interface MemorizeSettings {
@@ -37,7 +36,7 @@ export function mergeMemorize(base: MemorizeSettings, patch: MemorizePatch): Mem
 export class MemorizeSettingsService {
   constructor(
     private readonly rows: SettingsRepository,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   private static read(row: { settings: Record<string, unknown> } | null): MemorizeSettings {
@@ -56,7 +55,7 @@ export class MemorizeSettingsService {
   }
 
   async updateDefault(workspaceId: string, patch: MemorizePatch): Promise<EffectiveMemorizeSettings> {
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { def } = await this.rows.memorizeRows(workspaceId, null, m);
       const merged = mergeMemorize(MemorizeSettingsService.read(def), patch);
@@ -82,7 +81,7 @@ export class MemorizeSettingsService {
     agentId: string,
     patch: MemorizePatch,
   ): Promise<EffectiveMemorizeSettings> {
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { def, agent } = await this.rows.memorizeRows(workspaceId, agentId, m);
       const merged = mergeMemorize(MemorizeSettingsService.read(agent ?? def), patch);

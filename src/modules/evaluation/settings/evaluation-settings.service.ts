@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { EntityManager } from 'typeorm';
 import {
   EvaluationSettings,
   factoryEvaluationSettings,
@@ -22,7 +22,7 @@ export interface EffectiveEvaluationSettings extends EvaluationSettings {
 export class EvaluationSettingsService {
   constructor(
     private readonly rows: EvaluationSettingsRepository,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   private static defaultOf(def: EvaluationRow | null): EvaluationSettings {
@@ -50,7 +50,7 @@ export class EvaluationSettingsService {
   }
 
   async updateDefault(workspaceId: string, patch: unknown): Promise<EffectiveEvaluationSettings> {
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { def } = await this.rows.evaluationRows(workspaceId, null, m);
       const merged = mergeEvaluationSettings(EvaluationSettingsService.defaultOf(def), patch);
@@ -71,7 +71,7 @@ export class EvaluationSettingsService {
 
   /** Creates the agent's override as a copy of the default; an existing override is left as it is. */
   async assign(workspaceId: string, agentId: string): Promise<EffectiveEvaluationSettings> {
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { def, agent } = await this.rows.evaluationRows(workspaceId, agentId, m);
       if (agent?.is_override) return;
@@ -87,7 +87,7 @@ export class EvaluationSettingsService {
     agentId: string,
     patch: unknown,
   ): Promise<EffectiveEvaluationSettings> {
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { def, agent } = await this.rows.evaluationRows(workspaceId, agentId, m);
       const base =
@@ -102,7 +102,7 @@ export class EvaluationSettingsService {
 
   /** Removes the override: the agent inherits the default again. Without an override nothing changes. */
   async revert(workspaceId: string, agentId: string): Promise<EffectiveEvaluationSettings> {
-    await this.dataSource.transaction(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { agent } = await this.rows.evaluationRows(workspaceId, agentId, m);
       if (agent?.is_override) await this.rows.saveEvaluation(workspaceId, agentId, null, m);
