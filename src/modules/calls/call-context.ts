@@ -1,4 +1,5 @@
 import { AppException } from '@/common/errors/app.exception';
+import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 
 const KEY_RE = /^[A-Za-z0-9_]{1,40}$/;
 const MAX_KEYS = 50;
@@ -64,3 +65,21 @@ export function callInstructions(
   ].filter(Boolean);
   return parts.length ? fill(parts.join('\n\n'), call.variables) : null;
 }
+
+/** A `settings.voice` integer in range, else the default (settings are free-form: out of range is ignored). */
+export function voiceSetting(
+  agent: AgentResponse,
+  key: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  const v = (agent.settings?.voice ?? {})[key];
+  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : fallback;
+}
+
+/** A `settings.voice` text that is set and not blank, else null. */
+export const voiceText = (agent: AgentResponse, key: string): string | null => {
+  const v = (agent.settings?.voice ?? {})[key];
+  return typeof v === 'string' && v.trim() ? v : null;
+};

@@ -1,9 +1,10 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { ConversationResponse } from '@/modules/conversations/dto/responses';
 import { SessionsService } from '@/modules/conversations/sessions.service';
@@ -46,7 +47,7 @@ export class CallLifecycle {
     private readonly outbox: OutboxService,
     private readonly slots: CallSlots,
     private readonly live: CallLive,
-    private readonly db: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     @InjectQueue(QUEUES.calls) private readonly queue: Queue<CallJobs[keyof CallJobs]>,
   ) {}
 
@@ -83,7 +84,7 @@ export class CallLifecycle {
     options: MoveOptions,
     event: ProviderCallEvent | null,
   ): Promise<CallResponse | null> {
-    const result = await this.db.transaction(async (m) => {
+    const result = await this.unitOfWork.run(async (m) => {
       const call = await this.calls.lock(workspaceId, callId, m);
       if (!call) throw AppException.notFound('Call');
       if (event)

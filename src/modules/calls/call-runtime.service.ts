@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
@@ -9,7 +9,7 @@ import { MessageResponse, TurnAction, TurnResponse } from '@/modules/conversatio
 import type { Message } from '@/modules/conversations/message.entity';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import type { Call, ForwardedTo } from './call.entity';
-import { callInstructions } from './call-context';
+import { callInstructions, voiceText } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
 import { EndReason, isEnded } from './call-states';
@@ -52,7 +52,7 @@ export class CallRuntime implements OnModuleInit {
     private readonly agents: AgentContextReader,
     private readonly telephony: TelephonyRegistry,
     private readonly live: CallLive,
-    private readonly db: DataSource,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   onModuleInit(): void {
@@ -168,11 +168,8 @@ export class CallRuntime implements OnModuleInit {
       case 'hangup': {
         if (call.status === 'in-progress') {
           const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
-          const endText = agent?.settings?.voice?.end_call_message;
-          await this.say(
-            call,
-            a.message ?? (typeof endText === 'string' && endText ? endText : DEFAULT_END_MESSAGE),
-          );
+          const endText = agent && voiceText(agent, 'end_call_message');
+          await this.say(call, a.message ?? endText ?? DEFAULT_END_MESSAGE);
         }
         await this.end(workspaceId, callId, 'api_hangup');
         return {};
@@ -180,7 +177,7 @@ export class CallRuntime implements OnModuleInit {
       case 'mute':
       case 'unmute': {
         const muted = a.action === 'mute';
-        await this.db.transaction(async (m) => {
+        await this.unitOfWork.run(async (m) => {
           const locked = await this.calls.lock(workspaceId, callId, m);
           if (locked && !isEnded(locked.status)) {
             locked.muted = muted;
@@ -249,7 +246,7 @@ export class CallRuntime implements OnModuleInit {
     handledBy: 'AI' | 'Human',
     agentId?: string,
   ): Promise<void> {
-    const view = await this.db.transaction(async (m) => {
+    const view = await this.unitOfWork.run(async (m) => {
       const locked = await this.calls.lock(call.workspaceId, call.id, m);
       if (!locked || isEnded(locked.status)) return null;
       locked.forwardedTo = to;
@@ -289,9 +286,9 @@ export class CallRuntime implements OnModuleInit {
     if (call?.status !== 'in-progress' || call.handledBy === 'Human') return;
     if ((call.lastActivityAt?.getTime() ?? 0) > activityMs) return; // newer activity holds its own timer
     const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
-    const endText = agent?.settings?.voice?.end_call_message;
+    const endText = agent && voiceText(agent, 'end_call_message');
     await this.turns
-      .speak(workspaceId, callId, typeof endText === 'string' && endText ? endText : DEFAULT_END_MESSAGE)
+      .speak(workspaceId, callId, endText ?? DEFAULT_END_MESSAGE)
       .then((m) => this.live.publish(callId, 'transcript', MessageResponse.of(m)))
       .catch(ignoreMoved);
     await this.end(workspaceId, callId, 'silence_timeout').catch(ignoreMoved);

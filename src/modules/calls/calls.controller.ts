@@ -39,6 +39,7 @@ import { CallLive } from './call-live';
 import type { LiveAction } from './call-runtime.service';
 import { CallSimulation, SimulationResponse } from './call-simulation.service';
 import { isLive } from './call-states';
+import { CallPlacement } from './call-placement.service';
 import { CallsService } from './calls.service';
 import {
   CreateCallDto,
@@ -78,6 +79,7 @@ const ACTION_ERRORS: ErrorCode[] = [
 export class CallsController {
   constructor(
     private readonly calls: CallsService,
+    private readonly placement: CallPlacement,
     private readonly control: CallControl,
     private readonly simulation: CallSimulation,
     private readonly live: CallLive,
@@ -102,7 +104,7 @@ export class CallsController {
     ],
   })
   async place(@WorkspaceId() ws: string, @Body() dto: CreateCallDto): Promise<Envelope<CallResponse>> {
-    return new Envelope(await this.calls.place(ws, dto), 'Call created successfully');
+    return new Envelope(await this.placement.place(ws, dto), 'Call created successfully');
   }
 
   @Get('calls')
@@ -121,7 +123,7 @@ export class CallsController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT', 'CONCURRENCY_LIMIT_EXCEEDED'],
   })
   simulateInbound(@WorkspaceId() ws: string, @Body() dto: SimulateInboundDto): Promise<CallResponse> {
-    return this.calls.simulateInbound(ws, dto);
+    return this.placement.simulateInbound(ws, dto);
   }
 
   @Get('calls/:uuid')

@@ -16,6 +16,7 @@ import { CallSimulation } from './call-simulation.service';
 import { CallSlots } from './call-slots';
 import { CallsController } from './calls.controller';
 import { CallsRepository } from './calls.repository';
+import { CallPlacement } from './call-placement.service';
 import { CallsService } from './calls.service';
 
 @Module({
@@ -32,6 +33,7 @@ import { CallsService } from './calls.service';
   providers: [
     CallsRepository,
     CallsService,
+    CallPlacement,
     CallLifecycle,
     CallRuntime,
     CallControl,

@@ -1,0 +1,330 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { AppException } from '@/common/errors/app.exception';
+import { newId } from '@/common/persistence/base.entity';
+import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { isE164, isUuid } from '@/common/validation/validators';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import { BlacklistService } from '@/modules/blacklist/blacklist.service';
+import { ContactsService } from '@/modules/contacts/contacts.service';
+import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
+import { ConversationsService } from '@/modules/conversations/conversations.service';
+import { OutboxService } from '@/modules/events/outbox.service';
+import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
+import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import { ConversationResponse } from '@/modules/conversations/dto/responses';
+import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
+import type { CallStatus } from '@/providers/telephony/telephony.port';
+import type { Call, CallChannel, CallDirection } from './call.entity';
+import { checkMetadata, checkVariables, fill, voiceSetting, voiceText } from './call-context';
+import { CallInstance } from './call-instance';
+import { CallLifecycle } from './call-lifecycle.service';
+import { CallLive } from './call-live';
+import { CallSlots, SlotRefusal } from './call-slots';
+import { CallsRepository } from './calls.repository';
+import type { CreateCallDto, SimulateInboundDto } from './dto/requests';
+import { CallResponse } from './dto/responses';
+
+const RETRY_AFTER_SECONDS = 5;
+const DEFAULT_RING_TIMEOUT = 30;
+const DEFAULT_MAX_DURATION = 1800;
+const DEFAULT_SILENCE_TIMEOUT = 30;
+
+interface NewCall {
+  direction: CallDirection;
+  channel: CallChannel;
+  status: CallStatus;
+  agent: AgentResponse;
+  number: PhoneNumber;
+  contactId: string | null;
+  customer: string;
+  from: string;
+  to: string;
+  firstMessage: string | null;
+  prompt: Call['prompt'];
+  about: string | null;
+  variables: Record<string, string>;
+  metadata: Record<string, unknown>;
+  record: boolean;
+  maxDurationSeconds: number;
+  ringTimeoutSeconds: number;
+}
+
+/** Placing calls: `POST /call` and the sandbox's inbound simulation (checks, a slot, the call, the dial job). */
+@Injectable()
+export class CallPlacement {
+  constructor(
+    private readonly calls: CallsRepository,
+    private readonly conversations: ConversationsService,
+    private readonly agents: AgentContextReader,
+    private readonly contacts: ContactsService,
+    private readonly numbers: PhoneNumbersService,
+    private readonly blacklist: BlacklistService,
+    private readonly telephony: TelephonyRegistry,
+    private readonly lifecycle: CallLifecycle,
+    private readonly slots: CallSlots,
+    private readonly live: CallLive,
+    private readonly instance: CallInstance,
+    private readonly outbox: OutboxService,
+    private readonly unitOfWork: UnitOfWork,
+    @InjectQueue(QUEUES.calls) private readonly queue: Queue<JobPayloads['calls']['dial']>,
+  ) {}
+  /** `POST /call`: checks, a concurrency slot, then the call at `queued`; dialling runs in a job. */
+  async place(workspaceId: string, dto: CreateCallDto): Promise<CallResponse> {
+    const agentId = dto.agent_uuid ?? dto.agentId;
+    if (!agentId)
+      throw AppException.invalid('agent_uuid', 'agent_uuid should not be empty', 'VALIDATION_ERROR');
+    const to = dto.to ?? dto.participant?.number;
+    if (!to) throw AppException.invalid('to', 'to should not be empty', 'VALIDATION_ERROR');
+    if (!isE164(to)) throw AppException.invalid('to', 'to must be a valid phone number in E.164 format');
+    const prompt = this.prompt(dto.prompt);
+    const variables = checkVariables(dto.variables);
+    const metadata = checkMetadata(dto.metadata);
+    const channel = dto.channel ?? 'phone';
+
+    const agent = await agentInBody(this.agents, workspaceId, agentId);
+    if (agent.status === 'paused' || agent.status === 'completed')
+      throw AppException.conflict(`Agent is ${agent.status}`);
+    const number = await this.callerNumber(
+      workspaceId,
+      agent.agent_uuid,
+      dto.phone_number_uuid ?? dto.from ?? dto.phoneNumber,
+    );
+    this.telephony.for(number.provider);
+    if (channel === 'whatsapp_call' && number.provider !== 'sandbox')
+      throw AppException.conflict(
+        'Outbound WhatsApp calls need the user’s prior permission, which is not requested',
+      );
+    if (dto.contact_uuid && !(await this.contacts.find(workspaceId, dto.contact_uuid)))
+      throw AppException.invalid(
+        'contact_uuid',
+        'contact_uuid names no contact of this workspace',
+        'VALIDATION_ERROR',
+      );
+    await this.blacklist.assertAllowed(workspaceId, { phone: to });
+
+    const first = dto.first_message ?? dto.message?.start ?? voiceText(agent, 'first_message');
+    const call = await this.create(workspaceId, {
+      direction: 'Outbound',
+      channel,
+      status: 'queued',
+      agent,
+      number,
+      contactId: dto.contact_uuid ?? null,
+      customer: to,
+      from: number.number,
+      to,
+      firstMessage: first ? fill(first, variables) : null,
+      prompt,
+      about: dto.about ?? dto.participant?.about ?? null,
+      variables,
+      metadata,
+      record: dto.record ?? false,
+      maxDurationSeconds:
+        dto.max_duration_seconds ??
+        voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
+      ringTimeoutSeconds: dto.ring_timeout_seconds ?? DEFAULT_RING_TIMEOUT,
+    });
+    await this.queue.add('dial', { workspaceId, callId: call.uuid }, { jobId: `dial:${call.uuid}` });
+    return call;
+  }
+
+  /** `POST /calls/simulate-inbound`: a caller reaches a sandbox number, as Twilio's inbound webhook would. */
+  async simulateInbound(workspaceId: string, dto: SimulateInboundDto): Promise<CallResponse> {
+    const number = await this.numbers.findByNumber(workspaceId, dto.to);
+    if (!number)
+      throw AppException.invalid('to', 'to names no phone number of this workspace', 'VALIDATION_ERROR');
+    if (number.provider !== 'sandbox') throw AppException.conflict('Simulations take sandbox numbers only');
+    const channel = dto.channel ?? 'phone';
+    const agentId = await this.numbers.boundAgent(
+      workspaceId,
+      number.id,
+      channel === 'phone' ? 'call' : 'whatsapp_call',
+    );
+    if (!agentId)
+      throw AppException.conflict(`The number ${number.number} has no agent bound to ${channel} calls`);
+    const agent = await this.agents.agent(workspaceId, agentId);
+    const common = {
+      direction: 'Inbound' as const,
+      channel,
+      agent,
+      number,
+      contactId: null,
+      customer: dto.from,
+      from: dto.from,
+      to: number.number,
+      firstMessage: voiceText(agent, 'first_message'),
+      prompt: null,
+      about: null,
+      variables: {},
+      metadata: {},
+      record: false,
+      maxDurationSeconds: voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
+      ringTimeoutSeconds: DEFAULT_RING_TIMEOUT,
+    };
+    if (agent.status === 'paused' || agent.status === 'completed')
+      return this.create(workspaceId, { ...common, status: 'failed' }, 'agent_unavailable');
+    const call = await this.create(workspaceId, { ...common, status: 'ringing' });
+    return this.lifecycle.move(workspaceId, call.uuid, 'in-progress');
+  }
+
+  /**
+   * Writes the conversation and the call in one transaction once a slot is held (ended-at-birth calls need none).
+   * The slot goes back if anything fails before the commit.
+   */
+  private async create(
+    workspaceId: string,
+    c: NewCall,
+    endReason?: 'agent_unavailable',
+  ): Promise<CallResponse> {
+    const id = newId();
+    const live = !endReason;
+    if (live) {
+      const refusal = await this.slots.acquire(workspaceId, id, c.number.id);
+      if (refusal) throw this.limitReached(refusal, c.number);
+    }
+    try {
+      const contactId = c.contactId ?? (await this.contactFor(workspaceId, c.customer));
+      const row = await this.unitOfWork.run(async (m) => {
+        const conversation = await this.conversations.insert(m, workspaceId, {
+          id,
+          agentId: c.agent.agent_uuid,
+          channel: c.channel,
+          contactId,
+          phone: c.customer,
+        });
+        const call = this.calls.build(workspaceId, {
+          id,
+          agentId: c.agent.agent_uuid,
+          contactId,
+          phoneNumberId: c.number.id,
+          direction: c.direction,
+          channel: c.channel,
+          status: c.status,
+          endReason: endReason ?? null,
+          error: null,
+          handledBy: 'AI',
+          fromNumber: c.from,
+          toNumber: c.to,
+          provider: c.number.provider,
+          providerCallId: null,
+          isSimulation: this.telephony.for(c.number.provider).simulated,
+          muted: false,
+          forwardedTo: null,
+          variables: c.variables,
+          metadata: c.metadata,
+          firstMessage: c.firstMessage,
+          prompt: c.prompt,
+          about: c.about,
+          record: c.record,
+          maxDurationSeconds: c.maxDurationSeconds,
+          ringTimeoutSeconds: c.ringTimeoutSeconds,
+          silenceTimeoutSeconds: 0,
+          campaignId: null,
+          taskId: null,
+          listingId: null,
+          recording: null,
+          providerLog: [],
+          ownerId: this.instance.id,
+          lastActivityAt: null,
+          answeredAt: null,
+          endedAt: live ? null : new Date(),
+        });
+        call.silenceTimeoutSeconds = voiceSetting(
+          c.agent,
+          'silence_timeout_seconds',
+          1,
+          600,
+          DEFAULT_SILENCE_TIMEOUT,
+        );
+        await this.calls.save(workspaceId, call, m);
+        if (!live) await this.conversations.closeLocked(m, workspaceId, id, 'call_ended');
+        const view = (await this.calls.view(workspaceId, id, m))!;
+        await this.outbox.record(m, workspaceId, [
+          {
+            type: 'conversation_status',
+            agentId: c.agent.agent_uuid,
+            data: {
+              change: 'call_status',
+              status: c.status,
+              previous_status: null,
+              conversation: ConversationResponse.of(conversation),
+              call: CallResponse.of(view),
+            },
+          },
+        ]);
+        return view;
+      });
+      const response = CallResponse.of(row);
+      await this.live.publish(id, live ? 'status' : 'end', response);
+      return response;
+    } catch (err) {
+      if (live) await this.slots.release(workspaceId, id, c.number.id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private limitReached(r: SlotRefusal, number: PhoneNumber): AppException {
+    const message =
+      r.scope === 'workspace'
+        ? `Concurrent call limit reached (${r.count} of ${r.limit} active)`
+        : `Concurrent call limit of ${number.number} reached (${r.count} of ${r.limit} active)`;
+    return new AppException('CONCURRENCY_LIMIT_EXCEEDED', message, { retryAfter: RETRY_AFTER_SECONDS });
+  }
+
+  private prompt(value: CreateCallDto['prompt']): Call['prompt'] {
+    if (value === undefined || value === null) return null;
+    if (typeof value === 'string') {
+      if (value.length > 20000)
+        throw AppException.invalid('prompt', 'prompt must be at most 20000 characters');
+      return { content: value, overwrite: false };
+    }
+    if (typeof value !== 'object' || Array.isArray(value))
+      throw AppException.invalid('prompt', 'prompt must be an object {content, overwrite}');
+    if (typeof value.content !== 'string' || !value.content)
+      throw AppException.invalid('prompt.content', 'prompt.content should not be empty', 'VALIDATION_ERROR');
+    if (value.content.length > 20000)
+      throw AppException.invalid('prompt.content', 'prompt.content must be at most 20000 characters');
+    if (value.overwrite !== undefined && typeof value.overwrite !== 'boolean')
+      throw AppException.invalid('prompt.overwrite', 'prompt.overwrite must be a boolean value');
+    return { content: value.content, overwrite: value.overwrite ?? false };
+  }
+
+  /** The caller ID: the number named (by UUID or E.164), else the one bound to the agent's call channel. */
+  private async callerNumber(workspaceId: string, agentId: string, named?: string): Promise<PhoneNumber> {
+    const refuse = (message: string) =>
+      AppException.invalid('phone_number_uuid', message, 'VALIDATION_ERROR');
+    let number: PhoneNumber | null;
+    if (named !== undefined) {
+      number = isUuid(named)
+        ? await this.numbers.find(workspaceId, named)
+        : isE164(named)
+          ? await this.numbers.findByNumber(workspaceId, named)
+          : null;
+      if (!number) throw refuse('phone_number_uuid names no phone number of this workspace');
+    } else {
+      number = await this.numbers.boundNumber(workspaceId, agentId, 'call');
+      if (!number)
+        throw refuse('phone_number_uuid is required: the agent has no number bound to its call channel');
+    }
+    if (number.status !== 'active' || number.capabilities?.call === false)
+      throw refuse(`The number ${number.number} is not an active call-capable number`);
+    return number;
+  }
+
+  /** The contact with the customer's number, else a new one named after the number. */
+  private async contactFor(workspaceId: string, phone: string): Promise<string> {
+    const found = await this.contacts.findByPhone(workspaceId, phone);
+    if (found) return found.id;
+    try {
+      return (await this.contacts.create(workspaceId, { name: phone, phone_number: phone })).id;
+    } catch (err) {
+      // Another call created it meanwhile (the number is unique per workspace).
+      const again = await this.contacts.findByPhone(workspaceId, phone);
+      if (again) return again.id;
+      throw err;
+    }
+  }
+}
