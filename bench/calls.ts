@@ -9,7 +9,7 @@ import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
 import { LlmServer } from '../test/support/llm-server';
 import { seedBenchTenant } from './seed-tenant';
-import { percentile } from './stats';
+import { percentile, runBench } from './stats';
 
 /**
  * `npm run bench:calls`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis. 50 sandbox
@@ -224,10 +224,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

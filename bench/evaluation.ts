@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { dropDatabase } from '../test/support/isolated-database';
-import { percentile } from './stats';
+import { percentile, runBench } from './stats';
 import { loadConfig } from '@/config/app.config';
 import { prepareRuntime, startApi } from '@/bootstrap';
 import { AgentsService } from '@/modules/agents/agents.service';
@@ -121,10 +121,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -13,6 +13,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { runBench } from './stats';
 
 const TARGET_BYTES = Number(process.env.BENCH_MB ?? 100) * 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -250,10 +251,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

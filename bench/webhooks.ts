@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { dropDatabase } from '../test/support/isolated-database';
-import { percentile } from './stats';
+import { percentile, runBench } from './stats';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '@/config/app.config';
 import { prepareRuntime, startApi } from '@/bootstrap';
@@ -122,10 +122,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);
