@@ -51,7 +51,10 @@ export function jsonDepthExceeds(raw: Buffer, max: number): boolean {
 
 const TOO_DEEP = 'entity.too.deep';
 
-/** A `\uD800`-`\uDFFF` escape: the only way a lone surrogate reaches a string (raw bytes decode as UTF-8). */
+/**
+ * A `\uD800`-`\uDFFF` escape: the only way a lone surrogate reaches a string (raw bytes decode as UTF-8). Bodies
+ * without any `\u` escape (nearly all) are not copied to a string to look.
+ */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const SURROGATES = Symbol('surrogates');
 type Flagged = { [SURROGATES]?: boolean };
@@ -136,7 +139,8 @@ export function jsonBodyParser(
     type: JSON_TYPES,
     verify: (req, _res, buf) => {
       if (jsonDepthExceeds(buf, JSON_MAX_DEPTH)) throw Object.assign(new Error(TOO_DEEP), { type: TOO_DEEP });
-      if (SURROGATE_ESCAPE.test(buf.toString('latin1'))) (req as Request & Flagged)[SURROGATES] = true;
+      if (buf.includes('\\u') && SURROGATE_ESCAPE.test(buf.toString('latin1')))
+        (req as Request & Flagged)[SURROGATES] = true;
     },
   });
   return (req, res, next) => {
