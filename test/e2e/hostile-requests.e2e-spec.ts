@@ -26,6 +26,16 @@ describe('Hostile requests', () => {
     return req.send(body as string);
   };
 
+  it('stores a lone surrogate escape as U+FFFD, in a text column and in jsonb alike', async () => {
+    const res = await raw(
+      '/api/v1/data/import/copypaste',
+      { 'Content-Type': 'application/json' },
+      '{"name":"Lone \\ud800 name","data":"text \\udc00 here"}',
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.data.name).toBe('Lone \ufffd name');
+  });
+
   describe('body encodings and charsets', () => {
     const body = JSON.stringify({ name: 'Encoded' });
     it.each([
