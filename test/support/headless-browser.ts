@@ -94,6 +94,7 @@ export class HeadlessBrowser {
     const exited = new Promise((r) => this.child.once('exit', r));
     this.child.kill('SIGTERM');
     await exited;
-    fs.rmSync(this.profile, { recursive: true, force: true });
+    // The browser's last writes may still land after it exits: retry while the folder fills.
+    fs.rmSync(this.profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 }

@@ -176,16 +176,22 @@ export class CallsController {
       await stop();
       res.end();
     };
-    const stop = await this.live.listen(uuid, (e) => {
+    // Events arriving before the current state is written wait for it, so the feed always opens with `status`.
+    let held: { event: string; data: unknown }[] | null = [];
+    const deliver = (e: { event: string; data: unknown }) => {
       if (closed) return;
       write(e.event, e.data);
       if (e.event === 'end') void finish();
-    });
+    };
+    const stop = await this.live.listen(uuid, (e) => (held ? held.push(e) : deliver(e)));
     req.on('close', () => void finish());
     // Subscribed now: the current state, read again so a change made meanwhile is not missed.
     const current = await this.calls.get(ws, uuid);
     write(isLive(current.status as never) ? 'status' : 'end', current);
-    if (!isLive(current.status as never)) await finish();
+    if (!isLive(current.status as never)) return finish();
+    const waiting = held;
+    held = null;
+    waiting.forEach(deliver);
   }
 
   @Get('calls/:uuid/recording')
