@@ -11,6 +11,7 @@ import { EventsRetention1763860000000 } from './migrations/1763860000000-EventsR
 import { KnowledgeRecordTables1763870000000 } from './migrations/1763870000000-KnowledgeRecordTables';
 import { Calls1763880000000 } from './migrations/1763880000000-Calls';
 import { KnowledgeRetrieval1763885000000 } from './migrations/1763885000000-KnowledgeRetrieval';
+import { ActionLogs1763890000000 } from './migrations/1763890000000-ActionLogs';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   KnowledgeRecordTables1763870000000,
   Calls1763880000000,
   KnowledgeRetrieval1763885000000,
+  ActionLogs1763890000000,
 ];
