@@ -3,7 +3,14 @@ import * as https from 'node:https';
 import express, { Request, Response } from 'express';
 import { Pool } from 'pg';
 import type { TlsMaterial } from '@/common/http/tls';
-import { VIEW_SQL } from '@/modules/agents/agent-views.repository';
+import { agentViewSql } from '@/modules/agents/agent-views.repository';
+import { AgentWebhooksRepository } from '@/modules/events/agent-webhooks/agent-webhooks.repository';
+import { PhoneNumberBindingsRepository } from '@/modules/phone-numbers/phone-numbers.repository';
+
+const VIEW_SQL = agentViewSql({
+  bindings: PhoneNumberBindingsRepository.AGENT_VIEW_SUB_SELECT,
+  webhooks: AgentWebhooksRepository.AGENT_VIEW_SUB_SELECT,
+});
 
 /**
  * The comparison handler of the benchmark: bare Express on the same TLS material and database, doing what

@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { AGENT_BINDINGS_SQL, AgentBindingRow } from '@/modules/phone-numbers/phone-numbers.repository';
 import type { AgentSettings, AgentStatus } from './agent.entity';
+import { AgentBindings, AgentBindingsSection, AgentWebhooksSection } from './agent-view.sections';
 import type {
   GuardRuleResponse,
   IntentResponse,
@@ -20,9 +20,12 @@ const list = (select: string, from: string, order: string) =>
   `(SELECT coalesce(json_agg(${select} ORDER BY ${order}), '[]'::json) FROM ${from} x
      WHERE x.workspace_id = a.workspace_id AND x.agent_id = a.id`;
 
-/** One row per agent with every collection already in its API shape, built by PostgreSQL in one query. */
-/** The whole agent in one statement (exported so the benchmark's bare handler runs the very same SELECT). */
-export const VIEW_SQL = `
+/**
+ * The whole agent in one statement, every collection already in its API shape, built by PostgreSQL; the sections
+ * other modules own (numbers and channels, webhooks) are their sub-selects. Exported so that the benchmark's bare
+ * handler runs the very same SELECT.
+ */
+export const agentViewSql = (sections: { bindings: string; webhooks: string }): string => `
 SELECT a.id, a.name, a.description, a.company_name, a.role, a.objective, a.tone, a.behavior_guidelines,
        a.company_service, a.topic, a.length_detail, a.interest_of_product, a.negative_response, a.custom_prompt,
        a.language, a.speed, a.timezone, a.custom_llm_url, a.recommendations, a.status,
@@ -51,15 +54,7 @@ SELECT a.id, a.name, a.description, a.company_name, a.role, a.objective, a.tone,
     'agent_intents',
     'x.seq',
   )}) AS intents,
-  ${list(
-    `json_build_object('uuid', x.id, 'webhook_uuid', x.id, 'url', x.url, 'events', to_json(x.events),
-       'is_active', x.is_active, 'has_secret', x.secret_ciphertext IS NOT NULL,
-       'previous_secret_expires_at',
-         CASE WHEN x.previous_secret_expires_at > now() THEN ${iso('x.previous_secret_expires_at')} END,
-       'created_at', ${iso('x.created_at')}, 'updated_at', ${iso('x.updated_at')})`,
-    'agent_webhooks',
-    'x.seq',
-  )}) AS webhooks,
+  (${sections.webhooks}) AS webhooks,
   ${list(
     `json_build_object('uuid', x.id, 'detection_mode', x.detection_mode, 'trigger_keyword', x.trigger_keyword,
        'department_name', x.department_name, 'phrases', x.phrases, 'ai_prompt', x.ai_prompt,
@@ -81,7 +76,7 @@ SELECT a.id, a.name, a.description, a.company_name, a.role, a.objective, a.tone,
     'agent_guard_rules',
     'x.seq',
   )}) AS guard_rules,
-  (${AGENT_BINDINGS_SQL}) AS bindings
+  (${sections.bindings}) AS bindings
 FROM agents a
 WHERE a.workspace_id = $1 AND a.id = ANY($2::uuid[])`;
 
@@ -119,20 +114,32 @@ export interface AgentViewRow {
   webhooks: WebhookResponse[];
   routing_rules: RoutingRuleResponse[];
   guard_rules: GuardRuleResponse[];
-  bindings: AgentBindingRow[];
+  bindings: AgentBindings;
 }
 
 /** The read model of agents: the whole agent with its collections, for one or many agents at once. */
 @Injectable()
 export class AgentViewsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly viewSql: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly bindings: AgentBindingsSection,
+    private readonly webhooks: AgentWebhooksSection,
+  ) {
+    this.viewSql = agentViewSql({ bindings: bindings.subSelect, webhooks: webhooks.subSelect });
+  }
 
   /** Rows in the order of `ids`; missing agents are left out. */
   async load(workspaceId: string, ids: string[], manager?: EntityManager): Promise<AgentViewRow[]> {
     if (!ids.length) return [];
     const rows = manager
-      ? ((await manager.query(VIEW_SQL, [workspaceId, ids])) as AgentViewRow[])
+      ? ((await manager.query(this.viewSql, [workspaceId, ids])) as AgentViewRow[])
       : await this.prepared(workspaceId, ids);
+    for (const r of rows) {
+      r.bindings = this.bindings.toResponse(r.bindings);
+      r.webhooks = this.webhooks.toResponse(r.webhooks);
+    }
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id)).filter((r): r is AgentViewRow => !!r);
   }
@@ -145,7 +152,7 @@ export class AgentViewsRepository {
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const result = await pool.query<AgentViewRow>({
       name: 'agent_view_v2',
-      text: VIEW_SQL,
+      text: this.viewSql,
       values: [workspaceId, ids],
     });
     return result.rows;

@@ -2,33 +2,30 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBoxModule } from '@/common/crypto/secret-box';
 import { LlmModule } from '@/providers/llm/llm.module';
+import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { Agent } from './agent.entity';
 import { AgentChannelsController } from './agent-channels.controller';
 import { AgentSettingsController } from './agent-settings.controller';
 import { AgentViewsRepository } from './agent-views.repository';
 import { AgentsController } from './agents.controller';
-import { AgentsRepository } from './agents.repository';
 import { AgentsService } from './agents.service';
 import { AgentIntent } from './collections/agent-intent.entity';
 import { AgentNote } from './collections/agent-note.entity';
 import { AgentProcedure } from './collections/agent-procedure.entity';
 import { GuardRule, RoutingRule } from './collections/agent-rules.entity';
 import { AgentTraining } from './collections/agent-training.entity';
-import { AgentWebhook } from './collections/agent-webhook.entity';
 import { AgentCollectionsController } from './collections/agent-collections.controller';
 import {
   AgentIntentsRepository,
   AgentNotesRepository,
   AgentProceduresRepository,
   AgentTrainingRepository,
-  AgentWebhooksRepository,
   GuardRulesRepository,
   RoutingRulesRepository,
 } from './collections/agent-collections.repository';
 import { AgentCollectionsService } from './collections/agent-collections.service';
-import { AgentWebhooksService } from './collections/agent-webhooks.service';
-import { AgentWriteLock } from './collections/agent-write-lock';
+import { AgentWriteLockModule } from './collections/agent-write-lock.module';
 import { collectionHandlerProviders } from './collections/handlers';
 import { FlowCatalogController } from './flow-catalog.controller';
 import { RuleEngineService } from './rules/rule-engine.service';
@@ -43,13 +40,14 @@ import { SettingsRepository } from './settings/settings.repository';
       AgentTraining,
       AgentProcedure,
       AgentIntent,
-      AgentWebhook,
       RoutingRule,
       GuardRule,
     ]),
     SecretBoxModule,
     LlmModule,
     PhoneNumbersModule,
+    AgentWriteLockModule,
+    EventsModule,
   ],
   controllers: [
     AgentsController,
@@ -59,24 +57,20 @@ import { SettingsRepository } from './settings/settings.repository';
     FlowCatalogController,
   ],
   providers: [
-    AgentsRepository,
     AgentViewsRepository,
     AgentsService,
     AgentNotesRepository,
     AgentTrainingRepository,
     AgentProceduresRepository,
     AgentIntentsRepository,
-    AgentWebhooksRepository,
     RoutingRulesRepository,
     GuardRulesRepository,
-    AgentWriteLock,
     ...collectionHandlerProviders,
     AgentCollectionsService,
-    AgentWebhooksService,
     RuleEngineService,
     SettingsRepository,
     MemorizeSettingsService,
   ],
-  exports: [AgentsService, RuleEngineService, MemorizeSettingsService, AgentWebhooksService],
+  exports: [AgentsService, RuleEngineService, MemorizeSettingsService],
 })
 export class AgentsModule {}

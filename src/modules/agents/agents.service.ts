@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
-import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { Agent, AgentSettings } from './agent.entity';
 import { AgentViewRow, AgentViewsRepository } from './agent-views.repository';
 import { AgentsRepository } from './agents.repository';
@@ -64,7 +63,7 @@ export class AgentsService {
   /** Whole agents (profile, collections, numbers, channels) in the order of `ids`. */
   async loadViews(workspaceId: string, ids: string[]): Promise<AgentResponse[]> {
     const rows = await this.views.load(workspaceId, ids);
-    return rows.map((r) => AgentsService.toResponse(r, PhoneNumbersService.toAgentBindings(r.bindings)));
+    return rows.map((r) => AgentsService.toResponse(r, r.bindings));
   }
 
   /** The whole agent as the API answers it; 404 when it is not in this workspace. */

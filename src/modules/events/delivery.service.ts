@@ -7,7 +7,7 @@ import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
+import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
 import { DeliveriesRepository, DeliveryRow, NewDelivery } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
 import { OutboxRepository } from './outbox.repository';

@@ -1,7 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBoxModule } from '@/common/crypto/secret-box';
-import { AgentsModule } from '@/modules/agents/agents.module';
+import { AgentWebhooksSection } from '@/modules/agents/agent-view.sections';
+import { AgentWriteLockModule } from '@/modules/agents/collections/agent-write-lock.module';
+import { AgentWebhook } from './agent-webhooks/agent-webhook.entity';
+import { AgentWebhookSecretsController } from './agent-webhooks/agent-webhooks.controller';
+import { AgentWebhooksHandler } from './agent-webhooks/agent-webhooks.handler';
+import { AgentWebhooksRepository } from './agent-webhooks/agent-webhooks.repository';
+import { AgentWebhooksView } from './agent-webhooks/agent-webhooks.section';
+import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
 import { DeliveryService } from './delivery.service';
@@ -11,15 +18,15 @@ import { OutboxService } from './outbox.service';
 import { RetryPolicy } from './retry-policy';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
 import { Webhook } from './webhook.entity';
-import { AgentWebhookSecretsController, WebhooksController } from './webhooks.controller';
+import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([OutboxEvent, Webhook, WebhookDelivery, WebhookDeliveryAttempt]),
+    TypeOrmModule.forFeature([OutboxEvent, Webhook, WebhookDelivery, WebhookDeliveryAttempt, AgentWebhook]),
     SecretBoxModule,
-    AgentsModule,
+    AgentWriteLockModule,
   ],
   controllers: [WebhooksController, AgentWebhookSecretsController],
   providers: [
@@ -31,7 +38,18 @@ import { WebhooksService } from './webhooks.service';
     DeliveryService,
     DeliveryThrottle,
     RetryPolicy,
+    AgentWebhooksRepository,
+    AgentWebhooksService,
+    AgentWebhooksHandler,
+    { provide: AgentWebhooksSection, useClass: AgentWebhooksView },
   ],
-  exports: [OutboxService, DeliveryService, RetryPolicy],
+  exports: [
+    OutboxService,
+    DeliveryService,
+    RetryPolicy,
+    AgentWebhooksService,
+    AgentWebhooksHandler,
+    AgentWebhooksSection,
+  ],
 })
 export class EventsModule {}

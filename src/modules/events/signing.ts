@@ -2,6 +2,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 const PREFIX = 'whsec_';
 
+/** How long the secret replaced by a rotation keeps signing beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 3600_000;
+
 /**
  * The HMAC key of a secret. A `whsec_`-prefixed secret is the Standard Webhooks form: the key is the base64 after
  * the prefix, decoded. Any other secret is used as its UTF-8 bytes (receivers verify it in "raw" mode).

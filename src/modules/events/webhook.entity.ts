@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
-import type { WebhookEvent } from '@/modules/agents/collections/agent-webhook.entity';
+import type { WebhookEvent } from './webhook-events';
 
 /** A workspace webhook: every agent's events. Secrets are sealed with the SecretBox and never returned. */
 @Entity('webhooks')

@@ -4,7 +4,6 @@ import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { Page, PageQuery } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
-import { UpdateWebhookDto, WebhookDto } from '@/modules/agents/dto/collections.dto';
 import {
   DeliveryResponse,
   ListDeliveriesQuery,
@@ -12,9 +11,10 @@ import {
   RotateSecretDto,
   WebhookResponse,
 } from './dto/webhook.dto';
+import { UpdateWebhookDto, WebhookDto } from './dto/webhook-body.dto';
 import { WebhooksService } from './webhooks.service';
 
-const BODY_ERRORS = ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'] as const;
+export const BODY_ERRORS = ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'] as const;
 const SIGNING =
   'Deliveries carry webhook-id (the same on every retry), webhook-timestamp and, with a secret, ' +
   'webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">.';
@@ -114,28 +114,5 @@ export class WebhooksController {
     @Body() dto: RotateSecretDto,
   ): Promise<RotatedSecretResponse> {
     return this.webhooks.rotate(ws, id, dto.secret_key);
-  }
-}
-
-@ApiTags('Agent knowledge and rules')
-@Controller('api/v1/agents/:uuid/webhooks')
-export class AgentWebhookSecretsController {
-  constructor(private readonly webhooks: WebhooksService) {}
-
-  @Post(':webhookUuid/rotate-secret')
-  @ApiOperation({
-    summary: 'Rotate the signing secret of an agent webhook',
-    description:
-      'Sets secret_key (or a generated whsec_ secret, shown in this answer only). For 24 hours deliveries carry ' +
-      'two signatures, new then old, separated by a space.',
-  })
-  @ApiEnvelope(RotatedSecretResponse, { errors: [...BODY_ERRORS] })
-  rotate(
-    @WorkspaceId() ws: string,
-    @Param('uuid', UuidParamPipe) agentId: string,
-    @Param('webhookUuid', UuidParamPipe) webhookId: string,
-    @Body() dto: RotateSecretDto,
-  ): Promise<RotatedSecretResponse> {
-    return this.webhooks.rotateAgentWebhook(ws, agentId, webhookId, dto.secret_key);
   }
 }

@@ -2,10 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
-import { WebhookEvent } from '@/modules/agents/collections/agent-webhook.entity';
-import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
-import { UpdateWebhookDto, WebhookDto } from '@/modules/agents/dto/collections.dto';
 import { DeliveriesRepository } from './deliveries.repository';
+import { UpdateWebhookDto, WebhookDto } from './dto/webhook-body.dto';
 import {
   DeliveryAttemptResponse,
   DeliveryResponse,
@@ -13,15 +11,14 @@ import {
   RotatedSecretResponse,
   WebhookResponse,
 } from './dto/webhook.dto';
-import { generateSecret } from './signing';
+import { generateSecret, ROTATION_OVERLAP_MS } from './signing';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
+import type { WebhookEvent } from './webhook-events';
 import { Webhook } from './webhook.entity';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** Workspace webhooks a workspace may hold. */
 export const MAX_WORKSPACE_WEBHOOKS = 20;
-/** How long the secret replaced by a rotation keeps signing beside the new one. */
-export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
 /** A subscription as the sender needs it: live secrets in clear, current first. Never log them. */
 export interface SendableSubscription {
@@ -40,7 +37,6 @@ export class WebhooksService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: DeliveriesRepository,
-    private readonly agentWebhooks: AgentWebhooksService,
     private readonly secrets: SecretBox,
   ) {}
 
@@ -105,27 +101,6 @@ export class WebhooksService {
     row.updatedAt = new Date();
     await this.webhooks.save(workspaceId, row);
     return { webhook_uuid: row.id, secret_key: secret, previous_secret_expires_at: iso(expires) };
-  }
-
-  async rotateAgentWebhook(
-    workspaceId: string,
-    agentId: string,
-    webhookId: string,
-    newSecret?: string,
-  ): Promise<RotatedSecretResponse> {
-    const secret = newSecret ?? generateSecret();
-    const { previousExpiresAt } = await this.agentWebhooks.rotateWebhookSecret(
-      workspaceId,
-      agentId,
-      webhookId,
-      secret,
-      ROTATION_OVERLAP_MS,
-    );
-    return {
-      webhook_uuid: webhookId,
-      secret_key: secret,
-      previous_secret_expires_at: iso(previousExpiresAt),
-    };
   }
 
   /** Active workspace webhooks subscribed to an event type (ids and urls only). */

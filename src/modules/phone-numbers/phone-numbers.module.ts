@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentBindingsSection } from '@/modules/agents/agent-view.sections';
+import { AgentBindingsView } from './agent-bindings.section';
 import { MessengerPage, PhoneNumber, PhoneNumberBinding } from './phone-number.entity';
 import { PhoneNumbersController } from './phone-numbers.controller';
 import {
@@ -17,7 +19,8 @@ import { PhoneNumbersService } from './phone-numbers.service';
     PhoneNumberBindingsRepository,
     MessengerPagesRepository,
     PhoneNumbersService,
+    { provide: AgentBindingsSection, useClass: AgentBindingsView },
   ],
-  exports: [PhoneNumbersService],
+  exports: [PhoneNumbersService, AgentBindingsSection],
 })
 export class PhoneNumbersModule {}

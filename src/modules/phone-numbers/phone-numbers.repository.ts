@@ -21,9 +21,9 @@ export interface BindingRow {
 /**
  * A correlated sub-select (for an `agents a` row) with everything the agent serves as a JSON array: number
  * bindings with their numbers, and Messenger pages (`channel` 'messenger'), oldest first. The agents read model
- * embeds it so that a whole agent is one round trip; the rows are mapped by PhoneNumbersService.toAgentBindings.
+ * places it in its statement through the AgentBindingsSection port (agent-bindings.section.ts maps the rows).
  */
-export const AGENT_BINDINGS_SQL = `
+const AGENT_BINDINGS_SQL = `
   SELECT coalesce(json_agg(x ORDER BY x.bound_at, x.channel), '[]'::json) FROM (
     SELECT b.channel, b.created_at AS bound_at, p.id AS phone_number_id, p.number, p.provider, p.status,
            p.country_code, p.type, p.capabilities, NULL AS page_id, NULL AS page_name
@@ -58,6 +58,9 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
 
 @Injectable()
 export class PhoneNumberBindingsRepository extends WorkspaceScopedRepository<PhoneNumberBinding> {
+  /** The agent's bindings and pages as one JSON array, correlated with `agents a` (the whole-agent read). */
+  static readonly AGENT_VIEW_SUB_SELECT = AGENT_BINDINGS_SQL;
+
   constructor(@InjectRepository(PhoneNumberBinding) repo: Repository<PhoneNumberBinding>) {
     super(repo);
   }

@@ -5,23 +5,15 @@ import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
-import type { AgentChannelResponse, AgentPhoneNumberResponse } from '@/modules/agents/dto/agent.response';
 import type { CreatePhoneNumberDto } from './dto/phone-numbers.dto';
 import type { PhoneNumberChannelSnapshotResponse, PhoneNumberResponse } from './dto/phone-numbers.response';
 import { DEFAULT_CAPABILITIES, NumberChannel, PhoneNumber } from './phone-number.entity';
 import {
-  AgentBindingRow,
   BindingRow,
   MessengerPagesRepository,
   PhoneNumberBindingsRepository,
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
-
-/** What an agent is bound to: its numbers (with the channels it serves on each) and its channel list. */
-export interface AgentBindings {
-  phone_numbers: AgentPhoneNumberResponse[];
-  channels: AgentChannelResponse[];
-}
 
 const isUniqueViolation = (err: unknown) =>
   err instanceof QueryFailedError && (err.driverError as { code?: string })?.code === '23505';
@@ -208,49 +200,6 @@ export class PhoneNumbersService {
     for (const p of pages) p.agentId = null;
     if (pages.length) await this.pages.save(workspaceId, pages);
     return pages.length;
-  }
-
-  /** The agent's numbers and channels from the rows of AGENT_BINDINGS_SQL. */
-  static toAgentBindings(rows: AgentBindingRow[]): AgentBindings {
-    const out: AgentBindings = { phone_numbers: [], channels: [] };
-    for (const r of rows) {
-      const boundAt = new Date(r.bound_at).toISOString();
-      if (r.channel === 'messenger') {
-        out.channels.push({
-          channel: 'messenger',
-          phone_number_uuid: null,
-          number: null,
-          page_id: r.page_id,
-          page_name: r.page_name,
-          bound_at: boundAt,
-        });
-        continue;
-      }
-      let number = out.phone_numbers.find((p) => p.phone_number_uuid === r.phone_number_id);
-      if (!number) {
-        number = {
-          phone_number_uuid: r.phone_number_id,
-          number: r.number,
-          provider: r.provider,
-          status: r.status,
-          country_code: r.country_code,
-          type: r.type,
-          capabilities: { ...DEFAULT_CAPABILITIES, ...r.capabilities },
-          channels: [],
-        };
-        out.phone_numbers.push(number);
-      }
-      number.channels.push(r.channel);
-      out.channels.push({
-        channel: r.channel,
-        phone_number_uuid: r.phone_number_id,
-        number: r.number,
-        page_id: null,
-        page_name: null,
-        bound_at: boundAt,
-      });
-    }
-    return out;
   }
 
   async snapshotById(workspaceId: string, id: string): Promise<PhoneNumberChannelSnapshotResponse> {

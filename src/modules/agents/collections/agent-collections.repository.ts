@@ -1,46 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { ScopedWhere, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { AgentChildEntity } from './agent-child.entity';
+import { AgentChildRepository } from './agent-child.repository';
 import { AgentIntent } from './agent-intent.entity';
 import { AgentNote } from './agent-note.entity';
 import { AgentProcedure } from './agent-procedure.entity';
 import { GuardRule, RoutingRule } from './agent-rules.entity';
 import { AgentTraining } from './agent-training.entity';
-import { AgentWebhook } from './agent-webhook.entity';
-
-/** The rows one agent holds in one table, always read in insertion order. */
-export abstract class AgentChildRepository<T extends AgentChildEntity> extends WorkspaceScopedRepository<T> {
-  listFor(
-    workspaceId: string,
-    agentId: string,
-    scope: ScopedWhere<T>,
-    manager?: EntityManager,
-  ): Promise<T[]> {
-    const qb = this.query(workspaceId, 'c', manager)
-      .andWhere('c.agent_id = :agentId', { agentId })
-      .orderBy('c.seq', 'ASC');
-    for (const [key, value] of Object.entries(scope)) qb.andWhere(`c.${key} = :${key}`, { [key]: value });
-    return qb.getMany();
-  }
-
-  /** The largest value of an integer column among the agent's rows (null when there are none). */
-  async maxOf(
-    workspaceId: string,
-    agentId: string,
-    column: 'order' | 'priority',
-    scope: ScopedWhere<T>,
-    manager?: EntityManager,
-  ): Promise<number | null> {
-    const qb = this.query(workspaceId, 'c', manager)
-      .select(`MAX(c."${column}")`, 'max')
-      .andWhere('c.agent_id = :agentId', { agentId });
-    for (const [key, value] of Object.entries(scope)) qb.andWhere(`c.${key} = :${key}`, { [key]: value });
-    const row = await qb.getRawOne<{ max: number | null }>();
-    return row?.max ?? null;
-  }
-}
 
 @Injectable()
 export class AgentNotesRepository extends AgentChildRepository<AgentNote> {
@@ -88,17 +54,6 @@ export class AgentProceduresRepository extends AgentChildRepository<AgentProcedu
 export class AgentIntentsRepository extends AgentChildRepository<AgentIntent> {
   constructor(@InjectRepository(AgentIntent) repo: Repository<AgentIntent>) {
     super(repo);
-  }
-}
-
-@Injectable()
-export class AgentWebhooksRepository extends AgentChildRepository<AgentWebhook> {
-  constructor(@InjectRepository(AgentWebhook) repo: Repository<AgentWebhook>) {
-    super(repo);
-  }
-
-  async disable(workspaceId: string, id: string): Promise<void> {
-    await this.updateWhere(workspaceId, { id }, { isActive: false, updatedAt: new Date() } as never);
   }
 }
 

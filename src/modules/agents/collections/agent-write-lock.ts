@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AgentsRepository } from '../agents.repository';
 
 const isUniqueViolation = (err: unknown) =>
@@ -9,21 +9,22 @@ const isUniqueViolation = (err: unknown) =>
 
 /**
  * Runs one write of one agent's collections in a transaction holding the agent's row lock, so defaults
- * (max + 1), limits and uniqueness hold under concurrency; 404 for an unknown agent.
+ * (max + 1), limits and uniqueness hold under concurrency; 404 for an unknown agent. The agents module's
+ * collections and the events module's agent webhooks (their rotation) write through it.
  */
 @Injectable()
 export class AgentWriteLock {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly agents: AgentsRepository,
   ) {}
 
-  async write<T>(workspaceId: string, agentId: string, fn: (m: EntityManager) => Promise<T>): Promise<T> {
+  async write<T>(workspaceId: string, agentId: string, fn: (tx: Transaction) => Promise<T>): Promise<T> {
     try {
-      return await this.dataSource.transaction(async (m) => {
-        if (!(await this.agents.lock(workspaceId, agentId, m))) throw AppException.notFound('Agent');
-        const out = await fn(m);
-        await this.agents.touch(workspaceId, agentId, m);
+      return await this.unitOfWork.run(async (tx) => {
+        if (!(await this.agents.lock(workspaceId, agentId, tx))) throw AppException.notFound('Agent');
+        const out = await fn(tx);
+        await this.agents.touch(workspaceId, agentId, tx);
         return out;
       });
     } catch (err) {

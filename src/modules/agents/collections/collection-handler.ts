@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { ErrorCode } from '@/common/errors/error-codes';
 import type { ScopedWhere } from '@/common/persistence/workspace-scoped.repository';
 import type { AgentChildEntity } from './agent-child.entity';
-import type { AgentChildRepository } from './agent-collections.repository';
+import type { AgentChildRepository } from './agent-child.repository';
 
 export type CollectionName =
   | 'guidelines'

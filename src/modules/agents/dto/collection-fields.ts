@@ -1,7 +1,4 @@
+export { oneOf } from '@/common/validation/messages';
+
 /** The longest free text a collection item holds. */
 export const TEXT = 20000;
-
-/** The message of an `IsIn` check that names the allowed values. */
-export const oneOf = (field: string, values: readonly string[]) => ({
-  message: `${field} must be one of ${values.join(', ')}`,
-});

@@ -1,5 +1,4 @@
 // The bodies of the agent collections, one file per family.
 export * from './notes.dto';
 export * from './intents.dto';
-export * from './webhooks.dto';
 export * from './rules.dto';

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
 import { IsUuidValue } from '@/common/validation/validators';
-import { WEBHOOK_EVENTS } from '@/modules/agents/collections/agent-webhook.entity';
+import { WEBHOOK_EVENTS } from '../webhook-events';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../webhook-delivery.entity';
 
 export class WebhookResponse {

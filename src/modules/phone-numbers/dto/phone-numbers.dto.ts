@@ -17,7 +17,7 @@ import {
 import { PageQuery } from '@/common/http/pagination';
 import { IsE164, IsUuidValue } from '@/common/validation/validators';
 import { NUMBER_CHANNELS, NumberChannel } from '../phone-number.entity';
-import { NotEmptyWhenArray } from '@/modules/agents/dto/non-empty-array';
+import { NotEmptyWhenArray } from '@/common/validation/non-empty-array';
 
 export const NUMBER_TYPES = ['local', 'mobile', 'toll_free', 'national'] as const;
 

@@ -1,4 +1,8 @@
 import type { Provider } from '@nestjs/common';
+import {
+  AGENT_WEBHOOKS_ROUTE,
+  AgentWebhooksHandler,
+} from '@/modules/events/agent-webhooks/agent-webhooks.handler';
 import { GUARD_RULES_ROUTE, GuardRulesHandler } from './guard-rules.handler';
 import { GUIDELINES_ROUTE, GuidelinesHandler } from './guidelines.handler';
 import { INTENTS_ROUTE, IntentsHandler } from './intents.handler';
@@ -6,7 +10,6 @@ import { NOTES_ROUTE, NotesHandler } from './notes.handler';
 import { PROCEDURES_ROUTE, ProceduresHandler } from './procedures.handler';
 import { ROUTING_RULES_ROUTE, RoutingRulesHandler } from './routing-rules.handler';
 import { TRAINING_ROUTE, TrainingHandler } from './training.handler';
-import { WEBHOOKS_ROUTE, WebhooksHandler } from './webhooks.handler';
 
 /** The collections in the order their routes are registered and documented. */
 export const COLLECTION_ROUTES = [
@@ -15,7 +18,7 @@ export const COLLECTION_ROUTES = [
   TRAINING_ROUTE,
   PROCEDURES_ROUTE,
   INTENTS_ROUTE,
-  WEBHOOKS_ROUTE,
+  AGENT_WEBHOOKS_ROUTE,
   ROUTING_RULES_ROUTE,
   GUARD_RULES_ROUTE,
 ];
@@ -26,15 +29,18 @@ const HANDLERS = [
   TrainingHandler,
   ProceduresHandler,
   IntentsHandler,
-  WebhooksHandler,
+  AgentWebhooksHandler,
   RoutingRulesHandler,
   GuardRulesHandler,
 ];
 
 export const COLLECTION_HANDLERS = Symbol('COLLECTION_HANDLERS');
 
-/** Every handler, and the list of them the collections service reads. */
+/**
+ * Every handler, and the list of them the collections service reads. The webhooks' handler belongs to the events
+ * module (which owns agent webhooks) and comes from its exports.
+ */
 export const collectionHandlerProviders: Provider[] = [
-  ...HANDLERS,
+  ...HANDLERS.filter((h) => h !== AgentWebhooksHandler),
   { provide: COLLECTION_HANDLERS, useFactory: (...handlers: unknown[]) => handlers, inject: HANDLERS },
 ];

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { AppException } from '@/common/errors/app.exception';
-import { AgentWebhooksRepository } from './agent-collections.repository';
-import { WebhookEvent } from './agent-webhook.entity';
-import { AgentWriteLock } from './agent-write-lock';
+import { AgentWriteLock } from '@/modules/agents/collections/agent-write-lock';
+import type { RotatedSecretResponse } from '../dto/webhook.dto';
+import { generateSecret, ROTATION_OVERLAP_MS } from '../signing';
+import type { WebhookEvent } from '../webhook-events';
+import { AgentWebhooksRepository } from './agent-webhooks.repository';
 
 export interface DeliverableWebhook {
   id: string;
@@ -66,28 +68,32 @@ export class AgentWebhooksService {
   }
 
   /**
-   * Replaces the signing secret; the old one keeps signing beside it until `keepOldMs` has passed. Answers when
-   * the old one stops.
+   * Replaces the signing secret (the one given, or a generated one shown in this answer only) under the agent's
+   * row lock; the old one keeps signing beside it for ROTATION_OVERLAP_MS.
    */
-  async rotateWebhookSecret(
+  async rotate(
     workspaceId: string,
     agentId: string,
     webhookId: string,
-    newSecret: string,
-    keepOldMs: number,
-  ): Promise<{ previousExpiresAt: Date | null }> {
-    let previousExpiresAt: Date | null = null;
-    await this.lock.write(workspaceId, agentId, async (m) => {
-      const stored = await this.webhooks.listFor(workspaceId, agentId, {}, m);
+    newSecret?: string,
+  ): Promise<RotatedSecretResponse> {
+    const secret = newSecret ?? generateSecret();
+    const expires = await this.lock.write(workspaceId, agentId, async (tx) => {
+      const stored = await this.webhooks.listFor(workspaceId, agentId, {}, tx);
       const row = stored.find((r) => r.id === webhookId);
       if (!row) throw AppException.notFound('Webhook');
-      previousExpiresAt = row.secretCiphertext ? new Date(Date.now() + keepOldMs) : null;
+      const previousExpiresAt = row.secretCiphertext ? new Date(Date.now() + ROTATION_OVERLAP_MS) : null;
       row.previousSecretCiphertext = row.secretCiphertext;
       row.previousSecretExpiresAt = previousExpiresAt;
-      row.secretCiphertext = this.secrets.encrypt(newSecret);
+      row.secretCiphertext = this.secrets.encrypt(secret);
       row.updatedAt = new Date();
-      await this.webhooks.save(workspaceId, row, m);
+      await this.webhooks.save(workspaceId, row, tx);
+      return previousExpiresAt;
     });
-    return { previousExpiresAt };
+    return {
+      webhook_uuid: webhookId,
+      secret_key: secret,
+      previous_secret_expires_at: expires ? expires.toISOString() : null,
+    };
   }
 }

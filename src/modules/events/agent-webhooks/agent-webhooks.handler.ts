@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { AppException } from '@/common/errors/app.exception';
-import { ReplaceWebhooksDto, UpdateWebhookDto, WebhookDto } from '../../dto/collections.dto';
-import { AgentWebhooksRepository } from '../agent-collections.repository';
-import { AgentWebhook, MAX_WEBHOOKS_PER_AGENT } from '../agent-webhook.entity';
-import type { CollectionHandler, CollectionRoute, WriteContext } from '../collection-handler';
+import type {
+  CollectionHandler,
+  CollectionRoute,
+  WriteContext,
+} from '@/modules/agents/collections/collection-handler';
+import { ReplaceWebhooksDto, UpdateWebhookDto, WebhookDto } from '../dto/webhook-body.dto';
+import { AgentWebhooksRepository } from './agent-webhooks.repository';
+import { AgentWebhook, MAX_WEBHOOKS_PER_AGENT } from './agent-webhook.entity';
 
-export const WEBHOOKS_ROUTE: CollectionRoute = {
+export const AGENT_WEBHOOKS_ROUTE: CollectionRoute = {
   name: 'webhooks',
   path: 'webhooks',
   itemParam: 'itemUuid',
@@ -20,9 +24,9 @@ export const WEBHOOKS_ROUTE: CollectionRoute = {
 };
 
 @Injectable()
-export class WebhooksHandler implements CollectionHandler<AgentWebhook> {
+export class AgentWebhooksHandler implements CollectionHandler<AgentWebhook> {
   readonly label = 'Webhook';
-  readonly route = WEBHOOKS_ROUTE;
+  readonly route = AGENT_WEBHOOKS_ROUTE;
   readonly scope = {};
   readonly required = ['url', 'events', 'is_active'];
   readonly fields = { url: 'url', events: 'events', is_active: 'isActive' } as const;

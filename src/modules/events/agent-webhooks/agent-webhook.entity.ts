@@ -1,15 +1,7 @@
 import { Column, Entity } from 'typeorm';
-import { AgentChildEntity } from './agent-child.entity';
+import { AgentChildEntity } from '@/modules/agents/collections/agent-child.entity';
+import type { WebhookEvent } from '../webhook-events';
 
-export const WEBHOOK_EVENTS = [
-  'conversation_status',
-  'conversation_update',
-  'conversation_end_report',
-  'voice_evaluation',
-  'text_evaluation',
-  'intent_call',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS_PER_AGENT = 5;
 
 /** An agent webhook. The secret is sealed with the SecretBox; only `has_secret` ever leaves the service. */

@@ -11,9 +11,9 @@ import {
   MaxLength,
 } from 'class-validator';
 import { IsHttpsUrl, ListOf } from '@/common/validation/validators';
-import { WEBHOOK_EVENTS, WebhookEvent } from '../collections/agent-webhook.entity';
-import { oneOf } from './collection-fields';
-import { NotEmptyWhenArray } from './non-empty-array';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../webhook-events';
+import { oneOf } from '@/common/validation/messages';
+import { NotEmptyWhenArray } from '@/common/validation/non-empty-array';
 
 export class WebhookDto {
   @ApiProperty({ example: 'https://hooks.example.com/agent-events', description: 'https only' })

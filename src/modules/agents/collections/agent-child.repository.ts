@@ -1,0 +1,35 @@
+import { EntityManager } from 'typeorm';
+import { ScopedWhere, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { AgentChildEntity } from './agent-child.entity';
+
+/** The rows one agent holds in one table, always read in insertion order. */
+export abstract class AgentChildRepository<T extends AgentChildEntity> extends WorkspaceScopedRepository<T> {
+  listFor(
+    workspaceId: string,
+    agentId: string,
+    scope: ScopedWhere<T>,
+    manager?: EntityManager,
+  ): Promise<T[]> {
+    const qb = this.query(workspaceId, 'c', manager)
+      .andWhere('c.agent_id = :agentId', { agentId })
+      .orderBy('c.seq', 'ASC');
+    for (const [key, value] of Object.entries(scope)) qb.andWhere(`c.${key} = :${key}`, { [key]: value });
+    return qb.getMany();
+  }
+
+  /** The largest value of an integer column among the agent's rows (null when there are none). */
+  async maxOf(
+    workspaceId: string,
+    agentId: string,
+    column: 'order' | 'priority',
+    scope: ScopedWhere<T>,
+    manager?: EntityManager,
+  ): Promise<number | null> {
+    const qb = this.query(workspaceId, 'c', manager)
+      .select(`MAX(c."${column}")`, 'max')
+      .andWhere('c.agent_id = :agentId', { agentId });
+    for (const [key, value] of Object.entries(scope)) qb.andWhere(`c.${key} = :${key}`, { [key]: value });
+    const row = await qb.getRawOne<{ max: number | null }>();
+    return row?.max ?? null;
+  }
+}
