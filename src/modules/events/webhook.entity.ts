@@ -1,15 +1,6 @@
-import { Column, Entity } from 'typeorm';
-import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
-import type { WebhookEvent } from './webhook-events';
+import { Entity } from 'typeorm';
+import { WebhookSubscription } from './webhook-subscription.entity';
 
-/** A workspace webhook: every agent's events. Secrets are sealed with the SecretBox and never returned. */
+/** A workspace webhook: every agent's events. */
 @Entity('webhooks')
-export class Webhook extends WorkspaceOwnedEntity {
-  @Column('varchar', { length: 2048 }) url!: string;
-  @Column('text', { array: true }) events!: WebhookEvent[];
-  @Column('boolean', { default: true }) isActive!: boolean;
-  @Column('text', { nullable: true }) secretCiphertext!: string | null;
-  /** The secret replaced by the last rotation, still signing until `previousSecretExpiresAt`. */
-  @Column('text', { nullable: true }) previousSecretCiphertext!: string | null;
-  @Column({ type: 'timestamptz', precision: 3, nullable: true }) previousSecretExpiresAt!: Date | null;
-}
+export class Webhook extends WebhookSubscription {}

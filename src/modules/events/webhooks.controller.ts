@@ -15,6 +15,10 @@ import { UpdateWebhookDto, WebhookDto } from './dto/webhook-body.dto';
 import { WebhooksService } from './webhooks.service';
 
 export const BODY_ERRORS = ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'] as const;
+/** What a rotation does, for workspace and agent webhooks alike. */
+export const ROTATE_DESCRIPTION =
+  'Sets secret_key (or a generated whsec_ secret, shown in this answer only). For 24 hours deliveries carry ' +
+  'two signatures, new then old, separated by a space.';
 const SIGNING =
   'Deliveries carry webhook-id (the same on every retry), webhook-timestamp and, with a secret, ' +
   'webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">.';
@@ -103,9 +107,7 @@ export class WebhooksController {
   @Post(':uuid/rotate-secret')
   @ApiOperation({
     summary: 'Rotate the signing secret',
-    description:
-      'Sets secret_key (or a generated whsec_ secret, shown in this answer only). For 24 hours deliveries carry ' +
-      'two signatures, new then old, separated by a space.',
+    description: ROTATE_DESCRIPTION,
   })
   @ApiEnvelope(RotatedSecretResponse, { errors: [...BODY_ERRORS] })
   rotate(

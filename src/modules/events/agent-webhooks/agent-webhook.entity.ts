@@ -1,17 +1,13 @@
 import { Column, Entity } from 'typeorm';
-import { AgentChildEntity } from '@/modules/agents/collections/agent-child.entity';
-import type { WebhookEvent } from '../webhook-events';
+import { WebhookSubscription } from '../webhook-subscription.entity';
 
 export const MAX_WEBHOOKS_PER_AGENT = 5;
 
-/** An agent webhook. The secret is sealed with the SecretBox; only `has_secret` ever leaves the service. */
+/**
+ * An agent webhook: its agent's events. A row the agent holds (an agent collection, deleted with the agent), so it
+ * has the shape of `AgentChildEntity`; only `has_secret` ever leaves the service.
+ */
 @Entity('agent_webhooks')
-export class AgentWebhook extends AgentChildEntity {
-  @Column('varchar', { length: 2048 }) url!: string;
-  @Column('text', { array: true }) events!: WebhookEvent[];
-  @Column('boolean', { default: true }) isActive!: boolean;
-  @Column('text', { nullable: true }) secretCiphertext!: string | null;
-  /** The secret replaced by the last rotation, still signing until `previousSecretExpiresAt`. */
-  @Column('text', { nullable: true }) previousSecretCiphertext!: string | null;
-  @Column({ type: 'timestamptz', precision: 3, nullable: true }) previousSecretExpiresAt!: Date | null;
+export class AgentWebhook extends WebhookSubscription {
+  @Column('uuid') agentId!: string;
 }

@@ -4,7 +4,7 @@ import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { UuidParamPipe } from '@/common/http/validation';
 import { RotatedSecretResponse, RotateSecretDto } from '../dto/webhook.dto';
-import { BODY_ERRORS } from '../webhooks.controller';
+import { BODY_ERRORS, ROTATE_DESCRIPTION } from '../webhooks.controller';
 import { AgentWebhooksService } from './agent-webhooks.service';
 
 /** The rotation of an agent webhook's secret; its other routes are the agent collection `webhooks`. */
@@ -16,9 +16,7 @@ export class AgentWebhookSecretsController {
   @Post(':webhookUuid/rotate-secret')
   @ApiOperation({
     summary: 'Rotate the signing secret of an agent webhook',
-    description:
-      'Sets secret_key (or a generated whsec_ secret, shown in this answer only). For 24 hours deliveries carry ' +
-      'two signatures, new then old, separated by a space.',
+    description: ROTATE_DESCRIPTION,
   })
   @ApiEnvelope(RotatedSecretResponse, { errors: [...BODY_ERRORS] })
   rotate(
