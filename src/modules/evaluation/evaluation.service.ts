@@ -162,19 +162,17 @@ export class EvaluationService {
   }
 
   async list(workspaceId: string, q: ListEvaluationsQuery): Promise<Page<EvaluationRecordResponse>> {
-    const qb = this.records.query(workspaceId, 'e');
-    if (q.agent_uuid) qb.andWhere('e.agent_id = :agent', { agent: q.agent_uuid });
-    if (q.session_uuid) qb.andWhere('e.session_id = :session', { session: q.session_uuid });
-    if (q.feature) qb.andWhere('e.feature = :feature', { feature: q.feature });
-    if (q.from) qb.andWhere('e.created_at >= :from', { from: new Date(q.from) });
-    if (q.to) qb.andWhere('e.created_at < :to', { to: new Date(q.to) });
-    const { skip, take } = skipTake(q);
-    const [rows, total] = await qb
-      .orderBy('e.created_at', 'DESC')
-      .addOrderBy('e.id', 'DESC')
-      .skip(skip)
-      .take(take)
-      .getManyAndCount();
+    const [rows, total] = await this.records.page(
+      workspaceId,
+      {
+        agentId: q.agent_uuid,
+        sessionId: q.session_uuid,
+        feature: q.feature,
+        from: q.from ? new Date(q.from) : undefined,
+        to: q.to ? new Date(q.to) : undefined,
+      },
+      skipTake(q),
+    );
     return pageOf(
       rows.map((r) => EvaluationRecordResponse.of(r)),
       total,

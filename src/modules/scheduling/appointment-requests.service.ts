@@ -90,18 +90,11 @@ export class AppointmentRequestsService {
   /** Ordered for review: by start_time, then creation. */
   async list(workspaceId: string, q: ListAppointmentRequestsQuery): Promise<AppointmentRequestResponse[]> {
     const { from, before } = dayRange(q.start_date, q.end_date);
-    const qb = this.requests.query(workspaceId, 'r');
-    if (q.status) qb.andWhere('r.status = :status', { status: q.status });
-    if (q.schedule_uuid)
-      qb.andWhere('r.schedule_id = :scheduleId', { scheduleId: q.schedule_uuid.toLowerCase() });
-    if (from) qb.andWhere('r.start_time >= :from', { from });
-    if (before) qb.andWhere('r.start_time < :before', { before });
-    const rows = await qb
-      .orderBy('r.start_time', 'ASC')
-      .addOrderBy('r.created_at', 'ASC')
-      .addOrderBy('r.id', 'ASC')
-      .take(MAX_REQUESTS_LISTED)
-      .getMany();
+    const rows = await this.requests.list(
+      workspaceId,
+      { status: q.status, scheduleId: q.schedule_uuid?.toLowerCase(), from, before },
+      MAX_REQUESTS_LISTED,
+    );
     return this.toResponses(workspaceId, rows);
   }
 
