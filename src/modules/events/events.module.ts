@@ -11,6 +11,8 @@ import { AgentWebhooksView } from './agent-webhooks/agent-webhooks.section';
 import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
+import { DeliveryOutcomes } from './delivery-outcomes';
+import { DeliveryQueue } from './delivery-queue';
 import { DeliveryService } from './delivery.service';
 import { OutboxEvent } from './outbox-event.entity';
 import { OutboxRepository } from './outbox.repository';
@@ -18,6 +20,7 @@ import { OutboxService } from './outbox.service';
 import { RetryPolicy } from './retry-policy';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
 import { Webhook } from './webhook.entity';
+import { WebhookSender } from './webhook-sender';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -36,6 +39,9 @@ import { WebhooksService } from './webhooks.service';
     DeliveriesRepository,
     WebhooksService,
     DeliveryService,
+    DeliveryQueue,
+    DeliveryOutcomes,
+    WebhookSender,
     DeliveryThrottle,
     RetryPolicy,
     AgentWebhooksRepository,

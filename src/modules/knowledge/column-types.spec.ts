@@ -1,12 +1,6 @@
 import { chunkText } from './chunking';
-import {
-  checkRecord,
-  Column,
-  decodeValue,
-  encodeValue,
-  SchemaInference,
-  StringColumnTypes,
-} from './column-types';
+import { SchemaInference, StringColumnTypes } from './column-inference';
+import { checkRecord, Column, decodeValue, encodeValue } from './column-types';
 
 describe('checkRecord', () => {
   const columns: Column[] = [

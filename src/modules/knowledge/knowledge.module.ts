@@ -14,6 +14,7 @@ import { DataSourcesController } from './data-sources.controller';
 import { DataSourcesRepository } from './data-sources.repository';
 import { DataSourcesService } from './data-sources.service';
 import { ImportsController } from './imports.controller';
+import { ImportSources } from './import-sources';
 import { ImportsService, MAX_UPLOAD_BYTES } from './imports.service';
 import { KnowledgeIndexRepository } from './knowledge-index.repository';
 import { KnowledgeVectorsRepository } from './knowledge-vectors.repository';
@@ -53,6 +54,7 @@ import { coalescingDiskStorage } from './upload-storage';
     KnowledgeVectorsRepository,
     DataSourcesService,
     ImportsService,
+    ImportSources,
     KnowledgeService,
   ],
   exports: [KnowledgeService, ImportsService, RecordsRepository],

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { inferSchema, initParser, Parser } from 'udsv';
-import { StringColumnTypes, Column } from '../column-types';
+import type { Column } from '../column-types';
+import { StringColumnTypes } from '../column-inference';
 import { MAX_FIELD_BYTES, headerNames } from './row-sources';
 
 /** How a CSV file is laid out, read from its first line. */
