@@ -6,6 +6,7 @@ import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
 import { DeliveryService } from './delivery.service';
 import { OutboxEvent } from './outbox-event.entity';
+import { OutboxConsumers } from './outbox-consumers';
 import { OutboxRepository } from './outbox.repository';
 import { OutboxService } from './outbox.service';
 import { RetryPolicy } from './retry-policy';
@@ -24,6 +25,7 @@ import { WebhooksService } from './webhooks.service';
   controllers: [WebhooksController, AgentWebhookSecretsController],
   providers: [
     OutboxService,
+    OutboxConsumers,
     OutboxRepository,
     WebhooksRepository,
     DeliveriesRepository,
@@ -32,6 +34,6 @@ import { WebhooksService } from './webhooks.service';
     DeliveryThrottle,
     RetryPolicy,
   ],
-  exports: [OutboxService, DeliveryService, RetryPolicy],
+  exports: [OutboxService, OutboxConsumers, DeliveryService, RetryPolicy],
 })
 export class EventsModule {}

@@ -8,6 +8,9 @@ export const WEBHOOK_EVENTS = [
   'voice_evaluation',
   'text_evaluation',
   'intent_call',
+  'flow_execution',
+  'contact_created',
+  'appointment_created',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS_PER_AGENT = 5;
