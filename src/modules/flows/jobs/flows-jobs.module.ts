@@ -1,4 +1,5 @@
 import { Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { EventsModule } from '@/modules/events/events.module';
 import { OutboxConsumers } from '@/modules/events/outbox-consumers';
 import { FlowsModule } from '../flows.module';
 import { FlowSchedules } from '../flow-schedules';
@@ -12,7 +13,7 @@ import { FlowsProcessor } from './flows.processor';
  * again at start (a lost tick job is found here).
  */
 @Module({
-  imports: [FlowsModule],
+  imports: [FlowsModule, EventsModule],
   providers: [FlowsProcessor],
 })
 export class FlowsJobsModule implements OnApplicationBootstrap {
