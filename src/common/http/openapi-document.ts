@@ -55,6 +55,11 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'Automation flows',
     description: 'Flows of a trigger and action steps, their versions, executions and step tests.',
   },
+  {
+    name: 'Provider hooks',
+    description:
+      'Calls from outside services and flow webhook triggers: no token, authenticated by signature or secret URL.',
+  },
   { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
   {
     name: INTERNAL_TAG,

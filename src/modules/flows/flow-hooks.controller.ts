@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '@/common/auth/public.decorator';
 import { ApiErrors } from '@/common/http/api-response.decorator';
 import { RawResponse } from '@/common/http/envelope';
@@ -29,6 +29,8 @@ export class FlowHooksController {
       'JSON up to 1 MB; 404 unless the flow is deployed with a webhook trigger and the token is its own.',
     security: [],
   })
+  @ApiParam({ name: 'flowUuid', schema: { type: 'string', format: 'uuid' } })
+  @ApiParam({ name: 'token', schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } })
   @ApiResponse({ status: 202, description: 'Execution queued', type: HookAccepted })
   @ApiErrors('RESOURCE_NOT_FOUND', 'BAD_REQUEST', 'PAYLOAD_TOO_LARGE')
   async fire(

@@ -21,7 +21,7 @@ export class FlowStepResponse {
   config!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true, format: 'uuid', example: null }) parent_step_uuid!:
     string | null;
-  @ApiProperty({ type: String, nullable: true, enum: ['true', 'false'], example: null }) branch_key!:
+  @ApiProperty({ type: String, nullable: true, enum: ['true', 'false'], example: 'true' }) branch_key!:
     string | null;
   @ApiProperty({ type: [StepValidationError] }) validation_errors!: StepValidationError[];
 }
