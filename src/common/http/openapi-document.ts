@@ -51,6 +51,15 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Analytics', description: 'Message export and aggregates of sessions, evaluations and calls.' },
   { name: 'Phone numbers', description: 'Numbers the workspace owns and the channels they serve.' },
   { name: 'Webhooks', description: 'Workspace webhooks, their signing secrets and the delivery log.' },
+  {
+    name: 'Automation flows',
+    description: 'Flows of a trigger and action steps, their versions, executions and step tests.',
+  },
+  {
+    name: 'Provider hooks',
+    description:
+      'Calls from outside services and flow webhook triggers: no token, authenticated by signature or secret URL.',
+  },
   { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
   {
     name: INTERNAL_TAG,

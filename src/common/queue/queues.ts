@@ -9,6 +9,7 @@ export const QUEUES = {
   knowledge: 'knowledge',
   webhooks: 'webhooks',
   calls: 'calls',
+  flows: 'flows',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -54,6 +55,12 @@ export interface JobPayloads {
     'silence-timeout': { workspaceId: string; callId: string; activityMs: number };
     /** Rebuilds the concurrency sets of every workspace from PostgreSQL (repeatable, every 30 s). */
     'reconcile-slots': Record<string, never>;
+  };
+  flows: {
+    /** Runs (or resumes) a flow execution; waits while the workspace has 20 running. */
+    'run-execution': { workspaceId: string; executionId: string };
+    /** One cron time of a deployed `schedule` flow; it queues the execution and the next tick. */
+    'cron-tick': { workspaceId: string; flowId: string; version: number; fireAt: number };
   };
 }
 

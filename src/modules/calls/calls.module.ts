@@ -42,6 +42,14 @@ import { CallsService } from './calls.service';
     CallLive,
     CallInstance,
   ],
-  exports: [CallsService, CallLifecycle, CallRuntime, CallSlots, CallsRepository, TelephonyModule],
+  exports: [
+    CallsService,
+    CallPlacement,
+    CallLifecycle,
+    CallRuntime,
+    CallSlots,
+    CallsRepository,
+    TelephonyModule,
+  ],
 })
 export class CallsModule {}

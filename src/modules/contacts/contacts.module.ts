@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '@/modules/events/events.module';
 import { Contact } from './contact.entity';
 import { ContactInputResolver } from './contact-input.resolver';
 import { ContactField } from './contact-field.entity';
@@ -19,7 +20,7 @@ import { TagsRepository } from './tags.repository';
 import { TagsService } from './tags.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Contact, ContactTag, ContactField, PipelineStage])],
+  imports: [TypeOrmModule.forFeature([Contact, ContactTag, ContactField, PipelineStage]), EventsModule],
   // The fixed sub-paths (/contacts/tags, ...) come before /contacts/{uuid} so they are matched first.
   controllers: [TagsController, FieldsController, StagesController, ContactsController],
   providers: [

@@ -15,7 +15,8 @@ import {
   UpdateContactDto,
 } from './dto/contact.dto';
 import { validateBody } from './dto/validate-body';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
+import { OutboxService } from '@/modules/events/outbox.service';
 
 /** The body of a contact create, as the API takes it (snake_case keys). */
 export type CreateContactInput = Partial<CreateContactDto> & Record<string, unknown>;
@@ -48,7 +49,21 @@ export class ContactsService {
     private readonly unitOfWork: UnitOfWork,
     private readonly contacts: ContactsRepository,
     private readonly resolver: ContactInputResolver,
+    private readonly outbox: OutboxService,
   ) {}
+
+  /** `contact_created`, one per contact, in the transaction that stores them (every creation path comes here). */
+  private created(tx: Transaction, workspaceId: string, contacts: Contact[]): Promise<void> {
+    return this.outbox.record(
+      tx,
+      workspaceId,
+      contacts.map((c) => ({
+        type: 'contact_created',
+        agentId: null,
+        data: { contact: this.toResponse(c) },
+      })),
+    );
+  }
 
   toResponse(c: Contact): ContactResponse {
     return {
@@ -124,8 +139,13 @@ export class ContactsService {
       customFields: {},
     });
     contact.tags = [];
-    await this.contacts.save(workspaceId, contact, manager);
-    return (await this.contacts.findWithTags(workspaceId, contact.id, manager)) as Contact;
+    const store = async (tx: Transaction) => {
+      await this.contacts.save(workspaceId, contact, tx);
+      const saved = (await this.contacts.findWithTags(workspaceId, contact.id, tx)) as Contact;
+      await this.created(tx, workspaceId, [saved]);
+      return saved;
+    };
+    return manager ? store(manager) : this.unitOfWork.run(store);
   }
 
   /**
@@ -192,6 +212,7 @@ export class ContactsService {
       await this.unitOfWork.run(async (m) => {
         for (let i = 0; i < entities.length; i += 200)
           await this.contacts.save(workspaceId, entities.slice(i, i + 200), m);
+        await this.created(m, workspaceId, entities);
       });
     } catch (err) {
       if (isPgError(err, PG_UNIQUE_VIOLATION)) {

@@ -15,6 +15,7 @@ import { DeliveryOutcomes } from './delivery-outcomes';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryService } from './delivery.service';
 import { OutboxEvent } from './outbox-event.entity';
+import { OutboxConsumers } from './outbox-consumers';
 import { OutboxRepository } from './outbox.repository';
 import { OutboxService } from './outbox.service';
 import { RetryPolicy } from './retry-policy';
@@ -34,6 +35,7 @@ import { WebhooksService } from './webhooks.service';
   controllers: [WebhooksController, AgentWebhookSecretsController],
   providers: [
     OutboxService,
+    OutboxConsumers,
     OutboxRepository,
     WebhooksRepository,
     DeliveriesRepository,
@@ -51,6 +53,7 @@ import { WebhooksService } from './webhooks.service';
   ],
   exports: [
     OutboxService,
+    OutboxConsumers,
     DeliveryService,
     RetryPolicy,
     AgentWebhooksService,

@@ -8,6 +8,9 @@ export const EVENT_TYPES = [
   'voice_evaluation',
   'text_evaluation',
   'intent_call',
+  'flow_execution',
+  'contact_created',
+  'appointment_created',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -18,4 +21,8 @@ export class OutboxEvent extends WorkspaceOwnedEntity {
   @Column('uuid', { nullable: true }) agentId!: string | null;
   @Column('jsonb') data!: Record<string, unknown>;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) dispatchedAt!: Date | null;
+  /** When the flow triggers read it (a second consumer beside webhook delivery). */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) flowsDispatchedAt!: Date | null;
+  /** The flow executions whose actions caused the event, oldest first (the loop guard reads its length). */
+  @Column('uuid', { array: true, nullable: true }) chain!: string[] | null;
 }

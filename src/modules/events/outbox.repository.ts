@@ -6,6 +6,7 @@ import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { currentChain } from './event-chain';
 import { EventType, OutboxEvent } from './outbox-event.entity';
 
 /** The PostgreSQL channel notified at the commit of every outbox write. */
@@ -16,6 +17,16 @@ export interface ClaimedEvent {
   workspace_id: string;
   type: EventType;
   agent_id: string | null;
+}
+
+export interface FlowEventRow {
+  id: string;
+  workspace_id: string;
+  type: EventType;
+  agent_id: string | null;
+  data: Record<string, unknown>;
+  chain: string[] | null;
+  created_at: Date;
 }
 
 export interface EventToSend {
@@ -38,6 +49,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     workspaceId: string,
     events: Array<Pick<OutboxEvent, 'type' | 'agentId' | 'data'>>,
   ): Promise<void> {
+    const chain = currentChain();
     await tx.getRepository(OutboxEvent).insert(
       events.map(
         (e) =>
@@ -48,6 +60,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
             agentId: e.agentId,
             data: e.data,
             dispatchedAt: null,
+            chain: chain?.length ? [...chain] : null,
           }) as QueryDeepPartialEntity<OutboxEvent>,
       ),
     );
@@ -68,6 +81,28 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     return events;
   }
 
+  /** The flow triggers' claim: the same events, read once more through their own cursor. */
+  @Sweep('dispatch')
+  async claimForFlows(tx: Transaction, limit: number): Promise<FlowEventRow[]> {
+    const [events] = (await tx.query(
+      `UPDATE outbox_events SET flows_dispatched_at = now()
+        WHERE id IN (SELECT id FROM outbox_events WHERE flows_dispatched_at IS NULL
+                      ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, workspace_id, type, agent_id, data, chain, created_at`,
+      [limit],
+    )) as [FlowEventRow[], number];
+    return events.sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at) || (a.id < b.id ? -1 : 1));
+  }
+
+  /** The workspace's latest events of these types, newest first (samples for a trigger test). */
+  async recent(workspaceId: string, types: string[], limit: number): Promise<FlowEventRow[]> {
+    return this.sql<FlowEventRow[]>(
+      `SELECT id, workspace_id, type, agent_id, data, chain, created_at FROM outbox_events
+        WHERE workspace_id = $1 AND type = ANY($2) ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [workspaceId, types, limit],
+    );
+  }
+
   /** An event with its workspace's slug, as a delivery sends it. */
   async toSend(workspaceId: string, eventId: string): Promise<EventToSend | undefined> {
     const rows = (await this.sql(
@@ -86,6 +121,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
       `DELETE FROM outbox_events WHERE id IN (
          SELECT o.id FROM outbox_events o
           WHERE o.dispatched_at IS NOT NULL AND o.dispatched_at < now() - make_interval(days => $1)
+            AND o.flows_dispatched_at IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.status = 'pending')
           LIMIT $2)`,
       [days, batchSize],

@@ -5,6 +5,8 @@ import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, PG_EXCLUSION_VIOLATION } from '@/common/persistence/pg-errors';
 import { Contact } from '@/modules/contacts/contact.entity';
 import { ContactsService } from '@/modules/contacts/contacts.service';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { OutboxService } from '@/modules/events/outbox.service';
 import { Appointment, AppointmentStatus, CustomAnswers } from './appointment.entity';
 import { AppointmentsRepository } from './appointments.repository';
 import {
@@ -42,7 +44,24 @@ export class AppointmentsService {
     private readonly appointments: AppointmentsRepository,
     private readonly schedules: SchedulesService,
     private readonly contacts: ContactsService,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly outbox: OutboxService,
   ) {}
+
+  /** Stores a new appointment with its `appointment_created` event, in the caller's transaction or its own. */
+  private async storeNew(workspaceId: string, a: Appointment, manager?: EntityManager): Promise<void> {
+    const work = async (tx: EntityManager) => {
+      await this.store(workspaceId, a, tx);
+      await this.outbox.record(tx, workspaceId, [
+        {
+          type: 'appointment_created',
+          agentId: null,
+          data: { appointment: await this.toResponse(workspaceId, a) },
+        },
+      ]);
+    };
+    await (manager ? work(manager) : this.unitOfWork.run(work));
+  }
 
   /** Responses with the embedded schedule and contact, loaded in two queries. */
   async toResponses(workspaceId: string, rows: Appointment[]): Promise<AppointmentResponse[]> {
@@ -130,7 +149,7 @@ export class AppointmentsService {
       status: dto.status ?? 'pending',
       customAnswers: answers as CustomAnswers,
     });
-    await this.store(workspaceId, appointment);
+    await this.storeNew(workspaceId, appointment);
     return appointment;
   }
 
@@ -154,7 +173,7 @@ export class AppointmentsService {
     manager: EntityManager,
   ): Promise<Appointment> {
     const appointment = this.appointments.build(workspaceId, data);
-    await this.store(workspaceId, appointment, manager);
+    await this.storeNew(workspaceId, appointment, manager);
     return appointment;
   }
 

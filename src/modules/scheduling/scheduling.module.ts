@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { ContactsModule } from '@/modules/contacts/contacts.module';
+import { EventsModule } from '@/modules/events/events.module';
 import { Appointment } from './appointment.entity';
 import { AppointmentRequest } from './appointment-request.entity';
 import { AppointmentRequestsController } from './appointment-requests.controller';
@@ -24,6 +25,7 @@ import { SchedulesService } from './schedules.service';
     TypeOrmModule.forFeature([AvailabilityType, Schedule, Appointment, AppointmentRequest]),
     AgentsModule,
     ContactsModule,
+    EventsModule,
   ],
   controllers: [
     AvailabilityTypesController,

@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { ConversationsService } from '@/modules/conversations/conversations.service';
+import { FlowEventRow, OutboxService } from '@/modules/events/outbox.service';
+import { NewExecution } from '../executions.repository';
+import { FlowExecutionsService } from '../flow-executions.service';
+import { FlowsRepository, LiveFlow } from '../flows.repository';
+import { matches, triggerKeysFor } from './trigger-match';
+
+const BATCH = 200;
+/** Events caused by a chain this deep (executions that caused executions) trigger nothing: the loop guard. */
+export const MAX_CHAIN_DEPTH = 3;
+
+/**
+ * The outbox's second consumer: claims events through the flows cursor, matches them to the live triggers of
+ * deployed flows and writes queued executions in the same transaction (one per flow and event, so a replay adds
+ * none); the runs are queued after commit.
+ */
+@Injectable()
+export class FlowDispatcher {
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly outbox: OutboxService,
+    private readonly flows: FlowsRepository,
+    private readonly executions: FlowExecutionsService,
+    private readonly conversations: ConversationsService,
+  ) {}
+
+  dispatch(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          while ((await this.batch()) === BATCH);
+        } while (this.again);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async batch(): Promise<number> {
+    const made: Array<{ ws: string; id: string }> = [];
+    const claimed = await this.unitOfWork.run(async (tx) => {
+      const events = await this.outbox.claimForFlows(tx, BATCH);
+      const live = new Map<string, LiveFlow[]>();
+      const rows = new Map<string, NewExecution[]>();
+      for (const e of events) {
+        if ((e.chain?.length ?? 0) >= MAX_CHAIN_DEPTH) continue;
+        const keys = triggerKeysFor(e);
+        if (!keys.length) continue;
+        for (const flow of await this.liveFlows(live, e.workspace_id, keys))
+          if (await matches(flow.trigger_key, flow.trigger_config ?? {}, e, (id) => this.channelOf(e, id)))
+            rows.set(e.workspace_id, [...(rows.get(e.workspace_id) ?? []), this.execution(flow, e)]);
+      }
+      for (const [ws, list] of rows)
+        for (const id of await this.executions.create(tx, ws, list)) made.push({ ws, id });
+      return events.length;
+    });
+    await Promise.all(made.map((m) => this.executions.enqueue(m.ws, m.id)));
+    return claimed;
+  }
+
+  private async liveFlows(cache: Map<string, LiveFlow[]>, ws: string, keys: string[]): Promise<LiveFlow[]> {
+    const k = `${ws}|${keys.join(',')}`;
+    let flows = cache.get(k);
+    if (!flows) cache.set(k, (flows = await this.flows.live(ws, keys)));
+    return flows;
+  }
+
+  private execution(flow: LiveFlow, e: FlowEventRow): NewExecution {
+    return {
+      flowId: flow.id,
+      version: flow.live_version,
+      trigger: { key: flow.trigger_key, event_uuid: e.id, data: e.data },
+      triggerRef: `event:${e.id}`,
+      chain: e.chain ?? [],
+    };
+  }
+
+  private async channelOf(e: FlowEventRow, conversationId: string): Promise<string | null> {
+    const c = await this.conversations.get(e.workspace_id, conversationId).catch(() => null);
+    return c?.channel ?? null;
+  }
+}
