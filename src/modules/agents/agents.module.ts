@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBoxModule } from '@/common/crypto/secret-box';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { IntentToolsModule } from '@/modules/intents/tools/intent-tools.module';
 import { Agent } from './agent.entity';
 import { AgentChannelsController } from './agent-channels.controller';
 import { AgentSettingsController } from './agent-settings.controller';
@@ -50,6 +51,7 @@ import { SettingsRepository } from './settings/settings.repository';
     SecretBoxModule,
     LlmModule,
     PhoneNumbersModule,
+    IntentToolsModule,
   ],
   controllers: [
     AgentsController,
