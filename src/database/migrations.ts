@@ -13,6 +13,7 @@ import { Calls1763880000000 } from './migrations/1763880000000-Calls';
 import { KnowledgeRetrieval1763885000000 } from './migrations/1763885000000-KnowledgeRetrieval';
 import { ActionLogs1763890000000 } from './migrations/1763890000000-ActionLogs';
 import { Flows1763940000000 } from './migrations/1763940000000-Flows';
+import { IntentActions1763910000000 } from './migrations/1763910000000-IntentActions';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   KnowledgeRetrieval1763885000000,
   ActionLogs1763890000000,
   Flows1763940000000,
+  IntentActions1763910000000,
 ];

@@ -7,8 +7,18 @@ export interface LlmCall {
   model: string;
   json: boolean;
   system: string;
-  messages: { role: string; content: string }[];
+  messages: LlmMessage[];
   authorization?: string;
+  /** The functions offered (`tools`), when any. */
+  tools?: { type: string; function: { name: string; description: string; parameters: any } }[];
+  toolChoice?: unknown;
+}
+
+export interface LlmMessage {
+  role: string;
+  content: string;
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
 }
 
 export interface LlmAnswer {
@@ -18,6 +28,8 @@ export interface LlmAnswer {
   /** A raw body instead of a chat-completions one. */
   raw?: string;
   delayMs?: number;
+  /** Function calls instead of (or with) content; `arguments` objects are sent as JSON text. */
+  toolCalls?: { id?: string; name: string; arguments: unknown }[];
 }
 
 function kindOf(system: string): LlmKind {
@@ -99,8 +111,10 @@ export class LlmServer {
     }
     const body = JSON.parse(Buffer.concat(chunks).toString()) as {
       model: string;
-      messages: { role: string; content: string }[];
+      messages: LlmMessage[];
       response_format?: { type: string };
+      tools?: LlmCall['tools'];
+      tool_choice?: unknown;
     };
     const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
     const call: LlmCall = {
@@ -110,6 +124,8 @@ export class LlmServer {
       system,
       messages: body.messages,
       authorization: req.headers.authorization,
+      tools: body.tools,
+      toolChoice: body.tool_choice,
     };
     this.calls.push(call);
     const answer = this.respond(call);
@@ -122,7 +138,24 @@ export class LlmServer {
         object: 'chat.completion',
         model: body.model,
         choices: [
-          { index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' },
+          {
+            index: 0,
+            message: answer.toolCalls
+              ? {
+                  role: 'assistant',
+                  content: answer.content ?? null,
+                  tool_calls: answer.toolCalls.map((c, i) => ({
+                    id: c.id ?? `call_${this.calls.length}_${i}`,
+                    type: 'function',
+                    function: {
+                      name: c.name,
+                      arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+                    },
+                  })),
+                }
+              : { role: 'assistant', content: answer.content ?? '' },
+            finish_reason: answer.toolCalls ? 'tool_calls' : 'stop',
+          },
         ],
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       });

@@ -12,6 +12,8 @@ import { RuleTestDto } from './dto/collections.dto';
 import { RuleTestResponse } from './dto/rule-test.response';
 import { RuleDecision } from './rules/rule-engine';
 import { RuleEngineService } from './rules/rule-engine.service';
+import { ToolCatalog } from '@/modules/intents/tools/tool-catalog.service';
+import type { ToolDryRun } from '@/modules/intents/tools/tool-catalog.service';
 
 @ApiTags('Agents')
 @Controller('api/v1/agents')
@@ -19,6 +21,7 @@ export class AgentsController {
   constructor(
     private readonly agents: AgentsService,
     private readonly engine: RuleEngineService,
+    private readonly tools: ToolCatalog,
   ) {}
 
   @Get()
@@ -78,7 +81,8 @@ export class AgentsController {
     summary: 'Run the live rule engine on an utterance, without side effects',
     description:
       'Guards first (first match wins), then routing by ascending priority. Intent checks use the language model ' +
-      'when LLM_BASE_URL (or the agent custom_llm_url) is set, else the local similarity classifier (threshold 0.5).',
+      'when LLM_BASE_URL (or the agent custom_llm_url) is set, else the local similarity classifier (threshold 0.5). ' +
+      '`tools` tells which intent the model (or the classifier) would call, with which parameters, without running it.',
   })
   @ResponseMessage('OK')
   @ApiEnvelope(RuleTestResponse, {
@@ -89,7 +93,12 @@ export class AgentsController {
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: RuleTestDto,
-  ): Promise<RuleDecision> {
-    return this.engine.evaluateForAgent(ws, id, dto.utterance, dto.channel);
+  ): Promise<RuleDecision & { tools: ToolDryRun }> {
+    const agent = await this.agents.view(ws, id);
+    const [decision, tools] = await Promise.all([
+      this.engine.evaluate(agent, dto.utterance, dto.channel, { customLlmUrl: agent.custom_llm_url }),
+      this.tools.dryRun(ws, agent, dto.utterance, dto.channel),
+    ]);
+    return { ...decision, tools };
   }
 }

@@ -4,6 +4,7 @@ import { SecretBoxModule } from '@/common/crypto/secret-box';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { IntentToolsModule } from '@/modules/intents/tools/intent-tools.module';
 import { Agent } from './agent.entity';
 import { AgentChannelsController } from './agent-channels.controller';
 import { AgentSettingsController } from './agent-settings.controller';
@@ -48,6 +49,7 @@ import { SettingsRepository } from './settings/settings.repository';
     PhoneNumbersModule,
     AgentWriteLockModule,
     EventsModule,
+    IntentToolsModule,
   ],
   controllers: [
     AgentsController,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
@@ -17,6 +17,7 @@ import type { Message, MessageSender } from './message.entity';
 import { buildReplyMessages } from './reply-prompt';
 import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
+import { TURN_TOOLS, TurnTools, TurnToolsContext } from './turn-tools.port';
 
 const HISTORY = 20;
 
@@ -51,6 +52,7 @@ export class ConversationTurnsService {
     private readonly outbox: OutboxService,
     private readonly unitOfWork: UnitOfWork,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
+    @Optional() @Inject(TURN_TOOLS) private readonly tools?: TurnTools,
   ) {}
 
   async takeTurn(
@@ -112,16 +114,17 @@ export class ConversationTurnsService {
       return this.act(conversation, session, inbound, decision);
 
     // 3. Otherwise the agent's reply.
-    const { text, reason } = await this.reply(
+    const { text, reason, action } = await this.reply(
       workspaceId,
       conversation,
       options.customPrompt === undefined ? agent : { ...agent, custom_prompt: options.customPrompt },
+      content,
     );
     const reply = text === null ? null : await this.storeAgentMessage(conversation, session, text);
     return {
       message: MessageResponse.of(inbound),
       reply: reply ? MessageResponse.of(reply) : null,
-      action: null,
+      action,
       reply_unavailable_reason: reason,
       conversation: ConversationResponse.of(
         reply ? { ...conversation, lastMessageAt: reply.createdAt } : conversation,
@@ -166,12 +169,17 @@ export class ConversationTurnsService {
     workspaceId: string,
     conversation: Conversation,
     agent: AgentResponse,
-  ): Promise<{ text: string | null; reason: string | null }> {
-    if (!this.llm.isConfigured(agent.custom_llm_url))
+    utterance: string,
+  ): Promise<{ text: string | null; reason: string | null; action: TurnAction | null }> {
+    if (!this.llm.isConfigured(agent.custom_llm_url)) {
+      const fired = await this.tools?.withoutModel(utterance, this.toolContext(conversation, agent));
+      if (fired?.content) return { text: fired.content, reason: null, action: fired.action };
       return {
         text: null,
         reason: "No language model is configured: set LLM_BASE_URL or the agent's custom_llm_url",
+        action: fired?.action ?? null,
       };
+    }
     const history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
     const [memory, knowledge] = await Promise.all([
       this.memory(workspaceId, conversation, agent.agent_uuid),
@@ -190,20 +198,39 @@ export class ConversationTurnsService {
         }),
     ]);
     try {
-      const result = await this.llm.chat(
-        buildReplyMessages({ agent, channel: conversation.channel, history, memory, knowledge }),
-        {
-          baseUrl: agent.custom_llm_url,
-        },
-      );
-      const text = result.content.trim();
+      const messages = buildReplyMessages({
+        agent,
+        channel: conversation.channel,
+        history,
+        memory,
+        knowledge,
+      });
+      const result = this.tools
+        ? await this.tools.chat(messages, this.toolContext(conversation, agent))
+        : { ...(await this.llm.chat(messages, { baseUrl: agent.custom_llm_url })), action: null };
+      const text = result.content?.trim();
       return text
-        ? { text, reason: null }
-        : { text: null, reason: 'The language model answered with an empty reply' };
+        ? { text, reason: null, action: result.action }
+        : { text: null, reason: 'The language model answered with an empty reply', action: result.action };
     } catch (err) {
-      if (err instanceof LlmError) return { text: null, reason: `The language model failed: ${err.message}` };
+      if (err instanceof LlmError)
+        return { text: null, reason: `The language model failed: ${err.message}`, action: null };
       throw err;
     }
+  }
+
+  /** What the agent's tools need of this turn: who speaks, and how to store a call and hand over. */
+  private toolContext(conversation: Conversation, agent: AgentResponse): TurnToolsContext {
+    const ws = conversation.workspaceId;
+    return {
+      workspaceId: ws,
+      conversation,
+      agent,
+      recordTool: (content, within) =>
+        this.speak(ws, conversation.id, content, { sender: 'system', messageType: 'tool', within }),
+      handOver: (agentId) =>
+        this.unitOfWork.run((m) => this.conversationsService.handOver(m, ws, conversation.id, agentId)),
+    };
   }
 
   /** What memorize allows into the prompt: contact fields and recent session summaries with this contact. */
@@ -242,7 +269,12 @@ export class ConversationTurnsService {
     workspaceId: string,
     conversationId: string,
     content: string,
-    options: { sender?: 'agent' | 'system'; messageType?: string } = {},
+    options: {
+      sender?: 'agent' | 'system';
+      messageType?: string;
+      /** More writes in the message's transaction (its records). */
+      within?: (m: import('typeorm').EntityManager, message: Message) => Promise<void>;
+    } = {},
   ): Promise<Message> {
     const current = await this.conversationsService.get(workspaceId, conversationId);
     const { settings } = await this.agents.evaluation(workspaceId, current.agentId);
@@ -253,7 +285,17 @@ export class ConversationTurnsService {
       if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
       const active = await this.sessions.touchForAgent(m, conv, new Date(), timeoutMs);
       const sender = options.sender ?? 'agent';
-      return this.addMessage(m, conv, active, 'outbound', sender, content, options.messageType);
+      const message = await this.addMessage(
+        m,
+        conv,
+        active,
+        'outbound',
+        sender,
+        content,
+        options.messageType,
+      );
+      await options.within?.(m, message);
+      return message;
     });
   }
 

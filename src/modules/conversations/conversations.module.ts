@@ -5,6 +5,7 @@ import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { EvaluationSettingsModule } from '@/modules/evaluation/settings/evaluation-settings.module';
+import { IntentsModule } from '@/modules/intents/intents.module';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { AgentContextReader, ContactDirectory, KnowledgeLookup } from './agent-context';
 import { AgentsContextReader, ContactsDirectory, KnowledgeSearchLookup } from './agent-context.adapters';
@@ -27,6 +28,7 @@ import { SessionsService } from './sessions.service';
     EventsModule,
     EvaluationSettingsModule,
     LlmModule,
+    IntentsModule,
   ],
   controllers: [ConversationsController, SessionsController],
   providers: [

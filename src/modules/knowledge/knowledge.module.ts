@@ -21,6 +21,7 @@ import { KnowledgeVectorsRepository } from './knowledge-vectors.repository';
 import { KnowledgeController } from './knowledge.controller';
 import { KnowledgeService } from './knowledge.service';
 import { RecordsRepository } from './records.repository';
+import { TableSearch } from './table-search.service';
 import { coalescingDiskStorage } from './upload-storage';
 
 @Module({
@@ -56,7 +57,8 @@ import { coalescingDiskStorage } from './upload-storage';
     ImportsService,
     ImportSources,
     KnowledgeService,
+    TableSearch,
   ],
-  exports: [KnowledgeService, ImportsService, RecordsRepository],
+  exports: [KnowledgeService, ImportsService, RecordsRepository, TableSearch],
 })
 export class KnowledgeModule {}

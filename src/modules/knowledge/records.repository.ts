@@ -5,7 +5,14 @@ import { DataSource as Db, EntityManager, QueryRunner } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { Column, decodeValue, encodeValue, Row } from './column-types';
 import { RecordsLoad, SideConnection } from './records-load';
-import { columnName, createTableSql, newTableName, qualified, RECORDS_SCHEMA } from './records-table';
+import {
+  columnName,
+  createTableSql,
+  newTableName,
+  qualified,
+  RECORDS_SCHEMA,
+  recordTextSql,
+} from './records-table';
 
 export interface RecordRow {
   id: number;
@@ -80,6 +87,36 @@ export class RecordsRepository {
         n: number;
       }[];
       return [rows.map((r) => toRow(columns, r)), n];
+    });
+  }
+
+  /**
+   * The rows as they are now that hold any word of `query` (English stemming), best first by cover density
+   * (`ts_rank_cd`, as the knowledge ranking's last term); the `ai_query` tool of intents.
+   */
+  async search(
+    source: RecordsSource,
+    query: string,
+    limit: number,
+  ): Promise<(RecordRow & { score: number })[]> {
+    return this.onTable(source, [] as (RecordRow & { score: number })[], async (table, columns) => {
+      const doc = `to_tsvector('english', left(${recordTextSql(columns, 'r')}, 100000))`;
+      const select = ['id', 'created_at', 'updated_at', ...columns.map((c) => columnName(c.id))]
+        .map((c) => `r.${c}`)
+        .join(', ');
+      const rows = (await this.db.query(
+        `WITH q AS (
+           SELECT string_agg(quote_literal(w), ' | ')::tsquery AS q
+           FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS w
+         )
+         SELECT ${select}, ts_rank_cd(${doc}, q.q, 1) AS score
+         FROM ${qualified(table)} r CROSS JOIN q
+         WHERE q.q IS NOT NULL AND ${doc} @@ q.q
+         ORDER BY score DESC, r.id
+         LIMIT $2`,
+        [query.slice(0, 2000), limit],
+      )) as (RawRecord & { score: number })[];
+      return rows.map((r) => ({ ...toRow(columns, r), score: Math.round(Number(r.score) * 10000) / 10000 }));
     });
   }
 

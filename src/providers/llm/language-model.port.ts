@@ -2,8 +2,26 @@
 export const LANGUAGE_MODEL = Symbol('LANGUAGE_MODEL');
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  /** Null on an assistant message that only calls tools. */
+  content: string | null;
+  /** An assistant message's tool calls (function calling). */
+  tool_calls?: ToolCall[];
+  /** A `tool` message: the call it answers. */
+  tool_call_id?: string;
+}
+
+/** A function the model may call (OpenAI-compatible `tools` entry). */
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** One function call the model asked for; `arguments` is the model's JSON text. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
 }
 
 export interface ChatOptions {
@@ -15,10 +33,15 @@ export interface ChatOptions {
   temperature?: number;
   maxTokens?: number;
   timeoutMs?: number;
+  /** Functions offered to the model (`tool_choice: "auto"`). */
+  tools?: ToolDefinition[];
 }
 
 export interface ChatResult {
+  /** Empty when the model only called tools. */
   content: string;
+  /** The functions the model called, when it did. */
+  toolCalls?: ToolCall[];
   model: string;
   usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 }

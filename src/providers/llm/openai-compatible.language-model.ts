@@ -12,6 +12,7 @@ import {
   LlmError,
 } from './language-model.port';
 import { classifyBySimilarity } from './similarity-classifier';
+import { readToolCalls } from './tool-calls';
 
 export const CHAT_TIMEOUT_MS = 30_000;
 export const CLASSIFY_TIMEOUT_MS = 10_000;
@@ -22,7 +23,7 @@ export const LLM_MATCH_THRESHOLD = 0.5;
 
 interface CompletionBody {
   model?: string;
-  choices?: { message?: { content?: unknown } }[];
+  choices?: { message?: { content?: unknown; tool_calls?: unknown } }[];
   usage?: ChatResult['usage'];
 }
 
@@ -56,6 +57,7 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
     if (options.json) body.response_format = { type: 'json_object' };
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+    if (options.tools?.length) Object.assign(body, { tools: options.tools, tool_choice: 'auto' });
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json',
@@ -99,9 +101,16 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
       throw new LlmError('invalid_response', 'Language model answer is not JSON');
     }
     const content = parsed.choices?.[0]?.message?.content;
-    if (typeof content !== 'string')
+    const toolCalls = readToolCalls(parsed.choices?.[0]?.message?.tool_calls);
+    if (typeof content !== 'string' && !toolCalls.length)
       throw new LlmError('invalid_response', 'Language model answer has no choices[0].message.content');
-    return { content, model: parsed.model ?? String(body.model), usage: parsed.usage };
+    const result: ChatResult = {
+      content: typeof content === 'string' ? content : '',
+      model: parsed.model ?? String(body.model),
+      usage: parsed.usage,
+    };
+    if (toolCalls.length) result.toolCalls = toolCalls;
+    return result;
   }
 
   async classify(

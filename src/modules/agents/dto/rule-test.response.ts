@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ToolDryRunResponse } from '@/modules/intents/tools/tool-dry-run.response';
 
 export class RuleTraceEntryResponse {
   @ApiProperty({ format: 'uuid' }) rule_uuid!: string;
@@ -48,4 +49,9 @@ export class RuleTestResponse {
     description: 'why the local classifier replaced the model, when it did',
   })
   classifier_note!: string | null;
+  @ApiProperty({
+    type: ToolDryRunResponse,
+    description: 'which intents (tools) the model or the local classifier would call, without running them',
+  })
+  tools!: ToolDryRunResponse;
 }

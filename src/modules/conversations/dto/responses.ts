@@ -108,7 +108,13 @@ export class TurnActionDestination {
 }
 
 export class TurnAction {
-  @ApiProperty({ enum: ['guard', 'routing'], example: 'guard' }) kind!: 'guard' | 'routing';
+  @ApiProperty({
+    enum: ['guard', 'routing', 'intent'],
+    example: 'guard',
+    description:
+      'intent: an intent action handed the conversation to another agent (rule_uuid is the intent)',
+  })
+  kind!: 'guard' | 'routing' | 'intent';
   @ApiProperty({
     example: 'forward',
     description: 'guards: forward or end_conversation; routing: the transfer type',
@@ -124,7 +130,11 @@ export class TurnResponse {
   @ApiProperty({ type: MessageResponse }) message!: MessageResponse;
   @ApiProperty({ type: MessageResponse, nullable: true, description: "the agent's answer, absent when none" })
   reply!: MessageResponse | null;
-  @ApiProperty({ type: TurnAction, nullable: true, description: 'a guard or routing rule fired' })
+  @ApiProperty({
+    type: TurnAction,
+    nullable: true,
+    description: 'a guard or routing rule fired, or an intent handed the conversation over',
+  })
   action!: TurnAction | null;
   @ApiPropertyOptional({ example: 'No language model is configured (LLM_BASE_URL)', nullable: true })
   reply_unavailable_reason!: string | null;

@@ -1,0 +1,39 @@
+import type { EntityManager } from 'typeorm';
+import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import type { ChatMessage } from '@/providers/llm/language-model.port';
+import type { Conversation } from './conversation.entity';
+import type { TurnAction } from './dto/responses';
+import type { Message } from './message.entity';
+
+/**
+ * The agent's tools inside a turn (the intents module implements it): the reply's model call with the agent's
+ * intents offered as functions, or, without a model, the intent the local classifier fires.
+ */
+export const TURN_TOOLS = Symbol('TURN_TOOLS');
+
+export interface TurnToolsContext {
+  workspaceId: string;
+  conversation: Conversation;
+  agent: AgentResponse;
+  /** Stores a `system` message of type `tool`; `within` writes the call's records in the same transaction. */
+  recordTool(
+    content: string,
+    within: (m: EntityManager, message: Message) => Promise<void>,
+  ): Promise<Message>;
+  /** Hands the conversation to another agent of the workspace. */
+  handOver(agentId: string): Promise<void>;
+}
+
+export interface ToolTurnResult {
+  /** What the agent says; null when nothing is to be said (no model and no webhook `response`). */
+  content: string | null;
+  /** A hand-over to another agent, for the call runtime to follow. */
+  action: TurnAction | null;
+}
+
+export interface TurnTools {
+  /** The model's reply with tools offered and run (at most 3 calls); throws LlmError when the model fails. */
+  chat(messages: ChatMessage[], ctx: TurnToolsContext): Promise<ToolTurnResult>;
+  /** Without a model: the intent whose phrases match above its threshold runs; null when none does. */
+  withoutModel(utterance: string, ctx: TurnToolsContext): Promise<ToolTurnResult | null>;
+}

@@ -1,0 +1,16 @@
+/**
+ * What the `scenario` action needs of automation flows. The flows module implements it (provide FLOW_STARTER and
+ * export it to the intents module); until then a scenario action is stored but cannot be published.
+ */
+export const FLOW_STARTER = Symbol('FLOW_STARTER');
+
+export interface FlowStarter {
+  /** Whether the flow is a deployed flow of the workspace. */
+  isDeployed(workspaceId: string, flowId: string): Promise<boolean>;
+  /** Starts the flow whatever its trigger type; `triggerData` becomes the trigger step's output (`step1`). */
+  start(
+    workspaceId: string,
+    flowId: string,
+    triggerData: Record<string, unknown>,
+  ): Promise<{ execution_uuid: string }>;
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import { buildReplyMessages } from '@/modules/conversations/reply-prompt';
+import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
+import { IntentActionsRepository } from './intent-actions.repository';
+import { buildTools, checkArguments, classifyIntent, defaultsOf, IntentTool } from './tool-definitions';
+
+export interface ToolDryRunCall {
+  intent_uuid: string;
+  key: string;
+  name: string;
+  parameters: Record<string, unknown>;
+  valid: boolean;
+  errors: string[];
+  score: number | null;
+}
+
+export interface ToolDryRun {
+  method: 'llm' | 'local';
+  calls: ToolDryRunCall[];
+  note: string | null;
+}
+
+/** The functions an agent offers (its intents with their deployed actions), and which one an utterance calls. */
+@Injectable()
+export class ToolCatalog {
+  constructor(
+    private readonly actions: IntentActionsRepository,
+    @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
+  ) {}
+
+  async toolsFor(workspaceId: string, agent: AgentResponse): Promise<IntentTool[]> {
+    if (!agent.intents?.length) return [];
+    return buildTools(agent, await this.actions.deployedOf(workspaceId, agent.agent_uuid));
+  }
+
+  /** Which intents the model (or, without one, the local classifier) would call for `utterance`; runs nothing. */
+  async dryRun(
+    workspaceId: string,
+    agent: AgentResponse,
+    utterance: string,
+    channel: string,
+  ): Promise<ToolDryRun> {
+    const tools = await this.toolsFor(workspaceId, agent);
+    if (!this.llm.isConfigured(agent.custom_llm_url)) return this.local(agent, tools, utterance, null);
+    if (!tools.length) return { method: 'llm', calls: [], note: null };
+    try {
+      const result = await this.llm.chat(
+        buildReplyMessages({ agent, channel, history: [{ sender: 'customer', content: utterance }] }),
+        { baseUrl: agent.custom_llm_url, tools: tools.map((t) => t.definition) },
+      );
+      const calls = (result.toolCalls ?? []).flatMap((c): ToolDryRunCall[] => {
+        const tool = tools.find((t) => t.name === c.function.name);
+        if (!tool) return [];
+        const check = checkArguments(tool, c.function.arguments);
+        return [
+          describe(
+            tool,
+            check.ok ? check.parameters : safeJson(c.function.arguments),
+            check.ok ? [] : check.details,
+            null,
+          ),
+        ];
+      });
+      return { method: 'llm', calls, note: null };
+    } catch (err) {
+      if (!(err instanceof LlmError)) throw err;
+      return this.local(
+        agent,
+        tools,
+        utterance,
+        `The language model failed (${err.message}); the local classifier answered`,
+      );
+    }
+  }
+
+  private local(
+    agent: AgentResponse,
+    tools: IntentTool[],
+    utterance: string,
+    note: string | null,
+  ): ToolDryRun {
+    const hit = classifyIntent(agent, tools, utterance);
+    return {
+      method: 'local',
+      calls: hit ? [describe(hit.tool, defaultsOf(hit.tool.intent), [], hit.score)] : [],
+      note,
+    };
+  }
+}
+
+function describe(
+  tool: IntentTool,
+  parameters: Record<string, unknown>,
+  errors: string[],
+  score: number | null,
+): ToolDryRunCall {
+  return {
+    intent_uuid: tool.intent.intent_uuid,
+    key: tool.intent.key,
+    name: tool.intent.name,
+    parameters,
+    valid: !errors.length,
+    errors,
+    score,
+  };
+}
+
+function safeJson(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
