@@ -38,6 +38,8 @@ import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jo
 import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { LogsModule } from '@/modules/logs/logs.module';
+import { MessagingModule } from '@/modules/messaging/messaging.module';
+import { MessagingJobsModule } from '@/modules/messaging/jobs/messaging-jobs.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
@@ -58,6 +60,7 @@ const DOMAIN_MODULES: Type[] = [
   BlacklistModule,
   CallsModule,
   LogsModule,
+  MessagingModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
@@ -68,6 +71,7 @@ const WORKER_MODULES: Type[] = [
   EvaluationJobsModule,
   EventsJobsModule,
   CallsJobsModule,
+  MessagingJobsModule,
 ];
 
 export interface AppModuleOptions {

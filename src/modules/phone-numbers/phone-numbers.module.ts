@@ -8,16 +8,18 @@ import {
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PhoneNumber, PhoneNumberBinding, MessengerPage])],
+  imports: [TypeOrmModule.forFeature([PhoneNumber, PhoneNumberBinding, MessengerPage, WhatsappNumber])],
   controllers: [PhoneNumbersController],
   providers: [
     PhoneNumbersRepository,
     PhoneNumberBindingsRepository,
     MessengerPagesRepository,
+    WhatsappNumbersRepository,
     PhoneNumbersService,
   ],
-  exports: [PhoneNumbersService],
+  exports: [PhoneNumbersService, WhatsappNumbersRepository],
 })
 export class PhoneNumbersModule {}
