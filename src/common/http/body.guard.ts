@@ -40,7 +40,8 @@ export class BodyGuard implements CanActivate {
     if (problem !== undefined)
       throw problem instanceof BodyProblem ? problem.toAppException() : toAppException(problem);
     if (!WITH_BODY.has(req.method) || !hasBody(req)) return true;
-    if (this.reflector.get<boolean>(PROVIDER_HOOK, context.getHandler())) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PROVIDER_HOOK, [context.getHandler(), context.getClass()]))
+      return true;
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     const multipart = this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler());
     if (multipart && type.startsWith('multipart/form-data')) return true;
