@@ -40,6 +40,8 @@ import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { LogsModule } from '@/modules/logs/logs.module';
 import { FlowsModule } from '@/modules/flows/flows.module';
 import { FlowsJobsModule } from '@/modules/flows/jobs/flows-jobs.module';
+import { MessagingModule } from '@/modules/messaging/messaging.module';
+import { MessagingJobsModule } from '@/modules/messaging/jobs/messaging-jobs.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
@@ -61,6 +63,7 @@ const DOMAIN_MODULES: Type[] = [
   CallsModule,
   LogsModule,
   FlowsModule,
+  MessagingModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
@@ -72,6 +75,7 @@ const WORKER_MODULES: Type[] = [
   EventsJobsModule,
   CallsJobsModule,
   FlowsJobsModule,
+  MessagingJobsModule,
 ];
 
 export interface AppModuleOptions {

@@ -12,6 +12,7 @@ import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
 import { buildOpenApiDocument, docsCorsOptions } from '@/common/http/openapi-document';
 import { BODY_PARSE_ERROR, BodyRequest } from '@/common/http/body.guard';
+import { hookBodyParser } from '@/common/http/provider-hook';
 import { jsonBodyParser, repairPathEncoding } from '@/common/http/request-limits';
 import { HTTPS_REQUIRED_BODY, listen, RunningServer } from '@/common/http/server';
 import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
@@ -60,6 +61,8 @@ export async function createHttpApp(
     });
   }
   server.use(repairPathEncoding);
+  // Provider hooks keep their raw bytes (signed by the provider); other bodies go to the JSON parser.
+  server.use(hookBodyParser);
   // Parse errors are recorded, not answered: the BodyGuard raises them after the token and rate checks.
   server.use(jsonBodyParser((req, problem) => ((req as BodyRequest)[BODY_PARSE_ERROR] = problem)));
 

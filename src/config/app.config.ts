@@ -22,6 +22,12 @@ export interface AppConfig {
   workerHealthPort?: number;
   /** Sandbox telephony: ring, delivery and approval delay. */
   telephony: { sandboxAnswerDelayMs: number };
+  /** The address providers call (hooks) and sign against. */
+  publicBaseUrl: string;
+  /** Twilio REST and signatures; off without an account SID. */
+  twilio: { accountSid?: string; authToken?: string; apiUrl: string };
+  /** Meta Graph API (WhatsApp Cloud API, Messenger Send API) and its hook signing; off without a token. */
+  meta: { graphUrl: string; accessToken?: string; appSecret?: string; verifyToken?: string };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -57,5 +63,20 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10000,
     workerHealthPort: env.WORKER_HEALTH_PORT,
     telephony: { sandboxAnswerDelayMs: env.SANDBOX_ANSWER_DELAY_MS ?? 1000 },
+    publicBaseUrl: (
+      env.PUBLIC_BASE_URL ??
+      `https://${(env.SERVICE_DOMAIN ?? 'localhost').toLowerCase()}:${env.PORT ?? 3000}`
+    ).replace(/\/+$/, ''),
+    twilio: {
+      accountSid: env.TWILIO_ACCOUNT_SID,
+      authToken: env.TWILIO_AUTH_TOKEN,
+      apiUrl: env.TWILIO_API_URL ?? 'https://api.twilio.com',
+    },
+    meta: {
+      graphUrl: (env.META_GRAPH_URL ?? 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+      accessToken: env.META_ACCESS_TOKEN,
+      appSecret: env.META_APP_SECRET,
+      verifyToken: env.META_VERIFY_TOKEN,
+    },
   };
 }

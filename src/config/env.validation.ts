@@ -81,6 +81,23 @@ export class EnvironmentVariables {
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) WORKER_HEALTH_PORT?: number;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  PUBLIC_BASE_URL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TWILIO_ACCOUNT_SID?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TWILIO_AUTH_TOKEN?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  TWILIO_API_URL?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  META_GRAPH_URL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() META_ACCESS_TOKEN?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() META_APP_SECRET?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() META_VERIFY_TOKEN?: string;
 }
 
 export class ConfigValidationError extends Error {}

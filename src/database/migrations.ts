@@ -14,6 +14,7 @@ import { KnowledgeRetrieval1763885000000 } from './migrations/1763885000000-Know
 import { ActionLogs1763890000000 } from './migrations/1763890000000-ActionLogs';
 import { Flows1763940000000 } from './migrations/1763940000000-Flows';
 import { IntentActions1763910000000 } from './migrations/1763910000000-IntentActions';
+import { Messaging1763920000000 } from './migrations/1763920000000-Messaging';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -36,4 +37,5 @@ export const MIGRATIONS = [
   ActionLogs1763890000000,
   Flows1763940000000,
   IntentActions1763910000000,
+  Messaging1763920000000,
 ];

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppException } from '@/common/errors/app.exception';
 import { SHORT_ERRORS_FOR, toAppException } from './exceptions.filter';
+import { PROVIDER_HOOK } from './provider-hook';
 import { BodyProblem } from './request-limits';
 import { SHORT_ERROR_STATUSES } from './short-error-body';
 
@@ -39,6 +40,8 @@ export class BodyGuard implements CanActivate {
     if (problem !== undefined)
       throw problem instanceof BodyProblem ? problem.toAppException() : toAppException(problem);
     if (!WITH_BODY.has(req.method) || !hasBody(req)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PROVIDER_HOOK, [context.getHandler(), context.getClass()]))
+      return true;
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     const multipart = this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler());
     if (multipart && type.startsWith('multipart/form-data')) return true;

@@ -50,6 +50,19 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Data', description: 'Knowledge data sources: tables, imports, assignment to agents and search.' },
   { name: 'Analytics', description: 'Message export and aggregates of sessions, evaluations and calls.' },
   { name: 'Phone numbers', description: 'Numbers the workspace owns and the channels they serve.' },
+  { name: 'Messaging', description: 'SMS sending, messages with their delivery status, the SMS sandbox.' },
+  {
+    name: 'WhatsApp',
+    description: 'WhatsApp templates, template settings, template and text sends, the sandbox.',
+  },
+  {
+    name: 'Blacklist',
+    description: 'The do-not-contact list checked before every outbound call and message.',
+  },
+  {
+    name: 'Provider hooks',
+    description: 'Called by Twilio and Meta, authenticated by their signatures: no token, no tenant host.',
+  },
   { name: 'Webhooks', description: 'Workspace webhooks, their signing secrets and the delivery log.' },
   {
     name: 'Automation flows',

@@ -43,7 +43,7 @@ export class RequestLogMiddleware implements NestMiddleware {
     const id = typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
     req.id = id;
     res.setHeader('X-Request-Id', id);
-    if (req.url === '/health' || req.url === '/health/ready') return next();
+    if (req.url === '/health' || req.url === '/health/ready' || req.url?.startsWith('/hooks/')) return next();
     const started = performance.now();
     const logger = this.logger;
     res.once('finish', () => {

@@ -1,4 +1,5 @@
 import type { JobOptions } from 'bull';
+import type { DeliveryStatus, ProviderFailure } from '@/providers/messaging/messaging.port';
 import type { ProviderCallEvent } from '@/providers/telephony/telephony.port';
 
 /** Every queue of the service. Producers and processors name queues only through this table. */
@@ -10,6 +11,7 @@ export const QUEUES = {
   webhooks: 'webhooks',
   calls: 'calls',
   flows: 'flows',
+  messaging: 'messaging',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -61,6 +63,33 @@ export interface JobPayloads {
     'run-execution': { workspaceId: string; executionId: string };
     /** One cron time of a deployed `schedule` flow; it queues the execution and the next tick. */
     'cron-tick': { workspaceId: string; flowId: string; version: number; fireAt: number };
+  };
+  messaging: {
+    /**
+     * Works through one thread's inbound messages (a Redis list filled by the hooks in arrival order), one at a
+     * time; the workspace comes from the number or page addressed.
+     */
+    drain: { thread: string };
+    /** Hands a stored outbound message to its provider. */
+    send: { workspaceId: string; messageId: string };
+    /** A sandbox message's next delivery status. */
+    'sandbox-status': { workspaceId: string; messageId: string; status: DeliveryStatus };
+    /** A provider's status callback, found by our message id (Twilio) or the provider's (Meta's wamid). */
+    'provider-status': {
+      provider: string;
+      messageId?: string;
+      providerMessageId?: string;
+      status: DeliveryStatus;
+      error: ProviderFailure | null;
+    };
+    /** A template's review outcome: the sandbox's (by our id) or Meta's status update (by its id). */
+    'template-status': {
+      workspaceId?: string;
+      templateId?: string;
+      providerTemplateId?: string;
+      status: string;
+      reason?: string | null;
+    };
   };
 }
 

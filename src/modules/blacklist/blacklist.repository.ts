@@ -26,4 +26,27 @@ export class BlacklistRepository extends WorkspaceScopedRepository<BlacklistEntr
     )) as unknown[];
     return rows.length > 0;
   }
+
+  /** A page of entries, newest first, with the list's filters. */
+  async search(
+    workspaceId: string,
+    q: { type?: string; source?: string; search?: string },
+    skip: number,
+    take: number,
+  ): Promise<[BlacklistEntry[], number]> {
+    const qb = this.query(workspaceId, 'b');
+    if (q.type) qb.andWhere('b.type = :type', { type: q.type });
+    if (q.source) qb.andWhere('b.source = :source', { source: q.source });
+    if (q.search)
+      qb.andWhere(
+        `(b.phone_number ILIKE :like ESCAPE '\\' OR b.email ILIKE :like ESCAPE '\\' OR b.reason ILIKE :like ESCAPE '\\')`,
+        { like: `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` },
+      );
+    return qb
+      .orderBy('b.created_at', 'DESC')
+      .addOrderBy('b.id', 'DESC')
+      .skip(skip)
+      .take(take)
+      .getManyAndCount();
+  }
 }

@@ -7,6 +7,7 @@ import { OutboxService } from '@/modules/events/outbox.service';
 import { AgentContextReader, agentInBody, ContactDirectory } from './agent-context';
 import { Channel, isVoiceChannel } from './channels';
 import { Conversation } from './conversation.entity';
+import type { Message } from './message.entity';
 import { ConversationsRepository, MessagesRepository } from './conversations.repository';
 import { ListConversationsQuery } from './dto/requests';
 import { ConversationResponse, MessageResponse } from './dto/responses';
@@ -51,7 +52,11 @@ export class ConversationsService {
    * Inside the caller's transaction, a conversation whose agent and contact the caller has checked (a call's):
    * nothing here takes a second connection from the pool while the transaction holds one.
    */
-  async insert(m: EntityManager, workspaceId: string, input: OpenConversation): Promise<Conversation> {
+  async insert(
+    m: EntityManager,
+    workspaceId: string,
+    input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
+  ): Promise<Conversation> {
     const conversation = this.conversations.build(workspaceId, {
       ...(input.id ? { id: input.id } : {}),
       agentId: input.agentId,
@@ -130,6 +135,44 @@ export class ConversationsService {
     );
     if (endedSession) await this.sessions.queueEvaluation(workspaceId, endedSession);
     return conversation;
+  }
+
+  /**
+   * A customer's message in a conversation no agent serves (a number without a binding): stored with its event,
+   * no session, no reply.
+   */
+  async storeUnattended(
+    workspaceId: string,
+    id: string,
+    content: string,
+    messageType = 'text',
+  ): Promise<Message> {
+    return this.unitOfWork.run(async (m) => {
+      const conversation = await this.conversations.lock(workspaceId, id, m);
+      if (!conversation) throw AppException.notFound('Conversation');
+      const message = this.messages.build(workspaceId, {
+        conversationId: id,
+        sessionId: null,
+        agentId: conversation.agentId,
+        contactId: conversation.contactId,
+        channel: conversation.channel,
+        direction: 'inbound',
+        sender: 'customer',
+        messageType,
+        content,
+      });
+      await this.messages.save(workspaceId, message, m);
+      conversation.lastMessageAt = message.createdAt;
+      await this.conversations.save(workspaceId, conversation, m);
+      await this.outbox.record(m, workspaceId, [
+        {
+          type: 'conversation_update',
+          agentId: conversation.agentId,
+          data: { message: MessageResponse.of(message), conversation_uuid: id },
+        },
+      ]);
+      return message;
+    });
   }
 
   /** A call handed to another agent: the conversation (and its open session) continue with that agent. */

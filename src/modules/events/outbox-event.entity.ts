@@ -11,6 +11,8 @@ export const EVENT_TYPES = [
   'flow_execution',
   'contact_created',
   'appointment_created',
+  'message_status',
+  'whatsapp_template_status',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

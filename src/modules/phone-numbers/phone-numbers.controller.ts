@@ -1,10 +1,15 @@
-import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { Page } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
-import { CreatePhoneNumberDto, ListPhoneNumbersQuery, SnapshotQuery } from './dto/phone-numbers.dto';
+import {
+  CreatePhoneNumberDto,
+  ListPhoneNumbersQuery,
+  SnapshotQuery,
+  UpdatePhoneNumberDto,
+} from './dto/phone-numbers.dto';
 import { PhoneNumberChannelSnapshotResponse, PhoneNumberResponse } from './dto/phone-numbers.response';
 import { PhoneNumbersService } from './phone-numbers.service';
 
@@ -45,6 +50,19 @@ export class PhoneNumbersController {
   @ApiEnvelope(PhoneNumberResponse, { errors: ['INVALID_UUID'] })
   read(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<PhoneNumberResponse> {
     return this.numbers.read(ws, id);
+  }
+
+  @Patch(':uuid')
+  @ApiOperation({ summary: 'Change a phone number (its WhatsApp sender)' })
+  @ApiEnvelope(PhoneNumberResponse, {
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
+  })
+  update(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) id: string,
+    @Body() dto: UpdatePhoneNumberDto,
+  ): Promise<PhoneNumberResponse> {
+    return this.numbers.update(ws, id, dto);
   }
 
   @Delete(':uuid')

@@ -10,17 +10,19 @@ import {
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PhoneNumber, PhoneNumberBinding, MessengerPage])],
+  imports: [TypeOrmModule.forFeature([PhoneNumber, PhoneNumberBinding, MessengerPage, WhatsappNumber])],
   controllers: [PhoneNumbersController],
   providers: [
     PhoneNumbersRepository,
     PhoneNumberBindingsRepository,
     MessengerPagesRepository,
+    WhatsappNumbersRepository,
     PhoneNumbersService,
     { provide: AgentBindingsSection, useClass: AgentBindingsView },
   ],
-  exports: [PhoneNumbersService, AgentBindingsSection],
+  exports: [PhoneNumbersService, AgentBindingsSection, WhatsappNumbersRepository],
 })
 export class PhoneNumbersModule {}

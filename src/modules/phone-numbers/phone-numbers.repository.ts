@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import {
   Capabilities,
@@ -54,6 +55,20 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
   constructor(@InjectRepository(PhoneNumber) repo: Repository<PhoneNumber>) {
     super(repo);
   }
+
+  /** The provider's number with this E.164 value, whatever its workspace (inbound routing; one owner each). */
+  @Sweep('delivery')
+  async byProviderNumber(
+    provider: string,
+    number: string,
+  ): Promise<{ id: string; workspaceId: string } | null> {
+    const rows = await this.sql<{ id: string; workspace_id: string }[]>(
+      `SELECT id, workspace_id FROM phone_numbers WHERE number = $1 AND provider = $2
+        ORDER BY created_at LIMIT 1`,
+      [number, provider],
+    );
+    return rows[0] ? { id: rows[0].id, workspaceId: rows[0].workspace_id } : null;
+  }
 }
 
 @Injectable()
@@ -102,6 +117,17 @@ export class PhoneNumberBindingsRepository extends WorkspaceScopedRepository<Pho
 export class MessengerPagesRepository extends WorkspaceScopedRepository<MessengerPage> {
   constructor(@InjectRepository(MessengerPage) repo: Repository<MessengerPage>) {
     super(repo);
+  }
+
+  /** The bound page with this id, whatever its workspace (inbound routing of Messenger and Instagram). */
+  @Sweep('delivery')
+  async boundPage(pageId: string): Promise<{ workspaceId: string; agentId: string } | null> {
+    const rows = await this.sql<{ workspace_id: string; agent_id: string }[]>(
+      `SELECT workspace_id, agent_id FROM messenger_pages WHERE page_id = $1 AND agent_id IS NOT NULL
+        ORDER BY updated_at DESC LIMIT 1`,
+      [pageId],
+    );
+    return rows[0] ? { workspaceId: rows[0].workspace_id, agentId: rows[0].agent_id } : null;
   }
 
   /** The page row, created unbound when new, locked so that two binds of one page cannot both win. */

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
-import type { CreatePhoneNumberDto } from './dto/phone-numbers.dto';
+import type { CreatePhoneNumberDto, UpdatePhoneNumberDto, WhatsappSenderDto } from './dto/phone-numbers.dto';
 import type { PhoneNumberChannelSnapshotResponse, PhoneNumberResponse } from './dto/phone-numbers.response';
 import { DEFAULT_CAPABILITIES, NumberChannel, PhoneNumber } from './phone-number.entity';
 import {
@@ -14,6 +14,7 @@ import {
   PhoneNumberBindingsRepository,
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
+import { WhatsappNumbersRepository } from './whatsapp-sender';
 
 const isUniqueViolation = (err: unknown) =>
   err instanceof QueryFailedError && (err.driverError as { code?: string })?.code === '23505';
@@ -28,6 +29,7 @@ export class PhoneNumbersService {
     private readonly numbers: PhoneNumbersRepository,
     private readonly bindings: PhoneNumberBindingsRepository,
     private readonly pages: MessengerPagesRepository,
+    private readonly whatsapp: WhatsappNumbersRepository,
     private readonly unitOfWork: UnitOfWork,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -51,6 +53,7 @@ export class PhoneNumbersService {
 
   async register(workspaceId: string, dto: CreatePhoneNumberDto): Promise<PhoneNumberResponse> {
     const parsed = parsePhoneNumberFromString(dto.number);
+    if (dto.whatsapp) this.checkWhatsapp(dto.provider ?? 'sandbox');
     const entity = this.numbers.build(workspaceId, {
       number: dto.number,
       provider: dto.provider ?? 'sandbox',
@@ -61,14 +64,78 @@ export class PhoneNumbersService {
       isExternal: false,
       source: 'purchased',
     });
-    try {
-      await this.numbers.save(workspaceId, entity);
-    } catch (err) {
-      if (isUniqueViolation(err))
-        throw AppException.conflict('This number is already registered in the workspace');
-      throw err;
-    }
+    if (dto.whatsapp) entity.capabilities.whatsapp = true;
+    await this.unitOfWork.run(async (m) => {
+      try {
+        await this.numbers.save(workspaceId, entity, m);
+      } catch (err) {
+        if (isUniqueViolation(err))
+          throw AppException.conflict('This number is already registered in the workspace');
+        throw err;
+      }
+      if (dto.whatsapp) await this.setWhatsapp(workspaceId, entity.id, dto.whatsapp, m);
+    });
     return PhoneNumbersService.toResponse((await this.numbers.findById(workspaceId, entity.id))!);
+  }
+
+  /** `PATCH /phone-numbers/{uuid}`: the WhatsApp sender (enabling the number's whatsapp capability). */
+  async update(workspaceId: string, id: string, dto: UpdatePhoneNumberDto): Promise<PhoneNumberResponse> {
+    const number = await this.get(workspaceId, id);
+    if (dto.whatsapp) {
+      const config = dto.whatsapp;
+      this.checkWhatsapp(number.provider);
+      await this.unitOfWork.run(async (m) => {
+        number.capabilities = { ...DEFAULT_CAPABILITIES, ...number.capabilities, whatsapp: true };
+        await this.numbers.save(workspaceId, number, m);
+        await this.setWhatsapp(workspaceId, id, config, m);
+      });
+    }
+    return this.read(workspaceId, id);
+  }
+
+  /** A real number's WhatsApp needs the Cloud API token; sandbox numbers need nothing. */
+  private checkWhatsapp(provider: string): void {
+    if (provider !== 'sandbox' && !this.config.meta.accessToken)
+      throw AppException.invalid(
+        'whatsapp',
+        'WhatsApp on a non-sandbox number needs META_ACCESS_TOKEN to be configured',
+        'VALIDATION_ERROR',
+      );
+  }
+
+  private async setWhatsapp(
+    workspaceId: string,
+    numberId: string,
+    config: WhatsappSenderDto,
+    m: import('typeorm').EntityManager,
+  ): Promise<void> {
+    const done = await this.whatsapp.upsert(
+      workspaceId,
+      numberId,
+      { metaPhoneNumberId: config.phone_number_id, wabaId: config.waba_id ?? null },
+      m,
+    );
+    if (!done) throw AppException.conflict('This WhatsApp phone_number_id is already used by another number');
+  }
+
+  /** The number's WhatsApp sender (Meta ids), or null when WhatsApp is not set up on it. */
+  whatsappSender(workspaceId: string, numberId: string) {
+    return this.whatsapp.findById(workspaceId, numberId);
+  }
+
+  /** Inbound routing: the number a provider addressed, found across workspaces. */
+  routeNumber(provider: string, number: string) {
+    return this.numbers.byProviderNumber(provider, number);
+  }
+
+  /** Inbound routing: the workspace and agent of a bound Messenger (or Instagram) page. */
+  routePage(pageId: string) {
+    return this.pages.boundPage(pageId);
+  }
+
+  /** The workspace's WhatsApp senders (for their WABAs). */
+  whatsappSenders(workspaceId: string) {
+    return this.whatsapp.find(workspaceId, { order: { createdAt: 'ASC' } });
   }
 
   async list(workspaceId: string, query: PageQuery): Promise<Page<PhoneNumberResponse>> {

@@ -28,6 +28,23 @@ export class CapabilitiesDto {
   @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() whatsapp_call?: boolean;
 }
 
+export class WhatsappSenderDto {
+  @ApiProperty({ example: '106540352242922', description: "Meta's phone_number_id of this number" })
+  @IsDefined()
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(64)
+  @Matches(/^[0-9A-Za-z_.-]+$/, { message: 'whatsapp.phone_number_id must be a Meta phone number id' })
+  phone_number_id!: string;
+
+  @ApiPropertyOptional({ example: '102290129340398', description: 'the WhatsApp Business Account' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  @Matches(/^[0-9A-Za-z_.-]+$/, { message: 'whatsapp.waba_id must be a Meta account id' })
+  waba_id?: string;
+}
+
 export class CreatePhoneNumberDto {
   @ApiProperty({ example: '+14155550123', description: 'E.164' })
   @IsDefined()
@@ -66,6 +83,22 @@ export class CreatePhoneNumberDto {
   @ValidateNested()
   @Type(() => CapabilitiesDto)
   capabilities?: CapabilitiesDto;
+
+  @ApiPropertyOptional({ type: WhatsappSenderDto, description: 'enables WhatsApp messaging on the number' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WhatsappSenderDto)
+  whatsapp?: WhatsappSenderDto;
+}
+
+export class UpdatePhoneNumberDto {
+  @ApiPropertyOptional({ type: WhatsappSenderDto, description: 'enables WhatsApp messaging on the number' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WhatsappSenderDto)
+  whatsapp?: WhatsappSenderDto;
 }
 
 export class ListPhoneNumbersQuery extends PageQuery {}

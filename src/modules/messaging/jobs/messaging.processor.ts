@@ -1,0 +1,56 @@
+import { Process, Processor } from '@nestjs/bull';
+import type { Job } from 'bull';
+import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { InboundMessagesService } from '../inbound-messages.service';
+import { InboundQueue } from '../inbound-queue';
+import { MessageSender } from '../message-sender';
+import { MessageStatusService } from '../message-status.service';
+import { ProviderMessagesRepository } from '../messaging.repositories';
+import { WhatsappTemplatesService } from '../whatsapp-templates.service';
+
+type Jobs = JobPayloads['messaging'];
+
+/** The messaging queue: inbound threads, sending, delivery statuses and template reviews. */
+@Processor(QUEUES.messaging)
+export class MessagingProcessor {
+  constructor(
+    private readonly inboundQueue: InboundQueue,
+    private readonly inbound: InboundMessagesService,
+    private readonly sender: MessageSender,
+    private readonly status: MessageStatusService,
+    private readonly records: ProviderMessagesRepository,
+    private readonly templates: WhatsappTemplatesService,
+  ) {}
+
+  @Process({ name: 'drain', concurrency: 64 })
+  drain(job: Job<Jobs['drain']>): Promise<void> {
+    return this.inboundQueue.drain(job.data.thread, (item) => this.inbound.process(item));
+  }
+
+  @Process({ name: 'send', concurrency: 32 })
+  send(job: Job<Jobs['send']>): Promise<void> {
+    return this.sender.deliver(job.data.workspaceId, job.data.messageId);
+  }
+
+  @Process({ name: 'sandbox-status', concurrency: 16 })
+  async sandboxStatus(job: Job<Jobs['sandbox-status']>): Promise<void> {
+    const { workspaceId, messageId, status } = job.data;
+    const error =
+      status === 'failed'
+        ? { code: 'SANDBOX_UNREACHABLE', message: 'The sandbox destination is unreachable' }
+        : null;
+    await this.status.apply(workspaceId, messageId, status, error);
+  }
+
+  @Process({ name: 'provider-status', concurrency: 16 })
+  async providerStatus(job: Job<Jobs['provider-status']>): Promise<void> {
+    const { provider, messageId, providerMessageId, status, error } = job.data;
+    const found = await this.records.locate({ id: messageId, provider, providerMessageId });
+    if (found) await this.status.apply(found.workspaceId, found.id, status, error);
+  }
+
+  @Process({ name: 'template-status', concurrency: 8 })
+  templateStatus(job: Job<Jobs['template-status']>): Promise<void> {
+    return this.templates.applyStatus(job.data);
+  }
+}

@@ -1,0 +1,111 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
+import {
+  MessagingProviderError,
+  MessagingChannel,
+  TemplatePayload,
+} from '@/providers/messaging/messaging.port';
+import { MessagingRegistry } from '@/providers/messaging/messaging.registry';
+import type { MessagingThread, TemplateRef } from './messaging.entities';
+import { MessageStatusService } from './message-status.service';
+import { ProviderMessagesRepository } from './messaging.repositories';
+
+export interface OutboundRecord {
+  messageId: string;
+  thread: MessagingThread;
+  /** The number the message leaves from (none for Messenger and Instagram pages). */
+  number: PhoneNumber | null;
+  template?: { ref: TemplateRef; payload: TemplatePayload } | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** Outbound messages: the provider record at `queued`, then the `send` job hands it to the provider. */
+@Injectable()
+export class MessageSender {
+  constructor(
+    private readonly records: ProviderMessagesRepository,
+    private readonly numbers: PhoneNumbersService,
+    private readonly registry: MessagingRegistry,
+    private readonly status: MessageStatusService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectQueue(QUEUES.messaging) private readonly queue: Queue<JobPayloads['messaging']['send']>,
+  ) {}
+
+  /** The provider serving a line: the number's, or for pages Meta when configured, else the sandbox. */
+  providerOf(thread: MessagingThread, number: PhoneNumber | null): string {
+    if (number) return this.registry.providerFor(number.provider, thread.channel as MessagingChannel);
+    return this.config.meta.accessToken ? 'meta' : 'sandbox';
+  }
+
+  async record(workspaceId: string, out: OutboundRecord): Promise<void> {
+    const provider = this.providerOf(out.thread, out.number);
+    const record = this.records.build(workspaceId, {
+      id: out.messageId,
+      conversationId: out.thread.id,
+      phoneNumberId: out.number?.id ?? null,
+      channel: out.thread.channel,
+      direction: 'outbound',
+      fromAddress: out.number?.number ?? out.thread.pageId ?? '',
+      toAddress: out.thread.customerAddress,
+      provider,
+      providerMessageId: null,
+      deliveryStatus: 'queued',
+      error: null,
+      statusUpdatedAt: new Date(),
+      template: out.template?.ref ?? null,
+      metadata: {
+        ...(out.metadata ?? {}),
+        ...(out.template ? { template_payload: out.template.payload } : {}),
+      },
+      isSimulation: this.registry.for(provider).simulated,
+    });
+    await this.records.save(workspaceId, record);
+    await this.queue.add(
+      'send',
+      { workspaceId, messageId: out.messageId },
+      { jobId: `send:${out.messageId}` },
+    );
+  }
+
+  /** The `send` job: once per message (a provider id set means it left); a refusal ends it `failed`. */
+  async deliver(workspaceId: string, messageId: string): Promise<void> {
+    const record = await this.records.findById(workspaceId, messageId);
+    if (!record || record.providerMessageId || record.deliveryStatus !== 'queued') return;
+    const view = (await this.records.view(workspaceId, messageId))!;
+    const { template_payload: payload } = record.metadata as { template_payload?: TemplatePayload };
+    try {
+      const from = await this.senderAddress(workspaceId, record.channel as MessagingChannel, record);
+      const { providerMessageId } = await this.registry.for(record.provider).send({
+        workspaceId,
+        messageId,
+        channel: record.channel as MessagingChannel,
+        from,
+        to: record.toAddress,
+        text: view.content,
+        template: payload,
+      });
+      await this.records.setProviderId(workspaceId, messageId, providerMessageId);
+    } catch (err) {
+      if (!(err instanceof MessagingProviderError)) throw err;
+      await this.status.apply(workspaceId, messageId, 'failed', { code: err.code, message: err.message });
+    }
+  }
+
+  /** Meta sends WhatsApp from its phone_number_id; SMS leaves from the E.164 number; pages from the page id. */
+  private async senderAddress(
+    workspaceId: string,
+    channel: MessagingChannel,
+    record: { phoneNumberId: string | null; fromAddress: string; provider: string },
+  ): Promise<string> {
+    if (channel !== 'whatsapp' || record.provider !== 'meta' || !record.phoneNumberId)
+      return record.fromAddress;
+    const sender = await this.numbers.whatsappSender(workspaceId, record.phoneNumberId);
+    if (!sender) throw new MessagingProviderError('NOT_CONFIGURED', 'WhatsApp is not set up on this number');
+    return sender.metaPhoneNumberId;
+  }
+}

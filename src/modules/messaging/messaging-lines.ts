@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { ContactsService } from '@/modules/contacts/contacts.service';
+import { ConversationsService } from '@/modules/conversations/conversations.service';
+import type { MessagingThread } from './messaging.entities';
+import { MessagingThreadsRepository, ThreadKey } from './messaging.repositories';
+
+/**
+ * A messaging conversation's line: the latest active conversation of (agent, customer, channel, number or page),
+ * else a new one with its thread row, in one transaction.
+ */
+@Injectable()
+export class MessagingLines {
+  constructor(
+    private readonly threads: MessagingThreadsRepository,
+    private readonly conversations: ConversationsService,
+    private readonly contacts: ContactsService,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  async open(workspaceId: string, key: ThreadKey, contactId: string | null): Promise<MessagingThread> {
+    const found = await this.threads.latestActive(workspaceId, key);
+    if (found) return found;
+    return this.unitOfWork.run(async (m) => {
+      const conversation = await this.conversations.insert(m, workspaceId, {
+        agentId: key.agentId,
+        channel: key.channel,
+        contactId: contactId ?? undefined,
+        phone: key.customerAddress,
+      });
+      const thread = this.threads.build(workspaceId, {
+        id: conversation.id,
+        channel: key.channel,
+        phoneNumberId: key.phoneNumberId,
+        pageId: key.pageId,
+        customerAddress: key.customerAddress,
+        handledBy: 'AI',
+      });
+      await this.threads.save(workspaceId, thread, m);
+      return thread;
+    });
+  }
+
+  handOff(workspaceId: string, threadId: string): Promise<void> {
+    return this.threads.setHandledBy(workspaceId, threadId, 'Human');
+  }
+
+  /** The contact with this phone number, else a new one named after it (the number is unique per workspace). */
+  async contactFor(workspaceId: string, phone: string): Promise<string> {
+    const existing = await this.contacts.findByPhone(workspaceId, phone);
+    if (existing) return existing.id;
+    try {
+      return (await this.contacts.create(workspaceId, { name: phone, phone_number: phone })).id;
+    } catch (err) {
+      const raced = await this.contacts.findByPhone(workspaceId, phone);
+      if (raced) return raced.id;
+      throw err;
+    }
+  }
+}

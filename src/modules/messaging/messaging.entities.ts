@@ -1,0 +1,78 @@
+import { Column, Entity } from 'typeorm';
+import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
+import type { Channel } from '@/modules/conversations/channels';
+import type { DeliveryStatus, ProviderFailure } from '@/providers/messaging/messaging.port';
+
+export interface TemplateRef {
+  uuid: string;
+  name: string;
+  language: string;
+  parameters: Record<string, string>;
+}
+
+/** The provider side of a message (its id is the message's): addresses, provider id, delivery status. */
+@Entity('provider_messages')
+export class ProviderMessage extends WorkspaceOwnedEntity {
+  @Column('uuid') conversationId!: string;
+  @Column('uuid', { nullable: true }) phoneNumberId!: string | null;
+  @Column('varchar', { length: 20 }) channel!: Channel;
+  @Column('varchar', { length: 10 }) direction!: 'inbound' | 'outbound';
+  @Column('varchar', { length: 64 }) fromAddress!: string;
+  @Column('varchar', { length: 64 }) toAddress!: string;
+  @Column('varchar', { length: 20 }) provider!: string;
+  @Column('varchar', { length: 255, nullable: true }) providerMessageId!: string | null;
+  @Column('varchar', { length: 12 }) deliveryStatus!: DeliveryStatus;
+  @Column('jsonb', { nullable: true }) error!: ProviderFailure | null;
+  @Column({ type: 'timestamptz', precision: 3 }) statusUpdatedAt!: Date;
+  @Column('jsonb', { nullable: true }) template!: TemplateRef | null;
+  @Column('jsonb', { default: {} }) metadata!: Record<string, unknown>;
+  @Column('boolean', { default: false }) isSimulation!: boolean;
+}
+
+/** A messaging conversation's line: the number (or page) and the customer's address; who answers it. */
+@Entity('messaging_threads')
+export class MessagingThread extends WorkspaceOwnedEntity {
+  @Column('varchar', { length: 20 }) channel!: Channel;
+  @Column('uuid', { nullable: true }) phoneNumberId!: string | null;
+  @Column('varchar', { length: 100, nullable: true }) pageId!: string | null;
+  @Column('varchar', { length: 64 }) customerAddress!: string;
+  @Column('varchar', { length: 10, default: 'AI' }) handledBy!: 'AI' | 'Human';
+}
+
+export const TEMPLATE_STATUSES = [
+  'APPROVED',
+  'PENDING',
+  'REJECTED',
+  'PAUSED',
+  'DISABLED',
+  'DELETED',
+] as const;
+export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
+
+@Entity('whatsapp_templates')
+export class WhatsappTemplate extends WorkspaceOwnedEntity {
+  @Column('varchar', { length: 64 }) wabaId!: string;
+  @Column('uuid', { nullable: true }) phoneNumberId!: string | null;
+  @Column('varchar', { length: 20 }) provider!: string;
+  @Column('varchar', { length: 512 }) name!: string;
+  @Column('varchar', { length: 20 }) language!: string;
+  @Column('varchar', { length: 20 }) category!: string;
+  @Column('varchar', { length: 12 }) status!: string;
+  @Column('text', { nullable: true }) rejectionReason!: string | null;
+  @Column('jsonb') components!: unknown[];
+  @Column('text', { default: '' }) content!: string;
+  @Column('int', { default: 0 }) parameterCount!: number;
+  @Column('varchar', { length: 64, nullable: true }) templateId!: string | null;
+}
+
+export interface TemplateParams {
+  body: Record<string, string>;
+  header?: { type: string; url: string } | null;
+}
+
+@Entity('whatsapp_template_settings')
+export class WhatsappTemplateSetting extends WorkspaceOwnedEntity {
+  @Column('uuid', { nullable: true }) templateId!: string | null;
+  @Column('jsonb') params!: TemplateParams;
+  @Column('varchar', { length: 10, default: 'active' }) status!: 'active' | 'inactive';
+}

@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { Sweep } from '@/common/persistence/sweep';
+import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { Channel } from '@/modules/conversations/channels';
+import { MessagingThread, ProviderMessage } from './messaging.entities';
+
+/** A message with its provider side, in the API's shape (the messages table is read, never written, here). */
+export interface MessageRow {
+  uuid: string;
+  conversation_uuid: string;
+  session_uuid: string | null;
+  agent_uuid: string | null;
+  contact_uuid: string | null;
+  channel: string;
+  direction: string;
+  sender: string;
+  message_type: string;
+  content: string;
+  created_at: Date;
+  from: string | null;
+  to: string | null;
+  provider: string | null;
+  provider_message_id: string | null;
+  delivery_status: string | null;
+  error: { code: string; message: string } | null;
+  status_updated_at: Date | null;
+  template: ProviderMessage['template'];
+  metadata: Record<string, unknown> | null;
+  is_simulation: boolean | null;
+  phone_number_uuid: string | null;
+}
+
+const VIEW_SQL = `
+  SELECT m.id AS uuid, m.conversation_id AS conversation_uuid, m.session_id AS session_uuid,
+         m.agent_id AS agent_uuid, m.contact_id AS contact_uuid, m.channel, m.direction, m.sender,
+         m.message_type, m.content, m.created_at, p.from_address AS "from", p.to_address AS "to", p.provider,
+         p.provider_message_id, p.delivery_status, p.error, p.status_updated_at, p.template, p.metadata,
+         p.is_simulation, p.phone_number_id AS phone_number_uuid
+    FROM messages m LEFT JOIN provider_messages p ON p.id = m.id AND p.workspace_id = m.workspace_id
+   WHERE m.workspace_id = $1 AND m.id = $2`;
+
+@Injectable()
+export class ProviderMessagesRepository extends WorkspaceScopedRepository<ProviderMessage> {
+  constructor(@InjectRepository(ProviderMessage) repo: Repository<ProviderMessage>) {
+    super(repo);
+  }
+
+  async view(workspaceId: string, id: string, manager?: EntityManager): Promise<MessageRow | null> {
+    const rows = await this.sql<MessageRow[]>(VIEW_SQL, [workspaceId, id], manager);
+    return rows[0] ?? null;
+  }
+
+  lock(workspaceId: string, id: string, manager: EntityManager): Promise<ProviderMessage | null> {
+    return this.query(workspaceId, 'p', manager)
+      .andWhere('p.id = :id', { id })
+      .setLock('pessimistic_write')
+      .getOne();
+  }
+
+  async setProviderId(workspaceId: string, id: string, providerMessageId: string): Promise<void> {
+    await this.updateWhere(workspaceId, { id }, { providerMessageId });
+  }
+
+  /** When the customer last wrote to this number on this channel, or null. */
+  async lastInbound(
+    workspaceId: string,
+    phoneNumberId: string,
+    channel: Channel,
+    from: string,
+  ): Promise<Date | null> {
+    const rows = await this.sql<{ at: Date }[]>(
+      `SELECT created_at AS at FROM provider_messages
+        WHERE workspace_id = $1 AND phone_number_id = $2 AND channel = $3 AND from_address = $4
+          AND direction = 'inbound'
+        ORDER BY created_at DESC LIMIT 1`,
+      [workspaceId, phoneNumberId, channel, from],
+    );
+    return rows[0]?.at ?? null;
+  }
+
+  /** The workspace of a message found by our id or the provider's (status callbacks carry one of them). */
+  @Sweep('delivery')
+  async locate(ref: { id?: string; provider?: string; providerMessageId?: string }): Promise<{
+    id: string;
+    workspaceId: string;
+  } | null> {
+    const rows = ref.id
+      ? await this.sql<{ id: string; workspace_id: string }[]>(
+          `SELECT id, workspace_id FROM provider_messages WHERE id = $1`,
+          [ref.id],
+        )
+      : await this.sql<{ id: string; workspace_id: string }[]>(
+          `SELECT id, workspace_id FROM provider_messages WHERE provider = $1 AND provider_message_id = $2`,
+          [ref.provider, ref.providerMessageId],
+        );
+    return rows[0] ? { id: rows[0].id, workspaceId: rows[0].workspace_id } : null;
+  }
+
+  /** Whether this provider message was received already (a repeated delivery). */
+  seen(workspaceId: string, provider: string, providerMessageId: string): Promise<boolean> {
+    return this.exists(workspaceId, { provider, providerMessageId });
+  }
+}
+
+export interface ThreadKey {
+  channel: Channel;
+  phoneNumberId: string | null;
+  pageId: string | null;
+  customerAddress: string;
+  agentId: string | null;
+}
+
+@Injectable()
+export class MessagingThreadsRepository extends WorkspaceScopedRepository<MessagingThread> {
+  constructor(@InjectRepository(MessagingThread) repo: Repository<MessagingThread>) {
+    super(repo);
+  }
+
+  /** The latest active conversation of this agent (or of no agent) with the customer on this line. */
+  async latestActive(workspaceId: string, key: ThreadKey): Promise<MessagingThread | null> {
+    const rows = await this.sql<{ id: string }[]>(
+      `SELECT t.id FROM messaging_threads t JOIN conversations c ON c.id = t.id AND c.workspace_id = t.workspace_id
+        WHERE t.workspace_id = $1 AND t.channel = $2 AND t.customer_address = $3
+          AND t.phone_number_id IS NOT DISTINCT FROM $4 AND t.page_id IS NOT DISTINCT FROM $5
+          AND c.agent_id IS NOT DISTINCT FROM $6 AND c.status = 'active'
+        ORDER BY t.created_at DESC LIMIT 1`,
+      [workspaceId, key.channel, key.customerAddress, key.phoneNumberId, key.pageId, key.agentId],
+    );
+    return rows[0] ? this.findById(workspaceId, rows[0].id) : null;
+  }
+
+  async setHandledBy(workspaceId: string, id: string, handledBy: 'AI' | 'Human'): Promise<void> {
+    await this.updateWhere(workspaceId, { id }, { handledBy });
+  }
+}
