@@ -38,7 +38,11 @@ import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jo
 import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { LogsModule } from '@/modules/logs/logs.module';
+import { LogsJobsModule } from '@/modules/logs/jobs/logs-jobs.module';
+import { ApiRequestLogMiddleware } from '@/modules/logs/request-log.middleware';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { TranscriptionJobsModule } from '@/modules/transcription/jobs/transcription-jobs.module';
+import { TranscriptionsModule } from '@/modules/transcription/transcription.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
@@ -58,6 +62,7 @@ const DOMAIN_MODULES: Type[] = [
   BlacklistModule,
   CallsModule,
   LogsModule,
+  TranscriptionsModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
@@ -68,6 +73,8 @@ const WORKER_MODULES: Type[] = [
   EvaluationJobsModule,
   EventsJobsModule,
   CallsJobsModule,
+  TranscriptionJobsModule,
+  LogsJobsModule,
 ];
 
 export interface AppModuleOptions {
@@ -113,5 +120,7 @@ export class AppModule implements NestModule {
     // The request line (and its id) first, so that every answer has both, a refused tenant's too.
     consumer.apply(RequestLogMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
     consumer.apply(TenantMiddleware).forRoutes({ path: 'api/{*path}', method: RequestMethod.ALL });
+    // The request log (off the request path): a row per answered tenant request, written in batches.
+    consumer.apply(ApiRequestLogMiddleware).forRoutes({ path: 'api/{*path}', method: RequestMethod.ALL });
   }
 }

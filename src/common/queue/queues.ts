@@ -9,6 +9,7 @@ export const QUEUES = {
   knowledge: 'knowledge',
   webhooks: 'webhooks',
   calls: 'calls',
+  transcription: 'transcription',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -19,6 +20,8 @@ export interface JobPayloads {
     'purge-idempotency-keys': { batchSize?: number };
     'purge-delivered-events': { olderThanDays?: number; batchSize?: number };
     'sweep-record-tables': Record<string, never>;
+    /** Deletes request and action log rows older than LOG_RETENTION_DAYS (repeatable, daily). */
+    'purge-logs': { batchSize?: number };
   };
   sessions: {
     /** Ends the session when the customer has been idle past its timeout; `activityMs` is the turn that set it. */
@@ -54,6 +57,10 @@ export interface JobPayloads {
     'silence-timeout': { workspaceId: string; callId: string; activityMs: number };
     /** Rebuilds the concurrency sets of every workspace from PostgreSQL (repeatable, every 30 s). */
     'reconcile-slots': Record<string, never>;
+  };
+  transcription: {
+    /** One attempt at a pending transcription; the job id carries the attempt, so a repeat is dropped. */
+    transcribe: { workspaceId: string; transcriptionId: string };
   };
 }
 

@@ -110,6 +110,11 @@ export class ContactsService {
     return this.contacts.findByPhone(workspaceId, phoneNumber);
   }
 
+  /** The oldest contact with this email (case-insensitive), or null. */
+  findByEmail(workspaceId: string, email: string): Promise<Contact | null> {
+    return this.contacts.findByEmail(workspaceId, email);
+  }
+
   /** The oldest contact with this email (case-insensitive), or a new one with the name and email. */
   async findOrCreateByEmail(
     workspaceId: string,

@@ -17,6 +17,7 @@ import { MemorizeService } from './memorize.service';
 import { Message } from './message.entity';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
+import { TranscriptConversationsService } from './transcript-conversations.service';
 
 @Module({
   imports: [
@@ -37,6 +38,7 @@ import { SessionsService } from './sessions.service';
     ConversationTurnsService,
     SessionsService,
     MemorizeService,
+    TranscriptConversationsService,
     { provide: AgentContextReader, useClass: AgentsContextReader },
     { provide: ContactDirectory, useClass: ContactsDirectory },
     { provide: KnowledgeLookup, useClass: KnowledgeSearchLookup },
@@ -46,6 +48,7 @@ import { SessionsService } from './sessions.service';
     ConversationTurnsService,
     SessionsService,
     MemorizeService,
+    TranscriptConversationsService,
     AgentContextReader,
   ],
 })

@@ -4,7 +4,8 @@ import type { Queue } from 'bull';
 import { Metrics } from '@/common/metrics/metrics';
 import type { SafeResponse } from '@/common/net/address-guard';
 import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { SecretBox } from '@/common/crypto/secret-box';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
@@ -46,7 +47,33 @@ export class DeliveryService {
     private readonly throttle: DeliveryThrottle,
     private readonly policy: RetryPolicy,
     private readonly metrics: Metrics,
+    private readonly secrets: SecretBox,
   ) {}
+
+  /**
+   * In the transaction of the event: a delivery of that event to an address a single request named (unsigned,
+   * with `Authorization: Bearer <token>` when given; the token is sealed on the delivery). Same retries as any
+   * delivery; call `enqueue` with the answer after commit.
+   */
+  async addRequestDelivery(
+    tx: Transaction,
+    workspaceId: string,
+    event: { id: string; type: string },
+    target: { subjectId: string; url: string; bearerToken?: string | null },
+  ): Promise<DeliveryRow | undefined> {
+    const [row] = await this.deliveries.createPending(tx, [
+      {
+        workspaceId,
+        eventId: event.id,
+        eventType: event.type,
+        kind: 'request',
+        webhookId: target.subjectId,
+        url: target.url,
+        authCiphertext: target.bearerToken ? this.secrets.encrypt(target.bearerToken) : null,
+      },
+    ]);
+    return row;
+  }
 
   /** Fans pending outbox events out; calls made while one runs are folded into one more pass. */
   dispatch(): Promise<void> {
@@ -153,9 +180,11 @@ export class DeliveryService {
   private async send(d: DeliveryRow): Promise<void> {
     const event = await this.outbox.toSend(d.workspace_id, d.event_id);
     const sub: SendableSubscription | null =
-      d.webhook_kind === 'workspace'
-        ? await this.webhooks.sendable(d.workspace_id, d.webhook_id)
-        : await this.agentWebhooks.deliverableWebhook(d.workspace_id, d.webhook_id);
+      d.webhook_kind === 'request'
+        ? { id: d.webhook_id, url: d.url!, events: [], isActive: true, secrets: [] }
+        : d.webhook_kind === 'workspace'
+          ? await this.webhooks.sendable(d.workspace_id, d.webhook_id)
+          : await this.agentWebhooks.deliverableWebhook(d.workspace_id, d.webhook_id);
     const attemptNo = d.attempt_count + 1;
     if (!event || !sub || !sub.isActive) {
       const why = !event
@@ -184,6 +213,7 @@ export class DeliveryService {
     };
     if (sub.secrets.length)
       headers['webhook-signature'] = signatureHeader(sub.secrets, event.id, timestamp, body);
+    if (d.auth_ciphertext) headers.authorization = `Bearer ${this.secrets.decrypt(d.auth_ciphertext)}`;
     const started = performance.now();
     let res: SafeResponse | null = null;
     let error: string | null = null;
@@ -216,7 +246,7 @@ export class DeliveryService {
       sub.url,
       status === 410,
     );
-    if (status === 410) {
+    if (status === 410 && d.webhook_kind !== 'request') {
       if (d.webhook_kind === 'workspace') await this.webhooks.disable(d.workspace_id, d.webhook_id);
       else await this.agentWebhooks.disableWebhook(d.workspace_id, d.webhook_id);
       this.logger.warn(

@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   'voice_evaluation',
   'text_evaluation',
   'intent_call',
+  'transcription_completed',
+  'transcription_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

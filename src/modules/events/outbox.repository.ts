@@ -32,17 +32,18 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     super(repo);
   }
 
-  /** Writes events in the transaction of their change; a NOTIFY wakes the dispatchers at its commit. */
+  /** Writes events in the transaction of their change; a NOTIFY wakes the dispatchers at its commit. Answers their ids. */
   async append(
     tx: Transaction,
     workspaceId: string,
     events: Array<Pick<OutboxEvent, 'type' | 'agentId' | 'data'>>,
-  ): Promise<void> {
+  ): Promise<string[]> {
+    const ids = events.map(() => newId());
     await tx.getRepository(OutboxEvent).insert(
       events.map(
-        (e) =>
+        (e, i) =>
           ({
-            id: newId(),
+            id: ids[i],
             workspaceId,
             type: e.type,
             agentId: e.agentId,
@@ -53,6 +54,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     );
     // Delivered at commit only (and folded into one per transaction), so listeners never see uncommitted rows.
     await tx.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+    return ids;
   }
 
   /** Marks a batch of undispatched events of every workspace as dispatched (SKIP LOCKED: claims side by side). */
