@@ -42,7 +42,11 @@ import { FlowsModule } from '@/modules/flows/flows.module';
 import { FlowsJobsModule } from '@/modules/flows/jobs/flows-jobs.module';
 import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { MessagingJobsModule } from '@/modules/messaging/jobs/messaging-jobs.module';
+import { LogsJobsModule } from '@/modules/logs/jobs/logs-jobs.module';
+import { ApiRequestLogMiddleware } from '@/modules/logs/request-log.middleware';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { TranscriptionJobsModule } from '@/modules/transcription/jobs/transcription-jobs.module';
+import { TranscriptionsModule } from '@/modules/transcription/transcription.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
@@ -64,6 +68,7 @@ const DOMAIN_MODULES: Type[] = [
   LogsModule,
   FlowsModule,
   MessagingModule,
+  TranscriptionsModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
@@ -76,6 +81,8 @@ const WORKER_MODULES: Type[] = [
   CallsJobsModule,
   FlowsJobsModule,
   MessagingJobsModule,
+  TranscriptionJobsModule,
+  LogsJobsModule,
 ];
 
 export interface AppModuleOptions {
@@ -121,5 +128,7 @@ export class AppModule implements NestModule {
     // The request line (and its id) first, so that every answer has both, a refused tenant's too.
     consumer.apply(RequestLogMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
     consumer.apply(TenantMiddleware).forRoutes({ path: 'api/{*path}', method: RequestMethod.ALL });
+    // The request log (off the request path): a row per answered tenant request, written in batches.
+    consumer.apply(ApiRequestLogMiddleware).forRoutes({ path: 'api/{*path}', method: RequestMethod.ALL });
   }
 }

@@ -15,6 +15,12 @@ export interface AppConfig {
   network: { allowPrivateTargets: boolean };
   llm: { baseUrl?: string; apiKey?: string; model: string };
   embeddings: { baseUrl?: string; apiKey?: string; model: string };
+  /** Speech to text (defaults to the language model's address and key). */
+  stt: { baseUrl?: string; apiKey?: string; model: string };
+  /** How long the request and action logs are kept. */
+  logRetentionDays: number;
+  /** Whether API requests are written to the request log (on unless REQUEST_LOG=false). */
+  requestLog: boolean;
   runWorkers: boolean;
   logLevel: string;
   shutdownTimeoutMs: number;
@@ -58,6 +64,13 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
       apiKey: env.EMBEDDINGS_API_KEY,
       model: env.EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
     },
+    stt: {
+      baseUrl: env.STT_BASE_URL ?? env.LLM_BASE_URL,
+      apiKey: env.STT_API_KEY ?? env.LLM_API_KEY,
+      model: env.STT_MODEL ?? 'whisper-1',
+    },
+    logRetentionDays: env.LOG_RETENTION_DAYS ?? 30,
+    requestLog: env.REQUEST_LOG ?? true,
     runWorkers: env.RUN_WORKERS ?? true,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10000,

@@ -15,6 +15,7 @@ import { ActionLogs1763890000000 } from './migrations/1763890000000-ActionLogs';
 import { Flows1763940000000 } from './migrations/1763940000000-Flows';
 import { IntentActions1763910000000 } from './migrations/1763910000000-IntentActions';
 import { Messaging1763920000000 } from './migrations/1763920000000-Messaging';
+import { TranscriptionsOperations1763950000000 } from './migrations/1763950000000-TranscriptionsOperations';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -38,4 +39,5 @@ export const MIGRATIONS = [
   Flows1763940000000,
   IntentActions1763910000000,
   Messaging1763920000000,
+  TranscriptionsOperations1763950000000,
 ];

@@ -78,6 +78,12 @@ export const TAGS: { name: string; description: string }[] = [
     name: INTERNAL_TAG,
     description: 'Operators only: workspaces, users, tokens and policies, behind ADMIN_API_KEY.',
   },
+  { name: 'Transcriptions', description: 'Recorded calls turned into timed transcripts, with optional QA.' },
+  {
+    name: 'Logs',
+    description: 'The API request log and the action log (task attempts, flows, intent calls).',
+  },
+  { name: 'Languages', description: 'Languages agents can speak and report in.' },
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -12,6 +12,7 @@ export const QUEUES = {
   calls: 'calls',
   flows: 'flows',
   messaging: 'messaging',
+  transcription: 'transcription',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -22,6 +23,8 @@ export interface JobPayloads {
     'purge-idempotency-keys': { batchSize?: number };
     'purge-delivered-events': { olderThanDays?: number; batchSize?: number };
     'sweep-record-tables': Record<string, never>;
+    /** Deletes request and action log rows older than LOG_RETENTION_DAYS (repeatable, daily). */
+    'purge-logs': { batchSize?: number };
   };
   sessions: {
     /** Ends the session when the customer has been idle past its timeout; `activityMs` is the turn that set it. */
@@ -90,6 +93,10 @@ export interface JobPayloads {
       status: string;
       reason?: string | null;
     };
+  };
+  transcription: {
+    /** One attempt at a pending transcription; the job id carries the attempt, so a repeat is dropped. */
+    transcribe: { workspaceId: string; transcriptionId: string };
   };
 }
 

@@ -53,8 +53,8 @@ export class ContactsService {
   ) {}
 
   /** `contact_created`, one per contact, in the transaction that stores them (every creation path comes here). */
-  private created(tx: Transaction, workspaceId: string, contacts: Contact[]): Promise<void> {
-    return this.outbox.record(
+  private async created(tx: Transaction, workspaceId: string, contacts: Contact[]): Promise<void> {
+    await this.outbox.record(
       tx,
       workspaceId,
       contacts.map((c) => ({
@@ -123,6 +123,11 @@ export class ContactsService {
 
   findByPhone(workspaceId: string, phoneNumber: string): Promise<Contact | null> {
     return this.contacts.findByPhone(workspaceId, phoneNumber);
+  }
+
+  /** The oldest contact with this email (case-insensitive), or null. */
+  findByEmail(workspaceId: string, email: string): Promise<Contact | null> {
+    return this.contacts.findByEmail(workspaceId, email);
   }
 
   /** The oldest contact with this email (case-insensitive), or a new one with the name and email. */

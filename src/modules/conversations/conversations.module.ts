@@ -18,6 +18,7 @@ import { MemorizeService } from './memorize.service';
 import { Message } from './message.entity';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
+import { TranscriptConversationsService } from './transcript-conversations.service';
 
 @Module({
   imports: [
@@ -39,6 +40,7 @@ import { SessionsService } from './sessions.service';
     ConversationTurnsService,
     SessionsService,
     MemorizeService,
+    TranscriptConversationsService,
     { provide: AgentContextReader, useClass: AgentsContextReader },
     { provide: ContactDirectory, useClass: ContactsDirectory },
     { provide: KnowledgeLookup, useClass: KnowledgeSearchLookup },
@@ -48,6 +50,7 @@ import { SessionsService } from './sessions.service';
     ConversationTurnsService,
     SessionsService,
     MemorizeService,
+    TranscriptConversationsService,
     AgentContextReader,
   ],
 })

@@ -23,8 +23,11 @@ export interface DeliveryRow {
   workspace_id: string;
   event_id: string;
   event_type: string;
-  webhook_kind: 'workspace' | 'agent';
+  webhook_kind: 'workspace' | 'agent' | 'request';
   webhook_id: string;
+  /** A request delivery's own address and sealed bearer token (the other kinds read their subscription). */
+  url?: string;
+  auth_ciphertext?: string | null;
   attempt_count: number;
   round_start: number;
   next_attempt_at: Date;
@@ -35,9 +38,11 @@ export interface NewDelivery {
   workspaceId: string;
   eventId: string;
   eventType: string;
-  kind: 'workspace' | 'agent';
+  kind: 'workspace' | 'agent' | 'request';
   webhookId: string;
   url: string;
+  /** Sealed `Authorization: Bearer` token of a request delivery. */
+  authCiphertext?: string | null;
 }
 
 /** The outcome of one attempt and the delivery's next state. */
@@ -106,12 +111,23 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
     if (!list.length) return [];
     const values: unknown[] = [];
     const tuples = list.map((d) => {
-      const p = values.push(newId(), d.workspaceId, d.eventId, d.eventType, d.kind, d.webhookId, d.url) - 7;
-      return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, 'pending', now())`;
+      const p =
+        values.push(
+          newId(),
+          d.workspaceId,
+          d.eventId,
+          d.eventType,
+          d.kind,
+          d.webhookId,
+          d.url,
+          d.authCiphertext ?? null,
+        ) - 8;
+      return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}, 'pending', now())`;
     });
     return (await tx.query(
       `INSERT INTO webhook_deliveries
-         (id, workspace_id, event_id, event_type, webhook_kind, webhook_id, url, status, next_attempt_at)
+         (id, workspace_id, event_id, event_type, webhook_kind, webhook_id, url, auth_ciphertext, status,
+          next_attempt_at)
        VALUES ${tuples.join(', ')}
        ON CONFLICT (event_id, webhook_id) DO NOTHING
        RETURNING id, workspace_id, next_attempt_at`,
@@ -138,7 +154,8 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
         WHERE workspace_id = $1 AND id = $2 AND status = 'pending'
           AND next_attempt_at <= now() + interval '50 milliseconds'
           AND (locked_until IS NULL OR locked_until < now())
-        RETURNING id, workspace_id, event_id, event_type, webhook_kind, webhook_id, attempt_count, round_start`,
+        RETURNING id, workspace_id, event_id, event_type, webhook_kind, webhook_id, url, auth_ciphertext,
+                  attempt_count, round_start`,
       [workspaceId, id, seconds],
     );
     return rows[0];

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { SecretBox } from '@/common/crypto/secret-box';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
 import { DeliveriesRepository, DeliveryRow, NewDelivery } from './deliveries.repository';
 import { DeliveryQueue } from './delivery-queue';
@@ -34,7 +35,38 @@ export class DeliveryService {
     private readonly agentWebhooks: AgentWebhooksService,
     private readonly throttle: DeliveryThrottle,
     private readonly sender: WebhookSender,
+    private readonly secrets: SecretBox,
   ) {}
+
+  /**
+   * In the transaction of the event: a delivery of that event to an address a single request named (unsigned,
+   * with `Authorization: Bearer <token>` when given; the token is sealed on the delivery). Same retries as any
+   * delivery; call `enqueue` with the answer after commit.
+   */
+  async addRequestDelivery(
+    tx: Transaction,
+    workspaceId: string,
+    event: { id: string; type: string },
+    target: { subjectId: string; url: string; bearerToken?: string | null },
+  ): Promise<DeliveryRow | undefined> {
+    const [row] = await this.deliveries.createPending(tx, [
+      {
+        workspaceId,
+        eventId: event.id,
+        eventType: event.type,
+        kind: 'request',
+        webhookId: target.subjectId,
+        url: target.url,
+        authCiphertext: target.bearerToken ? this.secrets.encrypt(target.bearerToken) : null,
+      },
+    ]);
+    return row;
+  }
+
+  /** Queues a delivery's attempt for `dueAt` (after the commit that wrote it). */
+  enqueue(workspaceId: string, deliveryId: string, dueAt: Date): Promise<void> {
+    return this.queue.add(workspaceId, deliveryId, dueAt);
+  }
 
   /** Fans pending outbox events out; calls made while one runs are folded into one more pass. */
   dispatch(): Promise<void> {

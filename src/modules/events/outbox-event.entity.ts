@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'appointment_created',
   'message_status',
   'whatsapp_template_status',
+  'transcription_completed',
+  'transcription_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -43,18 +43,19 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     super(repo);
   }
 
-  /** Writes events in the transaction of their change; a NOTIFY wakes the dispatchers at its commit. */
+  /** Writes events in the transaction of their change; a NOTIFY wakes the dispatchers at its commit. Answers their ids. */
   async append(
     tx: Transaction,
     workspaceId: string,
     events: Array<Pick<OutboxEvent, 'type' | 'agentId' | 'data'>>,
-  ): Promise<void> {
+  ): Promise<string[]> {
     const chain = currentChain();
+    const ids = events.map(() => newId());
     await tx.getRepository(OutboxEvent).insert(
       events.map(
-        (e) =>
+        (e, i) =>
           ({
-            id: newId(),
+            id: ids[i],
             workspaceId,
             type: e.type,
             agentId: e.agentId,
@@ -66,6 +67,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     );
     // Delivered at commit only (and folded into one per transaction), so listeners never see uncommitted rows.
     await tx.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+    return ids;
   }
 
   /** Marks a batch of undispatched events of every workspace as dispatched (SKIP LOCKED: claims side by side). */

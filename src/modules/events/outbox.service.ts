@@ -20,8 +20,9 @@ export interface DomainEvent {
 export class OutboxService {
   constructor(private readonly events: OutboxRepository) {}
 
-  async record(tx: Transaction, workspaceId: string, events: DomainEvent[]): Promise<void> {
-    if (events.length) await this.events.append(tx, workspaceId, events);
+  /** Writes the events in the caller's transaction; answers their ids in order. */
+  async record(tx: Transaction, workspaceId: string, events: DomainEvent[]): Promise<string[]> {
+    return events.length ? this.events.append(tx, workspaceId, events) : [];
   }
 
   /** Claims undispatched events of every workspace for the flow triggers (the outbox's second consumer). */

@@ -3,7 +3,7 @@ import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entit
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export type WebhookKind = 'workspace' | 'agent';
+export type WebhookKind = 'workspace' | 'agent' | 'request';
 
 /** One event for one subscription: the durable record that retries and the sweep work from. */
 @Entity('webhook_deliveries')

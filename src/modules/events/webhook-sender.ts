@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { SafeResponse } from '@/common/net/address-guard';
 import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
+import { SecretBox } from '@/common/crypto/secret-box';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
 import type { DeliveryRow } from './deliveries.repository';
@@ -28,14 +29,17 @@ export class WebhookSender {
     private readonly webhooks: WebhooksService,
     private readonly agentWebhooks: AgentWebhooksService,
     private readonly outcomes: DeliveryOutcomes,
+    private readonly secrets: SecretBox,
   ) {}
 
   async send(d: DeliveryRow): Promise<void> {
     const event = await this.outbox.toSend(d.workspace_id, d.event_id);
     const sub: SendableSubscription | null =
-      d.webhook_kind === 'workspace'
-        ? await this.webhooks.sendable(d.workspace_id, d.webhook_id)
-        : await this.agentWebhooks.deliverableWebhook(d.workspace_id, d.webhook_id);
+      d.webhook_kind === 'request'
+        ? { id: d.webhook_id, url: d.url!, events: [], isActive: true, secrets: [] }
+        : d.webhook_kind === 'workspace'
+          ? await this.webhooks.sendable(d.workspace_id, d.webhook_id)
+          : await this.agentWebhooks.deliverableWebhook(d.workspace_id, d.webhook_id);
     const attemptNo = d.attempt_count + 1;
     if (!event || !sub || !sub.isActive) {
       const why = !event
@@ -64,6 +68,7 @@ export class WebhookSender {
     };
     if (sub.secrets.length)
       headers['webhook-signature'] = signatureHeader(sub.secrets, event.id, timestamp, body);
+    if (d.auth_ciphertext) headers.authorization = `Bearer ${this.secrets.decrypt(d.auth_ciphertext)}`;
     const started = performance.now();
     let res: SafeResponse | null = null;
     let error: string | null = null;
@@ -96,7 +101,7 @@ export class WebhookSender {
       sub.url,
       status === 410,
     );
-    if (status === 410) {
+    if (status === 410 && d.webhook_kind !== 'request') {
       if (d.webhook_kind === 'workspace') await this.webhooks.disable(d.workspace_id, d.webhook_id);
       else await this.agentWebhooks.disableWebhook(d.workspace_id, d.webhook_id);
       this.logger.warn(

@@ -1,4 +1,10 @@
+import { DynamicModule } from '@nestjs/common';
+import { MulterModule } from '@nestjs/platform-express';
 import type { Request } from 'express';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { diskStorage, DiskStorageOptions, StorageEngine } from 'multer';
 import { pipeline, Transform, TransformCallback } from 'node:stream';
 
@@ -48,4 +54,25 @@ export function coalescingDiskStorage(options: DiskStorageOptions, pieceBytes = 
       disk._removeFile(req, file, callback);
     },
   };
+}
+
+/**
+ * Uploads of one file streamed to STORAGE_DIR/uploads/tmp (never whole in memory); multer removes a file cut off at
+ * `maxBytes`.
+ */
+export function diskUploads(maxBytes: number, fields: number): DynamicModule {
+  return MulterModule.registerAsync({
+    inject: [APP_CONFIG],
+    useFactory: (config: AppConfig) => {
+      const tmp = path.join(config.storageDir, 'uploads', 'tmp');
+      fs.mkdirSync(tmp, { recursive: true });
+      return {
+        storage: coalescingDiskStorage({
+          destination: tmp,
+          filename: (_req, _file, cb) => cb(null, randomUUID()),
+        }),
+        limits: { fileSize: maxBytes, files: 1, fields, fieldSize: 64 * 1024, parts: fields + 2 },
+      };
+    },
+  });
 }

@@ -52,4 +52,70 @@ export class ActionLogsRepository extends WorkspaceScopedRepository<ActionLogEnt
     );
     return id;
   }
+
+  /** Newest first, filtered; with names of the agent and contact. */
+  async list(workspaceId: string, f: ActionLogFilter): Promise<[ActionLogRow[], number]> {
+    const where = ['l.workspace_id = $1'];
+    const params: unknown[] = [workspaceId];
+    const add = (sql: string, v: unknown) => where.push(sql.replace('?', `$${params.push(v)}`));
+    if (f.type) add('l.type = ?', f.type);
+    if (f.status) add('l.status = ?', f.status);
+    if (f.agentId) add('l.agent_id = ?', f.agentId);
+    if (f.from) add('l.created_at >= ?', f.from);
+    if (f.to) add('l.created_at <= ?', f.to);
+    const filter = where.join(' AND ');
+    const [{ total }] = await this.sql<Array<{ total: number }>>(
+      `SELECT count(*)::int AS total FROM action_logs l WHERE ${filter}`,
+      params,
+    );
+    const rows = await this.sql<ActionLogRow[]>(
+      `${VIEW_SQL} WHERE ${filter} ORDER BY l.created_at DESC, l.id DESC
+        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, f.take, f.skip],
+    );
+    return [rows, total];
+  }
+
+  async view(workspaceId: string, type: ActionLogType, id: string): Promise<ActionLogRow | null> {
+    const rows = await this.sql<ActionLogRow[]>(
+      `${VIEW_SQL} WHERE l.workspace_id = $1 AND l.type = $2 AND l.id = $3`,
+      [workspaceId, type, id],
+    );
+    return rows[0] ?? null;
+  }
+}
+
+const VIEW_SQL = `SELECT l.id, l.type, l.name, l.status, l.channel, l.duration_ms, l.agent_id, a.name AS agent_name,
+         l.contact_id, NULLIF(concat_ws(' ', c.name, c.surname), '') AS contact_name, l.request, l.response,
+         l.error, l.created_at
+    FROM action_logs l
+    LEFT JOIN agents a ON a.workspace_id = l.workspace_id AND a.id = l.agent_id
+    LEFT JOIN contacts c ON c.workspace_id = l.workspace_id AND c.id = l.contact_id`;
+
+export interface ActionLogFilter {
+  type?: ActionLogType;
+  status?: string;
+  agentId?: string;
+  from?: Date;
+  to?: Date;
+  skip: number;
+  take: number;
+}
+
+/** An action row with its agent's and contact's names. */
+export interface ActionLogRow {
+  id: string;
+  type: ActionLogType;
+  name: string;
+  status: string;
+  channel: string | null;
+  duration_ms: number | null;
+  agent_id: string | null;
+  agent_name: string | null;
+  contact_id: string | null;
+  contact_name: string | null;
+  request: unknown;
+  response: unknown;
+  error: string | null;
+  created_at: Date;
 }

@@ -9,8 +9,8 @@ import { TRANSCRIPTION, TranscriptionPort } from './transcription.port';
       provide: TRANSCRIPTION,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): TranscriptionPort =>
-        config.llm.baseUrl
-          ? new OpenAiTranscriptionAdapter(config.llm.baseUrl, config.llm.apiKey)
+        config.stt.baseUrl
+          ? new OpenAiTranscriptionAdapter(config.stt.baseUrl, config.stt.apiKey, config.stt.model)
           : new NoTranscription(),
     },
   ],

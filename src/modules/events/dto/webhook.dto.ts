@@ -103,7 +103,7 @@ export class DeliveryResponse {
   event_uuid!: string;
   @ApiProperty({ enum: WEBHOOK_EVENTS }) type!: string;
   @ApiProperty({ format: 'uuid' }) webhook_uuid!: string;
-  @ApiProperty({ enum: ['workspace', 'agent'] }) webhook_kind!: string;
+  @ApiProperty({ enum: ['workspace', 'agent', 'request'] }) webhook_kind!: string;
   @ApiProperty() url!: string;
   @ApiProperty({ enum: DELIVERY_STATUSES }) status!: string;
   @ApiProperty({ example: 1 }) attempt_count!: number;

@@ -11,7 +11,8 @@ export interface DetectedKind {
 
 const startsWith = (b: Buffer, sig: number[], at = 0) => sig.every((v, i) => b[at + i] === v);
 
-function audioExt(b: Buffer): string | null {
+/** The audio container the bytes start with, or null. */
+export function audioExt(b: Buffer): string | null {
   if (startsWith(b, [0x49, 0x44, 0x33])) return 'mp3'; // ID3 tag
   if (b[0] === 0xff && (b[1] & 0xe0) === 0xe0 && (b[1] & 0x06) !== 0) return 'mp3'; // MPEG frame sync
   if (startsWith(b, [0x52, 0x49, 0x46, 0x46]) && startsWith(b, [0x57, 0x41, 0x56, 0x45], 8)) return 'wav';
