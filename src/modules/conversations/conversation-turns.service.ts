@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { newId } from '@/common/persistence/base.entity';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
@@ -8,15 +9,16 @@ import { OutboxService } from '@/modules/events/outbox.service';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { AgentContextReader, ContactDirectory, KnowledgeHit, KnowledgeLookup } from './agent-context';
 import type { Conversation } from './conversation.entity';
-import { ConversationsRepository, MessagesRepository } from './conversations.repository';
+import { ConversationsRepository, MessagesRepository, SessionTarget } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 import { isVoiceChannel } from './channels';
 import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';
 import { memorizePlan, pickFields } from './memorize';
-import type { Message, MessageSender } from './message.entity';
+import type { Message } from './message.entity';
 import { buildReplyMessages } from './reply-prompt';
 import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
+import type { NewMessage } from './turn-rows';
 
 const HISTORY = 20;
 
@@ -28,7 +30,12 @@ export interface TurnOptions {
   customPrompt?: string | null;
   /** `dtmf` for key presses. */
   messageType?: string;
+  /** The conversation's agent as the caller already read it for this turn, so the turn does not read it again. */
+  agent?: AgentResponse;
 }
+
+/** A message as the turn decides it; the conversation supplies the rest. */
+type Draft = Pick<NewMessage, 'direction' | 'sender' | 'content' | 'messageType'>;
 const MINUTE = 60_000;
 
 /**
@@ -59,34 +66,35 @@ export class ConversationTurnsService {
     content: string,
     options: TurnOptions = {},
   ): Promise<TurnResponse> {
-    const current = await this.conversationsService.get(workspaceId, conversationId);
-    if (current.status === 'closed') throw AppException.conflict('The conversation is closed');
-    if (!current.agentId) throw AppException.conflict('The agent of this conversation was deleted');
-    const agent = await this.agents.agent(workspaceId, current.agentId);
-    const { settings } = await this.agents.evaluation(workspaceId, current.agentId);
-    const timeoutMs = Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
+    // A caller that read the agent (a call's runtime) skips the read ahead: the locked row is checked below.
+    const ahead = options.agent ? null : await this.conversationsService.get(workspaceId, conversationId);
+    if (ahead) this.assertOpen(ahead);
+    const agentId = options.agent?.agent_uuid ?? ahead!.agentId!;
+    const [agent, timeoutMs] = await Promise.all([
+      options.agent ?? this.agents.agent(workspaceId, agentId),
+      this.sessionTimeout(workspaceId, agentId),
+    ]);
 
     // 1. The customer's message and the session, in one transaction with its event.
     const { conversation, inbound, session, previousActivityMs } = await this.unitOfWork.run(async (m) => {
       const conv = await this.conversations.lock(workspaceId, conversationId, m);
       if (!conv) throw AppException.notFound('Conversation');
-      if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
+      this.assertOpen(conv);
       const now = new Date();
-      const touched = await this.sessions.touch(m, conv, now, timeoutMs);
-      const message = await this.addMessage(
-        m,
-        conv,
-        touched.session,
-        'inbound',
-        'customer',
+      const draft: Draft = {
+        direction: 'inbound',
+        sender: 'customer',
         content,
-        options.messageType,
+        messageType: options.messageType ?? 'text',
+      };
+      const written = await this.write(m, conv, draft, { active: true, activityAt: now, timeoutMs }, () =>
+        this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
       );
       return {
         conversation: conv,
-        inbound: message,
-        session: touched.session,
-        previousActivityMs: touched.previousActivityMs,
+        inbound: written.message,
+        session: written.session,
+        previousActivityMs: written.previousActivityMs,
       };
     });
     // A call's session ends with the call, never by idleness.
@@ -172,9 +180,11 @@ export class ConversationTurnsService {
         text: null,
         reason: "No language model is configured: set LLM_BASE_URL or the agent's custom_llm_url",
       };
+    const memory = this.memory(workspaceId, conversation, agent.agent_uuid);
+    memory.catch(() => undefined); // awaited below; a failure must not go unhandled while history is read
     const history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
-    const [memory, knowledge] = await Promise.all([
-      this.memory(workspaceId, conversation, agent.agent_uuid),
+    const [remembered, knowledge] = await Promise.all([
+      memory,
       this.knowledge
         .forTurns(
           workspaceId,
@@ -191,7 +201,13 @@ export class ConversationTurnsService {
     ]);
     try {
       const result = await this.llm.chat(
-        buildReplyMessages({ agent, channel: conversation.channel, history, memory, knowledge }),
+        buildReplyMessages({
+          agent,
+          channel: conversation.channel,
+          history,
+          memory: remembered,
+          knowledge,
+        }),
         {
           baseUrl: agent.custom_llm_url,
         },
@@ -228,9 +244,11 @@ export class ConversationTurnsService {
     return this.unitOfWork.run(async (m) => {
       const conv = await this.conversations.lock(conversation.workspaceId, conversation.id, m);
       if (!conv) throw AppException.notFound('Conversation');
-      const current = await this.sessions.get(conversation.workspaceId, session.id, m);
-      if (current.status === 'active') await this.sessions.countAgentMessage(m, current);
-      return this.addMessage(m, conv, current, 'outbound', 'agent', content);
+      const draft: Draft = { direction: 'outbound', sender: 'agent', content, messageType: 'text' };
+      const written = await this.write(m, conv, draft, { id: session.id, count: true }, () => {
+        throw new Error('a message to a given session opens none');
+      });
+      return written.message;
     });
   }
 
@@ -244,43 +262,74 @@ export class ConversationTurnsService {
     content: string,
     options: { sender?: 'agent' | 'system'; messageType?: string } = {},
   ): Promise<Message> {
+    const draft: Draft = {
+      direction: 'outbound',
+      sender: options.sender ?? 'agent',
+      content,
+      messageType: options.messageType ?? 'text',
+    };
+    // Into the active session (the common case: no settings to read); else, rarely, a second transaction opens one
+    // with the idle timeout read outside any transaction (a transaction never waits for a second connection).
+    const into = (m: Transaction, open: (conv: Conversation) => Promise<Session>) =>
+      this.conversations.lock(workspaceId, conversationId, m).then(async (conv) => {
+        if (!conv) throw AppException.notFound('Conversation');
+        if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
+        return (await this.write(m, conv, draft, { active: true }, () => open(conv))).message;
+      });
+    const spoken = await this.unitOfWork
+      .run((m) => into(m, () => Promise.reject(NO_ACTIVE_SESSION)))
+      .catch((err: unknown) => {
+        if (err === NO_ACTIVE_SESSION) return null;
+        throw err;
+      });
+    if (spoken) return spoken;
     const current = await this.conversationsService.get(workspaceId, conversationId);
-    const { settings } = await this.agents.evaluation(workspaceId, current.agentId);
-    const timeoutMs = Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
-    return this.unitOfWork.run(async (m) => {
-      const conv = await this.conversations.lock(workspaceId, conversationId, m);
-      if (!conv) throw AppException.notFound('Conversation');
-      if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
-      const active = await this.sessions.touchForAgent(m, conv, new Date(), timeoutMs);
-      const sender = options.sender ?? 'agent';
-      return this.addMessage(m, conv, active, 'outbound', sender, content, options.messageType);
-    });
+    const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
+    return this.unitOfWork.run((m) =>
+      into(m, (conv) => this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session)),
+    );
   }
 
-  private async addMessage(
-    m: import('typeorm').EntityManager,
+  private assertOpen(conv: Conversation): void {
+    if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
+    if (!conv.agentId) throw AppException.conflict('The agent of this conversation was deleted');
+  }
+
+  /** The idle timeout of the agent's effective evaluation settings, in milliseconds. */
+  private async sessionTimeout(workspaceId: string, agentId: string | null): Promise<number> {
+    const { settings } = await this.agents.evaluation(workspaceId, agentId);
+    return Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
+  }
+
+  /**
+   * Writes a message on a locked conversation with its `conversation_update` event: one statement for the message,
+   * its session and the conversation; when the target wants the active session and there is none, `open` opens one
+   * (counting this message) and the message goes there.
+   */
+  private async write(
+    m: Transaction,
     conv: Conversation,
-    session: Session,
-    direction: 'inbound' | 'outbound',
-    sender: MessageSender,
-    content: string,
-    messageType = 'text',
-  ): Promise<Message> {
+    draft: Draft,
+    target: SessionTarget,
+    open: () => Promise<Session>,
+  ): Promise<{ message: Message; session: Session; previousActivityMs: number | null }> {
     const ws = conv.workspaceId;
-    const message = this.messages.build(ws, {
+    const input: NewMessage = {
       conversationId: conv.id,
-      sessionId: session.id,
       agentId: conv.agentId,
       contactId: conv.contactId,
       channel: conv.channel,
-      direction,
-      sender,
-      messageType,
-      content,
-    });
-    await this.messages.save(ws, message, m);
-    conv.lastMessageAt = message.createdAt;
-    await this.conversations.save(ws, conv, m);
+      ...draft,
+    };
+    let appended = await this.messages.append(ws, newId(), input, target, m);
+    let session = appended?.session ?? null;
+    if (!appended) {
+      session = await open();
+      appended = (await this.messages.append(ws, newId(), input, { id: session.id, count: false }, m))!;
+    }
+    conv.lastMessageAt = appended.lastMessageAt;
+    conv.updatedAt = appended.conversationUpdatedAt;
+    const message = appended.message;
     await this.outbox.record(m, ws, [
       {
         type: 'conversation_update',
@@ -288,6 +337,13 @@ export class ConversationTurnsService {
         data: { message: MessageResponse.of(message), conversation_uuid: conv.id },
       },
     ]);
-    return message;
+    return {
+      message,
+      session: session ?? ({ id: message.sessionId } as Session),
+      previousActivityMs: appended.previousActivityAt?.getTime() ?? null,
+    };
   }
 }
+
+/** The first transaction of `speak` found no active session (not an error: a second transaction opens one). */
+const NO_ACTIVE_SESSION = new Error('no active session');
