@@ -9,7 +9,7 @@ import { OutboxService } from '@/modules/events/outbox.service';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { AgentContextReader, ContactDirectory, KnowledgeHit, KnowledgeLookup } from './agent-context';
 import type { Conversation } from './conversation.entity';
-import { ConversationsRepository, MessagesRepository, SessionTarget } from './conversations.repository';
+import { MessagesRepository, SessionTarget } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 import { isVoiceChannel } from './channels';
 import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';
@@ -18,7 +18,6 @@ import type { Message } from './message.entity';
 import { buildReplyMessages } from './reply-prompt';
 import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
-import type { NewMessage } from './turn-rows';
 
 const HISTORY = 20;
 
@@ -35,7 +34,7 @@ export interface TurnOptions {
 }
 
 /** A message as the turn decides it; the conversation supplies the rest. */
-type Draft = Pick<NewMessage, 'direction' | 'sender' | 'content' | 'messageType'>;
+type Draft = Pick<Message, 'direction' | 'sender' | 'content' | 'messageType'>;
 const MINUTE = 60_000;
 
 /**
@@ -47,7 +46,6 @@ export class ConversationTurnsService {
   private readonly logger = new Logger(ConversationTurnsService.name);
 
   constructor(
-    private readonly conversations: ConversationsRepository,
     private readonly messages: MessagesRepository,
     private readonly conversationsService: ConversationsService,
     private readonly sessions: SessionsService,
@@ -76,27 +74,29 @@ export class ConversationTurnsService {
     ]);
 
     // 1. The customer's message and the session, in one transaction with its event.
-    const { conversation, inbound, session, previousActivityMs } = await this.unitOfWork.run(async (m) => {
-      const conv = await this.conversations.lock(workspaceId, conversationId, m);
-      if (!conv) throw AppException.notFound('Conversation');
-      this.assertOpen(conv);
-      const now = new Date();
-      const draft: Draft = {
-        direction: 'inbound',
-        sender: 'customer',
-        content,
-        messageType: options.messageType ?? 'text',
-      };
-      const written = await this.write(m, conv, draft, { active: true, activityAt: now, timeoutMs }, () =>
-        this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
-      );
-      return {
-        conversation: conv,
-        inbound: written.message,
-        session: written.session,
-        previousActivityMs: written.previousActivityMs,
-      };
-    });
+    const draft: Draft = {
+      direction: 'inbound',
+      sender: 'customer',
+      content,
+      messageType: options.messageType ?? 'text',
+    };
+    const now = new Date();
+    const {
+      conversation,
+      message: inbound,
+      session,
+      previousActivityMs,
+    } = await this.unitOfWork.run((m) =>
+      this.write(
+        m,
+        workspaceId,
+        conversationId,
+        draft,
+        { active: true, activityAt: now, timeoutMs },
+        (conv) => this.assertOpen(conv),
+        (conv) => this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
+      ),
+    );
     // A call's session ends with the call, never by idleness.
     if (!isVoiceChannel(conversation.channel))
       await this.sessions.scheduleTimeout(session, previousActivityMs);
@@ -241,15 +241,19 @@ export class ConversationTurnsService {
     session: Session,
     content: string,
   ): Promise<Message> {
-    return this.unitOfWork.run(async (m) => {
-      const conv = await this.conversations.lock(conversation.workspaceId, conversation.id, m);
-      if (!conv) throw AppException.notFound('Conversation');
-      const draft: Draft = { direction: 'outbound', sender: 'agent', content, messageType: 'text' };
-      const written = await this.write(m, conv, draft, { id: session.id, count: true }, () => {
-        throw new Error('a message to a given session opens none');
-      });
-      return written.message;
-    });
+    const draft: Draft = { direction: 'outbound', sender: 'agent', content, messageType: 'text' };
+    const written = await this.unitOfWork.run((m) =>
+      this.write(
+        m,
+        conversation.workspaceId,
+        conversation.id,
+        draft,
+        { id: session.id, count: true },
+        () => undefined,
+        () => Promise.reject(new Error('a message to a given session opens none')),
+      ),
+    );
+    return written.message;
   }
 
   /**
@@ -268,26 +272,30 @@ export class ConversationTurnsService {
       content,
       messageType: options.messageType ?? 'text',
     };
+    const open = (conv: Conversation) => {
+      if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
+    };
     // Into the active session (the common case: no settings to read); else, rarely, a second transaction opens one
     // with the idle timeout read outside any transaction (a transaction never waits for a second connection).
-    const into = (m: Transaction, open: (conv: Conversation) => Promise<Session>) =>
-      this.conversations.lock(workspaceId, conversationId, m).then(async (conv) => {
-        if (!conv) throw AppException.notFound('Conversation');
-        if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
-        return (await this.write(m, conv, draft, { active: true }, () => open(conv))).message;
-      });
     const spoken = await this.unitOfWork
-      .run((m) => into(m, () => Promise.reject(NO_ACTIVE_SESSION)))
+      .run((m) =>
+        this.write(m, workspaceId, conversationId, draft, { active: true }, open, () =>
+          Promise.reject(NO_ACTIVE_SESSION),
+        ),
+      )
       .catch((err: unknown) => {
         if (err === NO_ACTIVE_SESSION) return null;
         throw err;
       });
-    if (spoken) return spoken;
+    if (spoken) return spoken.message;
     const current = await this.conversationsService.get(workspaceId, conversationId);
     const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
-    return this.unitOfWork.run((m) =>
-      into(m, (conv) => this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session)),
+    const opened = await this.unitOfWork.run((m) =>
+      this.write(m, workspaceId, conversationId, draft, { active: true }, open, (conv) =>
+        this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
+      ),
     );
+    return opened.message;
   }
 
   private assertOpen(conv: Conversation): void {
@@ -302,48 +310,54 @@ export class ConversationTurnsService {
   }
 
   /**
-   * Writes a message on a locked conversation with its `conversation_update` event: one statement for the message,
-   * its session and the conversation; when the target wants the active session and there is none, `open` opens one
-   * (counting this message) and the message goes there.
+   * Writes a message with its `conversation_update` event, the conversation locked by the same statement (404 when
+   * it is not in the workspace); `check` may refuse the locked conversation (the transaction then rolls back). When
+   * the target wants the active session and there is none, `open` opens one (counting this message) and the
+   * message goes there.
    */
   private async write(
     m: Transaction,
-    conv: Conversation,
+    workspaceId: string,
+    conversationId: string,
     draft: Draft,
     target: SessionTarget,
-    open: () => Promise<Session>,
-  ): Promise<{ message: Message; session: Session; previousActivityMs: number | null }> {
-    const ws = conv.workspaceId;
-    const input: NewMessage = {
-      conversationId: conv.id,
-      agentId: conv.agentId,
-      contactId: conv.contactId,
-      channel: conv.channel,
-      ...draft,
-    };
-    let appended = await this.messages.append(ws, newId(), input, target, m);
-    let session = appended?.session ?? null;
-    if (!appended) {
-      session = await open();
-      appended = (await this.messages.append(ws, newId(), input, { id: session.id, count: false }, m))!;
+    check: (conv: Conversation) => void,
+    open: (conv: Conversation) => Promise<Session>,
+  ): Promise<{
+    conversation: Conversation;
+    message: Message;
+    session: Session;
+    previousActivityMs: number | null;
+  }> {
+    let written = await this.messages.append(workspaceId, conversationId, newId(), draft, target, m);
+    if (!written.conversation) throw AppException.notFound('Conversation');
+    check(written.conversation);
+    let previousActivityMs = written.previousActivityAt?.getTime() ?? null;
+    if (!written.message) {
+      const session = await open(written.conversation);
+      const target2 = { id: session.id, count: false };
+      written = {
+        ...(await this.messages.append(workspaceId, conversationId, newId(), draft, target2, m)),
+        session,
+      };
+      previousActivityMs = null;
     }
-    conv.lastMessageAt = appended.lastMessageAt;
-    conv.updatedAt = appended.conversationUpdatedAt;
-    const message = appended.message;
-    await this.outbox.record(m, ws, [
+    const conversation = written.conversation!;
+    const message = written.message!;
+    await this.outbox.record(m, workspaceId, [
       {
         type: 'conversation_update',
-        agentId: conv.agentId,
-        data: { message: MessageResponse.of(message), conversation_uuid: conv.id },
+        agentId: conversation.agentId,
+        data: { message: MessageResponse.of(message), conversation_uuid: conversation.id },
       },
     ]);
     return {
+      conversation,
       message,
-      session: session ?? ({ id: message.sessionId } as Session),
-      previousActivityMs: appended.previousActivityAt?.getTime() ?? null,
+      session: written.session ?? ({ id: message.sessionId } as Session),
+      previousActivityMs,
     };
   }
 }
 
-/** The first transaction of `speak` found no active session (not an error: a second transaction opens one). */
 const NO_ACTIVE_SESSION = new Error('no active session');

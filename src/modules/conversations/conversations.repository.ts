@@ -9,7 +9,6 @@ import {
   CONVERSATION_COLUMNS,
   conversationOf,
   messageOf,
-  NewMessage,
   Row,
   SESSION_COLUMNS,
   sessionOf,
@@ -23,46 +22,60 @@ export type SessionTarget =
   | { id: string; count: boolean };
 
 export interface Appended {
-  message: Message;
+  /** The conversation as locked (before the write); null when it is not in the workspace. */
+  conversation: Conversation | null;
+  /** Null when nothing was written: an `active` target found no active session, or the conversation is closed. */
+  message: Message | null;
   /** The active session after the write (an `active` target only). */
   session: Session | null;
   /** Its idle clock before the write (an `active` target only). */
   previousActivityAt: Date | null;
-  lastMessageAt: Date;
-  conversationUpdatedAt: Date;
 }
 
 const S_COLUMNS = SESSION_COLUMNS.split(',')
   .map((c) => `s.${c.trim()} AS s_${c.trim()}`)
   .join(', ');
-const INSERT_MESSAGE = `INSERT INTO messages (id, workspace_id, conversation_id, session_id, agent_id, contact_id,
-  channel, direction, sender, message_type, content)`;
-const MESSAGE_VALUES = `$3::uuid, $1::uuid, $2::uuid, SESSION, $4::uuid, $5::uuid, $6, $7, $8, $9, $10`;
+/** The conversation locked first: turns of one conversation run one at a time. */
+const CONV = `conv AS (SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE workspace_id = $1 AND id = $2 FOR UPDATE)`;
+/** The message copies the agent, contact and channel of the locked conversation. */
+const INSERT_MESSAGE = (session: string, from: string) => `m AS (INSERT INTO messages (id, workspace_id,
+    conversation_id, session_id, agent_id, contact_id, channel, direction, sender, message_type, content)
+  SELECT $3::uuid, $1::uuid, $2::uuid, ${session}, conv.agent_id, conv.contact_id, conv.channel, $4, $5, $6, $7
+    FROM ${from} RETURNING created_at, updated_at)`;
 const TOUCH_CONVERSATION = `c AS (UPDATE conversations SET last_message_at = m.created_at, updated_at = now() FROM m
    WHERE conversations.workspace_id = $1 AND conversations.id = $2
    RETURNING conversations.last_message_at, conversations.updated_at)`;
+const WRITTEN = `m.created_at AS m_created_at, m.updated_at AS m_updated_at, c.last_message_at AS c_last_message_at,
+  c.updated_at AS c_updated_at`;
 
-/** A message into the active session: the session counted (and its idle clock moved), the conversation touched. */
-const APPEND_ACTIVE = `WITH prev AS (
+/**
+ * A message into the active session of an open conversation: the session counted (and its idle clock moved), the
+ * conversation touched. The session is read with the statement's snapshot: when a concurrent turn ended or opened
+ * one meanwhile, nothing is written and the caller opens or finds it in a statement of its own.
+ */
+const APPEND_ACTIVE = `WITH ${CONV},
+prev AS (
   SELECT id, last_activity_at FROM sessions WHERE workspace_id = $1 AND conversation_id = $2 AND status = 'active'),
 s AS (UPDATE sessions SET message_count = message_count + 1,
-       last_activity_at = COALESCE($11::timestamptz, last_activity_at), timeout_ms = COALESCE($12::int, timeout_ms),
+       last_activity_at = COALESCE($8::timestamptz, last_activity_at), timeout_ms = COALESCE($9::int, timeout_ms),
        updated_at = now()
-   WHERE workspace_id = $1 AND id = (SELECT id FROM prev) AND status = 'active' RETURNING ${SESSION_COLUMNS}),
-m AS (${INSERT_MESSAGE} SELECT ${MESSAGE_VALUES.replace('SESSION', 's.id')} FROM s RETURNING created_at, updated_at),
+   WHERE workspace_id = $1 AND id = (SELECT id FROM prev) AND status = 'active'
+     AND EXISTS (SELECT 1 FROM conv WHERE status <> 'closed')
+   RETURNING ${SESSION_COLUMNS}),
+${INSERT_MESSAGE('s.id', 's, conv')},
 ${TOUCH_CONVERSATION}
-SELECT ${S_COLUMNS}, prev.last_activity_at AS previous_activity_at, m.created_at AS m_created_at,
-       m.updated_at AS m_updated_at, c.last_message_at AS c_last_message_at, c.updated_at AS c_updated_at
-  FROM s, prev, m, c`;
+SELECT conv.*, ${S_COLUMNS}, prev.last_activity_at AS previous_activity_at, ${WRITTEN}
+  FROM conv LEFT JOIN s ON true LEFT JOIN prev ON true LEFT JOIN m ON true LEFT JOIN c ON true`;
 
 /** A message into a given session, counted there when asked and still active; the conversation touched. */
-const APPEND_TO_SESSION = `WITH s AS (UPDATE sessions SET message_count = message_count + 1, updated_at = now()
-   WHERE workspace_id = $1 AND id = $11 AND status = 'active' AND $12::boolean RETURNING id),
-m AS (${INSERT_MESSAGE} VALUES (${MESSAGE_VALUES.replace('SESSION', '$11::uuid')}) RETURNING created_at, updated_at),
+const APPEND_TO_SESSION = `WITH ${CONV},
+s AS (UPDATE sessions SET message_count = message_count + 1, updated_at = now()
+   WHERE workspace_id = $1 AND id = $8 AND status = 'active' AND $9::boolean AND EXISTS (SELECT 1 FROM conv)
+   RETURNING id),
+${INSERT_MESSAGE('$8::uuid', 'conv')},
 ${TOUCH_CONVERSATION}
-SELECT m.created_at AS m_created_at, m.updated_at AS m_updated_at, c.last_message_at AS c_last_message_at,
-       c.updated_at AS c_updated_at, (SELECT count(*) FROM s)::int AS counted
-  FROM m, c`;
+SELECT conv.*, ${WRITTEN}, (SELECT count(*) FROM s)::int AS counted
+  FROM conv LEFT JOIN m ON true LEFT JOIN c ON true`;
 
 @Injectable()
 export class ConversationsRepository extends WorkspaceScopedRepository<Conversation> {
@@ -88,52 +101,51 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
   }
 
   /**
-   * Appends a message to a conversation locked by the caller, in one statement: the message, its session's count
-   * (and idle clock), the conversation's last message time. Null when an `active` target finds no active session:
-   * the caller opens one and appends to it by id.
+   * Appends a message to a conversation in one statement inside the caller's transaction: the conversation locked,
+   * the message (copying its agent, contact and channel), its session's count (and idle clock), the conversation's
+   * last message time. The conversation answers as locked, with the write's times.
    */
   async append(
     workspaceId: string,
+    conversationId: string,
     id: string,
-    message: NewMessage,
+    message: Pick<Message, 'direction' | 'sender' | 'messageType' | 'content'>,
     target: SessionTarget,
     manager: EntityManager,
-  ): Promise<Appended | null> {
+  ): Promise<Appended> {
     const values = [
       workspaceId,
-      message.conversationId,
+      conversationId,
       id,
-      message.agentId,
-      message.contactId,
-      message.channel,
       message.direction,
       message.sender,
       message.messageType,
       message.content,
     ];
-    if ('active' in target) {
-      const rows = await this.sql<Row[]>(
-        APPEND_ACTIVE,
-        [...values, target.activityAt ?? null, target.timeoutMs ?? null],
-        manager,
-      );
-      if (!rows.length) return null;
-      const session = sessionOf(rows[0], 's_');
-      return {
-        message: messageOf(workspaceId, id, session.id, message, rows[0]),
-        session,
-        previousActivityAt: rows[0].previous_activity_at as Date,
-        lastMessageAt: rows[0].c_last_message_at as Date,
-        conversationUpdatedAt: rows[0].c_updated_at as Date,
-      };
-    }
-    const [row] = await this.sql<Row[]>(APPEND_TO_SESSION, [...values, target.id, target.count], manager);
+    const active = 'active' in target;
+    const [row] = await this.sql<Row[]>(
+      active ? APPEND_ACTIVE : APPEND_TO_SESSION,
+      active
+        ? [...values, target.activityAt ?? null, target.timeoutMs ?? null]
+        : [...values, target.id, target.count],
+      manager,
+    );
+    if (!row) return { conversation: null, message: null, session: null, previousActivityAt: null };
+    const conversation = conversationOf(row);
+    const session = active && row.s_id ? sessionOf(row, 's_') : null;
+    if (!row.m_created_at) return { conversation, message: null, session, previousActivityAt: null };
+    const written = messageOf(workspaceId, id, session?.id ?? (target as { id: string }).id, conversation, {
+      ...message,
+      createdAt: row.m_created_at as Date,
+      updatedAt: row.m_updated_at as Date,
+    });
+    conversation.lastMessageAt = row.c_last_message_at as Date;
+    conversation.updatedAt = row.c_updated_at as Date;
     return {
-      message: messageOf(workspaceId, id, target.id, message, row),
-      session: null,
-      previousActivityAt: null,
-      lastMessageAt: row.c_last_message_at as Date,
-      conversationUpdatedAt: row.c_updated_at as Date,
+      conversation,
+      message: written,
+      session,
+      previousActivityAt: (row.previous_activity_at as Date | undefined) ?? null,
     };
   }
 

@@ -57,25 +57,22 @@ export function sessionOf(r: Row, prefix = ''): Session {
   });
 }
 
-/** A message being written: what the turn decides; ids and times come from the insert. */
-export type NewMessage = Pick<
-  Message,
-  'conversationId' | 'agentId' | 'contactId' | 'channel' | 'direction' | 'sender' | 'messageType' | 'content'
->;
-
+/** A message just written to a conversation (its agent, contact and channel are the conversation's). */
 export function messageOf(
   workspaceId: string,
   id: string,
   sessionId: string,
-  m: NewMessage,
-  r: Row,
+  conversation: Conversation,
+  m: Pick<Message, 'direction' | 'sender' | 'messageType' | 'content' | 'createdAt' | 'updatedAt'>,
 ): Message {
   return Object.assign(new Message(), {
     ...m,
     id,
     workspaceId,
+    conversationId: conversation.id,
     sessionId,
-    createdAt: r.m_created_at,
-    updatedAt: r.m_updated_at,
+    agentId: conversation.agentId,
+    contactId: conversation.contactId,
+    channel: conversation.channel,
   });
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
@@ -32,27 +31,29 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     super(repo);
   }
 
-  /** Writes events in the transaction of their change; a NOTIFY wakes the dispatchers at its commit. */
+  /**
+   * Writes events in the transaction of their change, in one statement whose RETURNING notifies the dispatchers:
+   * PostgreSQL delivers the NOTIFY at commit only (folded into one per transaction), so listeners never see
+   * uncommitted rows.
+   */
   async append(
     tx: Transaction,
     workspaceId: string,
     events: Array<Pick<OutboxEvent, 'type' | 'agentId' | 'data'>>,
   ): Promise<void> {
-    await tx.getRepository(OutboxEvent).insert(
-      events.map(
-        (e) =>
-          ({
-            id: newId(),
-            workspaceId,
-            type: e.type,
-            agentId: e.agentId,
-            data: e.data,
-            dispatchedAt: null,
-          }) as QueryDeepPartialEntity<OutboxEvent>,
-      ),
+    if (!events.length) return;
+    const values: unknown[] = [];
+    const rows = events.map((e) => {
+      values.push(newId(), workspaceId, e.type, e.agentId, JSON.stringify(e.data));
+      const n = values.length;
+      return `($${n - 4}::uuid, $${n - 3}::uuid, $${n - 2}, $${n - 1}::uuid, $${n}::jsonb)`;
+    });
+    await this.sql(
+      `INSERT INTO outbox_events (id, workspace_id, type, agent_id, data) VALUES ${rows.join(', ')}
+       RETURNING pg_notify('${OUTBOX_CHANNEL}', '')`,
+      values,
+      tx,
     );
-    // Delivered at commit only (and folded into one per transaction), so listeners never see uncommitted rows.
-    await tx.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
   }
 
   /** Marks a batch of undispatched events of every workspace as dispatched (SKIP LOCKED: claims side by side). */
