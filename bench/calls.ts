@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
 import { LlmServer } from '../test/support/llm-server';
+import type { ProbeSnapshot } from './probe';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
 
@@ -16,7 +17,9 @@ import { percentile, runBench } from './stats';
  * calls are placed at once over both; each then takes 10 customer turns (`simulate say`) against a local model that
  * answers in a fixed 50 ms, and 5 live actions (`say`) posted to the replica that does not own the call. Prints the
  * set-up rate, the turn latency minus the model's 50 ms, and the action round trip (answered once the owner has
- * performed it), p50/p99.
+ * performed it), p50/p99. Each replica runs with bench/probe.ts preloaded, so the run also prints, per turn and per
+ * action, the replicas' CPU time, the SQL statements and the Redis commands they sent (BENCH_DETAIL=1 lists them)
+ * and the event-loop delay. BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops.
  */
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const TURNS = Number(process.env.BENCH_TURNS ?? 10);
@@ -28,6 +31,7 @@ const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127
 dbUrl.pathname = `/cap_bench_${run}`;
 const root = path.join(__dirname, '..');
 const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
+const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}`);
 
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 256 });
 
@@ -84,7 +88,15 @@ function startServer(env: Record<string, string>): Promise<{ child: ChildProcess
   const child = fork(path.join(root, '.bench-build', 'test', 'support', 'api-process.js'), [], {
     env: { ...env, TS_NODE_BASEURL: path.join(root, '.bench-build') },
     cwd: root,
-    execArgv: ['-r', 'tsconfig-paths/register'],
+    execArgv: [
+      '-r',
+      'tsconfig-paths/register',
+      '-r',
+      path.join(root, '.bench-build', 'bench', 'probe.js'),
+      ...(process.env.BENCH_CPU_PROF_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+        : []),
+    ],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -102,6 +114,44 @@ function stopServer(child: ChildProcess): Promise<void> {
   });
 }
 
+/** One probe snapshot of each replica (bench/probe.ts), asked for with SIGUSR2. */
+async function probe(children: ChildProcess[]): Promise<ProbeSnapshot[]> {
+  const before = new Set(fs.readdirSync(probeDir));
+  for (const c of children) c.kill('SIGUSR2');
+  for (let i = 0; i < 500; i += 1) {
+    const fresh = fs.readdirSync(probeDir).filter((f) => !before.has(f));
+    if (fresh.length === children.length) {
+      await new Promise((r) => setTimeout(r, 20));
+      return fresh.map((f) => JSON.parse(fs.readFileSync(path.join(probeDir, f), 'utf8')) as ProbeSnapshot);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the replicas wrote no probe snapshot');
+}
+
+/** What both replicas spent between two snapshots, per unit of work. */
+function spent(from: ProbeSnapshot[], to: ProbeSnapshot[], units: number, label: string): string {
+  const sum = (pick: (s: ProbeSnapshot) => Record<string, number>) => {
+    const out = new Map<string, number>();
+    for (const s of to) for (const [k, v] of Object.entries(pick(s))) out.set(k, (out.get(k) ?? 0) + v);
+    for (const s of from) for (const [k, v] of Object.entries(pick(s))) out.set(k, (out.get(k) ?? 0) - v);
+    return [...out].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  };
+  const cpu = to.reduce((t, s) => t + s.cpuMs, 0) - from.reduce((t, s) => t + s.cpuMs, 0);
+  const statements = sum((s) => s.statements);
+  const redis = sum((s) => s.redis);
+  const total = (l: [string, number][]) => l.reduce((t, [, v]) => t + v, 0);
+  const per = (v: number) => (v / units).toFixed(1);
+  const lines = [
+    `${label}: replica CPU ${per(cpu)} ms, SQL statements ${per(total(statements))}, Redis commands ${per(total(redis))}; event-loop delay p99 ${Math.max(...to.map((s) => s.loopDelayP99Ms)).toFixed(1)} ms, max ${Math.max(...to.map((s) => s.loopDelayMaxMs)).toFixed(1)} ms`,
+  ];
+  if (process.env.BENCH_DETAIL) {
+    for (const [k, v] of statements) lines.push(`    sql   ${per(v).padStart(6)}  ${k}`);
+    for (const [k, v] of redis) lines.push(`    redis ${per(v).padStart(6)}  ${k}`);
+  }
+  return lines.join('\n');
+}
+
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
 const fmt = (sorted: number[]) =>
@@ -110,6 +160,7 @@ const fmt = (sorted: number[]) =>
 async function main(): Promise<void> {
   const llm = await LlmServer.start();
   llm.latencyMs = MODEL_MS;
+  fs.mkdirSync(probeDir, { recursive: true });
   const token = await seed();
   progress('seeded');
   const env: Record<string, string> = {
@@ -124,6 +175,7 @@ async function main(): Promise<void> {
     SERVICE_DOMAIN: 'localhost',
     LLM_BASE_URL: llm.url,
     SANDBOX_ANSWER_DELAY_MS: '0',
+    BENCH_PROBE_DIR: probeDir,
   };
   const a = await startServer(env);
   const b = await startServer(env);
@@ -168,6 +220,7 @@ async function main(): Promise<void> {
 
     // Turns: each call takes its turns one after another on the replica that placed it; calls run side by side.
     const turnMs: number[] = [];
+    const beforeTurns = await probe([a.child, b.child]);
     const turnsStart = Date.now();
     await Promise.all(
       ids.map(async (id, i) => {
@@ -183,6 +236,7 @@ async function main(): Promise<void> {
     );
     const turnsSeconds = (Date.now() - turnsStart) / 1000;
     progress('turns done');
+    const afterTurns = await probe([a.child, b.child]);
 
     // Actions: posted to the replica that does not own the call, answered once the owner performed them.
     const actionMs: number[] = [];
@@ -197,6 +251,7 @@ async function main(): Promise<void> {
         }
       }),
     );
+    const afterActions = await probe([a.child, b.child]);
     await Promise.all(
       ids.map((id, i) =>
         call(replicas[i % 2], token, 'POST', `/api/v1/calls/${id}/simulate`, { action: 'hangup' }),
@@ -212,6 +267,8 @@ async function main(): Promise<void> {
         `turn latency minus the model 50 ms: ${fmt(turnMs)}`,
         `action round trip (non-owner):     ${fmt(actionMs)}`,
         `model calls:                       ${llm.calls.length}`,
+        spent(beforeTurns, afterTurns, turnMs.length, 'per turn  '),
+        spent(afterTurns, afterActions, actionMs.length, 'per action'),
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
       ].join('\n') + '\n',
     );
@@ -221,6 +278,7 @@ async function main(): Promise<void> {
     await llm.close();
     await dropDatabase(dbUrl.toString());
     fs.rmSync(storage, { recursive: true, force: true });
+    fs.rmSync(probeDir, { recursive: true, force: true });
   }
 }
 

@@ -194,15 +194,21 @@ export class CallLifecycle {
     }
   }
 
-  /** The silence timer counts from the last activity; a timer of older activity finds newer and does nothing. */
+  /**
+   * Arms the call's silence timer to fire the silence timeout after `activityMs`. Activity does not add timers: the
+   * timer, when it fires, finds the newer activity and arms itself again from it, so a call has one timer at a time.
+   */
   async scheduleSilence(
     call: Pick<Call, 'workspaceId' | 'id' | 'silenceTimeoutSeconds'>,
     activityMs: number,
-  ) {
+  ): Promise<void> {
     await this.queue.add(
       'silence-timeout',
       { workspaceId: call.workspaceId, callId: call.id, activityMs },
-      { jobId: silenceJobId(call.id, activityMs), delay: call.silenceTimeoutSeconds * 1000 },
+      {
+        jobId: silenceJobId(call.id, activityMs),
+        delay: Math.max(0, activityMs + call.silenceTimeoutSeconds * 1000 - Date.now()),
+      },
     );
   }
 }

@@ -13,7 +13,7 @@ import { callInstructions, voiceText } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
 import { EndReason, isEnded } from './call-states';
-import { CallsRepository } from './calls.repository';
+import { CallsRepository, CallViewRow } from './calls.repository';
 import { CallResponse } from './dto/responses';
 
 export const DEFAULT_FORWARD_MESSAGE = 'Transferring your call now.';
@@ -71,32 +71,30 @@ export class CallRuntime implements OnModuleInit {
   }
 
   /** A message the agent says on the call: stored as its message, published, and the silence clock restarted. */
-  private async say(
-    call: Pick<Call, 'workspaceId' | 'id' | 'silenceTimeoutSeconds'>,
-    text: string,
-  ): Promise<Message> {
+  private async say(call: Pick<Call, 'workspaceId' | 'id'>, text: string): Promise<Message> {
     const message = await this.turns.speak(call.workspaceId, call.id, text);
     await this.live.publish(call.id, 'transcript', MessageResponse.of(message));
     await this.activity(call, message.createdAt);
     return message;
   }
 
-  private async activity(
-    call: Pick<Call, 'workspaceId' | 'id' | 'silenceTimeoutSeconds'>,
-    at: Date,
-  ): Promise<void> {
+  /** Someone spoke: the silence clock restarts from here (the armed silence timer re-arms itself from it). */
+  private async activity(call: Pick<Call, 'workspaceId' | 'id'>, at: Date): Promise<void> {
     await this.calls.touch(call.workspaceId, call.id, at);
-    await this.lifecycle.scheduleSilence(call, at.getTime());
   }
 
-  /** One customer turn on an answered call (sandbox `say` and `dtmf`, or a transcribed utterance). */
+  /**
+   * One customer turn on an answered call (sandbox `say` and `dtmf`, or a transcribed utterance). `loaded` is the
+   * call row when the caller has just read it.
+   */
   async customerTurn(
     workspaceId: string,
     callId: string,
     text: string,
     messageType: 'text' | 'dtmf' = 'text',
+    loaded?: Call,
   ): Promise<CallTurnResponse> {
-    const call = await this.load(workspaceId, callId);
+    const call = loaded ?? (await this.load(workspaceId, callId));
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
     if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
     if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
@@ -105,12 +103,19 @@ export class CallRuntime implements OnModuleInit {
       muted: call.muted,
       customPrompt: callInstructions(agent.custom_prompt, call),
       messageType,
+      agent,
     });
-    await this.live.publish(callId, 'transcript', turn.message);
-    if (turn.reply) await this.live.publish(callId, 'transcript', turn.reply);
-    await this.activity(call, new Date(turn.reply?.created_at ?? turn.message.created_at));
-    if (turn.action) await this.ruleAction(call, agent, turn.action);
-    const after = await this.calls.view(workspaceId, callId);
+    await Promise.all([
+      this.live.publish(callId, 'transcript', turn.message),
+      turn.reply && this.live.publish(callId, 'transcript', turn.reply),
+    ]);
+    const at = new Date(turn.reply?.created_at ?? turn.message.created_at);
+    let after: CallViewRow | null;
+    if (turn.action) {
+      await this.activity(call, at);
+      await this.ruleAction(call, agent, turn.action);
+      after = await this.calls.view(workspaceId, callId);
+    } else after = await this.calls.touchAndView(workspaceId, callId, at);
     return { ...turn, call: CallResponse.of(after!) };
   }
 
@@ -280,11 +285,18 @@ export class CallRuntime implements OnModuleInit {
     await this.end(workspaceId, callId, 'max_duration').catch(ignoreMoved);
   }
 
-  /** No one spoke since `activityMs` for the silence timeout: the agent says goodbye and hangs up. */
+  /**
+   * The silence timer armed at `activityMs`. Newer activity re-arms it from the last activity (one timer per call,
+   * none added per turn); else no one spoke for the silence timeout: the agent says goodbye and hangs up.
+   */
   async silenceTimeout(workspaceId: string, callId: string, activityMs: number): Promise<void> {
     const call = await this.calls.findById(workspaceId, callId);
     if (call?.status !== 'in-progress' || call.handledBy === 'Human') return;
-    if ((call.lastActivityAt?.getTime() ?? 0) > activityMs) return; // newer activity holds its own timer
+    const lastMs = call.lastActivityAt?.getTime() ?? 0;
+    if (lastMs > activityMs) {
+      await this.lifecycle.scheduleSilence(call, lastMs);
+      return;
+    }
     const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
     const endText = agent && voiceText(agent, 'end_call_message');
     await this.turns

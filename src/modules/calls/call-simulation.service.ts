@@ -34,12 +34,13 @@ export class CallSimulation {
     switch (dto.action) {
       case 'say':
         if (!dto.text) throw AppException.invalid('text', 'text should not be empty', 'VALIDATION_ERROR');
-        return this.runtime.customerTurn(workspaceId, callId, dto.text);
+        return this.runtime.customerTurn(workspaceId, callId, dto.text, 'text', call);
       case 'dtmf': {
         const digits = dto.digits?.replace(/\s/g, '');
         if (!digits) throw AppException.invalid('digits', 'digits should not be empty', 'VALIDATION_ERROR');
         if (!/^[0-9*#]+$/.test(digits)) throw AppException.invalid('digits', 'digits must be 0-9, * and #');
-        return this.runtime.customerTurn(workspaceId, callId, `(pressed ${[...digits].join(' ')})`, 'dtmf');
+        const pressed = `(pressed ${[...digits].join(' ')})`;
+        return this.runtime.customerTurn(workspaceId, callId, pressed, 'dtmf', call);
       }
       case 'hangup': {
         const answered = call.status === 'in-progress';

@@ -43,19 +43,23 @@ export interface CallViewRow {
   updated_at: Date;
 }
 
-const VIEW = `
+const VIEW_OF = (source: string) => `
   SELECT k.id, k.agent_id, a.name AS agent_name, k.contact_id, ct.name AS c_name, ct.surname AS c_surname,
          ct.phone_number AS c_phone, ct.email AS c_email, s.id AS session_id, s.summary AS analysis,
          k.phone_number_id, k.direction, k.channel, k.status, k.end_reason, k.error, k.handled_by, k.from_number,
          k.to_number, k.provider, k.provider_call_id, k.is_simulation, k.muted, k.forwarded_to, k.variables,
          k.metadata, k.campaign_id, k.task_id, k.listing_id, k.recording, k.answered_at, k.ended_at,
          k.created_at, k.updated_at
-    FROM calls k
+    FROM ${source} k
     LEFT JOIN agents a ON a.id = k.agent_id
     LEFT JOIN contacts ct ON ct.id = k.contact_id AND ct.workspace_id = k.workspace_id
     LEFT JOIN LATERAL (SELECT id, summary FROM sessions
                         WHERE workspace_id = k.workspace_id AND conversation_id = k.id
                         ORDER BY started_at LIMIT 1) s ON true`;
+const VIEW = VIEW_OF('calls');
+/** Someone spoke: the activity recorded and the call read as its answer embeds it, in one statement. */
+const TOUCH_VIEW = `WITH t AS (UPDATE calls SET last_activity_at = $3 WHERE workspace_id = $1 AND id = $2 RETURNING *)
+${VIEW_OF('t')}`;
 
 export interface CallListFilter {
   statuses?: string[];
@@ -176,6 +180,12 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
       id,
       providerCallId,
     ]);
+  }
+
+  /** Records the last moment someone spoke on the call and answers the call's view (null: no such call). */
+  async touchAndView(workspaceId: string, id: string, at: Date): Promise<CallViewRow | null> {
+    const rows = (await this.sql(TOUCH_VIEW, [workspaceId, id, at])) as CallViewRow[];
+    return rows[0] ?? null;
   }
 
   /** Records the last moment someone spoke on the call. */

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { newId } from '@/common/persistence/base.entity';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
@@ -8,12 +9,12 @@ import { OutboxService } from '@/modules/events/outbox.service';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { AgentContextReader, ContactDirectory, KnowledgeHit, KnowledgeLookup } from './agent-context';
 import type { Conversation } from './conversation.entity';
-import { ConversationsRepository, MessagesRepository } from './conversations.repository';
+import { MessagesRepository, SessionTarget } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 import { isVoiceChannel } from './channels';
 import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';
 import { memorizePlan, pickFields } from './memorize';
-import type { Message, MessageSender } from './message.entity';
+import type { Message } from './message.entity';
 import { buildReplyMessages } from './reply-prompt';
 import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
@@ -29,7 +30,12 @@ export interface TurnOptions {
   customPrompt?: string | null;
   /** `dtmf` for key presses. */
   messageType?: string;
+  /** The conversation's agent as the caller already read it for this turn, so the turn does not read it again. */
+  agent?: AgentResponse;
 }
+
+/** A message as the turn decides it; the conversation supplies the rest. */
+type Draft = Pick<Message, 'direction' | 'sender' | 'content' | 'messageType'>;
 const MINUTE = 60_000;
 
 /**
@@ -41,7 +47,6 @@ export class ConversationTurnsService {
   private readonly logger = new Logger(ConversationTurnsService.name);
 
   constructor(
-    private readonly conversations: ConversationsRepository,
     private readonly messages: MessagesRepository,
     private readonly conversationsService: ConversationsService,
     private readonly sessions: SessionsService,
@@ -61,36 +66,39 @@ export class ConversationTurnsService {
     content: string,
     options: TurnOptions = {},
   ): Promise<TurnResponse> {
-    const current = await this.conversationsService.get(workspaceId, conversationId);
-    if (current.status === 'closed') throw AppException.conflict('The conversation is closed');
-    if (!current.agentId) throw AppException.conflict('The agent of this conversation was deleted');
-    const agent = await this.agents.agent(workspaceId, current.agentId);
-    const { settings } = await this.agents.evaluation(workspaceId, current.agentId);
-    const timeoutMs = Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
+    // A caller that read the agent (a call's runtime) skips the read ahead: the locked row is checked below.
+    const ahead = options.agent ? null : await this.conversationsService.get(workspaceId, conversationId);
+    if (ahead) this.assertOpen(ahead);
+    const agentId = options.agent?.agent_uuid ?? ahead!.agentId!;
+    const [agent, timeoutMs] = await Promise.all([
+      options.agent ?? this.agents.agent(workspaceId, agentId),
+      this.sessionTimeout(workspaceId, agentId),
+    ]);
 
     // 1. The customer's message and the session, in one transaction with its event.
-    const { conversation, inbound, session, previousActivityMs } = await this.unitOfWork.run(async (m) => {
-      const conv = await this.conversations.lock(workspaceId, conversationId, m);
-      if (!conv) throw AppException.notFound('Conversation');
-      if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
-      const now = new Date();
-      const touched = await this.sessions.touch(m, conv, now, timeoutMs);
-      const message = await this.addMessage(
+    const draft: Draft = {
+      direction: 'inbound',
+      sender: 'customer',
+      content,
+      messageType: options.messageType ?? 'text',
+    };
+    const now = new Date();
+    const {
+      conversation,
+      message: inbound,
+      session,
+      previousActivityMs,
+    } = await this.unitOfWork.run((m) =>
+      this.write(
         m,
-        conv,
-        touched.session,
-        'inbound',
-        'customer',
-        content,
-        options.messageType,
-      );
-      return {
-        conversation: conv,
-        inbound: message,
-        session: touched.session,
-        previousActivityMs: touched.previousActivityMs,
-      };
-    });
+        workspaceId,
+        conversationId,
+        draft,
+        { active: true, activityAt: now, timeoutMs },
+        (conv) => this.assertOpen(conv),
+        (conv) => this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
+      ),
+    );
     // A call's session ends with the call, never by idleness.
     if (!isVoiceChannel(conversation.channel))
       await this.sessions.scheduleTimeout(session, previousActivityMs);
@@ -180,9 +188,11 @@ export class ConversationTurnsService {
         action: fired?.action ?? null,
       };
     }
+    const memory = this.memory(workspaceId, conversation, agent.agent_uuid);
+    memory.catch(() => undefined); // awaited below; a failure must not go unhandled while history is read
     const history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
-    const [memory, knowledge] = await Promise.all([
-      this.memory(workspaceId, conversation, agent.agent_uuid),
+    const [remembered, knowledge] = await Promise.all([
+      memory,
       this.knowledge
         .forTurns(
           workspaceId,
@@ -202,7 +212,7 @@ export class ConversationTurnsService {
         agent,
         channel: conversation.channel,
         history,
-        memory,
+        memory: remembered,
         knowledge,
       });
       const result = this.tools
@@ -252,13 +262,19 @@ export class ConversationTurnsService {
     session: Session,
     content: string,
   ): Promise<Message> {
-    return this.unitOfWork.run(async (m) => {
-      const conv = await this.conversations.lock(conversation.workspaceId, conversation.id, m);
-      if (!conv) throw AppException.notFound('Conversation');
-      const current = await this.sessions.get(conversation.workspaceId, session.id, m);
-      if (current.status === 'active') await this.sessions.countAgentMessage(m, current);
-      return this.addMessage(m, conv, current, 'outbound', 'agent', content);
-    });
+    const draft: Draft = { direction: 'outbound', sender: 'agent', content, messageType: 'text' };
+    const written = await this.unitOfWork.run((m) =>
+      this.write(
+        m,
+        conversation.workspaceId,
+        conversation.id,
+        draft,
+        { id: session.id, count: true },
+        () => undefined,
+        () => Promise.reject(new Error('a message to a given session opens none')),
+      ),
+    );
+    return written.message;
   }
 
   /**
@@ -276,60 +292,102 @@ export class ConversationTurnsService {
       within?: (m: import('typeorm').EntityManager, message: Message) => Promise<void>;
     } = {},
   ): Promise<Message> {
-    const current = await this.conversationsService.get(workspaceId, conversationId);
-    const { settings } = await this.agents.evaluation(workspaceId, current.agentId);
-    const timeoutMs = Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
-    return this.unitOfWork.run(async (m) => {
-      const conv = await this.conversations.lock(workspaceId, conversationId, m);
-      if (!conv) throw AppException.notFound('Conversation');
+    const draft: Draft = {
+      direction: 'outbound',
+      sender: options.sender ?? 'agent',
+      content,
+      messageType: options.messageType ?? 'text',
+    };
+    const open = (conv: Conversation) => {
       if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
-      const active = await this.sessions.touchForAgent(m, conv, new Date(), timeoutMs);
-      const sender = options.sender ?? 'agent';
-      const message = await this.addMessage(
-        m,
-        conv,
-        active,
-        'outbound',
-        sender,
-        content,
-        options.messageType,
+    };
+    // Into the active session (the common case: no settings to read); else, rarely, a second transaction opens one
+    // with the idle timeout read outside any transaction (a transaction never waits for a second connection).
+    const spoken = await this.unitOfWork
+      .run(async (m) => {
+        const w = await this.write(m, workspaceId, conversationId, draft, { active: true }, open, () =>
+          Promise.reject(NO_ACTIVE_SESSION),
+        );
+        await options.within?.(m, w.message);
+        return w;
+      })
+      .catch((err: unknown) => {
+        if (err === NO_ACTIVE_SESSION) return null;
+        throw err;
+      });
+    if (spoken) return spoken.message;
+    const current = await this.conversationsService.get(workspaceId, conversationId);
+    const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
+    const opened = await this.unitOfWork.run(async (m) => {
+      const w = await this.write(m, workspaceId, conversationId, draft, { active: true }, open, (conv) =>
+        this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
       );
-      await options.within?.(m, message);
-      return message;
+      await options.within?.(m, w.message);
+      return w;
     });
+    return opened.message;
   }
 
-  private async addMessage(
-    m: import('typeorm').EntityManager,
-    conv: Conversation,
-    session: Session,
-    direction: 'inbound' | 'outbound',
-    sender: MessageSender,
-    content: string,
-    messageType = 'text',
-  ): Promise<Message> {
-    const ws = conv.workspaceId;
-    const message = this.messages.build(ws, {
-      conversationId: conv.id,
-      sessionId: session.id,
-      agentId: conv.agentId,
-      contactId: conv.contactId,
-      channel: conv.channel,
-      direction,
-      sender,
-      messageType,
-      content,
-    });
-    await this.messages.save(ws, message, m);
-    conv.lastMessageAt = message.createdAt;
-    await this.conversations.save(ws, conv, m);
-    await this.outbox.record(m, ws, [
+  private assertOpen(conv: Conversation): void {
+    if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
+    if (!conv.agentId) throw AppException.conflict('The agent of this conversation was deleted');
+  }
+
+  /** The idle timeout of the agent's effective evaluation settings, in milliseconds. */
+  private async sessionTimeout(workspaceId: string, agentId: string | null): Promise<number> {
+    const { settings } = await this.agents.evaluation(workspaceId, agentId);
+    return Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
+  }
+
+  /**
+   * Writes a message with its `conversation_update` event, the conversation locked by the same statement (404 when
+   * it is not in the workspace); `check` may refuse the locked conversation (the transaction then rolls back). When
+   * the target wants the active session and there is none, `open` opens one (counting this message) and the
+   * message goes there.
+   */
+  private async write(
+    m: Transaction,
+    workspaceId: string,
+    conversationId: string,
+    draft: Draft,
+    target: SessionTarget,
+    check: (conv: Conversation) => void,
+    open: (conv: Conversation) => Promise<Session>,
+  ): Promise<{
+    conversation: Conversation;
+    message: Message;
+    session: Session;
+    previousActivityMs: number | null;
+  }> {
+    let written = await this.messages.append(workspaceId, conversationId, newId(), draft, target, m);
+    if (!written.conversation) throw AppException.notFound('Conversation');
+    check(written.conversation);
+    let previousActivityMs = written.previousActivityAt?.getTime() ?? null;
+    if (!written.message) {
+      const session = await open(written.conversation);
+      const target2 = { id: session.id, count: false };
+      written = {
+        ...(await this.messages.append(workspaceId, conversationId, newId(), draft, target2, m)),
+        session,
+      };
+      previousActivityMs = null;
+    }
+    const conversation = written.conversation!;
+    const message = written.message!;
+    await this.outbox.record(m, workspaceId, [
       {
         type: 'conversation_update',
-        agentId: conv.agentId,
-        data: { message: MessageResponse.of(message), conversation_uuid: conv.id },
+        agentId: conversation.agentId,
+        data: { message: MessageResponse.of(message), conversation_uuid: conversation.id },
       },
     ]);
-    return message;
+    return {
+      conversation,
+      message,
+      session: written.session ?? ({ id: message.sessionId } as Session),
+      previousActivityMs,
+    };
   }
 }
+
+const NO_ACTIVE_SESSION = new Error('no active session');

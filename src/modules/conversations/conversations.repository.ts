@@ -5,6 +5,77 @@ import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped
 import { Conversation } from './conversation.entity';
 import { Message } from './message.entity';
 import { Session } from './session.entity';
+import {
+  CONVERSATION_COLUMNS,
+  conversationOf,
+  messageOf,
+  Row,
+  SESSION_COLUMNS,
+  sessionOf,
+} from './turn-rows';
+
+/** Where a new message goes and what it does to its session (see MessagesRepository.append). */
+export type SessionTarget =
+  /** The conversation's active session, counted; with `activityAt` (a customer's turn) its idle clock moves too. */
+  | { active: true; activityAt?: Date; timeoutMs?: number }
+  /** That session, counted when `count` and it is still active. */
+  | { id: string; count: boolean };
+
+export interface Appended {
+  /** The conversation as locked (before the write); null when it is not in the workspace. */
+  conversation: Conversation | null;
+  /** Null when nothing was written: an `active` target found no active session, or the conversation is closed. */
+  message: Message | null;
+  /** The active session after the write (an `active` target only). */
+  session: Session | null;
+  /** Its idle clock before the write (an `active` target only). */
+  previousActivityAt: Date | null;
+}
+
+const S_COLUMNS = SESSION_COLUMNS.split(',')
+  .map((c) => `s.${c.trim()} AS s_${c.trim()}`)
+  .join(', ');
+/** The conversation locked first: turns of one conversation run one at a time. */
+const CONV = `conv AS (SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE workspace_id = $1 AND id = $2 FOR UPDATE)`;
+/** The message copies the agent, contact and channel of the locked conversation. */
+const INSERT_MESSAGE = (session: string, from: string) => `m AS (INSERT INTO messages (id, workspace_id,
+    conversation_id, session_id, agent_id, contact_id, channel, direction, sender, message_type, content)
+  SELECT $3::uuid, $1::uuid, $2::uuid, ${session}, conv.agent_id, conv.contact_id, conv.channel, $4, $5, $6, $7
+    FROM ${from} RETURNING created_at, updated_at)`;
+const TOUCH_CONVERSATION = `c AS (UPDATE conversations SET last_message_at = m.created_at, updated_at = now() FROM m
+   WHERE conversations.workspace_id = $1 AND conversations.id = $2
+   RETURNING conversations.last_message_at, conversations.updated_at)`;
+const WRITTEN = `m.created_at AS m_created_at, m.updated_at AS m_updated_at, c.last_message_at AS c_last_message_at,
+  c.updated_at AS c_updated_at`;
+
+/**
+ * A message into the active session of an open conversation: the session counted (and its idle clock moved), the
+ * conversation touched. The session is read with the statement's snapshot: when a concurrent turn ended or opened
+ * one meanwhile, nothing is written and the caller opens or finds it in a statement of its own.
+ */
+const APPEND_ACTIVE = `WITH ${CONV},
+prev AS (
+  SELECT id, last_activity_at FROM sessions WHERE workspace_id = $1 AND conversation_id = $2 AND status = 'active'),
+s AS (UPDATE sessions SET message_count = message_count + 1,
+       last_activity_at = COALESCE($8::timestamptz, last_activity_at), timeout_ms = COALESCE($9::int, timeout_ms),
+       updated_at = now()
+   WHERE workspace_id = $1 AND id = (SELECT id FROM prev) AND status = 'active'
+     AND EXISTS (SELECT 1 FROM conv WHERE status <> 'closed')
+   RETURNING ${SESSION_COLUMNS}),
+${INSERT_MESSAGE('s.id', 's, conv')},
+${TOUCH_CONVERSATION}
+SELECT conv.*, ${S_COLUMNS}, prev.last_activity_at AS previous_activity_at, ${WRITTEN}
+  FROM conv LEFT JOIN s ON true LEFT JOIN prev ON true LEFT JOIN m ON true LEFT JOIN c ON true`;
+
+/** A message into a given session, counted there when asked and still active; the conversation touched. */
+const APPEND_TO_SESSION = `WITH ${CONV},
+s AS (UPDATE sessions SET message_count = message_count + 1, updated_at = now()
+   WHERE workspace_id = $1 AND id = $8 AND status = 'active' AND $9::boolean AND EXISTS (SELECT 1 FROM conv)
+   RETURNING id),
+${INSERT_MESSAGE('$8::uuid', 'conv')},
+${TOUCH_CONVERSATION}
+SELECT conv.*, ${WRITTEN}, (SELECT count(*) FROM s)::int AS counted
+  FROM conv LEFT JOIN m ON true LEFT JOIN c ON true`;
 
 @Injectable()
 export class ConversationsRepository extends WorkspaceScopedRepository<Conversation> {
@@ -13,11 +84,13 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
   }
 
   /** The conversation, locked for the rest of the transaction so turns of one conversation run one at a time. */
-  lock(workspaceId: string, id: string, manager: EntityManager): Promise<Conversation | null> {
-    return this.query(workspaceId, 'c', manager)
-      .andWhere('c.id = :id', { id })
-      .setLock('pessimistic_write')
-      .getOne();
+  async lock(workspaceId: string, id: string, manager: EntityManager): Promise<Conversation | null> {
+    const rows = await this.sql<Row[]>(
+      `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+      [workspaceId, id],
+      manager,
+    );
+    return rows.length ? conversationOf(rows[0]) : null;
   }
 }
 
@@ -25,6 +98,55 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
 export class MessagesRepository extends WorkspaceScopedRepository<Message> {
   constructor(@InjectRepository(Message) repo: Repository<Message>) {
     super(repo);
+  }
+
+  /**
+   * Appends a message to a conversation in one statement inside the caller's transaction: the conversation locked,
+   * the message (copying its agent, contact and channel), its session's count (and idle clock), the conversation's
+   * last message time. The conversation answers as locked, with the write's times.
+   */
+  async append(
+    workspaceId: string,
+    conversationId: string,
+    id: string,
+    message: Pick<Message, 'direction' | 'sender' | 'messageType' | 'content'>,
+    target: SessionTarget,
+    manager: EntityManager,
+  ): Promise<Appended> {
+    const values = [
+      workspaceId,
+      conversationId,
+      id,
+      message.direction,
+      message.sender,
+      message.messageType,
+      message.content,
+    ];
+    const active = 'active' in target;
+    const [row] = await this.sql<Row[]>(
+      active ? APPEND_ACTIVE : APPEND_TO_SESSION,
+      active
+        ? [...values, target.activityAt ?? null, target.timeoutMs ?? null]
+        : [...values, target.id, target.count],
+      manager,
+    );
+    if (!row) return { conversation: null, message: null, session: null, previousActivityAt: null };
+    const conversation = conversationOf(row);
+    const session = active && row.s_id ? sessionOf(row, 's_') : null;
+    if (!row.m_created_at) return { conversation, message: null, session, previousActivityAt: null };
+    const written = messageOf(workspaceId, id, session?.id ?? (target as { id: string }).id, conversation, {
+      ...message,
+      createdAt: row.m_created_at as Date,
+      updatedAt: row.m_updated_at as Date,
+    });
+    conversation.lastMessageAt = row.c_last_message_at as Date;
+    conversation.updatedAt = row.c_updated_at as Date;
+    return {
+      conversation,
+      message: written,
+      session,
+      previousActivityAt: (row.previous_activity_at as Date | undefined) ?? null,
+    };
   }
 
   /** A session's transcript in order. */

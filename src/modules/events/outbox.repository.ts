@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
@@ -43,30 +42,34 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     super(repo);
   }
 
-  /** Writes events in the transaction of their change; a NOTIFY wakes the dispatchers at its commit. Answers their ids. */
+  /**
+   * Writes events in the transaction of their change, in one statement whose RETURNING notifies the dispatchers:
+   * PostgreSQL delivers the NOTIFY at commit only (folded into one per transaction), so listeners never see
+   * uncommitted rows. Events caused by a flow execution carry its chain. Answers their ids in order.
+   */
   async append(
     tx: Transaction,
     workspaceId: string,
     events: Array<Pick<OutboxEvent, 'type' | 'agentId' | 'data'>>,
   ): Promise<string[]> {
+    if (!events.length) return [];
     const chain = currentChain();
-    const ids = events.map(() => newId());
-    await tx.getRepository(OutboxEvent).insert(
-      events.map(
-        (e, i) =>
-          ({
-            id: ids[i],
-            workspaceId,
-            type: e.type,
-            agentId: e.agentId,
-            data: e.data,
-            dispatchedAt: null,
-            chain: chain?.length ? [...chain] : null,
-          }) as QueryDeepPartialEntity<OutboxEvent>,
-      ),
+    const chainValue = chain?.length ? [...chain] : null;
+    const ids: string[] = [];
+    const values: unknown[] = [];
+    const rows = events.map((e) => {
+      const id = newId();
+      ids.push(id);
+      values.push(id, workspaceId, e.type, e.agentId, JSON.stringify(e.data), chainValue);
+      const n = values.length;
+      return `($${n - 5}::uuid, $${n - 4}::uuid, $${n - 3}, $${n - 2}::uuid, $${n - 1}::jsonb, $${n}::uuid[])`;
+    });
+    await this.sql(
+      `INSERT INTO outbox_events (id, workspace_id, type, agent_id, data, chain) VALUES ${rows.join(', ')}
+       RETURNING pg_notify('${OUTBOX_CHANNEL}', '')`,
+      values,
+      tx,
     );
-    // Delivered at commit only (and folded into one per transaction), so listeners never see uncommitted rows.
-    await tx.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
     return ids;
   }
 
