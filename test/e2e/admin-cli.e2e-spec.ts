@@ -6,21 +6,22 @@ import { registerAdminCommands } from '@/cli/admin-commands';
 import { TokensService } from '@/modules/workspaces/tokens.service';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 import { uniqueSlug } from '../factories/workspace.factory';
-import { client, startTestApp, TestApp } from '../setup/test-app';
+import { client } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 describe('admin CLI', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp();
 
   async function run(...args: string[]): Promise<string[]> {
     const out: string[] = [];
     const program = new Command('admin').exitOverride();
     registerAdminCommands(
       program,
-      { workspaces: app.get(WorkspacesService), tokens: app.get(TokensService), config: app.config },
+      {
+        workspaces: suite.app.get(WorkspacesService),
+        tokens: suite.app.get(TokensService),
+        config: suite.app.config,
+      },
       (line) => out.push(line),
     );
     await program.parseAsync(args, { from: 'user' });
@@ -49,7 +50,7 @@ describe('admin CLI', () => {
     expect(token).toMatch(/^cap_[0-9A-Za-z]{38}$/);
     const tokenId = /^token (\S+)/.exec(created[0])![1];
 
-    const me = await client(app.url, `${slug}.localhost`, token).get('/api/v1/me').expect(200);
+    const me = await client(suite.app.url, `${slug}.localhost`, token).get('/api/v1/me').expect(200);
     expect(me.body.data.token).toEqual({ uuid: tokenId, name: 'laptop', scopes: ['read'] });
 
     const list = await run('token:list', slug);
@@ -59,7 +60,7 @@ describe('admin CLI', () => {
     expect(list[0]).not.toContain(token);
 
     await run('token:revoke', slug, tokenId);
-    await client(app.url, `${slug}.localhost`, token).get('/api/v1/me').expect(401);
+    await client(suite.app.url, `${slug}.localhost`, token).get('/api/v1/me').expect(401);
 
     expect((await run('policy:set', slug, 'ANALYTICS_MESSAGES_EXPORT=disabled'))[0]).toContain(
       '"ANALYTICS_MESSAGES_EXPORT":"disabled"',

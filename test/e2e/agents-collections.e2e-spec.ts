@@ -1,31 +1,23 @@
-import { startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('Agents: knowledge collections (guidelines, notes, training, procedures, intents)', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['tenant'] });
 
   const base = (a: any) => `/api/v1/agents/${a.agent_uuid}`;
 
   describe.each(['guidelines', 'notes'])('%s', (collection) => {
     it('POST adds one last (max + 1) and answers the whole agent with 201', async () => {
-      const a = await createAgent(tenant);
-      const first = await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'Be kind' });
+      const a = await createAgent(suite.tenant);
+      const first = await suite.tenant.http.post(`${base(a)}/${collection}`).send({ content: 'Be kind' });
       expect(first.status).toBe(201);
       expect(first.body.data.agent_uuid).toBe(a.agent_uuid);
       expect(first.body.data[collection]).toEqual([
         { uuid: expect.any(String), content: 'Be kind', order: 1 },
       ]);
-      await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'At ten', order: 10 });
-      const third = await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'Last' });
+      await suite.tenant.http.post(`${base(a)}/${collection}`).send({ content: 'At ten', order: 10 });
+      const third = await suite.tenant.http.post(`${base(a)}/${collection}`).send({ content: 'Last' });
       expect(third.body.data[collection].map((g: any) => [g.content, g.order])).toEqual([
         ['Be kind', 1],
         ['At ten', 10],
@@ -37,8 +29,8 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
     });
 
     it('lists by order then insertion; PATCH changes the keys sent; DELETE keeps the others', async () => {
-      const a = await createAgent(tenant);
-      const put = await tenant.http.put(`${base(a)}/${collection}`).send({
+      const a = await createAgent(suite.tenant);
+      const put = await suite.tenant.http.put(`${base(a)}/${collection}`).send({
         [collection]: [
           { content: 'B', order: 2 },
           { content: 'A1', order: 1 },
@@ -54,15 +46,15 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
         ['B', 2],
         ['C', 3],
       ]);
-      const patched = await tenant.http
+      const patched = await suite.tenant.http
         .patch(`${base(a)}/${collection}/${items[2].uuid}`)
         .send({ content: 'B!' });
       expect(patched.status).toBe(200);
       expect(patched.body.data[collection][2]).toEqual({ uuid: items[2].uuid, content: 'B!', order: 2 });
-      const del = await tenant.http.delete(`${base(a)}/${collection}/${items[0].uuid}`);
+      const del = await suite.tenant.http.delete(`${base(a)}/${collection}/${items[0].uuid}`);
       expect(del.status).toBe(200);
       expect(del.body.data[collection].map((g: any) => g.content)).toEqual(['A2', 'B!', 'C']);
-      const replaced = await tenant.http.put(`${base(a)}/${collection}`).send({ [collection]: [] });
+      const replaced = await suite.tenant.http.put(`${base(a)}/${collection}`).send({ [collection]: [] });
       expect(replaced.body.data[collection]).toEqual([]);
     });
 
@@ -73,53 +65,53 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
       [{ content: 'x', order: 1.5 }, 'INVALID_FORMAT', 'order'],
       [{ content: 'x', order: 'first' }, 'INVALID_FORMAT', 'order'],
     ])('POST rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.post(`${base(a)}/${collection}`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.post(`${base(a)}/${collection}`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('PUT names the failing item; nothing is written when one item is bad', async () => {
-      const a = await createAgent(tenant);
-      await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'keep me' });
-      const res = await tenant.http
+      const a = await createAgent(suite.tenant);
+      await suite.tenant.http.post(`${base(a)}/${collection}`).send({ content: 'keep me' });
+      const res = await suite.tenant.http
         .put(`${base(a)}/${collection}`)
         .send({ [collection]: [{ content: 'ok' }, { content: '' }] });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: `${collection}.1.content` });
-      const missing = await tenant.http.put(`${base(a)}/${collection}`).send({});
+      const missing = await suite.tenant.http.put(`${base(a)}/${collection}`).send({});
       expect(missing.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: collection });
-      const after = await tenant.http.get(base(a));
+      const after = await suite.tenant.http.get(base(a));
       expect(after.body.data[collection].map((g: any) => g.content)).toEqual(['keep me']);
     });
 
     it('PATCH and DELETE of an unknown or malformed item: 404 / 422 itemUuid', async () => {
-      const a = await createAgent(tenant);
+      const a = await createAgent(suite.tenant);
       expect(
-        (await tenant.http.patch(`${base(a)}/${collection}/${MISSING}`).send({ content: 'x' })).status,
+        (await suite.tenant.http.patch(`${base(a)}/${collection}/${MISSING}`).send({ content: 'x' })).status,
       ).toBe(404);
-      expect((await tenant.http.delete(`${base(a)}/${collection}/${MISSING}`)).status).toBe(404);
-      const bad = await tenant.http.delete(`${base(a)}/${collection}/nope`);
+      expect((await suite.tenant.http.delete(`${base(a)}/${collection}/${MISSING}`)).status).toBe(404);
+      const bad = await suite.tenant.http.delete(`${base(a)}/${collection}/nope`);
       expect(bad.status).toBe(422);
       expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'itemUuid' });
-      const nul = await tenant.http.post(`${base(a)}/${collection}`).send({ content: 'x' });
+      const nul = await suite.tenant.http.post(`${base(a)}/${collection}`).send({ content: 'x' });
       const id = nul.body.data[collection][0].uuid;
-      const res = await tenant.http.patch(`${base(a)}/${collection}/${id}`).send({ content: null });
+      const res = await suite.tenant.http.patch(`${base(a)}/${collection}/${id}`).send({ content: null });
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'content' });
     });
   });
 
   describe('training', () => {
     it('POST, PUT, PATCH, DELETE', async () => {
-      const a = await createAgent(tenant);
-      const post = await tenant.http
+      const a = await createAgent(suite.tenant);
+      const post = await suite.tenant.http
         .post(`${base(a)}/training`)
         .send({ content: 'How much?', intent: 'pricing', response: '49 EUR' });
       expect(post.status).toBe(201);
       expect(post.body.data.training).toEqual([
         { uuid: expect.any(String), content: 'How much?', intent: 'pricing', response: '49 EUR' },
       ]);
-      const put = await tenant.http.put(`${base(a)}/training`).send({
+      const put = await suite.tenant.http.put(`${base(a)}/training`).send({
         training: [{ content: 'one' }, { content: 'two', intent: 'x' }],
       });
       expect(put.body.data.training.map((t: any) => [t.content, t.intent, t.response])).toEqual([
@@ -127,14 +119,14 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
         ['two', 'x', null],
       ]);
       const id = put.body.data.training[1].uuid;
-      const patch = await tenant.http.patch(`${base(a)}/training/${id}`).send({ response: 'answer' });
+      const patch = await suite.tenant.http.patch(`${base(a)}/training/${id}`).send({ response: 'answer' });
       expect(patch.body.data.training[1]).toEqual({
         uuid: id,
         content: 'two',
         intent: 'x',
         response: 'answer',
       });
-      const del = await tenant.http.delete(`${base(a)}/training/${id}`);
+      const del = await suite.tenant.http.delete(`${base(a)}/training/${id}`);
       expect(del.body.data.training.map((t: any) => t.content)).toEqual(['one']);
     });
 
@@ -143,8 +135,8 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
       [{ content: 'x', intent: 5 }, 'INVALID_FORMAT', 'intent'],
       [{ content: 'x', response: [] }, 'INVALID_FORMAT', 'response'],
     ])('rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.post(`${base(a)}/training`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.post(`${base(a)}/training`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -152,8 +144,8 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
 
   describe('intents', () => {
     it('generates a unique key from the name and stores every field', async () => {
-      const a = await createAgent(tenant);
-      const first = await tenant.http.post(`${base(a)}/intents`).send({
+      const a = await createAgent(suite.tenant);
+      const first = await suite.tenant.http.post(`${base(a)}/intents`).send({
         name: 'Check order status!',
         description: 'Where is my order',
         recommendation_actions: 'Offer tracking',
@@ -181,7 +173,7 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });
-      const second = await tenant.http.post(`${base(a)}/intents`).send({ name: 'Check order status' });
+      const second = await suite.tenant.http.post(`${base(a)}/intents`).send({ name: 'Check order status' });
       expect(second.body.data.intents[1]).toMatchObject({
         key: 'check_order_status_2',
         confidence_threshold: 0.5,
@@ -189,34 +181,38 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
         webhook: null,
         parameters: [],
       });
-      const explicit = await tenant.http
+      const explicit = await suite.tenant.http
         .post(`${base(a)}/intents`)
         .send({ name: 'Other', key: 'custom_key' });
       expect(explicit.body.data.intents[2].key).toBe('custom_key');
     });
 
     it('answers 409 for an explicit key already used by another intent of the agent', async () => {
-      const a = await createAgent(tenant);
-      const made = await tenant.http.post(`${base(a)}/intents`).send({ name: 'Refund', key: 'refund' });
-      const dup = await tenant.http.post(`${base(a)}/intents`).send({ name: 'Refund 2', key: 'refund' });
+      const a = await createAgent(suite.tenant);
+      const made = await suite.tenant.http.post(`${base(a)}/intents`).send({ name: 'Refund', key: 'refund' });
+      const dup = await suite.tenant.http
+        .post(`${base(a)}/intents`)
+        .send({ name: 'Refund 2', key: 'refund' });
       expect(dup.status).toBe(409);
       expect(dup.body.error.code).toBe('CONFLICT');
-      const other = await tenant.http.post(`${base(a)}/intents`).send({ name: 'Sales', key: 'sales' });
+      const other = await suite.tenant.http.post(`${base(a)}/intents`).send({ name: 'Sales', key: 'sales' });
       const id = other.body.data.intents[1].intent_uuid;
-      expect((await tenant.http.patch(`${base(a)}/intents/${id}`).send({ key: 'refund' })).status).toBe(409);
+      expect((await suite.tenant.http.patch(`${base(a)}/intents/${id}`).send({ key: 'refund' })).status).toBe(
+        409,
+      );
       // Keeping its own key is fine, and another agent may use the same key.
       expect(
         (
-          await tenant.http
+          await suite.tenant.http
             .patch(`${base(a)}/intents/${made.body.data.intents[0].intent_uuid}`)
             .send({ key: 'refund' })
         ).status,
       ).toBe(200);
-      const b = await createAgent(tenant);
+      const b = await createAgent(suite.tenant);
       expect(
-        (await tenant.http.post(`${base(b)}/intents`).send({ name: 'Refund', key: 'refund' })).status,
+        (await suite.tenant.http.post(`${base(b)}/intents`).send({ name: 'Refund', key: 'refund' })).status,
       ).toBe(201);
-      const putDup = await tenant.http.put(`${base(a)}/intents`).send({
+      const putDup = await suite.tenant.http.put(`${base(a)}/intents`).send({
         intents: [
           { name: 'A', key: 'k' },
           { name: 'B', key: 'k' },
@@ -239,8 +235,8 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
       [{ name: 'x', parameters: [{ key: 'k', required: 'yes' }] }, 'INVALID_FORMAT', 'parameters.0.required'],
       [{ name: 'x', parameters: 'k' }, 'INVALID_FORMAT', 'parameters'],
     ])('rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.post(`${base(a)}/intents`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.post(`${base(a)}/intents`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -248,10 +244,10 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
 
   describe('procedures', () => {
     it('stores steps sorted by order with intent references of the same agent', async () => {
-      const a = await createAgent(tenant);
-      const withIntent = await tenant.http.post(`${base(a)}/intents`).send({ name: 'Lookup order' });
+      const a = await createAgent(suite.tenant);
+      const withIntent = await suite.tenant.http.post(`${base(a)}/intents`).send({ name: 'Lookup order' });
       const intentId = withIntent.body.data.intents[0].intent_uuid;
-      const res = await tenant.http.post(`${base(a)}/procedures`).send({
+      const res = await suite.tenant.http.post(`${base(a)}/procedures`).send({
         name: 'Process a refund',
         description: 'When the customer wants money back',
         steps: [
@@ -272,13 +268,15 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
         },
       ]);
       const id = res.body.data.procedures[0].uuid;
-      const patched = await tenant.http.patch(`${base(a)}/procedures/${id}`).send({ description: null });
+      const patched = await suite.tenant.http
+        .patch(`${base(a)}/procedures/${id}`)
+        .send({ description: null });
       expect(patched.body.data.procedures[0]).toMatchObject({ name: 'Process a refund', description: null });
       expect(patched.body.data.procedures[0].steps).toHaveLength(2);
 
       // Removing the intent turns its steps into plain conversation steps.
-      await tenant.http.delete(`${base(a)}/intents/${intentId}`);
-      const after = await tenant.http.get(base(a));
+      await suite.tenant.http.delete(`${base(a)}/intents/${intentId}`);
+      const after = await suite.tenant.http.get(base(a));
       expect(after.body.data.procedures[0].steps[1]).toEqual({
         order: 2,
         description: 'Look up the order',
@@ -287,21 +285,21 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
     });
 
     it('rejects an intent_uuid that is not an intent of this agent, naming the step', async () => {
-      const a = await createAgent(tenant);
-      const b = await createAgent(tenant);
-      const foreign = await tenant.http.post(`${base(b)}/intents`).send({ name: 'Elsewhere' });
+      const a = await createAgent(suite.tenant);
+      const b = await createAgent(suite.tenant);
+      const foreign = await suite.tenant.http.post(`${base(b)}/intents`).send({ name: 'Elsewhere' });
       const foreignId = foreign.body.data.intents[0].intent_uuid;
-      const res = await tenant.http
+      const res = await suite.tenant.http
         .post(`${base(a)}/procedures`)
         .send({ name: 'P', steps: [{ order: 1 }, { order: 2, intent_uuid: foreignId }] });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'steps.1.intent_uuid' });
-      const put = await tenant.http
+      const put = await suite.tenant.http
         .put(`${base(a)}/procedures`)
         .send({ procedures: [{ name: 'ok' }, { name: 'P', steps: [{ order: 1, intent_uuid: MISSING }] }] });
       expect(put.status).toBe(422);
       expect(put.body.error).toMatchObject({ field: 'procedures.1.steps.0.intent_uuid' });
-      expect((await tenant.http.get(base(a))).body.data.procedures).toEqual([]);
+      expect((await suite.tenant.http.get(base(a))).body.data.procedures).toEqual([]);
     });
 
     it.each([
@@ -313,16 +311,16 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
       [{ name: 'P', steps: [{ order: 1, intent_uuid: 'nope' }] }, 'INVALID_UUID', 'steps.0.intent_uuid'],
       [{ name: 'P', steps: {} }, 'INVALID_FORMAT', 'steps'],
     ])('rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.post(`${base(a)}/procedures`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.post(`${base(a)}/procedures`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('PATCH cannot clear the name', async () => {
-      const a = await createAgent(tenant);
-      const made = await tenant.http.post(`${base(a)}/procedures`).send({ name: 'P' });
-      const res = await tenant.http
+      const a = await createAgent(suite.tenant);
+      const made = await suite.tenant.http.post(`${base(a)}/procedures`).send({ name: 'P' });
+      const res = await suite.tenant.http
         .patch(`${base(a)}/procedures/${made.body.data.procedures[0].uuid}`)
         .send({ name: null });
       expect(res.status).toBe(422);
@@ -331,7 +329,7 @@ describe('Agents: knowledge collections (guidelines, notes, training, procedures
   });
 
   it('collection writes on an unknown agent are 404', async () => {
-    const res = await tenant.http.post(`/api/v1/agents/${MISSING}/notes`).send({ content: 'x' });
+    const res = await suite.tenant.http.post(`/api/v1/agents/${MISSING}/notes`).send({ content: 'x' });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
   });

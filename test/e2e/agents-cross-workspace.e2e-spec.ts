@@ -1,38 +1,31 @@
-import { startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent, createPhoneNumber } from '../factories/agent.factory';
+import { useTestApp } from '../setup/suite';
 
 /** Another workspace's token with the right uuids gets exactly what a nonexistent uuid gets: 404. */
 describe('Agents: another workspace sees nothing', () => {
-  let app: TestApp;
-  let owner: TestTenant;
-  let intruder: TestTenant;
+  const suite = useTestApp({ tenants: ['owner', 'intruder'] });
   let agent: any;
   let intruderNumber: any;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    owner = await createTenant(app);
-    intruder = await createTenant(app);
-    agent = await createAgent(owner, { name: 'Private', status: 'ready' });
+    agent = await createAgent(suite.owner, { name: 'Private', status: 'ready' });
     const a = `/api/v1/agents/${agent.agent_uuid}`;
-    await owner.http.post(`${a}/guidelines`).send({ content: 'g' });
-    await owner.http.post(`${a}/notes`).send({ content: 'n' });
-    await owner.http.post(`${a}/training`).send({ content: 't' });
-    await owner.http.post(`${a}/intents`).send({ name: 'i' });
-    await owner.http.post(`${a}/procedures`).send({ name: 'p' });
-    await owner.http
+    await suite.owner.http.post(`${a}/guidelines`).send({ content: 'g' });
+    await suite.owner.http.post(`${a}/notes`).send({ content: 'n' });
+    await suite.owner.http.post(`${a}/training`).send({ content: 't' });
+    await suite.owner.http.post(`${a}/intents`).send({ name: 'i' });
+    await suite.owner.http.post(`${a}/procedures`).send({ name: 'p' });
+    await suite.owner.http
       .post(`${a}/webhooks`)
       .send({ url: 'https://hooks.example.com', events: ['conversation_status'] });
-    await owner.http.post(`${a}/routing-rules`).send({ trigger_keyword: 'r' });
-    await owner.http.post(`${a}/guard-rules`).send({ name: 'g' });
-    const n = await createPhoneNumber(owner, { capabilities: { whatsapp: true } });
-    await owner.http.post(`${a}/phone-numbers`).send({ phone_number_uuid: n.uuid, channels: ['call'] });
-    await owner.http.post(`${a}/channels/messenger/bind`).send({ page_id: 'private-page' });
-    agent = (await owner.http.get(a)).body.data;
-    intruderNumber = await createPhoneNumber(intruder, { capabilities: { whatsapp: true } });
+    await suite.owner.http.post(`${a}/routing-rules`).send({ trigger_keyword: 'r' });
+    await suite.owner.http.post(`${a}/guard-rules`).send({ name: 'g' });
+    const n = await createPhoneNumber(suite.owner, { capabilities: { whatsapp: true } });
+    await suite.owner.http.post(`${a}/phone-numbers`).send({ phone_number_uuid: n.uuid, channels: ['call'] });
+    await suite.owner.http.post(`${a}/channels/messenger/bind`).send({ page_id: 'private-page' });
+    agent = (await suite.owner.http.get(a)).body.data;
+    intruderNumber = await createPhoneNumber(suite.intruder, { capabilities: { whatsapp: true } });
   });
-  afterAll(() => app.close());
 
   const routes = (): [string, string, Record<string, unknown>?][] => {
     const a = `/api/v1/agents/${agent.agent_uuid}`;
@@ -95,7 +88,7 @@ describe('Agents: another workspace sees nothing', () => {
     const list = routes();
     expect(list.length).toBe(50);
     for (const [method, path, body] of list) {
-      const req = intruder.http[method as 'get'](path);
+      const req = suite.intruder.http[method as 'get'](path);
       const res = body ? await req.send(body) : await req;
       expect({ method, path, status: res.status, code: res.body.error?.code }).toEqual({
         method,
@@ -107,28 +100,30 @@ describe('Agents: another workspace sees nothing', () => {
   });
 
   it('left the agent exactly as it was, and settings stayed inherited', async () => {
-    const now = await owner.http.get(`/api/v1/agents/${agent.agent_uuid}`);
+    const now = await suite.owner.http.get(`/api/v1/agents/${agent.agent_uuid}`);
     expect(now.body.data).toEqual(agent);
-    expect((await owner.http.get(`/api/v1/agents/${agent.agent_uuid}/evaluate`)).body.data.source).toBe(
+    expect((await suite.owner.http.get(`/api/v1/agents/${agent.agent_uuid}/evaluate`)).body.data.source).toBe(
       'default',
     );
-    expect((await owner.http.get(`/api/v1/agents/${agent.agent_uuid}/memorize`)).body.data.source).toBe(
+    expect((await suite.owner.http.get(`/api/v1/agents/${agent.agent_uuid}/memorize`)).body.data.source).toBe(
       'default',
     );
   });
 
   it('lists and the flow catalog do not show the other tenant agents', async () => {
-    expect((await intruder.http.get('/api/v1/agents')).body.data.items).toEqual([]);
-    expect((await intruder.http.get(`/api/v1/agents?search=Private`)).body.data.pagination.total).toBe(0);
-    const catalog = await intruder.http.get('/api/v1/flow/agents');
+    expect((await suite.intruder.http.get('/api/v1/agents')).body.data.items).toEqual([]);
+    expect((await suite.intruder.http.get(`/api/v1/agents?search=Private`)).body.data.pagination.total).toBe(
+      0,
+    );
+    const catalog = await suite.intruder.http.get('/api/v1/flow/agents');
     expect(catalog.status).toBe(404);
     expect(catalog.body).toEqual({ success: false, message: 'No ready agent found', data: [] });
   });
 
   it('default settings are per workspace', async () => {
-    await owner.http.put('/api/v1/evaluate/default').send({ report_language: 'es' });
-    await owner.http.put('/api/v1/memorize/default').send({ is_active: false });
-    expect((await intruder.http.get('/api/v1/evaluate/default')).body.data.report_language).toBe('en');
-    expect((await intruder.http.get('/api/v1/memorize/default')).body.data.is_active).toBe(true);
+    await suite.owner.http.put('/api/v1/evaluate/default').send({ report_language: 'es' });
+    await suite.owner.http.put('/api/v1/memorize/default').send({ is_active: false });
+    expect((await suite.intruder.http.get('/api/v1/evaluate/default')).body.data.report_language).toBe('en');
+    expect((await suite.intruder.http.get('/api/v1/memorize/default')).body.data.is_active).toBe(true);
   });
 });

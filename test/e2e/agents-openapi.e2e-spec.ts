@@ -1,15 +1,14 @@
-import { client, startTestApp, TestApp } from '../setup/test-app';
+import { client } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 describe('Agents and phone numbers in the OpenAPI document', () => {
-  let app: TestApp;
+  const suite = useTestApp();
   let doc: any;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    const res = await client(app.url, 'localhost').get('/docs/openapi.json');
+    const res = await client(suite.app.url, 'localhost').get('/docs/openapi.json');
     doc = res.body;
   });
-  afterAll(() => app.close());
 
   it('documents every route with a tag, a summary, its success answer and its errors', () => {
     const expected: [string, string, number][] = [

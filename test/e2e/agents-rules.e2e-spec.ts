@@ -1,26 +1,19 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { createTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('Agents: routing and guard rules, rule check', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['tenant'] });
 
   const base = (a: any) => `/api/v1/agents/${a.agent_uuid}`;
 
   describe('routing rules', () => {
     it('POST defaults priority to max + 1 and answers 201 with the full list by priority then insertion', async () => {
-      const a = await createAgent(tenant);
-      const r1 = await tenant.http
+      const a = await createAgent(suite.tenant);
+      const r1 = await suite.tenant.http
         .post(`${base(a)}/routing-rules`)
         .send({ trigger_keyword: 'sales', detection_mode: 'exact' });
       expect(r1.status).toBe(201);
@@ -46,9 +39,9 @@ describe('Agents: routing and guard rules, rule check', () => {
           updated_at: expect.any(String),
         },
       ]);
-      await tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'ten', priority: 10 });
-      await tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'tie', priority: 1 });
-      const last = await tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'last' });
+      await suite.tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'ten', priority: 10 });
+      await suite.tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'tie', priority: 1 });
+      const last = await suite.tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'last' });
       expect(last.body.data.routing_rules.map((r: any) => [r.trigger_keyword, r.priority])).toEqual([
         ['sales', 1],
         ['tie', 1],
@@ -59,11 +52,11 @@ describe('Agents: routing and guard rules, rule check', () => {
     });
 
     it('PUT replaces the whole set (old rules deleted), PATCH touches only the keys sent, DELETE keeps the others', async () => {
-      const a = await createAgent(tenant);
-      const dest = await createAgent(tenant, { name: 'Billing agent' });
-      const old = await tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'old' });
+      const a = await createAgent(suite.tenant);
+      const dest = await createAgent(suite.tenant, { name: 'Billing agent' });
+      const old = await suite.tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'old' });
       const oldId = old.body.data.routing_rules[0].uuid;
-      const put = await tenant.http.put(`${base(a)}/routing-rules`).send({
+      const put = await suite.tenant.http.put(`${base(a)}/routing-rules`).send({
         routing_rules: [
           {
             department_name: 'Billing',
@@ -105,11 +98,11 @@ describe('Agents: routing and guard rules, rule check', () => {
         voice_on_error: 'Billing is closed',
       });
       expect(
-        (await tenant.http.patch(`${base(a)}/routing-rules/${oldId}`).send({ priority: 1 })).status,
+        (await suite.tenant.http.patch(`${base(a)}/routing-rules/${oldId}`).send({ priority: 1 })).status,
       ).toBe(404);
 
       const billing = rules[1];
-      const patched = await tenant.http
+      const patched = await suite.tenant.http
         .patch(`${base(a)}/routing-rules/${billing.uuid}`)
         .send({ priority: 50, is_active: false });
       expect(patched.status).toBe(200);
@@ -121,7 +114,7 @@ describe('Agents: routing and guard rules, rule check', () => {
         'billing',
       ]);
 
-      const del = await tenant.http.delete(`${base(a)}/routing-rules/${rules[0].uuid}`);
+      const del = await suite.tenant.http.delete(`${base(a)}/routing-rules/${rules[0].uuid}`);
       expect(del.body.data.routing_rules.map((r: any) => r.trigger_keyword)).toEqual(['support', 'billing']);
     });
 
@@ -138,51 +131,51 @@ describe('Agents: routing and guard rules, rule check', () => {
       [{ transfer_config: 'x' }, 'INVALID_FORMAT', 'transfer_config'],
       [{ is_active: 'true' }, 'INVALID_FORMAT', 'is_active'],
     ])('POST rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.post(`${base(a)}/routing-rules`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.post(`${base(a)}/routing-rules`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('rejects a destination agent of another workspace like an unknown one, and a bad item in PUT by index', async () => {
-      const other = await createTenant(app);
+      const other = await createTenant(suite.app);
       const foreign = await createAgent(other);
-      const a = await createAgent(tenant);
-      await tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'kept' });
-      const res = await tenant.http
+      const a = await createAgent(suite.tenant);
+      await suite.tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'kept' });
+      const res = await suite.tenant.http
         .post(`${base(a)}/routing-rules`)
         .send({ destination_agent_uuid: foreign.agent_uuid });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'destination_agent_uuid' });
-      const put = await tenant.http
+      const put = await suite.tenant.http
         .put(`${base(a)}/routing-rules`)
         .send({ routing_rules: [{ trigger_keyword: 'a' }, { destination_agent_uuid: foreign.agent_uuid }] });
       expect(put.status).toBe(422);
       expect(put.body.error.field).toBe('routing_rules.1.destination_agent_uuid');
-      const put2 = await tenant.http
+      const put2 = await suite.tenant.http
         .put(`${base(a)}/routing-rules`)
         .send({ routing_rules: [{ priority: 'x' }] });
       expect(put2.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'routing_rules.0.priority' });
       // Nothing half-written: the old rule is still there.
-      const after = await tenant.http.get(base(a));
+      const after = await suite.tenant.http.get(base(a));
       expect(after.body.data.routing_rules.map((r: any) => r.trigger_keyword)).toEqual(['kept']);
     });
 
     it('PATCH cannot null a required key; malformed ruleUuid is 422 naming ruleUuid', async () => {
-      const a = await createAgent(tenant);
-      const made = await tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'x' });
+      const a = await createAgent(suite.tenant);
+      const made = await suite.tenant.http.post(`${base(a)}/routing-rules`).send({ trigger_keyword: 'x' });
       const id = made.body.data.routing_rules[0].uuid;
-      const res = await tenant.http.patch(`${base(a)}/routing-rules/${id}`).send({ priority: null });
+      const res = await suite.tenant.http.patch(`${base(a)}/routing-rules/${id}`).send({ priority: null });
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'priority' });
-      const bad = await tenant.http.patch(`${base(a)}/routing-rules/xyz`).send({});
+      const bad = await suite.tenant.http.patch(`${base(a)}/routing-rules/xyz`).send({});
       expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'ruleUuid' });
     });
   });
 
   describe('guard rules', () => {
     it('POST 201, PUT replaces, PATCH keys sent, DELETE keeps the others; insertion order', async () => {
-      const a = await createAgent(tenant);
-      const post = await tenant.http.post(`${base(a)}/guard-rules`).send({
+      const a = await createAgent(suite.tenant);
+      const post = await suite.tenant.http.post(`${base(a)}/guard-rules`).send({
         name: 'Human',
         when_condition: 'The customer asks for a human',
         example_phrases: ['I want to speak to a human'],
@@ -212,7 +205,7 @@ describe('Agents: routing and guard rules, rule check', () => {
           updated_at: expect.any(String),
         },
       ]);
-      const put = await tenant.http.put(`${base(a)}/guard-rules`).send({
+      const put = await suite.tenant.http.put(`${base(a)}/guard-rules`).send({
         guard_rules: [
           { name: 'one', then_action: 'end_conversation' },
           { name: 'two' },
@@ -225,7 +218,7 @@ describe('Agents: routing and guard rules, rule check', () => {
         ['three', 'forward', true],
       ]);
       const two = put.body.data.guard_rules[1];
-      const patched = await tenant.http
+      const patched = await suite.tenant.http
         .patch(`${base(a)}/guard-rules/${two.uuid}`)
         .send({ say_before_end: 'Bye' });
       expect(patched.body.data.guard_rules[1]).toEqual({
@@ -233,7 +226,9 @@ describe('Agents: routing and guard rules, rule check', () => {
         say_before_end: 'Bye',
         updated_at: expect.any(String),
       });
-      const del = await tenant.http.delete(`${base(a)}/guard-rules/${put.body.data.guard_rules[0].uuid}`);
+      const del = await suite.tenant.http.delete(
+        `${base(a)}/guard-rules/${put.body.data.guard_rules[0].uuid}`,
+      );
       expect(del.body.data.guard_rules.map((g: any) => g.name)).toEqual(['two', 'three']);
     });
 
@@ -247,8 +242,8 @@ describe('Agents: routing and guard rules, rule check', () => {
       [{ is_default: 'no' }, 'INVALID_FORMAT', 'is_default'],
       [{ when_condition: 7 }, 'INVALID_FORMAT', 'when_condition'],
     ])('POST rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.post(`${base(a)}/guard-rules`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.post(`${base(a)}/guard-rules`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -256,8 +251,8 @@ describe('Agents: routing and guard rules, rule check', () => {
 
   describe('POST /agents/{uuid}/rules/test', () => {
     it('runs guards first, then routing by priority, with the trace, and changes nothing', async () => {
-      const a = await createAgent(tenant);
-      await tenant.http.put(`${base(a)}/guard-rules`).send({
+      const a = await createAgent(suite.tenant);
+      await suite.tenant.http.put(`${base(a)}/guard-rules`).send({
         guard_rules: [
           {
             name: 'Human',
@@ -271,7 +266,7 @@ describe('Agents: routing and guard rules, rule check', () => {
           },
         ],
       });
-      const put = await tenant.http.put(`${base(a)}/routing-rules`).send({
+      const put = await suite.tenant.http.put(`${base(a)}/routing-rules`).send({
         routing_rules: [
           {
             detection_mode: 'exact',
@@ -299,9 +294,9 @@ describe('Agents: routing and guard rules, rule check', () => {
         ],
       });
       const [inactive, billing, support] = put.body.data.routing_rules;
-      const before = (await tenant.http.get(base(a))).body.data;
+      const before = (await suite.tenant.http.get(base(a))).body.data;
 
-      const guard = await tenant.http
+      const guard = await suite.tenant.http
         .post(`${base(a)}/rules/test`)
         .send({ utterance: 'I want to speak to a human about billing', channel: 'phone' });
       expect(guard.status).toBe(200);
@@ -317,7 +312,7 @@ describe('Agents: routing and guard rules, rule check', () => {
       expect(guard.body.data.trace.slice(1).every((t: any) => t.kind === 'routing' && !t.matched)).toBe(true);
 
       // The guard is for phone only: on SMS routing decides, skipping the inactive rule.
-      const sms = await tenant.http
+      const sms = await suite.tenant.http
         .post(`${base(a)}/rules/test`)
         .send({ utterance: 'I want to speak to a human about billing', channel: 'sms' });
       expect(sms.body.data).toMatchObject({
@@ -361,7 +356,7 @@ describe('Agents: routing and guard rules, rule check', () => {
         },
       ]);
 
-      const intent = await tenant.http
+      const intent = await suite.tenant.http
         .post(`${base(a)}/rules/test`)
         .send({ utterance: 'My internet connection is not working', channel: 'chat' });
       expect(intent.body.data).toMatchObject({
@@ -370,7 +365,7 @@ describe('Agents: routing and guard rules, rule check', () => {
         say: 'To support',
       });
 
-      const none = await tenant.http
+      const none = await suite.tenant.http
         .post(`${base(a)}/rules/test`)
         .send({ utterance: 'What are your opening hours?', channel: 'chat' });
       expect(none.body.data).toMatchObject({
@@ -381,7 +376,7 @@ describe('Agents: routing and guard rules, rule check', () => {
         destination: null,
       });
 
-      expect((await tenant.http.get(base(a))).body.data).toEqual(before);
+      expect((await suite.tenant.http.get(base(a))).body.data).toEqual(before);
     });
 
     it.each([
@@ -391,8 +386,8 @@ describe('Agents: routing and guard rules, rule check', () => {
       [{ utterance: 'hi', channel: 'fax' }, 'INVALID_FORMAT', 'channel'],
       [{ utterance: 5, channel: 'phone' }, 'INVALID_FORMAT', 'utterance'],
     ])('rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.post(`${base(a)}/rules/test`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.post(`${base(a)}/rules/test`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -427,14 +422,14 @@ describe('Agents: routing and guard rules, rule check', () => {
       afterAll(() => new Promise((r) => server.close(r)));
 
       it("classifies intents through the agent's custom_llm_url", async () => {
-        const a = await createAgent(tenant, { custom_llm_url: llmUrl });
-        await tenant.http.post(`${base(a)}/routing-rules`).send({
+        const a = await createAgent(suite.tenant, { custom_llm_url: llmUrl });
+        await suite.tenant.http.post(`${base(a)}/routing-rules`).send({
           detection_mode: 'intent',
           ai_prompt: 'The customer wants a refund',
           phrases: ['refund please'],
           voice_response: 'Refunds',
         });
-        const res = await tenant.http
+        const res = await suite.tenant.http
           .post(`${base(a)}/rules/test`)
           .send({ utterance: 'I want my money back', channel: 'phone' });
         expect(res.body.data).toMatchObject({
@@ -450,13 +445,13 @@ describe('Agents: routing and guard rules, rule check', () => {
       });
 
       it('falls back to the local classifier with a note when the model is unreachable', async () => {
-        const a = await createAgent(tenant, { custom_llm_url: 'http://127.0.0.1:1/v1' });
-        await tenant.http.post(`${base(a)}/routing-rules`).send({
+        const a = await createAgent(suite.tenant, { custom_llm_url: 'http://127.0.0.1:1/v1' });
+        await suite.tenant.http.post(`${base(a)}/routing-rules`).send({
           detection_mode: 'intent',
           ai_prompt: 'Refunds',
           phrases: ['refund please'],
         });
-        const res = await tenant.http
+        const res = await suite.tenant.http
           .post(`${base(a)}/rules/test`)
           .send({ utterance: 'refund please', channel: 'phone' });
         expect(res.body.data).toMatchObject({ decision: 'routing', classifier: 'local' });

@@ -1,19 +1,14 @@
-import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
+import { useTestApp } from '../setup/suite';
 
 describe('Agents: memorize settings', () => {
-  let app: TestApp;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp();
 
   describe('memorize', () => {
     let tenant: TestTenant;
     beforeAll(async () => {
-      tenant = await createTenant(app);
+      tenant = await createTenant(suite.app);
     });
 
     it('first PUT creates the override from the workspace default, then applies the changes', async () => {

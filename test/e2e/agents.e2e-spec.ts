@@ -1,20 +1,13 @@
-import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
+import { useTestApp } from '../setup/suite';
 
 describe('Agents: profile CRUD, list, flow catalog', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['tenant'] });
 
   describe('POST /agents', () => {
     it('creates with only a name: status pending, every collection empty, 201', async () => {
-      const res = await tenant.http.post('/api/v1/agents').send({ name: 'Ava' });
+      const res = await suite.tenant.http.post('/api/v1/agents').send({ name: 'Ava' });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ success: true, message: 'Created' });
       const a = res.body.data;
@@ -67,7 +60,7 @@ describe('Agents: profile CRUD, list, flow catalog', () => {
         appointment_scheduling_randomly: true,
         settings: { voice: { voice_id: 'alloy' }, text: { max: 1 } },
       };
-      const res = await tenant.http.post('/api/v1/agents').send(body);
+      const res = await suite.tenant.http.post('/api/v1/agents').send(body);
       expect(res.status).toBe(201);
       expect(res.body.data).toMatchObject({
         ...body,
@@ -93,7 +86,7 @@ describe('Agents: profile CRUD, list, flow catalog', () => {
       [{ name: 'a', settings: { voice: 'x' } }, 'INVALID_FORMAT', 'settings.voice'],
       [{ name: 'a', tone: 5 }, 'INVALID_FORMAT', 'tone'],
     ])('rejects %j with %s on %s', async (body, code, field) => {
-      const res = await tenant.http.post('/api/v1/agents').send(body);
+      const res = await suite.tenant.http.post('/api/v1/agents').send(body);
       expect(res.status).toBe(422);
       expect(res.body).toMatchObject({ success: false, error: { code, field } });
     });
@@ -101,26 +94,26 @@ describe('Agents: profile CRUD, list, flow catalog', () => {
 
   describe('GET, PATCH, DELETE /agents/{uuid}', () => {
     it('reads the agent; malformed uuid is 422 INVALID_UUID, unknown is 404', async () => {
-      const a = await createAgent(tenant, { name: 'Readable' });
-      const res = await tenant.http.get(`/api/v1/agents/${a.agent_uuid}`);
+      const a = await createAgent(suite.tenant, { name: 'Readable' });
+      const res = await suite.tenant.http.get(`/api/v1/agents/${a.agent_uuid}`);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual(a);
-      const bad = await tenant.http.get('/api/v1/agents/not-a-uuid');
+      const bad = await suite.tenant.http.get('/api/v1/agents/not-a-uuid');
       expect(bad.status).toBe(422);
       expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
-      const missing = await tenant.http.get('/api/v1/agents/01890000-0000-7000-8000-000000000000');
+      const missing = await suite.tenant.http.get('/api/v1/agents/01890000-0000-7000-8000-000000000000');
       expect(missing.status).toBe(404);
       expect(missing.body.error.code).toBe('RESOURCE_NOT_FOUND');
     });
 
     it('PATCH changes only the keys sent and merges settings blocks key by key', async () => {
-      const a = await createAgent(tenant, {
+      const a = await createAgent(suite.tenant, {
         name: 'Patchable',
         role: 'Support',
         tone: 'calm',
         settings: { voice: { voice_id: 'alloy', speed: 1 }, text: { max: 100 } },
       });
-      const res = await tenant.http
+      const res = await suite.tenant.http
         .patch(`/api/v1/agents/${a.agent_uuid}`)
         .send({ tone: 'cheerful', status: 'paused', description: null, settings: { voice: { speed: 2 } } });
       expect(res.status).toBe(200);
@@ -138,7 +131,7 @@ describe('Agents: profile CRUD, list, flow catalog', () => {
         },
       });
       for (const status of ['pending', 'ready', 'in_progress', 'paused', 'completed']) {
-        const r = await tenant.http.patch(`/api/v1/agents/${a.agent_uuid}`).send({ status });
+        const r = await suite.tenant.http.patch(`/api/v1/agents/${a.agent_uuid}`).send({ status });
         expect(r.body.data.status).toBe(status);
       }
     });
@@ -151,26 +144,26 @@ describe('Agents: profile CRUD, list, flow catalog', () => {
       [{ settings: { text: [] } }, 'INVALID_FORMAT', 'settings.text'],
       [{ appointment_scheduling_randomly: 1 }, 'INVALID_FORMAT', 'appointment_scheduling_randomly'],
     ])('PATCH rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.patch(`/api/v1/agents/${a.agent_uuid}`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.patch(`/api/v1/agents/${a.agent_uuid}`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('DELETE removes the agent: 200 data null, then 404', async () => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.delete(`/api/v1/agents/${a.agent_uuid}`);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.delete(`/api/v1/agents/${a.agent_uuid}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, message: 'Deleted', data: null });
-      expect((await tenant.http.get(`/api/v1/agents/${a.agent_uuid}`)).status).toBe(404);
-      expect((await tenant.http.delete(`/api/v1/agents/${a.agent_uuid}`)).status).toBe(404);
+      expect((await suite.tenant.http.get(`/api/v1/agents/${a.agent_uuid}`)).status).toBe(404);
+      expect((await suite.tenant.http.delete(`/api/v1/agents/${a.agent_uuid}`)).status).toBe(404);
     });
   });
 
   describe('GET /agents', () => {
     let own: TestTenant;
     beforeAll(async () => {
-      own = await createTenant(app);
+      own = await createTenant(suite.app);
       await createAgent(own, { name: 'Alpha', company_name: 'Globex', role: 'Sales', status: 'ready' });
       await createAgent(own, {
         name: 'Beta',
@@ -223,7 +216,7 @@ describe('Agents: profile CRUD, list, flow catalog', () => {
 
   describe('GET /flow/agents', () => {
     it('lists only ready agents', async () => {
-      const t = await createTenant(app);
+      const t = await createTenant(suite.app);
       const ready = await createAgent(t, { name: 'Ready one', role: 'Sales', status: 'ready' });
       await createAgent(t, { name: 'Pending one' });
       const res = await t.http.get('/api/v1/flow/agents');
@@ -236,7 +229,7 @@ describe('Agents: profile CRUD, list, flow catalog', () => {
     });
 
     it('answers the short 404 body when no agent is ready', async () => {
-      const t = await createTenant(app);
+      const t = await createTenant(suite.app);
       await createAgent(t, { name: 'Pending one' });
       const res = await t.http.get('/api/v1/flow/agents');
       expect(res.status).toBe(404);

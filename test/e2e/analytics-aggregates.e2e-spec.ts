@@ -2,13 +2,13 @@ import { DataSource } from 'typeorm';
 import { seedConversation, seedEvaluation, seedMessages, seedSession } from '../factories/analytics.factory';
 import { insertAgent } from '../factories/agent.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 const t = (iso: string) => new Date(iso);
 const plus = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000);
 
 describe('analytics: aggregates', () => {
-  let app: TestApp;
+  const suite = useTestApp();
   let db: DataSource;
   let a: TestTenant;
   let b: TestTenant;
@@ -16,9 +16,8 @@ describe('analytics: aggregates', () => {
   const RANGE = 'from=2026-03-01&to=2026-03-05';
 
   beforeAll(async () => {
-    app = await startTestApp();
-    db = app.get<DataSource>(DataSource);
-    [a, b] = await Promise.all([createTenant(app), createTenant(app)]);
+    db = suite.app.get<DataSource>(DataSource);
+    [a, b] = await Promise.all([createTenant(suite.app), createTenant(suite.app)]);
     const ws = a.workspaceId;
     agentId = await insertAgent(db, ws);
     const wa = await seedConversation(db, ws, {
@@ -168,7 +167,6 @@ describe('analytics: aggregates', () => {
       status: 'skipped',
     });
   });
-  afterAll(() => app.close());
 
   describe('GET /analytics/sessions', () => {
     it('counts sessions, endings, mean duration and messages per session: totals, channels, days', async () => {
@@ -398,7 +396,7 @@ describe('analytics: aggregates', () => {
   });
 
   it('documents every analytics route in the OpenAPI document', async () => {
-    const doc = (await app.http('any.example.test').get('/docs/openapi.json').expect(200)).body;
+    const doc = (await suite.app.http('any.example.test').get('/docs/openapi.json').expect(200)).body;
     const exportOp = doc.paths['/api/v1/analytics/messages'].get;
     expect(exportOp.tags).toEqual(['Analytics']);
     expect(exportOp.security).toEqual([{ bearer: [] }]);

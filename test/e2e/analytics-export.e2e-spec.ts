@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { seedConversation, seedMessages, MessageSeed } from '../factories/analytics.factory';
 import { insertAgent } from '../factories/agent.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 const PATH = '/api/v1/analytics/messages';
 const BASE = Date.UTC(2026, 0, 5, 9);
@@ -20,7 +20,7 @@ interface Exported {
 }
 
 describe('analytics: message export', () => {
-  let app: TestApp;
+  const suite = useTestApp();
   let db: DataSource;
   let a: TestTenant;
   let b: TestTenant;
@@ -31,7 +31,7 @@ describe('analytics: message export', () => {
   let expected: { id: string; createdAt: number; channel: string; agentId: string | null; content: string }[];
 
   const setPolicy = (tenant: TestTenant, policy: string) =>
-    app
+    suite.app
       .internal()
       .put(`/internal/v1/workspaces/${tenant.slug}/policies`)
       .send({ ANALYTICS_MESSAGES_EXPORT: policy })
@@ -54,9 +54,8 @@ describe('analytics: message export', () => {
   }
 
   beforeAll(async () => {
-    app = await startTestApp();
-    db = app.get<DataSource>(DataSource);
-    [a, b] = await Promise.all([createTenant(app), createTenant(app)]);
+    db = suite.app.get<DataSource>(DataSource);
+    [a, b] = await Promise.all([createTenant(suite.app), createTenant(suite.app)]);
     agentId = await insertAgent(db, a.workspaceId);
     waConv = await seedConversation(db, a.workspaceId, { channel: 'whatsapp', agentId, createdAt: at(0) });
     smsConv = await seedConversation(db, a.workspaceId, { channel: 'sms', createdAt: at(0) });
@@ -89,7 +88,6 @@ describe('analytics: message export', () => {
       { conversationId: bConv, channel: 'whatsapp', content: 'tenant b', createdAt: at(1) },
     ]);
   });
-  afterAll(() => app.close());
 
   it('answers without the envelope: meta, messages and pagination, 500 by default', async () => {
     const res = await a.http.get(PATH).expect(200);
@@ -257,12 +255,12 @@ describe('analytics: message export', () => {
   });
 
   it('needs a token', async () => {
-    const res = await app.http(a.host).get(PATH).expect(401);
+    const res = await suite.app.http(a.host).get(PATH).expect(401);
     expect(res.body.error.code).toBe('MISSING_AUTH_TOKEN');
   });
 
   it('returns each message exactly once while messages arrive, including from a transaction still open', async () => {
-    const c = await createTenant(app);
+    const c = await createTenant(suite.app);
     const conv = await seedConversation(db, c.workspaceId, { channel: 'chat', createdAt: at(0) });
     const msg = (content: string, createdAt?: Date): MessageSeed => ({
       conversationId: conv,
@@ -277,7 +275,7 @@ describe('analytics: message export', () => {
     );
 
     // A writer whose transaction started first: its row takes created_at = the transaction's start, commits later.
-    const late = new Client({ connectionString: app.config.database.url });
+    const late = new Client({ connectionString: suite.app.config.database.url });
     await late.connect();
     try {
       await late.query('BEGIN');

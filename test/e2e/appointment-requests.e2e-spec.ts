@@ -7,27 +7,21 @@ import {
   future,
 } from '../factories/scheduling.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('appointment requests', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
+  const suite = useTestApp({ tenants: ['t', 'other'] });
   let schedule: Record<string, any>;
   let contact: Record<string, any>;
   let day = 10;
   const nextDay = (): number => (day += 1);
 
   beforeAll(async () => {
-    app = await startTestApp();
-    t = await createTenant(app);
-    other = await createTenant(app);
-    const type = await createAvailabilityType(t, { duration_minutes: 45 });
-    schedule = await createSchedule(t, { availability_type_uuid: type.uuid });
-    contact = await createContact(t, { name: 'Ada', email: 'ada@example.com' });
+    const type = await createAvailabilityType(suite.t, { duration_minutes: 45 });
+    schedule = await createSchedule(suite.t, { availability_type_uuid: type.uuid });
+    contact = await createContact(suite.t, { name: 'Ada', email: 'ada@example.com' });
   });
-  afterAll(() => app.close());
 
   const request = (d: number, extra: object = {}) => ({
     schedule_uuid: schedule.uuid,
@@ -40,7 +34,7 @@ describe('appointment requests', () => {
   describe('POST /appointment-requests', () => {
     it('creates a pending request for a contact, with end_time from the availability type', async () => {
       const d = nextDay();
-      const res = await t.http
+      const res = await suite.t.http
         .post('/api/v1/appointment-requests')
         .send(request(d, { description: 'Wants a quote', notes: 'VIP' }));
       expect(res.status).toBe(201);
@@ -61,7 +55,7 @@ describe('appointment requests', () => {
     });
 
     it('finds the contact by email or creates it', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       const s = await createSchedule(tenant);
       const body = {
         schedule_uuid: s.uuid,
@@ -105,19 +99,19 @@ describe('appointment requests', () => {
       const d = nextDay();
       const body: Record<string, unknown> = { ...request(d), ...change };
       if (body.end_time === 'before') body.end_time = future(d, 8);
-      const res = await t.http.post('/api/v1/appointment-requests').send(body);
+      const res = await suite.t.http.post('/api/v1/appointment-requests').send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('refuses another workspace’s schedule or contact', async () => {
-      const s = await createSchedule(other);
-      const c = await createContact(other);
-      let res = await t.http
+      const s = await createSchedule(suite.other);
+      const c = await createContact(suite.other);
+      let res = await suite.t.http
         .post('/api/v1/appointment-requests')
         .send(request(nextDay(), { schedule_uuid: s.uuid }));
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'schedule_uuid' });
-      res = await t.http
+      res = await suite.t.http
         .post('/api/v1/appointment-requests')
         .send(request(nextDay(), { contact_uuid: c.uuid }));
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'contact_uuid' });
@@ -130,7 +124,7 @@ describe('appointment requests', () => {
     let s2: Record<string, any>;
 
     beforeAll(async () => {
-      tenant = await createTenant(app);
+      tenant = await createTenant(suite.app);
       s1 = await createSchedule(tenant, { name: 'One' });
       s2 = await createSchedule(tenant, { name: 'Two' });
       const c = await createContact(tenant);
@@ -185,24 +179,24 @@ describe('appointment requests', () => {
 
     it('shows nothing of another workspace', async () => {
       expect(
-        (await other.http.get(`/api/v1/appointment-requests?schedule_uuid=${s1.uuid}`)).body.data,
+        (await suite.other.http.get(`/api/v1/appointment-requests?schedule_uuid=${s1.uuid}`)).body.data,
       ).toEqual([]);
-      const all = await other.http.get('/api/v1/appointment-requests');
+      const all = await suite.other.http.get('/api/v1/appointment-requests');
       expect(all.body.data.map((r: any) => r.schedule_uuid)).not.toContain(s1.uuid);
     });
   });
 
   describe('moves', () => {
     const post = (uuid: string, move: string, body: object = {}) =>
-      t.http.post(`/api/v1/appointment-requests/${uuid}/${move}`).send(body);
+      suite.t.http.post(`/api/v1/appointment-requests/${uuid}/${move}`).send(body);
 
     it('reads a request', async () => {
-      const r = await createRequest(t, request(nextDay()));
-      expect((await t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data).toEqual(r);
+      const r = await createRequest(suite.t, request(nextDay()));
+      expect((await suite.t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data).toEqual(r);
     });
 
     it('approves with a note, then refuses every move but cancel and convert', async () => {
-      const r = await createRequest(t, request(nextDay()));
+      const r = await createRequest(suite.t, request(nextDay()));
       const res = await post(r.uuid, 'approve', { approval_note: 'Confirmed' });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
@@ -221,7 +215,7 @@ describe('appointment requests', () => {
     });
 
     it('rejects with a reason; a rejected request cannot move again', async () => {
-      const r = await createRequest(t, request(nextDay()));
+      const r = await createRequest(suite.t, request(nextDay()));
       const res = await post(r.uuid, 'reject', { rejection_reason: 'Fully booked' });
       expect(res.body.data).toMatchObject({ status: 'rejected', rejection_reason: 'Fully booked' });
       for (const move of ['approve', 'reject', 'cancel', 'convert']) {
@@ -232,7 +226,7 @@ describe('appointment requests', () => {
     });
 
     it('cancels a pending request; a cancelled request cannot move again', async () => {
-      const r = await createRequest(t, request(nextDay()));
+      const r = await createRequest(suite.t, request(nextDay()));
       expect((await post(r.uuid, 'cancel')).body.data.status).toBe('cancelled');
       for (const move of ['approve', 'reject', 'cancel', 'convert'])
         expect((await post(r.uuid, move)).status).toBe(409);
@@ -240,7 +234,7 @@ describe('appointment requests', () => {
 
     it('converts a pending request into an appointment; converting twice is 409', async () => {
       const d = nextDay();
-      const r = await createRequest(t, request(d, { custom_answers: {}, notes: 'n' }));
+      const r = await createRequest(suite.t, request(d, { custom_answers: {}, notes: 'n' }));
       const res = await post(r.uuid, 'convert');
       expect(res.status).toBe(201);
       expect(res.body.message).toBe('Appointment created from the request');
@@ -254,10 +248,10 @@ describe('appointment requests', () => {
         schedule_uuid: schedule.uuid,
         contact_uuid: contact.uuid,
       });
-      const after = (await t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data;
+      const after = (await suite.t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data;
       expect(after.status).toBe('approved');
       expect(after.appointment).toEqual(appt);
-      expect((await t.http.get(`/api/v1/appointments/${appt.uuid}`)).body.data).toEqual(appt);
+      expect((await suite.t.http.get(`/api/v1/appointments/${appt.uuid}`)).body.data).toEqual(appt);
       for (const move of ['convert', 'approve', 'reject', 'cancel']) {
         const again = await post(r.uuid, move);
         expect(again.status).toBe(409);
@@ -266,35 +260,35 @@ describe('appointment requests', () => {
     });
 
     it('converts an approved request and keeps its approval note', async () => {
-      const r = await createRequest(t, request(nextDay()));
+      const r = await createRequest(suite.t, request(nextDay()));
       await post(r.uuid, 'approve', { approval_note: 'ok' }).expect(200);
       await post(r.uuid, 'convert').expect(201);
-      const after = (await t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data;
+      const after = (await suite.t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data;
       expect(after).toMatchObject({ status: 'approved', approval_note: 'ok' });
       expect(after.appointment.uuid).toBeDefined();
     });
 
     it('refuses a conversion onto a taken slot (409) and changes nothing', async () => {
       const d = nextDay();
-      await createAppointment(t, {
+      await createAppointment(suite.t, {
         schedule_uuid: schedule.uuid,
         title: 'Busy',
         start_time: future(d, 9),
         end_time: future(d, 10),
       });
-      const r = await createRequest(t, request(d));
+      const r = await createRequest(suite.t, request(d));
       const res = await post(r.uuid, 'convert');
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('CONFLICT');
-      const after = (await t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data;
+      const after = (await suite.t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data;
       expect(after).toMatchObject({ status: 'pending', appointment: null });
       const day = future(d).slice(0, 10);
-      const list = await t.http.get(`/api/v1/appointments?start_date=${day}&end_date=${day}`);
+      const list = await suite.t.http.get(`/api/v1/appointments?start_date=${day}&end_date=${day}`);
       expect(list.body.data.items.map((a: any) => a.title)).toEqual(['Busy']);
     });
 
     it('lets exactly one of several concurrent conversions win', async () => {
-      const r = await createRequest(t, request(nextDay()));
+      const r = await createRequest(suite.t, request(nextDay()));
       const results = await Promise.all(Array.from({ length: 5 }, () => post(r.uuid, 'convert')));
       expect(results.map((x) => x.status).sort()).toEqual([201, 409, 409, 409, 409]);
     });
@@ -303,7 +297,7 @@ describe('appointment requests', () => {
       ['approve', { approval_note: 5 }, 'approval_note'],
       ['reject', { rejection_reason: ['x'] }, 'rejection_reason'],
     ])('%s refuses a note that is not a string', async (move, body, field) => {
-      const r = await createRequest(t, request(nextDay()));
+      const r = await createRequest(suite.t, request(nextDay()));
       const res = await post(r.uuid, move, body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field });
@@ -316,15 +310,17 @@ describe('appointment requests', () => {
       ['post', '/cancel'],
       ['post', '/convert'],
     ] as const)('%s %s: 404 across workspaces, 422 for a malformed uuid', async (m, suffix) => {
-      const r = await createRequest(t, request(nextDay()));
+      const r = await createRequest(suite.t, request(nextDay()));
       for (const uuid of [r.uuid, MISSING]) {
-        const res = await other.http[m](`/api/v1/appointment-requests/${uuid}${suffix}`).send({});
+        const res = await suite.other.http[m](`/api/v1/appointment-requests/${uuid}${suffix}`).send({});
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
       }
-      const bad = await t.http[m](`/api/v1/appointment-requests/nope${suffix}`).send({});
+      const bad = await suite.t.http[m](`/api/v1/appointment-requests/nope${suffix}`).send({});
       expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
-      expect((await t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data.status).toBe('pending');
+      expect((await suite.t.http.get(`/api/v1/appointment-requests/${r.uuid}`)).body.data.status).toBe(
+        'pending',
+      );
     });
   });
 });

@@ -6,24 +6,19 @@ import {
   future,
 } from '../factories/scheduling.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('appointments', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
+  const suite = useTestApp({ tenants: ['t', 'other'] });
   let schedule: Record<string, any>;
   let day = 10;
   /** A fresh day for each test so slots never collide by accident. */
   const nextDay = (): number => (day += 1);
 
   beforeAll(async () => {
-    app = await startTestApp();
-    t = await createTenant(app);
-    other = await createTenant(app);
-    const type = await createAvailabilityType(t, { duration_minutes: 30 });
-    schedule = await createSchedule(t, {
+    const type = await createAvailabilityType(suite.t, { duration_minutes: 30 });
+    schedule = await createSchedule(suite.t, {
       availability_type_uuid: type.uuid,
       custom_questions: [
         { name: 'topic', type: 'text', required: true },
@@ -31,7 +26,6 @@ describe('appointments', () => {
       ],
     });
   });
-  afterAll(() => app.close());
 
   const slot = (d: number, from: number, to: number, extra: object = {}) => ({
     schedule_uuid: schedule.uuid,
@@ -43,15 +37,17 @@ describe('appointments', () => {
   });
 
   it('checks kept answers against the questions of the schedule an appointment moves to', async () => {
-    const other = await createSchedule(t, {
+    const other = await createSchedule(suite.t, {
       custom_questions: [{ name: 'budget', type: 'number', required: true }],
     });
-    const a = await createAppointment(t, slot(nextDay(), 9, 10));
-    const moved = await t.http.put(`/api/v1/appointments/${a.uuid}`).send({ schedule_uuid: other.uuid });
+    const a = await createAppointment(suite.t, slot(nextDay(), 9, 10));
+    const moved = await suite.t.http
+      .put(`/api/v1/appointments/${a.uuid}`)
+      .send({ schedule_uuid: other.uuid });
     expect(moved.status).toBe(422);
     expect(moved.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'custom_answers.topic' });
     expect(moved.body.message).toContain('custom_answers.budget is required');
-    const ok = await t.http
+    const ok = await suite.t.http
       .put(`/api/v1/appointments/${a.uuid}`)
       .send({ schedule_uuid: other.uuid, custom_answers: { budget: 500 } });
     expect(ok.status).toBe(200);
@@ -60,9 +56,13 @@ describe('appointments', () => {
 
   describe('POST /appointments', () => {
     it('creates an appointment and answers it with its schedule and contact', async () => {
-      const contact = await createContact(t, { name: 'Ada', surname: 'Lovelace', email: 'ada@example.com' });
+      const contact = await createContact(suite.t, {
+        name: 'Ada',
+        surname: 'Lovelace',
+        email: 'ada@example.com',
+      });
       const d = nextDay();
-      const res = await t.http.post('/api/v1/appointments').send(
+      const res = await suite.t.http.post('/api/v1/appointments').send(
         slot(d, 9, 10, {
           contact_uuid: contact.uuid,
           description: 'Walkthrough',
@@ -96,7 +96,7 @@ describe('appointments', () => {
 
     it('defaults the status to pending and end_time to the availability-type duration', async () => {
       const d = nextDay();
-      const a = await createAppointment(t, slot(d, 9, 10, { end_time: undefined }));
+      const a = await createAppointment(suite.t, slot(d, 9, 10, { end_time: undefined }));
       expect(a).toMatchObject({
         status: 'pending',
         start_time: future(d, 9),
@@ -106,14 +106,14 @@ describe('appointments', () => {
     });
 
     it('accepts an appointment without times, and back-to-back slots', async () => {
-      await createAppointment(t, {
+      await createAppointment(suite.t, {
         schedule_uuid: schedule.uuid,
         title: 'Later',
         custom_answers: { topic: 'x' },
       });
       const d = nextDay();
-      await createAppointment(t, slot(d, 9, 10));
-      await createAppointment(t, slot(d, 10, 11));
+      await createAppointment(suite.t, slot(d, 9, 10));
+      await createAppointment(suite.t, slot(d, 10, 11));
     });
 
     it.each([
@@ -140,14 +140,14 @@ describe('appointments', () => {
       const body: Record<string, unknown> = { ...slot(d, 9, 10), ...change };
       if (body.end_time === 'same') body.end_time = body.start_time;
       if (body.end_time === 'before') body.end_time = future(d, 8);
-      const res = await t.http.post('/api/v1/appointments').send(body);
+      const res = await suite.t.http.post('/api/v1/appointments').send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('requires end_time when the schedule has no availability type', async () => {
-      const bare = await createSchedule(t);
-      const res = await t.http
+      const bare = await createSchedule(suite.t);
+      const res = await suite.t.http
         .post('/api/v1/appointments')
         .send({ schedule_uuid: bare.uuid, title: 'x', start_time: future(nextDay(), 9) });
       expect(res.status).toBe(422);
@@ -156,15 +156,19 @@ describe('appointments', () => {
 
     it('refuses an overlapping slot in the same schedule (409), not in another or over a cancelled one', async () => {
       const d = nextDay();
-      await createAppointment(t, slot(d, 9, 11));
-      const res = await t.http.post('/api/v1/appointments').send(slot(d, 10, 12));
+      await createAppointment(suite.t, slot(d, 9, 11));
+      const res = await suite.t.http.post('/api/v1/appointments').send(slot(d, 10, 12));
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('CONFLICT');
-      const elsewhere = await createSchedule(t);
-      await createAppointment(t, { ...slot(d, 10, 12), schedule_uuid: elsewhere.uuid, custom_answers: {} });
-      const cancelled = await createAppointment(t, slot(d, 14, 15, { status: 'cancelled' }));
-      await createAppointment(t, slot(d, 14, 15));
-      const revive = await t.http
+      const elsewhere = await createSchedule(suite.t);
+      await createAppointment(suite.t, {
+        ...slot(d, 10, 12),
+        schedule_uuid: elsewhere.uuid,
+        custom_answers: {},
+      });
+      const cancelled = await createAppointment(suite.t, slot(d, 14, 15, { status: 'cancelled' }));
+      await createAppointment(suite.t, slot(d, 14, 15));
+      const revive = await suite.t.http
         .post(`/api/v1/appointments/${cancelled.uuid}/status`)
         .send({ status: 'pending' });
       expect(revive.status).toBe(409);
@@ -174,25 +178,25 @@ describe('appointments', () => {
     it('lets exactly one of 10 concurrent requests for the same slot win', async () => {
       const d = nextDay();
       const results = await Promise.all(
-        Array.from({ length: 10 }, () => t.http.post('/api/v1/appointments').send(slot(d, 9, 10))),
+        Array.from({ length: 10 }, () => suite.t.http.post('/api/v1/appointments').send(slot(d, 9, 10))),
       );
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
       for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.code).toBe('CONFLICT');
-      const list = await t.http.get(
+      const list = await suite.t.http.get(
         `/api/v1/appointments?start_date=${future(d).slice(0, 10)}&end_date=${future(d).slice(0, 10)}`,
       );
       expect(list.body.data.pagination.total).toBe(1);
     });
 
     it('refuses another workspace’s schedule or contact as a body reference', async () => {
-      const theirSchedule = await createSchedule(other);
-      const theirContact = await createContact(other);
-      let res = await t.http
+      const theirSchedule = await createSchedule(suite.other);
+      const theirContact = await createContact(suite.other);
+      let res = await suite.t.http
         .post('/api/v1/appointments')
         .send(slot(nextDay(), 9, 10, { schedule_uuid: theirSchedule.uuid }));
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'schedule_uuid' });
-      res = await t.http
+      res = await suite.t.http
         .post('/api/v1/appointments')
         .send(slot(nextDay(), 9, 10, { contact_uuid: theirContact.uuid }));
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'contact_uuid' });
@@ -206,7 +210,7 @@ describe('appointments', () => {
     let contact: Record<string, any>;
 
     beforeAll(async () => {
-      tenant = await createTenant(app);
+      tenant = await createTenant(suite.app);
       s1 = await createSchedule(tenant, { name: 'One' });
       s2 = await createSchedule(tenant, { name: 'Two' });
       contact = await createContact(tenant);
@@ -266,24 +270,24 @@ describe('appointments', () => {
     });
 
     it('shows nothing of another workspace', async () => {
-      const res = await other.http.get(`/api/v1/appointments?schedule_uuid=${s1.uuid}`);
+      const res = await suite.other.http.get(`/api/v1/appointments?schedule_uuid=${s1.uuid}`);
       expect(res.body.data.items).toEqual([]);
-      const all = await other.http.get('/api/v1/appointments?per_page=100');
+      const all = await suite.other.http.get('/api/v1/appointments?per_page=100');
       expect(all.body.data.items.map((a: any) => a.schedule_uuid)).not.toContain(s1.uuid);
     });
   });
 
   describe('GET, PUT, DELETE /appointments/{uuid} and POST /status', () => {
     it('reads an appointment', async () => {
-      const a = await createAppointment(t, slot(nextDay(), 9, 10));
-      const res = await t.http.get(`/api/v1/appointments/${a.uuid}`);
+      const a = await createAppointment(suite.t, slot(nextDay(), 9, 10));
+      const res = await suite.t.http.get(`/api/v1/appointments/${a.uuid}`);
       expect(res.body.data).toEqual(a);
     });
 
     it('PUT changes only the keys sent; moving start_time keeps the length', async () => {
       const d = nextDay();
-      const a = await createAppointment(t, slot(d, 9, 10, { notes: 'keep' }));
-      let res = await t.http.put(`/api/v1/appointments/${a.uuid}`).send({ title: 'Renamed' });
+      const a = await createAppointment(suite.t, slot(d, 9, 10, { notes: 'keep' }));
+      let res = await suite.t.http.put(`/api/v1/appointments/${a.uuid}`).send({ title: 'Renamed' });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({
         title: 'Renamed',
@@ -291,9 +295,9 @@ describe('appointments', () => {
         start_time: a.start_time,
         end_time: a.end_time,
       });
-      res = await t.http.put(`/api/v1/appointments/${a.uuid}`).send({ start_time: future(d, 13) });
+      res = await suite.t.http.put(`/api/v1/appointments/${a.uuid}`).send({ start_time: future(d, 13) });
       expect(res.body.data).toMatchObject({ start_time: future(d, 13), end_time: future(d, 14) });
-      res = await t.http
+      res = await suite.t.http
         .put(`/api/v1/appointments/${a.uuid}`)
         .send({ end_time: future(d, 15), custom_answers: { topic: 'new' } });
       expect(res.body.data).toMatchObject({
@@ -301,7 +305,7 @@ describe('appointments', () => {
         end_time: future(d, 15),
         custom_answers: { topic: 'new' },
       });
-      res = await t.http
+      res = await suite.t.http
         .put(`/api/v1/appointments/${a.uuid}`)
         .send({ status: 'completed', description: null });
       expect(res.body.data).toMatchObject({ status: 'completed', description: null });
@@ -309,11 +313,15 @@ describe('appointments', () => {
 
     it('PUT refuses a move onto another appointment (409) and leaves it unchanged', async () => {
       const d = nextDay();
-      await createAppointment(t, slot(d, 9, 10));
-      const b = await createAppointment(t, slot(d, 11, 12));
-      const res = await t.http.put(`/api/v1/appointments/${b.uuid}`).send({ start_time: future(d, 9, 30) });
+      await createAppointment(suite.t, slot(d, 9, 10));
+      const b = await createAppointment(suite.t, slot(d, 11, 12));
+      const res = await suite.t.http
+        .put(`/api/v1/appointments/${b.uuid}`)
+        .send({ start_time: future(d, 9, 30) });
       expect(res.status).toBe(409);
-      expect((await t.http.get(`/api/v1/appointments/${b.uuid}`)).body.data.start_time).toBe(b.start_time);
+      expect((await suite.t.http.get(`/api/v1/appointments/${b.uuid}`)).body.data.start_time).toBe(
+        b.start_time,
+      );
     });
 
     it.each([
@@ -328,21 +336,21 @@ describe('appointments', () => {
       [{ custom_answers: { nope: 1 } }, 'VALIDATION_ERROR', 'custom_answers.nope'],
     ])('PUT refuses %j', async (change, code, field) => {
       const d = nextDay();
-      const a = await createAppointment(t, slot(d, 9, 10));
+      const a = await createAppointment(suite.t, slot(d, 9, 10));
       const body: Record<string, unknown> = { ...change };
       if (body.end_time === 'before') body.end_time = future(d, 8);
       // start_time moved to the end, with end_time sent unchanged: the end is no longer after the start.
       if (body.start_time === 'after')
         Object.assign(body, { start_time: future(d, 10), end_time: a.end_time });
-      const res = await t.http.put(`/api/v1/appointments/${a.uuid}`).send(body);
+      const res = await suite.t.http.put(`/api/v1/appointments/${a.uuid}`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('POST /status sets any of the four statuses', async () => {
-      const a = await createAppointment(t, slot(nextDay(), 9, 10));
+      const a = await createAppointment(suite.t, slot(nextDay(), 9, 10));
       for (const status of ['approved', 'completed', 'cancelled', 'pending']) {
-        const res = await t.http.post(`/api/v1/appointments/${a.uuid}/status`).send({ status });
+        const res = await suite.t.http.post(`/api/v1/appointments/${a.uuid}/status`).send({ status });
         expect(res.status).toBe(200);
         expect(res.body.data.status).toBe(status);
       }
@@ -353,19 +361,19 @@ describe('appointments', () => {
       [{ status: '' }, 'VALIDATION_ERROR'],
       [{ status: 'rejected' }, 'INVALID_FORMAT'],
     ])('POST /status refuses %j', async (body, code) => {
-      const a = await createAppointment(t, slot(nextDay(), 9, 10));
-      const res = await t.http.post(`/api/v1/appointments/${a.uuid}/status`).send(body);
+      const a = await createAppointment(suite.t, slot(nextDay(), 9, 10));
+      const res = await suite.t.http.post(`/api/v1/appointments/${a.uuid}/status`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field: 'status' });
     });
 
     it('deletes an appointment and frees its slot', async () => {
       const d = nextDay();
-      const a = await createAppointment(t, slot(d, 9, 10));
-      const res = await t.http.delete(`/api/v1/appointments/${a.uuid}`);
+      const a = await createAppointment(suite.t, slot(d, 9, 10));
+      const res = await suite.t.http.delete(`/api/v1/appointments/${a.uuid}`);
       expect(res.body).toEqual({ success: true, message: 'Deleted', data: null });
-      expect((await t.http.get(`/api/v1/appointments/${a.uuid}`)).status).toBe(404);
-      await createAppointment(t, slot(d, 9, 10));
+      expect((await suite.t.http.get(`/api/v1/appointments/${a.uuid}`)).status).toBe(404);
+      await createAppointment(suite.t, slot(d, 9, 10));
     });
 
     it.each([
@@ -374,18 +382,18 @@ describe('appointments', () => {
       ['delete', ''],
       ['post', '/status'],
     ] as const)('%s %s: 404 across workspaces, 422 for a malformed uuid', async (m, suffix) => {
-      const a = await createAppointment(t, slot(nextDay(), 9, 10));
+      const a = await createAppointment(suite.t, slot(nextDay(), 9, 10));
       for (const uuid of [a.uuid, MISSING]) {
-        const res = await other.http[m](`/api/v1/appointments/${uuid}${suffix}`).send({
+        const res = await suite.other.http[m](`/api/v1/appointments/${uuid}${suffix}`).send({
           status: 'cancelled',
           title: 'x',
         });
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
       }
-      const bad = await t.http[m](`/api/v1/appointments/nope${suffix}`).send({ status: 'cancelled' });
+      const bad = await suite.t.http[m](`/api/v1/appointments/nope${suffix}`).send({ status: 'cancelled' });
       expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
-      const still = await t.http.get(`/api/v1/appointments/${a.uuid}`);
+      const still = await suite.t.http.get(`/api/v1/appointments/${a.uuid}`);
       expect(still.body.data).toMatchObject({ status: 'pending', title: 'Demo' });
     });
   });

@@ -1,23 +1,14 @@
 import { createContact, createField, createStage, createTag } from '../factories/contact.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { createTenant } from '../factories/workspace.factory';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('contact tags, custom fields and pipeline stages', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    t = await createTenant(app);
-    other = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['t', 'other'] });
 
   describe('/contacts/tags', () => {
     it('creates, lists (by name, with counts), reads and deletes a tag', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       const res = await tenant.http
         .post('/api/v1/contacts/tags')
         .send({ name: 'Zeta', description: 'last', color: '#00aa55' });
@@ -47,9 +38,9 @@ describe('contact tags, custom fields and pipeline stages', () => {
     });
 
     it('PUT changes only the keys sent and keeps the tag on its contacts', async () => {
-      const tag = await createTag(t, { name: 'Keep', description: 'd', color: '#111111' });
-      const c = await createContact(t, { tag_uuids: [tag.uuid] });
-      const res = await t.http
+      const tag = await createTag(suite.t, { name: 'Keep', description: 'd', color: '#111111' });
+      const c = await createContact(suite.t, { tag_uuids: [tag.uuid] });
+      const res = await suite.t.http
         .put(`/api/v1/contacts/tags/${tag.uuid}`)
         .send({ color: '#222222', is_active: false });
       expect(res.status).toBe(200);
@@ -60,18 +51,18 @@ describe('contact tags, custom fields and pipeline stages', () => {
         is_active: false,
         contacts_count: 1,
       });
-      const contact = await t.http.get(`/api/v1/contacts/${c.uuid}`);
+      const contact = await suite.t.http.get(`/api/v1/contacts/${c.uuid}`);
       expect(contact.body.data.tags).toEqual([{ uuid: tag.uuid, name: 'Keep', color: '#222222' }]);
-      const renamed = await t.http.put(`/api/v1/contacts/tags/${tag.uuid}`).send({ name: 'Kept' });
+      const renamed = await suite.t.http.put(`/api/v1/contacts/tags/${tag.uuid}`).send({ name: 'Kept' });
       expect(renamed.body.data).toMatchObject({ name: 'Kept', color: '#222222', is_active: false });
     });
 
     it('refuses a duplicate name (409, case-insensitive)', async () => {
-      await createTag(t, { name: 'Dup' });
-      const res = await t.http.post('/api/v1/contacts/tags').send({ name: 'dup' });
+      await createTag(suite.t, { name: 'Dup' });
+      const res = await suite.t.http.post('/api/v1/contacts/tags').send({ name: 'dup' });
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('CONFLICT');
-      await createTag(other, { name: 'Dup' });
+      await createTag(suite.other, { name: 'Dup' });
     });
 
     it.each([
@@ -85,9 +76,9 @@ describe('contact tags, custom fields and pipeline stages', () => {
       ['put', { color: '#GGGGGG' }, 'INVALID_FORMAT', 'color'],
       ['put', { is_active: null }, 'INVALID_FORMAT', 'is_active'],
     ] as const)('%s refuses %j', async (method, body, code, field) => {
-      const tag = await createTag(t);
+      const tag = await createTag(suite.t);
       const path = method === 'post' ? '/api/v1/contacts/tags' : `/api/v1/contacts/tags/${tag.uuid}`;
-      const res = await t.http[method](path).send(body);
+      const res = await suite.t.http[method](path).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -95,28 +86,28 @@ describe('contact tags, custom fields and pipeline stages', () => {
     it.each(['get', 'put', 'delete'] as const)(
       '%s: 404 across workspaces, 422 for a malformed uuid',
       async (m) => {
-        const tag = await createTag(t);
+        const tag = await createTag(suite.t);
         for (const uuid of [tag.uuid, MISSING]) {
-          const res = await other.http[m](`/api/v1/contacts/tags/${uuid}`).send({ name: 'x' });
+          const res = await suite.other.http[m](`/api/v1/contacts/tags/${uuid}`).send({ name: 'x' });
           expect(res.status).toBe(404);
           expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
         }
-        const bad = await t.http[m]('/api/v1/contacts/tags/nope').send({});
+        const bad = await suite.t.http[m]('/api/v1/contacts/tags/nope').send({});
         expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
-        expect((await t.http.get(`/api/v1/contacts/tags/${tag.uuid}`)).status).toBe(200);
+        expect((await suite.t.http.get(`/api/v1/contacts/tags/${tag.uuid}`)).status).toBe(200);
       },
     );
 
     it('lists only the workspace’s tags', async () => {
-      const tag = await createTag(t, { name: 'Mine only' });
-      const res = await other.http.get('/api/v1/contacts/tags?per_page=100');
+      const tag = await createTag(suite.t, { name: 'Mine only' });
+      const res = await suite.other.http.get('/api/v1/contacts/tags?per_page=100');
       expect(res.body.data.items.map((x: any) => x.uuid)).not.toContain(tag.uuid);
     });
   });
 
   describe('/contacts/fields', () => {
     it('creates, lists by key, reads, renames and deletes definitions', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       const res = await tenant.http
         .post('/api/v1/contacts/fields')
         .send({ key: 'plan', label: 'Plan', type: 'select', options: ['free', 'pro'] });
@@ -159,7 +150,7 @@ describe('contact tags, custom fields and pipeline stages', () => {
     });
 
     it('changes a text field to date only when every stored value is a real calendar day', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       const f = await createField(tenant, { key: 'since', label: 'Since', type: 'text' });
       await createContact(tenant, { custom_fields: { since: '2024-02-29' } });
       const bad = await createContact(tenant, { custom_fields: { since: '2026-02-30' } });
@@ -183,7 +174,7 @@ describe('contact tags, custom fields and pipeline stages', () => {
     });
 
     it('refuses a type change that stored values do not fit (409), allows one they fit', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       const f = await createField(tenant, { key: 'score', label: 'Score', type: 'text' });
       await createContact(tenant, { custom_fields: { score: 'high' } });
       await createContact(tenant, { custom_fields: { score: 'low' } });
@@ -209,13 +200,15 @@ describe('contact tags, custom fields and pipeline stages', () => {
     });
 
     it('refuses a duplicate key (409)', async () => {
-      await createField(t, { key: 'dup_key', label: 'x', type: 'text' });
-      const res = await t.http
+      await createField(suite.t, { key: 'dup_key', label: 'x', type: 'text' });
+      const res = await suite.t.http
         .post('/api/v1/contacts/fields')
         .send({ key: 'dup_key', label: 'y', type: 'number' });
       expect(res.status).toBe(409);
-      const other1 = await createField(t, { key: 'dup_key_2', label: 'x', type: 'text' });
-      const rename = await t.http.put(`/api/v1/contacts/fields/${other1.uuid}`).send({ key: 'dup_key' });
+      const other1 = await createField(suite.t, { key: 'dup_key_2', label: 'x', type: 'text' });
+      const rename = await suite.t.http
+        .put(`/api/v1/contacts/fields/${other1.uuid}`)
+        .send({ key: 'dup_key' });
       expect(rename.status).toBe(409);
     });
 
@@ -230,7 +223,7 @@ describe('contact tags, custom fields and pipeline stages', () => {
       [{ key: 'k5', label: 'x', type: 'select', options: [] }, 'VALIDATION_ERROR', 'options'],
       [{ key: 'k6', label: 'x', type: 'select', options: 'a' }, 'INVALID_FORMAT', 'options'],
     ])('POST refuses %j', async (body, code, field) => {
-      const res = await t.http.post('/api/v1/contacts/fields').send(body);
+      const res = await suite.t.http.post('/api/v1/contacts/fields').send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -241,18 +234,18 @@ describe('contact tags, custom fields and pipeline stages', () => {
       [{ type: 'blob' }, 'INVALID_FORMAT', 'type'],
       [{ type: 'select' }, 'VALIDATION_ERROR', 'options'],
     ])('PUT refuses %j', async (body, code, field) => {
-      const f = await createField(t, {
+      const f = await createField(suite.t, {
         key: `f_${Math.random().toString(36).slice(2, 8)}`,
         label: 'x',
         type: 'text',
       });
-      const res = await t.http.put(`/api/v1/contacts/fields/${f.uuid}`).send(body);
+      const res = await suite.t.http.put(`/api/v1/contacts/fields/${f.uuid}`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('checks each field type on contacts', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       await createField(tenant, { key: 'n', label: 'n', type: 'number' });
       await createField(tenant, { key: 'b', label: 'b', type: 'boolean' });
       await createField(tenant, { key: 'd', label: 'd', type: 'date' });
@@ -277,22 +270,22 @@ describe('contact tags, custom fields and pipeline stages', () => {
     it.each(['get', 'put', 'delete'] as const)(
       '%s: 404 across workspaces, 422 for a malformed uuid',
       async (m) => {
-        const f = await createField(t, { key: `x_${m}`, label: 'x', type: 'text' });
+        const f = await createField(suite.t, { key: `x_${m}`, label: 'x', type: 'text' });
         for (const uuid of [f.uuid, MISSING]) {
-          const res = await other.http[m](`/api/v1/contacts/fields/${uuid}`).send({ label: 'y' });
+          const res = await suite.other.http[m](`/api/v1/contacts/fields/${uuid}`).send({ label: 'y' });
           expect(res.status).toBe(404);
           expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
         }
-        const bad = await t.http[m]('/api/v1/contacts/fields/nope').send({});
+        const bad = await suite.t.http[m]('/api/v1/contacts/fields/nope').send({});
         expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
       },
     );
 
     it('lists only the workspace’s definitions, and values are checked against the own workspace', async () => {
-      await createField(t, { key: 'only_mine', label: 'x', type: 'text' });
-      const res = await other.http.get('/api/v1/contacts/fields?per_page=100');
+      await createField(suite.t, { key: 'only_mine', label: 'x', type: 'text' });
+      const res = await suite.other.http.get('/api/v1/contacts/fields?per_page=100');
       expect(res.body.data.items.map((f: any) => f.key)).not.toContain('only_mine');
-      const c = await other.http
+      const c = await suite.other.http
         .post('/api/v1/contacts')
         .send({ name: 'x', custom_fields: { only_mine: 'v' } });
       expect(c.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'custom_fields.only_mine' });
@@ -301,7 +294,7 @@ describe('contact tags, custom fields and pipeline stages', () => {
 
   describe('/contacts/pipeline/stages', () => {
     it('creates stages in order (missing order goes last), lists them with counts, changes and deletes', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       const a = await createStage(tenant, { name: 'Lead' });
       const b = await createStage(tenant, { name: 'Won', color: '#00ff00' });
       const c = await createStage(tenant, { name: 'First', order: 0 });
@@ -332,10 +325,10 @@ describe('contact tags, custom fields and pipeline stages', () => {
       ['put', { name: '' }, 'VALIDATION_ERROR', 'name'],
       ['put', { order: 'first' }, 'INVALID_FORMAT', 'order'],
     ] as const)('%s refuses %j', async (method, body, code, field) => {
-      const s = await createStage(t);
+      const s = await createStage(suite.t);
       const path =
         method === 'post' ? '/api/v1/contacts/pipeline/stages' : `/api/v1/contacts/pipeline/stages/${s.uuid}`;
-      const res = await t.http[method](path).send(body);
+      const res = await suite.t.http[method](path).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -343,20 +336,22 @@ describe('contact tags, custom fields and pipeline stages', () => {
     it.each(['get', 'put', 'delete'] as const)(
       '%s: 404 across workspaces, 422 for a malformed uuid',
       async (m) => {
-        const s = await createStage(t);
+        const s = await createStage(suite.t);
         for (const uuid of [s.uuid, MISSING]) {
-          const res = await other.http[m](`/api/v1/contacts/pipeline/stages/${uuid}`).send({ name: 'y' });
+          const res = await suite.other.http[m](`/api/v1/contacts/pipeline/stages/${uuid}`).send({
+            name: 'y',
+          });
           expect(res.status).toBe(404);
           expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
         }
-        const bad = await t.http[m]('/api/v1/contacts/pipeline/stages/nope').send({});
+        const bad = await suite.t.http[m]('/api/v1/contacts/pipeline/stages/nope').send({});
         expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
       },
     );
 
     it('lists only the workspace’s stages', async () => {
-      const s = await createStage(t, { name: 'Private stage' });
-      const res = await other.http.get('/api/v1/contacts/pipeline/stages?per_page=100');
+      const s = await createStage(suite.t, { name: 'Private stage' });
+      const res = await suite.other.http.get('/api/v1/contacts/pipeline/stages?per_page=100');
       expect(res.body.data.items.map((x: any) => x.uuid)).not.toContain(s.uuid);
     });
   });

@@ -6,28 +6,19 @@ import {
   uniquePhone,
 } from '../factories/contact.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('contacts', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    t = await createTenant(app);
-    other = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['t', 'other'] });
 
   describe('POST /contacts (one)', () => {
     it('creates a contact with every field and answers the whole contact', async () => {
-      const tag = await createTag(t, { name: 'VIP' });
-      const stage = await createStage(t, { name: 'Qualified' });
-      await createField(t, { key: 'plan', label: 'Plan', type: 'select', options: ['free', 'pro'] });
+      const tag = await createTag(suite.t, { name: 'VIP' });
+      const stage = await createStage(suite.t, { name: 'Qualified' });
+      await createField(suite.t, { key: 'plan', label: 'Plan', type: 'select', options: ['free', 'pro'] });
       const phone = uniquePhone();
-      const res = await t.http.post('/api/v1/contacts').send({
+      const res = await suite.t.http.post('/api/v1/contacts').send({
         name: 'Ada',
         surname: 'Lovelace',
         email: 'ada@example.com',
@@ -93,15 +84,15 @@ describe('contacts', () => {
       [{ custom_fields: { shoe_size: 44 } }, 'VALIDATION_ERROR', 'custom_fields.shoe_size', {}],
       [{ custom_fields: { plan: 'gold' } }, 'INVALID_FORMAT', 'custom_fields.plan', {}],
     ])('refuses %j with %s on %s', async (body, code, field, override) => {
-      const res = await t.http.post('/api/v1/contacts').send({ name: 'Ada', ...body, ...override });
+      const res = await suite.t.http.post('/api/v1/contacts').send({ name: 'Ada', ...body, ...override });
       expect(res.status).toBe(422);
       expect(res.body).toMatchObject({ success: false, error: { code, field } });
     });
 
     it('refuses a second contact with the same phone number (409), also in another case of input', async () => {
       const phone = uniquePhone();
-      await createContact(t, { phone_number: phone });
-      const res = await t.http.post('/api/v1/contacts').send({ name: 'Twin', phone_number: phone });
+      await createContact(suite.t, { phone_number: phone });
+      const res = await suite.t.http.post('/api/v1/contacts').send({ name: 'Twin', phone_number: phone });
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', field: 'phone_number' });
     });
@@ -110,7 +101,7 @@ describe('contacts', () => {
       const phone = uniquePhone();
       const results = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          t.http.post('/api/v1/contacts').send(
+          suite.t.http.post('/api/v1/contacts').send(
             i % 2
               ? { name: 'Racer', phone_number: phone }
               : {
@@ -132,12 +123,15 @@ describe('contacts', () => {
 
     it('lets another workspace use the same phone number', async () => {
       const phone = uniquePhone();
-      await createContact(t, { phone_number: phone });
-      await createContact(other, { phone_number: phone });
+      await createContact(suite.t, { phone_number: phone });
+      await createContact(suite.other, { phone_number: phone });
     });
 
     it('answers 400 for a body that is not an object', async () => {
-      const res = await t.http.post('/api/v1/contacts').set('Content-Type', 'application/json').send('[1]');
+      const res = await suite.t.http
+        .post('/api/v1/contacts')
+        .set('Content-Type', 'application/json')
+        .send('[1]');
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('BAD_REQUEST');
     });
@@ -145,7 +139,7 @@ describe('contacts', () => {
 
   describe('POST /contacts (batch)', () => {
     it('creates many in order', async () => {
-      const res = await t.http.post('/api/v1/contacts').send({
+      const res = await suite.t.http.post('/api/v1/contacts').send({
         contacts: [
           { name: 'One', phone_number: uniquePhone() },
           { name: 'Two', email: 'two@example.com' },
@@ -163,10 +157,10 @@ describe('contacts', () => {
         name: `Bulk ${i}`,
         phone_number: `+4475${String(10_000_000 + i).padStart(8, '0')}`,
       }));
-      const res = await other.http.post('/api/v1/contacts').send({ contacts });
+      const res = await suite.other.http.post('/api/v1/contacts').send({ contacts });
       expect(res.status).toBe(201);
       expect(res.body.data).toHaveLength(1000);
-      const list = await other.http.get('/api/v1/contacts?search=Bulk&per_page=1');
+      const list = await suite.other.http.get('/api/v1/contacts?search=Bulk&per_page=1');
       expect(list.body.data.pagination.total).toBe(1000);
     });
 
@@ -189,20 +183,20 @@ describe('contacts', () => {
       [{ contacts: [{ name: 'ok' }, 7] }, 'INVALID_FORMAT', 'contacts.1'],
       [{ contacts: null }, 'VALIDATION_ERROR', 'contacts'],
     ])('refuses %# with %s on %s and writes nothing', async (body, code, field) => {
-      const before = (await t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
-      const res = await t.http.post('/api/v1/contacts').send(body);
+      const before = (await suite.t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
+      const res = await suite.t.http.post('/api/v1/contacts').send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
-      const after = (await t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
+      const after = (await suite.t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
       expect(after).toBe(before);
     });
 
     it('refuses a phone number taken in the workspace or repeated in the batch (409) and writes nothing', async () => {
       const taken = uniquePhone();
-      await createContact(t, { phone_number: taken });
-      const before = (await t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
+      await createContact(suite.t, { phone_number: taken });
+      const before = (await suite.t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
       const fresh = uniquePhone();
-      let res = await t.http.post('/api/v1/contacts').send({
+      let res = await suite.t.http.post('/api/v1/contacts').send({
         contacts: [
           { name: 'a', phone_number: fresh },
           { name: 'b', phone_number: taken },
@@ -210,12 +204,12 @@ describe('contacts', () => {
       });
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', field: 'contacts.1.phone_number' });
-      res = await t.http.post('/api/v1/contacts').send({
+      res = await suite.t.http.post('/api/v1/contacts').send({
         contacts: [{ name: 'a', phone_number: fresh }, { name: 'b' }, { name: 'c', phone_number: fresh }],
       });
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', field: 'contacts.2.phone_number' });
-      const after = (await t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
+      const after = (await suite.t.http.get('/api/v1/contacts?per_page=1')).body.data.pagination.total;
       expect(after).toBe(before);
     });
   });
@@ -226,7 +220,7 @@ describe('contacts', () => {
     let stage: Record<string, any>;
 
     beforeAll(async () => {
-      tenant = await createTenant(app);
+      tenant = await createTenant(suite.app);
       vip = await createTag(tenant, { name: 'VIP' });
       stage = await createStage(tenant, { name: 'Won' });
       await createContact(tenant, { name: 'Alice', surname: 'Smith', email: 'alice@acme.test' });
@@ -275,32 +269,32 @@ describe('contacts', () => {
     });
 
     it('shows no contact of another workspace', async () => {
-      const res = await other.http.get('/api/v1/contacts?search=Alice');
+      const res = await suite.other.http.get('/api/v1/contacts?search=Alice');
       expect(res.body.data.items).toEqual([]);
-      const byTag = await other.http.get(`/api/v1/contacts?tag_uuid=${vip.uuid}`);
+      const byTag = await suite.other.http.get(`/api/v1/contacts?tag_uuid=${vip.uuid}`);
       expect(byTag.body.data.items).toEqual([]);
     });
   });
 
   describe('GET, PUT, DELETE /contacts/{uuid}', () => {
     it('reads a contact', async () => {
-      const c = await createContact(t, { name: 'Reader' });
-      const res = await t.http.get(`/api/v1/contacts/${c.uuid}`);
+      const c = await createContact(suite.t, { name: 'Reader' });
+      const res = await suite.t.http.get(`/api/v1/contacts/${c.uuid}`);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual(c);
     });
 
     it('changes only the keys sent, merges custom fields and replaces tags', async () => {
-      await createField(t, { key: 'age', label: 'Age', type: 'number' });
-      await createField(t, { key: 'vip_since', label: 'VIP since', type: 'date' });
-      const [a, b] = [await createTag(t), await createTag(t)];
-      const c = await createContact(t, {
+      await createField(suite.t, { key: 'age', label: 'Age', type: 'number' });
+      await createField(suite.t, { key: 'vip_since', label: 'VIP since', type: 'date' });
+      const [a, b] = [await createTag(suite.t), await createTag(suite.t)];
+      const c = await createContact(suite.t, {
         name: 'Put',
         email: 'put@example.com',
         tag_uuids: [a.uuid],
         custom_fields: { age: 30, vip_since: '2024-02-29' },
       });
-      const res = await t.http
+      const res = await suite.t.http
         .put(`/api/v1/contacts/${c.uuid}`)
         .send({ surname: 'Changed', custom_fields: { age: 31, vip_since: null }, tag_uuids: [b.uuid] });
       expect(res.status).toBe(200);
@@ -312,23 +306,27 @@ describe('contacts', () => {
         custom_fields: { age: 31 },
         tags: [{ uuid: b.uuid }],
       });
-      const cleared = await t.http.put(`/api/v1/contacts/${c.uuid}`).send({ email: null });
+      const cleared = await suite.t.http.put(`/api/v1/contacts/${c.uuid}`).send({ email: null });
       expect(cleared.body.data.email).toBeNull();
       expect(cleared.body.data.tags).toHaveLength(1);
-      const untagged = await t.http.put(`/api/v1/contacts/${c.uuid}`).send({ tag_uuids: null });
+      const untagged = await suite.t.http.put(`/api/v1/contacts/${c.uuid}`).send({ tag_uuids: null });
       expect(untagged.body.data.tags).toEqual([]);
     });
 
     it('records when a contact moves between pipeline stages', async () => {
-      const [s1, s2] = [await createStage(t, { name: 'A' }), await createStage(t, { name: 'B' })];
-      const c = await createContact(t, { pipeline_stage_uuid: s1.uuid });
-      const same = await t.http.put(`/api/v1/contacts/${c.uuid}`).send({ pipeline_stage_uuid: s1.uuid });
+      const [s1, s2] = [await createStage(suite.t, { name: 'A' }), await createStage(suite.t, { name: 'B' })];
+      const c = await createContact(suite.t, { pipeline_stage_uuid: s1.uuid });
+      const same = await suite.t.http
+        .put(`/api/v1/contacts/${c.uuid}`)
+        .send({ pipeline_stage_uuid: s1.uuid });
       expect(same.body.data.pipeline_stage_changed_at).toBe(c.pipeline_stage_changed_at);
       await new Promise((r) => setTimeout(r, 5));
-      const moved = await t.http.put(`/api/v1/contacts/${c.uuid}`).send({ pipeline_stage_uuid: s2.uuid });
+      const moved = await suite.t.http
+        .put(`/api/v1/contacts/${c.uuid}`)
+        .send({ pipeline_stage_uuid: s2.uuid });
       expect(moved.body.data.pipeline_stage_uuid).toBe(s2.uuid);
       expect(moved.body.data.pipeline_stage_changed_at > c.pipeline_stage_changed_at).toBe(true);
-      const out = await t.http.put(`/api/v1/contacts/${c.uuid}`).send({ pipeline_stage_uuid: null });
+      const out = await suite.t.http.put(`/api/v1/contacts/${c.uuid}`).send({ pipeline_stage_uuid: null });
       expect(out.body.data.pipeline_stage_uuid).toBeNull();
     });
 
@@ -343,33 +341,33 @@ describe('contacts', () => {
       [{ tag_uuids: [MISSING] }, 'VALIDATION_ERROR', 'tag_uuids.0'],
       [{ pipeline_stage_uuid: MISSING }, 'VALIDATION_ERROR', 'pipeline_stage_uuid'],
     ])('refuses %j', async (body, code, field) => {
-      const c = await createContact(t);
-      const res = await t.http.put(`/api/v1/contacts/${c.uuid}`).send(body);
+      const c = await createContact(suite.t);
+      const res = await suite.t.http.put(`/api/v1/contacts/${c.uuid}`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('refuses taking another contact’s phone number (409) but accepts its own', async () => {
-      const [a, b] = [await createContact(t), await createContact(t)];
-      const res = await t.http.put(`/api/v1/contacts/${b.uuid}`).send({ phone_number: a.phone_number });
+      const [a, b] = [await createContact(suite.t), await createContact(suite.t)];
+      const res = await suite.t.http.put(`/api/v1/contacts/${b.uuid}`).send({ phone_number: a.phone_number });
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'CONFLICT', field: 'phone_number' });
-      const own = await t.http.put(`/api/v1/contacts/${b.uuid}`).send({ phone_number: b.phone_number });
+      const own = await suite.t.http.put(`/api/v1/contacts/${b.uuid}`).send({ phone_number: b.phone_number });
       expect(own.status).toBe(200);
     });
 
     it('deletes a contact', async () => {
-      const c = await createContact(t);
-      const res = await t.http.delete(`/api/v1/contacts/${c.uuid}`);
+      const c = await createContact(suite.t);
+      const res = await suite.t.http.delete(`/api/v1/contacts/${c.uuid}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, message: 'Deleted', data: null });
-      expect((await t.http.get(`/api/v1/contacts/${c.uuid}`)).status).toBe(404);
+      expect((await suite.t.http.get(`/api/v1/contacts/${c.uuid}`)).status).toBe(404);
     });
 
     it.each(['get', 'put', 'delete'] as const)(
       '%s answers 422 INVALID_UUID for a malformed uuid',
       async (m) => {
-        const res = await t.http[m]('/api/v1/contacts/not-a-uuid').send({});
+        const res = await suite.t.http[m]('/api/v1/contacts/not-a-uuid').send({});
         expect(res.status).toBe(422);
         expect(res.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
       },
@@ -378,22 +376,22 @@ describe('contacts', () => {
     it.each(['get', 'put', 'delete'] as const)(
       '%s answers 404 for another workspace’s contact, as for none',
       async (m) => {
-        const c = await createContact(t);
+        const c = await createContact(suite.t);
         for (const uuid of [c.uuid, MISSING]) {
-          const res = await other.http[m](`/api/v1/contacts/${uuid}`).send({ name: 'Stolen' });
+          const res = await suite.other.http[m](`/api/v1/contacts/${uuid}`).send({ name: 'Stolen' });
           expect(res.status).toBe(404);
           expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
         }
-        expect((await t.http.get(`/api/v1/contacts/${c.uuid}`)).body.data.name).toBe('Ada');
+        expect((await suite.t.http.get(`/api/v1/contacts/${c.uuid}`)).body.data.name).toBe('Ada');
       },
     );
 
     it('refuses another workspace’s tag or stage as a body reference', async () => {
-      const tag = await createTag(other);
-      const stage = await createStage(other);
-      let res = await t.http.post('/api/v1/contacts').send({ name: 'x', tag_uuids: [tag.uuid] });
+      const tag = await createTag(suite.other);
+      const stage = await createStage(suite.other);
+      let res = await suite.t.http.post('/api/v1/contacts').send({ name: 'x', tag_uuids: [tag.uuid] });
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'tag_uuids.0' });
-      res = await t.http.post('/api/v1/contacts').send({ name: 'x', pipeline_stage_uuid: stage.uuid });
+      res = await suite.t.http.post('/api/v1/contacts').send({ name: 'x', pipeline_stage_uuid: stage.uuid });
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'pipeline_stage_uuid' });
     });
   });

@@ -7,6 +7,7 @@ import { startTestApp, TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 import { createAgentId } from '../factories/agent.factory';
+import { useTestApp } from '../setup/suite';
 
 const createAgent = (t: TestTenant, body: Record<string, unknown> = {}) =>
   createAgentId(t, { name: 'Support bot', company_name: 'Acme', role: 'Support agent', ...body });
@@ -482,25 +483,19 @@ describe('conversations, sessions and automatic evaluation', () => {
 });
 
 describe('conversations without a language model', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  beforeAll(async () => {
-    app = await startTestApp();
-    t = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['t'] });
 
   it('answers no reply with the reason, and records skipped evaluations', async () => {
-    const agentId = await createAgent(t);
-    const conversationId = await openChat(t, agentId);
-    const turn = await t.http
+    const agentId = await createAgent(suite.t);
+    const conversationId = await openChat(suite.t, agentId);
+    const turn = await suite.t.http
       .post(`/api/v1/conversations/${conversationId}/messages`)
       .send({ content: 'hello' })
       .expect(201);
     expect(turn.body.data.reply).toBeNull();
     expect(turn.body.data.reply_unavailable_reason).toContain('No language model is configured');
-    await t.http.post(`/api/v1/conversations/${conversationId}/close`).expect(200);
-    const ev = await evaluationOf(t, turn.body.data.message.session_uuid);
+    await suite.t.http.post(`/api/v1/conversations/${conversationId}/close`).expect(200);
+    const ev = await evaluationOf(suite.t, turn.body.data.message.session_uuid);
     expect(ev.records).toHaveLength(2);
     expect(
       ev.records.every(

@@ -1,7 +1,7 @@
 import { EvaluationSettingsService } from '@/modules/evaluation/settings/evaluation-settings.service';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
+import { useTestApp } from '../setup/suite';
 
 const FACTORY_FEATURES = {
   success_evaluation_prompt: { enabled: true, description: expect.any(String), prompt: '', type: 'boolean' },
@@ -9,17 +9,12 @@ const FACTORY_FEATURES = {
 };
 
 describe('Evaluation settings', () => {
-  let app: TestApp;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp();
 
   describe('evaluation', () => {
     let tenant: TestTenant;
     beforeAll(async () => {
-      tenant = await createTenant(app);
+      tenant = await createTenant(suite.app);
     });
 
     it('the default starts at the factory values of the contract', async () => {
@@ -90,7 +85,7 @@ describe('Evaluation settings', () => {
       expect(reverted.body.data.version).toBeGreaterThan(merged.body.data.version);
 
       // The conversations module reads the same effective settings.
-      const effective = await app
+      const effective = await suite.app
         .get<EvaluationSettingsService>(EvaluationSettingsService)
         .effectiveFor(tenant.workspaceId, a.agent_uuid);
       expect(effective).toEqual(reverted.body.data);
@@ -126,7 +121,7 @@ describe('Evaluation settings', () => {
       const a = await createAgent(tenant);
       await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/evaluate/assign`).expect(200);
       const before = (await tenant.http.get(`/api/v1/agents/${a.agent_uuid}/evaluate`)).body.data;
-      const intruder = await createTenant(app);
+      const intruder = await createTenant(suite.app);
       const url = `/api/v1/agents/${a.agent_uuid}/evaluate`;
       for (const res of [
         await intruder.http.get(url),

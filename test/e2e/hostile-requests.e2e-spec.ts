@@ -3,25 +3,19 @@ import * as zlib from 'node:zlib';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { client, startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { createTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
 import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 import { waitFor } from '../support/wait';
 import { nestedText } from '../support/fuzz/generate';
+import { useTestApp } from '../setup/suite';
 
 /** What a careless or hostile client sends: every answer a declared 4xx naming the problem, never a 5xx. */
 describe('Hostile requests', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['tenant'] });
 
   const raw = (path: string, headers: Record<string, string>, body: string | Buffer) => {
-    let req = tenant.http.post(path);
+    let req = suite.tenant.http.post(path);
     for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
     return req.send(body as string);
   };
@@ -57,7 +51,7 @@ describe('Hostile requests', () => {
     it('a gzip body that is gzip is read', async () => {
       // Bytes sent as they are: the test client would serialize a Buffer under a JSON content type.
       const gzipped = zlib.gzipSync(body);
-      const url = new URL(app.url);
+      const url = new URL(suite.app.url);
       const res = await new Promise<{ status: number; body: any }>((resolve, reject) => {
         const req = https.request(
           {
@@ -67,8 +61,8 @@ describe('Hostile requests', () => {
             method: 'POST',
             rejectUnauthorized: false,
             headers: {
-              Host: tenant.host,
-              Authorization: `Bearer ${tenant.token}`,
+              Host: suite.tenant.host,
+              Authorization: `Bearer ${suite.tenant.token}`,
               'Content-Type': 'application/json',
               'Content-Encoding': 'gzip',
               'Content-Length': gzipped.length,
@@ -127,22 +121,22 @@ describe('Hostile requests', () => {
     });
 
     it('brackets inside strings do not count', async () => {
-      const res = await tenant.http.post('/api/v1/agents').send({ name: '[[[[{{{{'.repeat(20) });
+      const res = await suite.tenant.http.post('/api/v1/agents').send({ name: '[[[[{{{{'.repeat(20) });
       expect(res.status).toBe(201);
     });
   });
 
   describe('bodies where none is taken', () => {
     it('GET and DELETE ignore a malformed or deep body', async () => {
-      const a = await createAgent(tenant);
+      const a = await createAgent(suite.tenant);
       for (const body of ['{"a":', nestedText(5_000)]) {
-        const get = await tenant.http
+        const get = await suite.tenant.http
           .get(`/api/v1/agents/${a.agent_uuid}`)
           .set('Content-Type', 'application/json')
           .send(body);
         expect(get.status).toBe(200);
       }
-      const del = await tenant.http
+      const del = await suite.tenant.http
         .delete(`/api/v1/agents/${a.agent_uuid}`)
         .set('Content-Type', 'application/json')
         .send('{"a":');
@@ -154,14 +148,14 @@ describe('Hostile requests', () => {
     it.each(['%E0%A4%A', '%zz', '%', '%C3%28', '%00'])(
       'a badly encoded id %s is the 422 the route declares',
       async (id) => {
-        const res = await tenant.http.get(`/api/v1/agents/${id}`);
+        const res = await suite.tenant.http.get(`/api/v1/agents/${id}`);
         expect(res.status).toBe(422);
         expect(res.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
       },
     );
 
     it('a badly encoded path no route has is 404', async () => {
-      const res = await tenant.http.get('/api/v1/%E0%A4%A/x');
+      const res = await suite.tenant.http.get('/api/v1/%E0%A4%A/x');
       expect(res.status).toBe(404);
     });
 
@@ -176,7 +170,7 @@ describe('Hostile requests', () => {
     ] as const)(
       'an operator route %s :slug%s with NUL in the slug is 422 naming slug',
       async (method, rest) => {
-        const res = await app.internal()[method](`/internal/v1/workspaces/a%00b${rest}`).send({});
+        const res = await suite.app.internal()[method](`/internal/v1/workspaces/a%00b${rest}`).send({});
         expect(res.status).toBe(422);
         expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'slug' });
       },
@@ -185,23 +179,23 @@ describe('Hostile requests', () => {
 
   describe('answers true to the document', () => {
     it('agent webhooks in agent answers carry the webhook schema: uuid and previous_secret_expires_at', async () => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/webhooks`)
         .send({ url: 'https://hooks.example.com/a', events: ['intent_call'] });
       const [hook] = res.body.data.webhooks;
       expect(hook).toMatchObject({ uuid: hook.webhook_uuid, previous_secret_expires_at: null });
-      const view = await tenant.http.get(`/api/v1/agents/${a.agent_uuid}`);
+      const view = await suite.tenant.http.get(`/api/v1/agents/${a.agent_uuid}`);
       expect(view.body.data.webhooks[0]).toEqual(hook);
     });
 
     it('POST /contacts with a batch answers a list, which the document declares', async () => {
-      const res = await tenant.http
+      const res = await suite.tenant.http
         .post('/api/v1/contacts')
         .send({ contacts: [{ name: 'Ada', phone_number: '+447911123456' }, { name: 'Grace' }] });
       expect(res.status).toBe(201);
       expect(res.body.data).toHaveLength(2);
-      const doc = await client(app.url, 'localhost').get('/docs/openapi.json');
+      const doc = await client(suite.app.url, 'localhost').get('/docs/openapi.json');
       const data =
         doc.body.paths['/api/v1/contacts'].post.responses['201'].content['application/json'].schema.properties
           .data;
@@ -212,27 +206,27 @@ describe('Hostile requests', () => {
     });
 
     it('is_active null is refused by the memorize settings routes, as by the evaluation ones', async () => {
-      const a = await createAgent(tenant);
+      const a = await createAgent(suite.tenant);
       for (const path of ['/api/v1/memorize/default', `/api/v1/agents/${a.agent_uuid}/memorize`]) {
-        const res = await tenant.http.put(path).send({ is_active: null });
+        const res = await suite.tenant.http.put(path).send({ is_active: null });
         expect(res.status).toBe(422);
         expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'is_active' });
-        const read = await tenant.http.get(path);
+        const read = await suite.tenant.http.get(path);
         expect(read.body.data.is_active).toBe(true);
       }
     });
 
     it('a value of the wrong type is told its type, not a range', async () => {
-      const a = await createAgent(tenant);
-      const priority = await tenant.http
+      const a = await createAgent(suite.tenant);
+      const priority = await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/routing-rules`)
         .send({ trigger_keyword: 'x', priority: '' });
       expect(priority.status).toBe(422);
       expect(priority.body.message).toMatch(/^priority must be an integer/);
-      const name = await tenant.http.post('/api/v1/agents').send({ name: {} });
+      const name = await suite.tenant.http.post('/api/v1/agents').send({ name: {} });
       expect(name.status).toBe(422);
       expect(name.body.message).toMatch(/^name must be a string/);
-      const page = await tenant.http.get('/api/v1/agents?page=1&page=2');
+      const page = await suite.tenant.http.get('/api/v1/agents?page=1&page=2');
       expect(page.status).toBe(422);
       expect(page.body.message).toBe('page must be an integer');
     });

@@ -1,14 +1,11 @@
 import { uniqueSlug } from '../factories/workspace.factory';
 import { ADMIN_KEY, client, startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 describe('internal module: workspaces, users, tokens, policies', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp();
 
-  const ws = () => app.internal();
+  const ws = () => suite.app.internal();
 
   async function workspaceWithUser(role = 'developer') {
     const slug = uniqueSlug('int');
@@ -21,16 +18,16 @@ describe('internal module: workspaces, users, tokens, policies', () => {
   }
 
   it('requires the admin key: 401 without it or with a wrong one', async () => {
-    const none = await client(app.url, 'ops.test').get('/internal/v1/workspaces/whatever').expect(401);
+    const none = await client(suite.app.url, 'ops.test').get('/internal/v1/workspaces/whatever').expect(401);
     expect(none.body.error.code).toBe('MISSING_AUTH_TOKEN');
-    const wrong = await client(app.url, 'ops.test', 'not-the-key')
+    const wrong = await client(suite.app.url, 'ops.test', 'not-the-key')
       .get('/internal/v1/workspaces/whatever')
       .expect(401);
     expect(wrong.body.error.code).toBe('INVALID_AUTH_TOKEN');
   });
 
   it('checks the key before the body: malformed JSON without the key is 401', async () => {
-    const res = await client(app.url, 'ops.test')
+    const res = await client(suite.app.url, 'ops.test')
       .post('/internal/v1/workspaces')
       .set('Content-Type', 'application/json')
       .send('{"slug": ')
@@ -49,7 +46,7 @@ describe('internal module: workspaces, users, tokens, policies', () => {
         slug,
         name: 'Acme Inc.',
         policies: { ANALYTICS_MESSAGES_EXPORT: 'raw' },
-        base_url: `https://${slug}.localhost:${app.config.port}`,
+        base_url: `https://${slug}.localhost:${suite.app.config.port}`,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: expect.any(String),
       },
@@ -140,7 +137,7 @@ describe('internal module: workspaces, users, tokens, policies', () => {
     });
     expect(JSON.stringify(list.body)).not.toContain(token);
 
-    await client(app.url, `${slug}.localhost`, token).get('/api/v1/me').expect(200);
+    await client(suite.app.url, `${slug}.localhost`, token).get('/api/v1/me').expect(200);
   });
 
   it('lets only admins and developers create tokens', async () => {

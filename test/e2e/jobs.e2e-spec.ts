@@ -10,6 +10,7 @@ import { PURGE_EVENTS_CRON } from '@/modules/events/jobs/events-jobs.module';
 import { startWorker } from '@/bootstrap';
 import { createTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 async function insertKey(db: DataSource, workspaceId: string, key: string, expiresIn: string): Promise<void> {
   await db.query(
@@ -20,14 +21,10 @@ async function insertKey(db: DataSource, workspaceId: string, key: string, expir
 }
 
 describe('queues: Bull wiring, the nightly purge, API and worker processes', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp();
 
   it('schedules the purge of expired idempotency keys as a repeatable job', async () => {
-    const queue = app.get<Queue>(getQueueToken(QUEUES.maintenance));
+    const queue = suite.app.get<Queue>(getQueueToken(QUEUES.maintenance));
     const repeatable = await queue.getRepeatableJobs();
     expect(repeatable).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'purge-idempotency-keys', cron: PURGE_CRON })]),
@@ -35,12 +32,12 @@ describe('queues: Bull wiring, the nightly purge, API and worker processes', () 
   });
 
   it('purges only expired keys when the job runs, and running it twice is harmless', async () => {
-    const tenant = await createTenant(app);
-    const db = app.get<DataSource>(DataSource);
+    const tenant = await createTenant(suite.app);
+    const db = suite.app.get<DataSource>(DataSource);
     await insertKey(db, tenant.workspaceId, 'old-1', '-25 hours');
     await insertKey(db, tenant.workspaceId, 'old-2', '-1 second');
     await insertKey(db, tenant.workspaceId, 'fresh', '23 hours');
-    const queue = app.get<Queue>(getQueueToken(QUEUES.maintenance));
+    const queue = suite.app.get<Queue>(getQueueToken(QUEUES.maintenance));
 
     const job = await queue.add('purge-idempotency-keys', { batchSize: 1 });
     const result = (await job.finished()) as { deleted: number };

@@ -3,8 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ImportsService } from '@/modules/knowledge/imports.service';
 import { createAgent, synced, upload, waitFor } from '../factories/knowledge.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 /** A one-page PDF with `text`, optionally carrying a JavaScript open action. */
 export function makePdf(text: string, js?: string): Buffer {
@@ -31,22 +30,10 @@ export function makePdf(text: string, js?: string): Buffer {
 }
 
 describe('Knowledge: file imports', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-  let other: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-    other = await createTenant(app);
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const suite = useTestApp({ tenants: ['tenant', 'other'] });
 
   const records = async (uuid: string) =>
-    (await tenant.http.get(`/api/v1/data/${uuid}/records?per_page=100`)).body.data.items.map(
+    (await suite.tenant.http.get(`/api/v1/data/${uuid}/records?per_page=100`)).body.data.items.map(
       (r: { data: Record<string, unknown> }) => r.data,
     ) as Record<string, unknown>[];
 
@@ -55,7 +42,7 @@ describe('Knowledge: file imports', () => {
       'name,price,in_stock,launched,site,notes\n' +
       'Widget,9.99,true,2026-01-02,https://x.io/w,"says ""hi"", twice"\n' +
       'Gadget,19,false,2025-12-31,https://x.io/g,\n';
-    const res = await upload(tenant, 'Catalogue', csv, 'catalogue.pdf');
+    const res = await upload(suite.tenant, 'Catalogue', csv, 'catalogue.pdf');
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
       type: 'file',
@@ -64,7 +51,7 @@ describe('Knowledge: file imports', () => {
       path_ext: 'csv',
       path_url: 'catalogue.pdf',
     });
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 2, error: null, records_count: 2, progress: { done: 2 } });
     expect(done.columns.map((c) => [c.name, c.type])).toEqual([
       ['name', 'text'],
@@ -93,7 +80,7 @@ describe('Knowledge: file imports', () => {
       },
     ]);
     // The typed table takes record writes checked against the inferred types.
-    const bad = await tenant.http
+    const bad = await suite.tenant.http
       .post(`/api/v1/data/${res.body.data.uuid}/records`)
       .send({ record: { price: 'x' } });
     expect(bad.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'record.price' });
@@ -103,8 +90,8 @@ describe('Knowledge: file imports', () => {
     const lines = ['code,label'];
     for (let i = 0; i < 1200; i++) lines.push(`${i},item ${i}`);
     lines.push('A-1,last');
-    const res = await upload(tenant, 'Codes', lines.join('\n'), 'codes.csv');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const res = await upload(suite.tenant, 'Codes', lines.join('\n'), 'codes.csv');
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done.status).toBe(2);
     expect(done.columns[0]).toMatchObject({ name: 'code', type: 'text' });
     const first = await records(res.body.data.uuid);
@@ -115,9 +102,9 @@ describe('Knowledge: file imports', () => {
     const json =
       '[{"sku": "a1", "qty": 3, "tags": ["x"], "__proto__": {"polluted": true}},' +
       ' {"sku": "b2", "qty": 4, "tags": [], "constructor": {"prototype": {"polluted": true}}}]';
-    const res = await upload(tenant, 'Stock', json, 'stock.json');
+    const res = await upload(suite.tenant, 'Stock', json, 'stock.json');
     expect(res.body.data.path_ext).toBe('json');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done.error).toBeNull();
     expect(done.status).toBe(2);
     expect(done.columns.map((c) => [c.name, c.type])).toEqual([
@@ -133,8 +120,8 @@ describe('Knowledge: file imports', () => {
   });
 
   it('fails a JSON that is not an array of objects with the reason', async () => {
-    const res = await upload(tenant, 'Bad', '{"a": 1}', 'x.json');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const res = await upload(suite.tenant, 'Bad', '{"a": 1}', 'x.json');
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({
       status: 3,
       process: 'failed',
@@ -147,8 +134,8 @@ describe('Knowledge: file imports', () => {
     const xml =
       '<?xml version="1.0"?><products><product id="1"><name>Lamp</name><price>12.5</price></product>' +
       '<product id="2"><name><![CDATA[Desk & chair]]></name><price>80</price></product></products>';
-    const res = await upload(tenant, 'Products', xml, 'p.xml');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const res = await upload(suite.tenant, 'Products', xml, 'p.xml');
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done.status).toBe(2);
     expect(done.columns.map((c) => [c.name, c.type])).toEqual([
       ['id', 'number'],
@@ -166,8 +153,8 @@ describe('Knowledge: file imports', () => {
     for (let i = 1; i <= 9; i++)
       levels.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
     const xml = `<?xml version="1.0"?><!DOCTYPE lolz [${levels.join('')}]><lolz><row><v>&lol9;</v></row></lolz>`;
-    const res = await upload(tenant, 'Laughs', xml, 'lol.xml');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const res = await upload(suite.tenant, 'Laughs', xml, 'lol.xml');
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done.status).toBe(3);
     expect(done.error).toMatch(/DOCTYPE/);
     expect(done.records_count).toBe(0);
@@ -180,9 +167,9 @@ describe('Knowledge: file imports', () => {
     sheet.addRow(['Basic', 10, new Date('2026-01-01T00:00:00Z')]);
     sheet.addRow(['Pro', 25.5, new Date('2026-02-01T00:00:00Z')]);
     const buffer = Buffer.from(await wb.xlsx.writeBuffer());
-    const res = await upload(tenant, 'Plans', buffer, 'plans.bin');
+    const res = await upload(suite.tenant, 'Plans', buffer, 'plans.bin');
     expect(res.body.data.path_ext).toBe('xlsx');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 2, records_count: 2 });
     expect(done.columns.map((c) => [c.name, c.type])).toEqual([
       ['Plan', 'text'],
@@ -201,9 +188,9 @@ describe('Knowledge: file imports', () => {
       { length: 60 },
       (_, i) => `Paragraph ${i} talks about warranty terms and care.`,
     ).join('\n\n');
-    const res = await upload(tenant, 'Manual', text, 'manual.txt');
+    const res = await upload(suite.tenant, 'Manual', text, 'manual.txt');
     expect(res.body.data.path_ext).toBe('txt');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done.status).toBe(2);
     expect(done.records_count).toBeGreaterThan(1);
     const rows = await records(res.body.data.uuid);
@@ -216,9 +203,9 @@ describe('Knowledge: file imports', () => {
       'Warranty lasts two years',
       "app.alert('owned'); this.submitForm('http://127.0.0.1:1/x');",
     );
-    const res = await upload(tenant, 'Warranty', pdf, 'warranty.pdf');
+    const res = await upload(suite.tenant, 'Warranty', pdf, 'warranty.pdf');
     expect(res.body.data.path_ext).toBe('pdf');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 2, error: null });
     const rows = await records(res.body.data.uuid);
     expect(rows).toHaveLength(1);
@@ -234,18 +221,18 @@ describe('Knowledge: file imports', () => {
       Buffer.from('WAVEfmt '),
       Buffer.alloc(64),
     ]);
-    const res = await upload(tenant, 'Call', wav, 'call.wav');
+    const res = await upload(suite.tenant, 'Call', wav, 'call.wav');
     expect(res.body.data.path_ext).toBe('wav');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 3, process: 'failed' });
     expect(done.error).toMatch(/no transcription service is configured/);
   });
 
   it('refuses an unsupported file and a missing file or name with the short body, leaving no file', async () => {
-    const uploads = path.join(app.config.storageDir, 'uploads', 'tmp');
+    const uploads = path.join(suite.app.config.storageDir, 'uploads', 'tmp');
     const before = fs.readdirSync(uploads).length;
     const bin = await upload(
-      tenant,
+      suite.tenant,
       'Bin',
       Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]),
       'old.xls',
@@ -256,20 +243,20 @@ describe('Knowledge: file imports', () => {
       message: expect.stringContaining('file type is not supported'),
       data: [],
     });
-    const none = await tenant.http.post('/api/v1/data/import/file').field('description', 'x');
+    const none = await suite.tenant.http.post('/api/v1/data/import/file').field('description', 'x');
     expect(none.status).toBe(422);
     expect(none.body).toEqual({
       success: false,
       message: expect.stringMatching(/^name .* \| file is required$/),
       data: [],
     });
-    const noName = await tenant.http
+    const noName = await suite.tenant.http
       .post('/api/v1/data/import/file')
       .attach('file', Buffer.from('a,b\n1,2\n'), 'a.csv');
     expect(noName.status).toBe(422);
     expect(noName.body.data).toEqual([]);
     expect(fs.readdirSync(uploads).length).toBe(before);
-    const text = await tenant.http
+    const text = await suite.tenant.http
       .post('/api/v1/data/import/file')
       .set('Content-Type', 'text/plain')
       .send('x');
@@ -278,45 +265,47 @@ describe('Knowledge: file imports', () => {
   });
 
   it('re-running an import replaces its rows instead of duplicating them', async () => {
-    const res = await upload(tenant, 'Twice', 'a,b\n1,2\n3,4\n', 'twice.csv');
-    await waitFor(tenant, res.body.data.uuid);
-    const imports = app.get<ImportsService>(ImportsService);
+    const res = await upload(suite.tenant, 'Twice', 'a,b\n1,2\n3,4\n', 'twice.csv');
+    await waitFor(suite.tenant, res.body.data.uuid);
+    const imports = suite.app.get<ImportsService>(ImportsService);
     // The uploaded file is gone after the first run, so a second run of a file import would fail; a paste re-runs.
-    const paste = await tenant.http
+    const paste = await suite.tenant.http
       .post('/api/v1/data/import/copypaste')
       .send({ name: 'P', data: 'Hello there.' });
-    await waitFor(tenant, paste.body.data.uuid);
-    await imports.run(tenant.workspaceId, paste.body.data.uuid, true);
-    const again = await waitFor(tenant, paste.body.data.uuid);
+    await waitFor(suite.tenant, paste.body.data.uuid);
+    await imports.run(suite.tenant.workspaceId, paste.body.data.uuid, true);
+    const again = await waitFor(suite.tenant, paste.body.data.uuid);
     expect(again).toMatchObject({ status: 2, records_count: 1 });
   });
 
   it('makes an imported file searchable after assign and sync; other workspaces see nothing', async () => {
     const res = await upload(
-      tenant,
+      suite.tenant,
       'FAQ',
       'question,answer\nHow long is delivery?,Three working days\n',
       'faq.csv',
     );
     const id = res.body.data.uuid as string;
-    await waitFor(tenant, id);
-    const agent = await createAgent(app, tenant);
-    await tenant.http.post(`/api/v1/data/${id}/assign`).send({ agent_uuid: agent.id });
-    await tenant.http.post(`/api/v1/data/${id}/sync`);
-    await waitFor(tenant, id, synced);
-    const hits = await tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`);
+    await waitFor(suite.tenant, id);
+    const agent = await createAgent(suite.app, suite.tenant);
+    await suite.tenant.http.post(`/api/v1/data/${id}/assign`).send({ agent_uuid: agent.id });
+    await suite.tenant.http.post(`/api/v1/data/${id}/sync`);
+    await waitFor(suite.tenant, id, synced);
+    const hits = await suite.tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`);
     expect(hits.body.data[0]).toMatchObject({
       data_source: { uuid: id },
       record: { data: { answer: 'Three working days' } },
     });
-    expect((await other.http.get(`/api/v1/data/${id}`)).status).toBe(404);
-    expect((await other.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`)).status).toBe(404);
+    expect((await suite.other.http.get(`/api/v1/data/${id}`)).status).toBe(404);
+    expect(
+      (await suite.other.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=delivery`)).status,
+    ).toBe(404);
   });
   it('Idempotency-Key on an upload covers the file: the same file replays, another file is 422, no file is left', async () => {
-    const uploads = path.join(app.config.storageDir, 'uploads', 'tmp');
+    const uploads = path.join(suite.app.config.storageDir, 'uploads', 'tmp');
     const key = `upload-${Date.now()}`;
     const send = (content: string) =>
-      upload(tenant, 'Keyed', content, 'keyed.csv').set('Idempotency-Key', key);
+      upload(suite.tenant, 'Keyed', content, 'keyed.csv').set('Idempotency-Key', key);
     const first = await send('a,b\n1,2\n');
     expect(first.status).toBe(201);
     const again = await send('a,b\n1,2\n');
@@ -330,9 +319,9 @@ describe('Knowledge: file imports', () => {
       message: expect.stringContaining('Idempotency-Key'),
       data: [],
     });
-    const list = await tenant.http.get('/api/v1/data?per_page=100');
+    const list = await suite.tenant.http.get('/api/v1/data?per_page=100');
     expect(list.body.data.items.filter((d: any) => d.name === 'Keyed')).toHaveLength(1);
-    await waitFor(tenant, first.body.data.uuid);
+    await waitFor(suite.tenant, first.body.data.uuid);
     expect(fs.readdirSync(uploads)).toEqual([]);
   });
 });

@@ -2,8 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { streamUpload, upload, waitFor } from '../factories/knowledge.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 /** Deflates `size` zero bytes without holding them: a few hundred KB that inflate to `size`. */
 async function deflatedZeros(size: number): Promise<Buffer> {
@@ -58,17 +57,7 @@ function zip(entries: { name: string; data: Buffer; size: number; deflated: bool
 }
 
 describe('Knowledge: hostile inputs', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const suite = useTestApp({ tenants: ['tenant'] });
 
   it('refuses a zip bomb disguised as .xlsx without inflating it', async () => {
     const workbook = Buffer.from('<workbook/>');
@@ -79,18 +68,18 @@ describe('Knowledge: hostile inputs', () => {
       { name: 'xl/worksheets/sheet1.xml', data: await deflatedZeros(size), size, deflated: true },
     ]);
     expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
-    const res = await upload(tenant, 'Bomb', bomb, 'prices.xlsx');
+    const res = await upload(suite.tenant, 'Bomb', bomb, 'prices.xlsx');
     expect(res.status).toBe(201);
     expect(res.body.data.path_ext).toBe('xlsx');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 3, process: 'failed', records_count: 0 });
     expect(done.error).toMatch(/decompression bomb/);
   });
 
   it('refuses a zip that is not a workbook', async () => {
     const archive = zip([{ name: 'hello.txt', data: Buffer.from('hi'), size: 2, deflated: false }]);
-    const res = await upload(tenant, 'Zip', archive, 'x.xlsx');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const res = await upload(suite.tenant, 'Zip', archive, 'x.xlsx');
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 3, error: 'the archive is not an Excel workbook (.xlsx)' });
   });
 
@@ -110,8 +99,8 @@ describe('Knowledge: hostile inputs', () => {
         '<worksheet><sheetData><row r="1"><c r="A1" s="1"><v>5</v></c></row></sheetData></worksheet>',
       ),
     ]);
-    const res = await upload(tenant, 'Broken workbook', archive, 'x.xlsx');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const res = await upload(suite.tenant, 'Broken workbook', archive, 'x.xlsx');
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 3, process: 'failed', records_count: 0 });
     expect(done.error).not.toMatch(/Cannot read|undefined|TypeError|properties/);
     expect(done.error).toBe('the file is not a readable Excel workbook (.xlsx): its content is damaged');
@@ -120,40 +109,40 @@ describe('Knowledge: hostile inputs', () => {
   it('refuses a CSV whose header is wider than the 1000-column limit, naming the limit', async () => {
     // A million columns: the header alone is longer than the part of the file read to tell its kind.
     const huge = Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(',') + '\n1,2\n';
-    const wide = await upload(tenant, 'Wide', huge, 'wide.csv');
+    const wide = await upload(suite.tenant, 'Wide', huge, 'wide.csv');
     expect(wide.status).toBe(422);
     expect(wide.body.message).toMatch(/more than 1000 columns/);
     // Just over the limit, with the header's end in sight.
     const over = Array.from({ length: 1001 }, (_, i) => `c${i}`).join(',') + '\n' + '1,'.repeat(1000) + '1\n';
-    const res = await upload(tenant, 'Over', over, 'over.csv');
+    const res = await upload(suite.tenant, 'Over', over, 'over.csv');
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(/more than 1000 columns/);
-    const list = await tenant.http.get('/api/v1/data?per_page=100').expect(200);
+    const list = await suite.tenant.http.get('/api/v1/data?per_page=100').expect(200);
     expect(list.body.data.items.map((d: { name: string }) => d.name)).not.toEqual(
       expect.arrayContaining(['Wide', 'Over']),
     );
   });
 
   it('answers 413 to a CSV of 128 MB + 1 byte and leaves no file behind', async () => {
-    const tmp = path.join(app.config.storageDir, 'uploads', 'tmp');
+    const tmp = path.join(suite.app.config.storageDir, 'uploads', 'tmp');
     const before = fs.readdirSync(tmp).length;
-    const res = await streamUpload(app, tenant, 128 * 1024 * 1024 + 1);
+    const res = await streamUpload(suite.app, suite.tenant, 128 * 1024 * 1024 + 1);
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
     expect(fs.readdirSync(tmp).length).toBe(before);
-    const list = await tenant.http.get('/api/v1/data');
+    const list = await suite.tenant.http.get('/api/v1/data');
     expect(list.body.data.items.some((d: { name: string }) => d.name === 'Big')).toBe(false);
   }, 120_000);
 
   it('fails a CSV import broken after many rows with the reason and no rows', async () => {
     const good = Array.from({ length: 3000 }, (_, i) => `${i},row ${i}`).join('\n');
     const res = await upload(
-      tenant,
+      suite.tenant,
       'Broken',
       `a,b\n${good}\n1,"${'x'.repeat(1024 * 1024 + 10)}"\n`,
       'broken.csv',
     );
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 3, records_count: 0 });
     expect(done.error).toMatch(/invalid CSV/);
   });
@@ -161,8 +150,8 @@ describe('Knowledge: hostile inputs', () => {
   it('refuses an XML external entity', async () => {
     const xml =
       '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r><i><v>&x;</v></i></r>';
-    const res = await upload(tenant, 'XXE', xml, 'x.xml');
-    const done = await waitFor(tenant, res.body.data.uuid);
+    const res = await upload(suite.tenant, 'XXE', xml, 'x.xml');
+    const done = await waitFor(suite.tenant, res.body.data.uuid);
     expect(done).toMatchObject({ status: 3, records_count: 0 });
     expect(done.error).toMatch(/DOCTYPE/);
   });

@@ -54,7 +54,8 @@ describe('Knowledge: records tables and the CSV fast path', () => {
     try {
       const res = await upload(tenant, name, csv, `${name}.csv`);
       expect(res.status).toBe(201);
-      const done = await waitFor(tenant, res.body.data.uuid);
+      // Up to the test's own limit: a 90,000-row file read by the general reader takes 20 s on a loaded machine.
+      const done = await waitFor(tenant, res.body.data.uuid, undefined, 55_000);
       const fast = spy.mock.results.some((r) => r.type === 'return');
       return { done, fast };
     } finally {

@@ -1,17 +1,11 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { client, startTestApp, TestApp } from '../setup/test-app';
+import { client } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 describe('operations: health, request ids, OpenAPI', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['tenant'] });
 
-  const anyHost = () => client(app.url, 'whatever.example');
+  const anyHost = () => client(suite.app.url, 'whatever.example');
 
   it('answers /health and /health/ready without tenant or token', async () => {
     await anyHost().get('/health').expect(200, { status: 'ok' });
@@ -20,16 +14,20 @@ describe('operations: health, request ids, OpenAPI', () => {
   });
 
   it('echoes a valid X-Request-Id and generates one otherwise', async () => {
-    const given = await tenant.http.get('/api/v1/me').set('X-Request-Id', 'req-123.abc').expect(200);
+    const given = await suite.tenant.http.get('/api/v1/me').set('X-Request-Id', 'req-123.abc').expect(200);
     expect(given.headers['x-request-id']).toBe('req-123.abc');
-    const generated = await tenant.http.get('/api/v1/me').expect(200);
+    const generated = await suite.tenant.http.get('/api/v1/me').expect(200);
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const hostile = await tenant.http
+    const hostile = await suite.tenant.http
       .get('/api/v1/me')
       .set('X-Request-Id', 'bad id\twith spaces')
       .expect(200);
     expect(hostile.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const onError = await app.http(tenant.host).get('/api/v1/me').set('X-Request-Id', 'err-1').expect(401);
+    const onError = await suite.app
+      .http(suite.tenant.host)
+      .get('/api/v1/me')
+      .set('X-Request-Id', 'err-1')
+      .expect(401);
     expect(onError.headers['x-request-id']).toBe('err-1');
   });
 
@@ -97,7 +95,7 @@ describe('operations: health, request ids, OpenAPI', () => {
         Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, ':p')}`),
       ),
     );
-    const router = app.api.app.getHttpAdapter().getInstance().router as {
+    const router = suite.app.api.app.getHttpAdapter().getInstance().router as {
       stack: { route?: { path: string; methods: Record<string, boolean> } }[];
     };
     const served = router.stack

@@ -1,9 +1,8 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
+import { useTestApp } from '../setup/suite';
 
 /** Spellings of addresses inside the network, and URLs that are not web addresses at all. */
 const PRIVATE = [
@@ -38,40 +37,35 @@ const NOT_WEB = [
 ];
 
 describe('One guard for every URL the service fetches for a tenant', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp({ ALLOW_PRIVATE_NETWORK_TARGETS: 'false' });
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'false' }, tenants: ['tenant'] });
 
   /** Each tenant-set URL field: how to save it, and the field the refusal names. */
   const fields: [string, (url: string, agent: string) => Promise<any>, string][] = [
     [
       'agent custom_llm_url (create)',
-      (url) => tenant.http.post('/api/v1/agents').send({ name: 'A', custom_llm_url: url }),
+      (url) => suite.tenant.http.post('/api/v1/agents').send({ name: 'A', custom_llm_url: url }),
       'custom_llm_url',
     ],
     [
       'agent custom_llm_url (update)',
-      (url, a) => tenant.http.patch(`/api/v1/agents/${a}`).send({ custom_llm_url: url }),
+      (url, a) => suite.tenant.http.patch(`/api/v1/agents/${a}`).send({ custom_llm_url: url }),
       'custom_llm_url',
     ],
     [
       'intent webhook',
-      (url, a) => tenant.http.post(`/api/v1/agents/${a}/intents`).send({ name: 'Order', webhook: { url } }),
+      (url, a) =>
+        suite.tenant.http.post(`/api/v1/agents/${a}/intents`).send({ name: 'Order', webhook: { url } }),
       'webhook.url',
     ],
     [
       'agent webhook',
-      (url, a) => tenant.http.post(`/api/v1/agents/${a}/webhooks`).send({ url, events: ['intent_call'] }),
+      (url, a) =>
+        suite.tenant.http.post(`/api/v1/agents/${a}/webhooks`).send({ url, events: ['intent_call'] }),
       'url',
     ],
     [
       'workspace webhook',
-      (url) => tenant.http.post('/api/v1/webhooks').send({ url, events: ['intent_call'] }),
+      (url) => suite.tenant.http.post('/api/v1/webhooks').send({ url, events: ['intent_call'] }),
       'url',
     ],
   ];
@@ -79,7 +73,7 @@ describe('One guard for every URL the service fetches for a tenant', () => {
   it.each(fields)(
     '%s: every private spelling is refused when saved, naming the field and why',
     async (_, save, field) => {
-      const a = await createAgent(tenant);
+      const a = await createAgent(suite.tenant);
       for (const url of PRIVATE) {
         const res = await save(url, a.agent_uuid);
         expect({ url, status: res.status }).toEqual({ url, status: 422 });
@@ -94,16 +88,16 @@ describe('One guard for every URL the service fetches for a tenant', () => {
         expect(res.body.error.field).toBe(field);
       }
       // Nothing was stored.
-      const view = await tenant.http.get(`/api/v1/agents/${a.agent_uuid}`).expect(200);
+      const view = await suite.tenant.http.get(`/api/v1/agents/${a.agent_uuid}`).expect(200);
       expect(view.body.data).toMatchObject({ custom_llm_url: null, intents: [], webhooks: [] });
-      const hooks = await tenant.http.get('/api/v1/webhooks').expect(200);
+      const hooks = await suite.tenant.http.get('/api/v1/webhooks').expect(200);
       expect(hooks.body.data.items ?? hooks.body.data).toEqual([]);
     },
   );
 
   it('the crawler takes public http and https sites, and refuses the same private spellings', async () => {
     for (const url of [...PRIVATE, 'http://127.0.0.1/', 'ftp://example.com/']) {
-      const res = await tenant.http
+      const res = await suite.tenant.http
         .post('/api/v1/data/import/website')
         .send({ name: 'Inside', url, depth: 0 });
       expect({ url, status: res.status }).toEqual({ url, status: 422 });
@@ -112,11 +106,11 @@ describe('One guard for every URL the service fetches for a tenant', () => {
   });
 
   it('public https URLs are saved', async () => {
-    const res = await tenant.http
+    const res = await suite.tenant.http
       .post('/api/v1/agents')
       .send({ name: 'Public', custom_llm_url: 'https://llm.example.com/v1' });
     expect(res.status).toBe(201);
-    const intent = await tenant.http
+    const intent = await suite.tenant.http
       .post(`/api/v1/agents/${res.body.data.agent_uuid}/intents`)
       .send({ name: 'Order', webhook: { url: 'https://hooks.example.com/orders' } });
     expect(intent.status).toBe(201);
@@ -139,8 +133,8 @@ describe('One guard for every URL the service fetches for a tenant', () => {
     afterAll(() => new Promise((r) => server.close(r)));
 
     it('a custom_llm_url that now points inside is never connected to; the tenant reads a category', async () => {
-      const a = await createAgent(tenant, { custom_llm_url: 'https://llm.example.com/v1' });
-      await tenant.http
+      const a = await createAgent(suite.tenant, { custom_llm_url: 'https://llm.example.com/v1' });
+      await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/routing-rules`)
         .send({ detection_mode: 'intent', ai_prompt: 'Refunds', phrases: ['refund please'] })
         .expect(201);
@@ -150,10 +144,10 @@ describe('One guard for every URL the service fetches for a tenant', () => {
         `http://localhost:${port}/v1`,
         `http://[::ffff:7f00:1]:${port}/v1`,
       ]) {
-        await app
+        await suite.app
           .get<DataSource>(DataSource)
           .query('UPDATE agents SET custom_llm_url = $1 WHERE id = $2', [url, a.agent_uuid]);
-        const res = await tenant.http
+        const res = await suite.tenant.http
           .post(`/api/v1/agents/${a.agent_uuid}/rules/test`)
           .send({ utterance: 'refund please', channel: 'phone' });
         expect(res.status).toBe(200);

@@ -1,22 +1,15 @@
-import { startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { createTenant } from '../factories/workspace.factory';
 import { createAgent, createPhoneNumber, uniqueUsNumber } from '../factories/agent.factory';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('Phone numbers and channel bindings', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['tenant'] });
 
   describe('numbers', () => {
     it('registers, lists, reads and deletes a number', async () => {
       const number = uniqueUsNumber();
-      const res = await tenant.http
+      const res = await suite.tenant.http
         .post('/api/v1/phone-numbers')
         .send({ number, provider: 'twilio', type: 'local', capabilities: { whatsapp: true } });
       expect(res.status).toBe(201);
@@ -35,16 +28,16 @@ describe('Phone numbers and channel bindings', () => {
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).body.data).toEqual(n);
-      const list = await tenant.http.get('/api/v1/phone-numbers');
+      expect((await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).body.data).toEqual(n);
+      const list = await suite.tenant.http.get('/api/v1/phone-numbers');
       expect(list.body.data.items.map((x: any) => x.uuid)).toContain(n.uuid);
       expect(list.body.data.pagination).toMatchObject({ page: 1, per_page: 20 });
-      const dup = await tenant.http.post('/api/v1/phone-numbers').send({ number });
+      const dup = await suite.tenant.http.post('/api/v1/phone-numbers').send({ number });
       expect(dup.status).toBe(409);
       expect(dup.body.error.code).toBe('CONFLICT');
-      const del = await tenant.http.delete(`/api/v1/phone-numbers/${n.uuid}`);
+      const del = await suite.tenant.http.delete(`/api/v1/phone-numbers/${n.uuid}`);
       expect(del.body).toEqual({ success: true, message: 'Deleted', data: null });
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
+      expect((await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
     });
 
     it.each([
@@ -59,7 +52,7 @@ describe('Phone numbers and channel bindings', () => {
       [{ number: '+14155550123', provider: 'Twilio Inc' }, 'INVALID_FORMAT', 'provider'],
       [{ number: '+14155550123', capabilities: { sms: 'yes' } }, 'INVALID_FORMAT', 'capabilities.sms'],
     ])('rejects %j with %s on %s', async (body, code, field) => {
-      const res = await tenant.http.post('/api/v1/phone-numbers').send(body);
+      const res = await suite.tenant.http.post('/api/v1/phone-numbers').send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -67,9 +60,9 @@ describe('Phone numbers and channel bindings', () => {
 
   describe('bindings and snapshots', () => {
     it('binds channels, reflects them at once in both snapshots and the agent, and unbinds', async () => {
-      const agent = await createAgent(tenant, { name: 'Front desk' });
-      const n = await createPhoneNumber(tenant, { capabilities: { whatsapp: true } });
-      const empty = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
+      const agent = await createAgent(suite.tenant, { name: 'Front desk' });
+      const n = await createPhoneNumber(suite.tenant, { capabilities: { whatsapp: true } });
+      const empty = await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
       expect(empty.body.data).toEqual({
         phone_number_uuid: n.uuid,
         number: n.number,
@@ -99,7 +92,7 @@ describe('Phone numbers and channel bindings', () => {
         },
       });
 
-      const bound = await tenant.http
+      const bound = await suite.tenant.http
         .post(`/api/v1/agents/${agent.agent_uuid}/phone-numbers`)
         .send({ phone_number_uuid: n.uuid, channels: ['call', 'sms'] });
       expect(bound.status).toBe(201);
@@ -120,7 +113,7 @@ describe('Phone numbers and channel bindings', () => {
         ['sms', n.number],
       ]);
 
-      const snap = await tenant.http.get(
+      const snap = await suite.tenant.http.get(
         `/api/v1/phone-numbers/channels?number=${encodeURIComponent(n.number)}`,
       );
       expect(snap.status).toBe(200);
@@ -133,47 +126,49 @@ describe('Phone numbers and channel bindings', () => {
       expect(snap.body.data.channels.sms).toMatchObject({ bound: true, agent_uuid: agent.agent_uuid });
       expect(snap.body.data.channels.inbound).toEqual({ enabled: true, channel_limit: 50 });
       expect(snap.body.data.channels.whatsapp).toEqual({ bound: false, agent_uuid: null, agent_name: null });
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data).toEqual(
+      expect((await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data).toEqual(
         snap.body.data,
       );
 
       // Binding the same channel again to the same agent is a no-op.
-      const again = await tenant.http
+      const again = await suite.tenant.http
         .post(`/api/v1/agents/${agent.agent_uuid}/phone-numbers`)
         .send({ phone_number_uuid: n.uuid, channels: ['call'] });
       expect(again.status).toBe(201);
 
-      const unbound = await tenant.http.delete(`/api/v1/agents/${agent.agent_uuid}/phone-numbers/${n.uuid}`);
+      const unbound = await suite.tenant.http.delete(
+        `/api/v1/agents/${agent.agent_uuid}/phone-numbers/${n.uuid}`,
+      );
       expect(unbound.status).toBe(200);
       expect(unbound.body.data.phone_numbers).toEqual([]);
-      const after = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
+      const after = await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
       expect(after.body.data.channels.call.bound).toBe(false);
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(200);
+      expect((await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(200);
       expect(
-        (await tenant.http.delete(`/api/v1/agents/${agent.agent_uuid}/phone-numbers/${n.uuid}`)).status,
+        (await suite.tenant.http.delete(`/api/v1/agents/${agent.agent_uuid}/phone-numbers/${n.uuid}`)).status,
       ).toBe(404);
     });
 
     it('one agent per number and channel: 409 when taken, all or nothing', async () => {
-      const first = await createAgent(tenant);
-      const second = await createAgent(tenant);
-      const n = await createPhoneNumber(tenant);
-      await tenant.http
+      const first = await createAgent(suite.tenant);
+      const second = await createAgent(suite.tenant);
+      const n = await createPhoneNumber(suite.tenant);
+      await suite.tenant.http
         .post(`/api/v1/agents/${first.agent_uuid}/phone-numbers`)
         .send({ phone_number_uuid: n.uuid, channels: ['call'] });
-      const taken = await tenant.http
+      const taken = await suite.tenant.http
         .post(`/api/v1/agents/${second.agent_uuid}/phone-numbers`)
         .send({ phone_number_uuid: n.uuid, channels: ['sms', 'call'] });
       expect(taken.status).toBe(409);
       expect(taken.body.error.code).toBe('CONFLICT');
-      const snap = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
+      const snap = await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
       expect(snap.body.data.channels.sms.bound).toBe(false);
       // Another channel of the same number may go to another agent.
-      const sms = await tenant.http
+      const sms = await suite.tenant.http
         .post(`/api/v1/agents/${second.agent_uuid}/phone-numbers`)
         .send({ phone_number_uuid: n.uuid, channels: ['sms'] });
       expect(sms.status).toBe(201);
-      const incapable = await tenant.http
+      const incapable = await suite.tenant.http
         .post(`/api/v1/agents/${second.agent_uuid}/phone-numbers`)
         .send({ phone_number_uuid: n.uuid, channels: ['whatsapp_call'] });
       expect(incapable.status).toBe(409);
@@ -188,8 +183,8 @@ describe('Phone numbers and channel bindings', () => {
       [{ phone_number_uuid: MISSING, channels: ['fax'] }, 'INVALID_FORMAT', 'channels'],
       [{ phone_number_uuid: MISSING, channels: 'call' }, 'INVALID_FORMAT', 'channels'],
     ])('binding rejects %j with %s on %s', async (body, code, field) => {
-      const agent = await createAgent(tenant);
-      const res = await tenant.http.post(`/api/v1/agents/${agent.agent_uuid}/phone-numbers`).send(body);
+      const agent = await createAgent(suite.tenant);
+      const res = await suite.tenant.http.post(`/api/v1/agents/${agent.agent_uuid}/phone-numbers`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -199,27 +194,27 @@ describe('Phone numbers and channel bindings', () => {
       ['?number=12345', 'INVALID_FORMAT'],
       ['?number=%2B1%20415%20555%200123', 'INVALID_FORMAT'],
     ])('snapshot by number rejects %s with %s', async (qs, code) => {
-      const res = await tenant.http.get(`/api/v1/phone-numbers/channels${qs}`);
+      const res = await suite.tenant.http.get(`/api/v1/phone-numbers/channels${qs}`);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field: 'number' });
     });
 
     it('snapshot of an unknown number is 404', async () => {
-      expect((await tenant.http.get(`/api/v1/phone-numbers/channels?number=%2B12125550199`)).status).toBe(
-        404,
-      );
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${MISSING}/channels`)).status).toBe(404);
-      const bad = await tenant.http.get('/api/v1/phone-numbers/nope/channels');
+      expect(
+        (await suite.tenant.http.get(`/api/v1/phone-numbers/channels?number=%2B12125550199`)).status,
+      ).toBe(404);
+      expect((await suite.tenant.http.get(`/api/v1/phone-numbers/${MISSING}/channels`)).status).toBe(404);
+      const bad = await suite.tenant.http.get('/api/v1/phone-numbers/nope/channels');
       expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
     });
   });
 
   describe('WhatsApp and Messenger', () => {
     it('WhatsApp bind/unbind: the number stays on the account and can be bound again', async () => {
-      const a = await createAgent(tenant, { name: 'WA agent' });
-      const b = await createAgent(tenant);
-      const n = await createPhoneNumber(tenant, { capabilities: { whatsapp: true } });
-      const bind = await tenant.http
+      const a = await createAgent(suite.tenant, { name: 'WA agent' });
+      const b = await createAgent(suite.tenant);
+      const n = await createPhoneNumber(suite.tenant, { capabilities: { whatsapp: true } });
+      const bind = await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`)
         .send({ phone_number_uuid: n.uuid });
       expect(bind.status).toBe(200);
@@ -233,42 +228,45 @@ describe('Phone numbers and channel bindings', () => {
           bound_at: expect.any(String),
         },
       ]);
-      const snap = await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
+      const snap = await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`);
       expect(snap.body.data.channels.whatsapp).toEqual({
         bound: true,
         agent_uuid: a.agent_uuid,
         agent_name: 'WA agent',
       });
-      const taken = await tenant.http
+      const taken = await suite.tenant.http
         .post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`)
         .send({ phone_number_uuid: n.uuid });
       expect(taken.status).toBe(409);
 
-      const unbind = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/unbind`);
+      const unbind = await suite.tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/unbind`);
       expect(unbind.status).toBe(200);
       expect(unbind.body.data.channels).toEqual([]);
       expect(
-        (await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.whatsapp.bound,
+        (await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.whatsapp
+          .bound,
       ).toBe(false);
-      expect((await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(200);
-      const rebind = await tenant.http
+      expect((await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(200);
+      const rebind = await suite.tenant.http
         .post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`)
         .send({ phone_number_uuid: n.uuid });
       expect(rebind.status).toBe(200);
 
-      const notCapable = await createPhoneNumber(tenant);
-      const refused = await tenant.http
+      const notCapable = await createPhoneNumber(suite.tenant);
+      const refused = await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`)
         .send({ phone_number_uuid: notCapable.uuid });
       expect(refused.status).toBe(409);
-      const bad = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`).send({});
+      const bad = await suite.tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/whatsapp/bind`)
+        .send({});
       expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'phone_number_uuid' });
     });
 
     it('Messenger bind/unbind: one agent per page; the page stays and can be bound again', async () => {
-      const a = await createAgent(tenant);
-      const b = await createAgent(tenant);
-      const bind = await tenant.http
+      const a = await createAgent(suite.tenant);
+      const b = await createAgent(suite.tenant);
+      const bind = await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`)
         .send({ page_id: '1029384756', page_name: 'Acme' });
       expect(bind.status).toBe(200);
@@ -282,16 +280,16 @@ describe('Phone numbers and channel bindings', () => {
           bound_at: expect.any(String),
         },
       ]);
-      const list = await tenant.http.get(`/api/v1/agents/${a.agent_uuid}/channels`);
+      const list = await suite.tenant.http.get(`/api/v1/agents/${a.agent_uuid}/channels`);
       expect(list.body.data).toEqual(bind.body.data.channels);
-      const taken = await tenant.http
+      const taken = await suite.tenant.http
         .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
         .send({ page_id: '1029384756' });
       expect(taken.status).toBe(409);
       expect(taken.body.error.code).toBe('CONFLICT');
-      const unbind = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/unbind`);
+      const unbind = await suite.tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/unbind`);
       expect(unbind.body.data.channels).toEqual([]);
-      const rebind = await tenant.http
+      const rebind = await suite.tenant.http
         .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
         .send({ page_id: '1029384756' });
       expect(rebind.status).toBe(200);
@@ -305,29 +303,32 @@ describe('Phone numbers and channel bindings', () => {
       [{ page_id: 'a b' }, 'INVALID_FORMAT', 'page_id'],
       [{ page_id: '1', page_name: 5 }, 'INVALID_FORMAT', 'page_name'],
     ])('Messenger bind rejects %j with %s on %s', async (body, code, field) => {
-      const a = await createAgent(tenant);
-      const res = await tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`).send(body);
+      const a = await createAgent(suite.tenant);
+      const res = await suite.tenant.http
+        .post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`)
+        .send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('deleting an agent frees its numbers and pages', async () => {
-      const a = await createAgent(tenant);
-      const b = await createAgent(tenant);
-      const n = await createPhoneNumber(tenant);
-      await tenant.http
+      const a = await createAgent(suite.tenant);
+      const b = await createAgent(suite.tenant);
+      const n = await createPhoneNumber(suite.tenant);
+      await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/phone-numbers`)
         .send({ phone_number_uuid: n.uuid, channels: ['call'] });
-      await tenant.http
+      await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`)
         .send({ page_id: 'page-free' });
-      await tenant.http.delete(`/api/v1/agents/${a.agent_uuid}`);
+      await suite.tenant.http.delete(`/api/v1/agents/${a.agent_uuid}`);
       expect(
-        (await tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.call.bound,
+        (await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.call
+          .bound,
       ).toBe(false);
       expect(
         (
-          await tenant.http
+          await suite.tenant.http
             .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
             .send({ page_id: 'page-free' })
         ).status,
@@ -336,8 +337,8 @@ describe('Phone numbers and channel bindings', () => {
   });
 
   it("another workspace's numbers are invisible", async () => {
-    const n = await createPhoneNumber(tenant);
-    const other = await createTenant(app);
+    const n = await createPhoneNumber(suite.tenant);
+    const other = await createTenant(suite.app);
     const otherAgent = await createAgent(other);
     expect((await other.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
     expect((await other.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).status).toBe(404);

@@ -6,25 +6,16 @@ import {
 } from '../factories/scheduling.factory';
 import { DataSource } from 'typeorm';
 import { insertAgent } from '../factories/agent.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { createTenant } from '../factories/workspace.factory';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('schedules and availability types', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    t = await createTenant(app);
-    other = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['t', 'other'] });
 
   describe('/availability-types', () => {
     it('creates, lists, reads, changes and deletes', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       const res = await tenant.http
         .post('/api/v1/availability-types')
         .send({ name: 'Call', duration_minutes: 45 });
@@ -53,10 +44,10 @@ describe('schedules and availability types', () => {
       ['put', { name: '' }, 'VALIDATION_ERROR', 'name'],
       ['put', { duration_minutes: 2.5 }, 'INVALID_FORMAT', 'duration_minutes'],
     ] as const)('%s refuses %j', async (method, body, code, field) => {
-      const type = await createAvailabilityType(t);
+      const type = await createAvailabilityType(suite.t);
       const path =
         method === 'post' ? '/api/v1/availability-types' : `/api/v1/availability-types/${type.uuid}`;
-      const res = await t.http[method](path).send(body);
+      const res = await suite.t.http[method](path).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
@@ -64,29 +55,29 @@ describe('schedules and availability types', () => {
     it.each(['get', 'put', 'delete'] as const)(
       '%s: 404 across workspaces, 422 for a malformed uuid',
       async (m) => {
-        const type = await createAvailabilityType(t);
+        const type = await createAvailabilityType(suite.t);
         for (const uuid of [type.uuid, MISSING]) {
-          const res = await other.http[m](`/api/v1/availability-types/${uuid}`).send({ name: 'x' });
+          const res = await suite.other.http[m](`/api/v1/availability-types/${uuid}`).send({ name: 'x' });
           expect(res.status).toBe(404);
           expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
         }
-        const bad = await t.http[m]('/api/v1/availability-types/nope').send({});
+        const bad = await suite.t.http[m]('/api/v1/availability-types/nope').send({});
         expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
       },
     );
 
     it('lists only the workspace’s types', async () => {
-      const type = await createAvailabilityType(t);
-      const res = await other.http.get('/api/v1/availability-types?per_page=100');
+      const type = await createAvailabilityType(suite.t);
+      const res = await suite.other.http.get('/api/v1/availability-types?per_page=100');
       expect(res.body.data.items.map((x: any) => x.uuid)).not.toContain(type.uuid);
     });
   });
 
   describe('/schedules', () => {
     it('creates a schedule with hours, agents and questions, and reads it back', async () => {
-      const type = await createAvailabilityType(t, { duration_minutes: 20 });
-      const agent = await insertAgent(app.get(DataSource), t.workspaceId);
-      const res = await t.http.post('/api/v1/schedules').send({
+      const type = await createAvailabilityType(suite.t, { duration_minutes: 20 });
+      const agent = await insertAgent(suite.app.get(DataSource), suite.t.workspaceId);
+      const res = await suite.t.http.post('/api/v1/schedules').send({
         name: 'Sales demos',
         type: 'one_on_one',
         color: '#3366ff',
@@ -128,11 +119,11 @@ describe('schedules and availability types', () => {
       });
       expect(Object.keys(s.weekly_hours)).toEqual(['mon', 'fri']);
       expect(Number.isInteger(s.id)).toBe(true);
-      expect((await t.http.get(`/api/v1/schedules/${s.uuid}`)).body.data).toEqual(s);
+      expect((await suite.t.http.get(`/api/v1/schedules/${s.uuid}`)).body.data).toEqual(s);
     });
 
     it('defaults the time zone to UTC and lists newest first', async () => {
-      const tenant = await createTenant(app);
+      const tenant = await createTenant(suite.app);
       const a = await createSchedule(tenant, { name: 'A', timezone: undefined });
       const b = await createSchedule(tenant, { name: 'B' });
       expect(a.timezone).toBe('UTC');
@@ -141,8 +132,13 @@ describe('schedules and availability types', () => {
     });
 
     it('PUT changes only the keys sent', async () => {
-      const s = await createSchedule(t, { color: '#111111', weekly_hours: { mon: [['09:00', '10:00']] } });
-      const res = await t.http.put(`/api/v1/schedules/${s.uuid}`).send({ name: 'Renamed', ai_agents: [] });
+      const s = await createSchedule(suite.t, {
+        color: '#111111',
+        weekly_hours: { mon: [['09:00', '10:00']] },
+      });
+      const res = await suite.t.http
+        .put(`/api/v1/schedules/${s.uuid}`)
+        .send({ name: 'Renamed', ai_agents: [] });
       expect(res.body.data).toMatchObject({
         name: 'Renamed',
         color: '#111111',
@@ -150,7 +146,7 @@ describe('schedules and availability types', () => {
         weekly_hours: { mon: [['09:00', '10:00']] },
         ai_agents: [],
       });
-      const cleared = await t.http
+      const cleared = await suite.t.http
         .put(`/api/v1/schedules/${s.uuid}`)
         .send({ color: null, availability_type_uuid: null });
       expect(cleared.body.data).toMatchObject({ color: null, availability_type_uuid: null, name: 'Renamed' });
@@ -217,25 +213,25 @@ describe('schedules and availability types', () => {
         'custom_questions.1.name',
       ],
     ])('POST refuses %j', async (body, code, field) => {
-      const res = await t.http.post('/api/v1/schedules').send(body);
+      const res = await suite.t.http.post('/api/v1/schedules').send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('names the unknown agent by its index, including another workspace’s agent', async () => {
-      const mine = await insertAgent(app.get(DataSource), t.workspaceId);
-      const theirs = await insertAgent(app.get(DataSource), other.workspaceId);
-      let res = await t.http.post('/api/v1/schedules').send({ name: 'x', ai_agents: [mine, MISSING] });
+      const mine = await insertAgent(suite.app.get(DataSource), suite.t.workspaceId);
+      const theirs = await insertAgent(suite.app.get(DataSource), suite.other.workspaceId);
+      let res = await suite.t.http.post('/api/v1/schedules').send({ name: 'x', ai_agents: [mine, MISSING] });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'ai_agents.1' });
-      const s = await createSchedule(t);
-      res = await t.http.put(`/api/v1/schedules/${s.uuid}`).send({ ai_agents: [theirs] });
+      const s = await createSchedule(suite.t);
+      res = await suite.t.http.put(`/api/v1/schedules/${s.uuid}`).send({ ai_agents: [theirs] });
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'ai_agents.0' });
     });
 
     it('refuses another workspace’s availability type', async () => {
-      const type = await createAvailabilityType(other);
-      const res = await t.http
+      const type = await createAvailabilityType(suite.other);
+      const res = await suite.t.http
         .post('/api/v1/schedules')
         .send({ name: 'x', availability_type_uuid: type.uuid });
       expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'availability_type_uuid' });
@@ -247,45 +243,45 @@ describe('schedules and availability types', () => {
       [{ weekly_hours: { sun: [['10:00']] } }, 'INVALID_FORMAT', 'weekly_hours.sun.0'],
       [{ custom_questions: [{ name: 'q' }] }, 'VALIDATION_ERROR', 'custom_questions.0.type'],
     ])('PUT refuses %j', async (body, code, field) => {
-      const s = await createSchedule(t);
-      const res = await t.http.put(`/api/v1/schedules/${s.uuid}`).send(body);
+      const s = await createSchedule(suite.t);
+      const res = await suite.t.http.put(`/api/v1/schedules/${s.uuid}`).send(body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code, field });
     });
 
     it('deletes a schedule without appointments; one with appointments is 409', async () => {
-      const empty = await createSchedule(t);
-      const del = await t.http.delete(`/api/v1/schedules/${empty.uuid}`);
+      const empty = await createSchedule(suite.t);
+      const del = await suite.t.http.delete(`/api/v1/schedules/${empty.uuid}`);
       expect(del.body).toEqual({ success: true, message: 'Deleted', data: null });
-      const busy = await createSchedule(t);
-      await createAppointment(t, {
+      const busy = await createSchedule(suite.t);
+      await createAppointment(suite.t, {
         schedule_uuid: busy.uuid,
         start_time: future(3),
         end_time: future(3, 10),
       });
-      const res = await t.http.delete(`/api/v1/schedules/${busy.uuid}`);
+      const res = await suite.t.http.delete(`/api/v1/schedules/${busy.uuid}`);
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('CONFLICT');
-      expect((await t.http.get(`/api/v1/schedules/${busy.uuid}`)).status).toBe(200);
+      expect((await suite.t.http.get(`/api/v1/schedules/${busy.uuid}`)).status).toBe(200);
     });
 
     it.each(['get', 'put', 'delete'] as const)(
       '%s: 404 across workspaces, 422 for a malformed uuid',
       async (m) => {
-        const s = await createSchedule(t);
+        const s = await createSchedule(suite.t);
         for (const uuid of [s.uuid, MISSING]) {
-          const res = await other.http[m](`/api/v1/schedules/${uuid}`).send({ name: 'x' });
+          const res = await suite.other.http[m](`/api/v1/schedules/${uuid}`).send({ name: 'x' });
           expect(res.status).toBe(404);
           expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
         }
-        const bad = await t.http[m]('/api/v1/schedules/nope').send({});
+        const bad = await suite.t.http[m]('/api/v1/schedules/nope').send({});
         expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
       },
     );
 
     it('lists only the workspace’s schedules', async () => {
-      const s = await createSchedule(t);
-      const res = await other.http.get('/api/v1/schedules?per_page=100');
+      const s = await createSchedule(suite.t);
+      const res = await suite.other.http.get('/api/v1/schedules?per_page=100');
       expect(res.body.data.items.map((x: any) => x.uuid)).not.toContain(s.uuid);
     });
   });

@@ -4,24 +4,18 @@ import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { plainRequest } from '../support/http';
 import { handshake } from '../support/tls-client';
+import { useTestApp } from '../setup/suite';
 
 describe('transport: HTTPS only, TLS 1.2 or newer', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['tenant'] });
 
   it('accepts TLS 1.2 and TLS 1.3', async () => {
-    await expect(handshake(app.port, 'TLSv1.2')).resolves.toEqual({ ok: true, protocol: 'TLSv1.2' });
-    await expect(handshake(app.port, 'TLSv1.3')).resolves.toEqual({ ok: true, protocol: 'TLSv1.3' });
+    await expect(handshake(suite.app.port, 'TLSv1.2')).resolves.toEqual({ ok: true, protocol: 'TLSv1.2' });
+    await expect(handshake(suite.app.port, 'TLSv1.3')).resolves.toEqual({ ok: true, protocol: 'TLSv1.3' });
   });
 
   it('refuses TLS 1.1 with a protocol-version alert (a client that can speak 1.1)', async () => {
-    const refused = await handshake(app.port, 'TLSv1.1');
+    const refused = await handshake(suite.app.port, 'TLSv1.1');
     expect(refused.ok).toBe(false);
     expect(refused.code).toBe('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
 
@@ -40,8 +34,8 @@ describe('transport: HTTPS only, TLS 1.2 or newer', () => {
   });
 
   it('answers plain HTTP on the TLS port with 403 HTTPS_REQUIRED before looking at the token', async () => {
-    const res = await plainRequest(app.port, '/api/v1/me', {
-      Host: tenant.host,
+    const res = await plainRequest(suite.app.port, '/api/v1/me', {
+      Host: suite.tenant.host,
       Authorization: 'Bearer nonsense',
     });
     expect(res.status).toBe(403);
@@ -54,7 +48,7 @@ describe('transport: HTTPS only, TLS 1.2 or newer', () => {
 
   it('answers 403 HTTPS_REQUIRED to plain HTTP whatever the method', async () => {
     for (const method of ['DELETE', 'PATCH', 'OPTIONS', 'POST']) {
-      const res = await plainRequest(app.port, '/api/v1/agents', { Host: tenant.host }, method);
+      const res = await plainRequest(suite.app.port, '/api/v1/agents', { Host: suite.tenant.host }, method);
       expect(res.status).toBe(403);
       expect(JSON.parse(res.body).error.code).toBe('HTTPS_REQUIRED');
     }
@@ -65,7 +59,7 @@ describe('transport: HTTPS only, TLS 1.2 or newer', () => {
       const req = https.request(
         {
           host: '127.0.0.1',
-          port: app.port,
+          port: suite.app.port,
           path: '/health',
           servername: 'acme.localhost',
           rejectUnauthorized: false,

@@ -1,19 +1,11 @@
-import { client, startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { client } from '../setup/test-app';
+import { createTenant } from '../factories/workspace.factory';
 import { createWebhook } from '../factories/webhook.factory';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('Workspace webhooks: configuration', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    t = await createTenant(app);
-    other = await createTenant(app);
-  });
-  afterAll(() => app.close());
+  const suite = useTestApp({ tenants: ['t', 'other'] });
 
   const body = (over: Record<string, unknown> = {}) => ({
     url: 'https://hooks.example.com/events',
@@ -22,7 +14,7 @@ describe('Workspace webhooks: configuration', () => {
   });
 
   it('creates, reads, lists, changes and deletes; the secret is never returned', async () => {
-    const res = await t.http
+    const res = await suite.t.http
       .post('/api/v1/webhooks')
       .send(body({ secret_key: 'whsec_c2VjcmV0LXZhbHVlLTE=' }));
     expect(res.status).toBe(201);
@@ -39,13 +31,13 @@ describe('Workspace webhooks: configuration', () => {
       updated_at: expect.any(String),
     });
 
-    const read = await t.http.get(`/api/v1/webhooks/${w.uuid}`).expect(200);
+    const read = await suite.t.http.get(`/api/v1/webhooks/${w.uuid}`).expect(200);
     expect(read.body.data).toEqual(w);
-    const list = await t.http.get('/api/v1/webhooks').expect(200);
+    const list = await suite.t.http.get('/api/v1/webhooks').expect(200);
     expect(list.body.data.items.map((i: { uuid: string }) => i.uuid)).toContain(w.uuid);
     expect(list.body.data.pagination).toMatchObject({ page: 1, per_page: 20 });
 
-    const patched = await t.http
+    const patched = await suite.t.http
       .patch(`/api/v1/webhooks/${w.uuid}`)
       .send({ is_active: false, events: ['intent_call'], secret_key: null })
       .expect(200);
@@ -58,9 +50,9 @@ describe('Workspace webhooks: configuration', () => {
 
     for (const r of [res, read, list, patched]) expect(JSON.stringify(r.body)).not.toContain('c2VjcmV0');
 
-    const del = await t.http.delete(`/api/v1/webhooks/${w.uuid}`).expect(200);
+    const del = await suite.t.http.delete(`/api/v1/webhooks/${w.uuid}`).expect(200);
     expect(del.body.data).toBeNull();
-    const gone = await t.http.get(`/api/v1/webhooks/${w.uuid}`).expect(404);
+    const gone = await suite.t.http.get(`/api/v1/webhooks/${w.uuid}`).expect(404);
     expect(gone.body.error.code).toBe('RESOURCE_NOT_FOUND');
   });
 
@@ -75,41 +67,41 @@ describe('Workspace webhooks: configuration', () => {
     [{ is_active: 'yes' }, 'INVALID_FORMAT', 'is_active'],
     [{ secret_key: 42 }, 'INVALID_FORMAT', 'secret_key'],
   ])('refuses %j with %s on %s', async (over, code, field) => {
-    const res = await t.http.post('/api/v1/webhooks').send(body(over));
+    const res = await suite.t.http.post('/api/v1/webhooks').send(body(over));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code, field });
   });
 
   it('refuses bad changes, bad uuids and unknown webhooks', async () => {
-    const w = await createWebhook(t, body());
-    const bad = await t.http.patch(`/api/v1/webhooks/${w.uuid}`).send({ url: null });
+    const w = await createWebhook(suite.t, body());
+    const bad = await suite.t.http.patch(`/api/v1/webhooks/${w.uuid}`).send({ url: null });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'url' });
-    const badEvents = await t.http.patch(`/api/v1/webhooks/${w.uuid}`).send({ events: ['nope'] });
+    const badEvents = await suite.t.http.patch(`/api/v1/webhooks/${w.uuid}`).send({ events: ['nope'] });
     expect(badEvents.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'events' });
-    const badUuid = await t.http.get('/api/v1/webhooks/not-a-uuid');
+    const badUuid = await suite.t.http.get('/api/v1/webhooks/not-a-uuid');
     expect(badUuid.status).toBe(422);
     expect(badUuid.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'uuid' });
     for (const r of [
-      t.http.get(`/api/v1/webhooks/${MISSING}`),
-      t.http.patch(`/api/v1/webhooks/${MISSING}`).send({ is_active: true }),
-      t.http.delete(`/api/v1/webhooks/${MISSING}`),
-      t.http.post(`/api/v1/webhooks/${MISSING}/rotate-secret`).send({}),
-      t.http.post(`/api/v1/webhooks/deliveries/${MISSING}/redeliver`),
+      suite.t.http.get(`/api/v1/webhooks/${MISSING}`),
+      suite.t.http.patch(`/api/v1/webhooks/${MISSING}`).send({ is_active: true }),
+      suite.t.http.delete(`/api/v1/webhooks/${MISSING}`),
+      suite.t.http.post(`/api/v1/webhooks/${MISSING}/rotate-secret`).send({}),
+      suite.t.http.post(`/api/v1/webhooks/deliveries/${MISSING}/redeliver`),
     ])
       expect((await r).body.error.code).toBe('RESOURCE_NOT_FOUND');
-    const badFilter = await t.http.get('/api/v1/webhooks/deliveries?status=lost');
+    const badFilter = await suite.t.http.get('/api/v1/webhooks/deliveries?status=lost');
     expect(badFilter.status).toBe(422);
     expect(badFilter.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'status' });
-    const badFrom = await t.http.get('/api/v1/webhooks/deliveries?from=yesterday');
+    const badFrom = await suite.t.http.get('/api/v1/webhooks/deliveries?from=yesterday');
     expect(badFrom.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'from' });
-    const badHook = await t.http.get('/api/v1/webhooks/deliveries?webhook_uuid=abc');
+    const badHook = await suite.t.http.get('/api/v1/webhooks/deliveries?webhook_uuid=abc');
     expect(badHook.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'webhook_uuid' });
   });
 
   it('rotates the secret: the new one is shown once, the old one keeps signing for 24 hours', async () => {
-    const w = await createWebhook(t, body({ secret_key: 'first-secret-value' }));
-    const given = await t.http
+    const w = await createWebhook(suite.t, body({ secret_key: 'first-secret-value' }));
+    const given = await suite.t.http
       .post(`/api/v1/webhooks/${w.uuid}/rotate-secret`)
       .send({ secret_key: 'second-secret-value' })
       .expect(200);
@@ -121,59 +113,66 @@ describe('Workspace webhooks: configuration', () => {
     const overlap = Date.parse(given.body.data.previous_secret_expires_at) - Date.now();
     expect(overlap).toBeGreaterThan(23.9 * 3600_000);
     expect(overlap).toBeLessThanOrEqual(24 * 3600_000);
-    const generated = await t.http.post(`/api/v1/webhooks/${w.uuid}/rotate-secret`).expect(200);
+    const generated = await suite.t.http.post(`/api/v1/webhooks/${w.uuid}/rotate-secret`).expect(200);
     expect(generated.body.data.secret_key).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    const read = await t.http.get(`/api/v1/webhooks/${w.uuid}`).expect(200);
+    const read = await suite.t.http.get(`/api/v1/webhooks/${w.uuid}`).expect(200);
     expect(read.body.data.has_secret).toBe(true);
     expect(JSON.stringify(read.body)).not.toMatch(/secret-value|whsec_/);
-    const short = await t.http.post(`/api/v1/webhooks/${w.uuid}/rotate-secret`).send({ secret_key: 'x' });
+    const short = await suite.t.http
+      .post(`/api/v1/webhooks/${w.uuid}/rotate-secret`)
+      .send({ secret_key: 'x' });
     expect(short.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'secret_key' });
   });
 
   it('rotates an agent webhook secret', async () => {
-    const agent = (await t.http.post('/api/v1/agents').send({ name: 'Hooked' }).expect(201)).body.data;
-    const added = await t.http
+    const agent = (await suite.t.http.post('/api/v1/agents').send({ name: 'Hooked' }).expect(201)).body.data;
+    const added = await suite.t.http
       .post(`/api/v1/agents/${agent.agent_uuid}/webhooks`)
       .send(body({ secret_key: 'agent-secret-one', is_active: true }))
       .expect(201);
     const hook = added.body.data.webhooks[0].webhook_uuid;
     const path = `/api/v1/agents/${agent.agent_uuid}/webhooks/${hook}/rotate-secret`;
-    const res = await t.http.post(path).send({ secret_key: 'agent-secret-two' }).expect(200);
+    const res = await suite.t.http.post(path).send({ secret_key: 'agent-secret-two' }).expect(200);
     expect(res.body.data).toMatchObject({ webhook_uuid: hook, secret_key: 'agent-secret-two' });
     expect(res.body.data.previous_secret_expires_at).toEqual(expect.any(String));
-    const viewed = await t.http.get(`/api/v1/agents/${agent.agent_uuid}`).expect(200);
+    const viewed = await suite.t.http.get(`/api/v1/agents/${agent.agent_uuid}`).expect(200);
     expect(JSON.stringify(viewed.body)).not.toContain('agent-secret');
     expect(
-      (await t.http.post(`/api/v1/agents/${agent.agent_uuid}/webhooks/${MISSING}/rotate-secret`).send({}))
-        .status,
+      (
+        await suite.t.http
+          .post(`/api/v1/agents/${agent.agent_uuid}/webhooks/${MISSING}/rotate-secret`)
+          .send({})
+      ).status,
     ).toBe(404);
-    const bad = await t.http.post(`/api/v1/agents/${agent.agent_uuid}/webhooks/nope/rotate-secret`).send({});
+    const bad = await suite.t.http
+      .post(`/api/v1/agents/${agent.agent_uuid}/webhooks/nope/rotate-secret`)
+      .send({});
     expect(bad.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'webhookUuid' });
     // Another workspace's token gets the same answer as an unknown webhook.
-    const foreign = await other.http.post(path).send({});
+    const foreign = await suite.other.http.post(path).send({});
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('RESOURCE_NOT_FOUND');
   });
 
   it('answers 404 to another workspace on every route and keeps lists apart', async () => {
-    const w = await createWebhook(t, body());
+    const w = await createWebhook(suite.t, body());
     for (const r of [
-      other.http.get(`/api/v1/webhooks/${w.uuid}`),
-      other.http.patch(`/api/v1/webhooks/${w.uuid}`).send({ is_active: false }),
-      other.http.delete(`/api/v1/webhooks/${w.uuid}`),
-      other.http.post(`/api/v1/webhooks/${w.uuid}/rotate-secret`).send({}),
+      suite.other.http.get(`/api/v1/webhooks/${w.uuid}`),
+      suite.other.http.patch(`/api/v1/webhooks/${w.uuid}`).send({ is_active: false }),
+      suite.other.http.delete(`/api/v1/webhooks/${w.uuid}`),
+      suite.other.http.post(`/api/v1/webhooks/${w.uuid}/rotate-secret`).send({}),
     ]) {
       const res = await r;
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
     }
-    const list = await other.http.get('/api/v1/webhooks').expect(200);
+    const list = await suite.other.http.get('/api/v1/webhooks').expect(200);
     expect(list.body.data.items.map((i: { uuid: string }) => i.uuid)).not.toContain(w.uuid);
-    expect((await t.http.get(`/api/v1/webhooks/${w.uuid}`).expect(200)).body.data.is_active).toBe(true);
+    expect((await suite.t.http.get(`/api/v1/webhooks/${w.uuid}`).expect(200)).body.data.is_active).toBe(true);
   });
 
   it('stops at 20 workspace webhooks', async () => {
-    const own = await createTenant(app);
+    const own = await createTenant(suite.app);
     for (let i = 0; i < 20; i++) await createWebhook(own, body({ url: `https://hooks.example.com/${i}` }));
     const res = await own.http.post('/api/v1/webhooks').send(body());
     expect(res.status).toBe(409);
@@ -181,7 +180,7 @@ describe('Workspace webhooks: configuration', () => {
   });
 
   it('documents every webhook route in the OpenAPI document', async () => {
-    const doc = (await client(app.url, 'localhost').get('/docs/openapi.json').expect(200)).body;
+    const doc = (await client(suite.app.url, 'localhost').get('/docs/openapi.json').expect(200)).body;
     const routes: Array<[string, string]> = [
       ['/api/v1/webhooks', 'get'],
       ['/api/v1/webhooks', 'post'],

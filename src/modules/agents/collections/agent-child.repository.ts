@@ -1,4 +1,6 @@
-import { EntityManager } from 'typeorm';
+import { Injectable, Type } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { ScopedWhere, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { AgentChildEntity } from './agent-child.entity';
 
@@ -32,4 +34,17 @@ export abstract class AgentChildRepository<T extends AgentChildEntity> extends W
     const row = await qb.getRawOne<{ max: number | null }>();
     return row?.max ?? null;
   }
+}
+
+/** The repository class of one collection's entity: the scoped methods above over its own table. */
+export function agentChildRepository<T extends AgentChildEntity>(
+  entity: Type<T>,
+): new (repo: Repository<T>) => AgentChildRepository<T> {
+  @Injectable()
+  class CollectionRepository extends AgentChildRepository<T> {
+    constructor(@InjectRepository(entity) repo: Repository<T>) {
+      super(repo);
+    }
+  }
+  return CollectionRepository;
 }

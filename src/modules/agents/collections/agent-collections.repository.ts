@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
-import { AgentChildRepository } from './agent-child.repository';
+import { EntityManager } from 'typeorm';
+import { agentChildRepository } from './agent-child.repository';
 import { AgentIntent } from './agent-intent.entity';
 import { AgentNote } from './agent-note.entity';
 import { AgentProcedure } from './agent-procedure.entity';
@@ -9,25 +8,13 @@ import { GuardRule, RoutingRule } from './agent-rules.entity';
 import { AgentTraining } from './agent-training.entity';
 
 @Injectable()
-export class AgentNotesRepository extends AgentChildRepository<AgentNote> {
-  constructor(@InjectRepository(AgentNote) repo: Repository<AgentNote>) {
-    super(repo);
-  }
-}
+export class AgentNotesRepository extends agentChildRepository(AgentNote) {}
 
 @Injectable()
-export class AgentTrainingRepository extends AgentChildRepository<AgentTraining> {
-  constructor(@InjectRepository(AgentTraining) repo: Repository<AgentTraining>) {
-    super(repo);
-  }
-}
+export class AgentTrainingRepository extends agentChildRepository(AgentTraining) {}
 
 @Injectable()
-export class AgentProceduresRepository extends AgentChildRepository<AgentProcedure> {
-  constructor(@InjectRepository(AgentProcedure) repo: Repository<AgentProcedure>) {
-    super(repo);
-  }
-
+export class AgentProceduresRepository extends agentChildRepository(AgentProcedure) {
   /** Steps that called a removed intent become plain conversation steps. */
   async detachIntents(
     workspaceId: string,
@@ -51,22 +38,10 @@ export class AgentProceduresRepository extends AgentChildRepository<AgentProcedu
 }
 
 @Injectable()
-export class AgentIntentsRepository extends AgentChildRepository<AgentIntent> {
-  constructor(@InjectRepository(AgentIntent) repo: Repository<AgentIntent>) {
-    super(repo);
-  }
-}
+export class AgentIntentsRepository extends agentChildRepository(AgentIntent) {}
 
 @Injectable()
-export class RoutingRulesRepository extends AgentChildRepository<RoutingRule> {
-  constructor(@InjectRepository(RoutingRule) repo: Repository<RoutingRule>) {
-    super(repo);
-  }
-}
+export class RoutingRulesRepository extends agentChildRepository(RoutingRule) {}
 
 @Injectable()
-export class GuardRulesRepository extends AgentChildRepository<GuardRule> {
-  constructor(@InjectRepository(GuardRule) repo: Repository<GuardRule>) {
-    super(repo);
-  }
-}
+export class GuardRulesRepository extends agentChildRepository(GuardRule) {}

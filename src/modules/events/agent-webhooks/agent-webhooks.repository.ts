@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import { AgentChildRepository } from '@/modules/agents/collections/agent-child.repository';
+import { agentChildRepository } from '@/modules/agents/collections/agent-child.repository';
 import { AgentWebhook } from './agent-webhook.entity';
 
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -20,13 +18,9 @@ const AGENT_WEBHOOKS_SQL = `
    WHERE x.workspace_id = a.workspace_id AND x.agent_id = a.id`;
 
 @Injectable()
-export class AgentWebhooksRepository extends AgentChildRepository<AgentWebhook> {
+export class AgentWebhooksRepository extends agentChildRepository(AgentWebhook) {
   /** The agent's webhooks for the whole-agent read (AgentWebhooksSection). */
   static readonly AGENT_VIEW_SUB_SELECT = AGENT_WEBHOOKS_SQL;
-
-  constructor(@InjectRepository(AgentWebhook) repo: Repository<AgentWebhook>) {
-    super(repo);
-  }
 
   async disable(workspaceId: string, id: string): Promise<void> {
     await this.updateWhere(workspaceId, { id }, { isActive: false, updatedAt: new Date() } as never);
