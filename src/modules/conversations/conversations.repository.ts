@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { Conversation } from './conversation.entity';
 import { Message } from './message.entity';
@@ -161,12 +162,13 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
     limit: number,
     manager?: EntityManager,
   ): Promise<Message[]> {
-    const rows = await this.find(
-      workspaceId,
-      { where: { conversationId }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit },
+    const rows = await this.sql<Row[]>(
+      `SELECT * FROM messages WHERE workspace_id = $1 AND conversation_id = $2
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [workspaceId, conversationId, limit],
       manager,
     );
-    return rows.reverse();
+    return rows.reverse().map((r) => entityOf(Message, r));
   }
 }
 
