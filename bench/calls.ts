@@ -17,7 +17,8 @@ import { percentile, runBench } from './stats';
  * calls are placed at once over both; each then takes 10 customer turns (`simulate say`) against a local model that
  * answers in a fixed 50 ms, and 5 live actions (`say`) posted to the replica that does not own the call. Prints the
  * set-up rate, the turn latency minus the model's 50 ms, and the action round trip (answered once the owner has
- * performed it), p50/p99. Each replica runs with bench/probe.ts preloaded, so the run also prints, per turn and per
+ * performed it), p50/p99; before those, BENCH_SOLO (40) turns and actions of one call alone, the pipeline's own
+ * latency with nothing queued behind other calls. Each replica runs with bench/probe.ts preloaded, so the run also prints, per turn and per
  * action, the replicas' CPU time, the SQL statements and the Redis commands they sent (BENCH_DETAIL=1 lists them)
  * and the event-loop delay. BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops.
  */
@@ -25,6 +26,8 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const TURNS = Number(process.env.BENCH_TURNS ?? 10);
 const ACTIONS = Number(process.env.BENCH_ACTIONS ?? 5);
 const MODEL_MS = 50;
+/** Turns and actions of one call alone before the concurrent phases. */
+const SOLO = Number(process.env.BENCH_SOLO ?? 40);
 
 const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -218,6 +221,24 @@ async function main(): Promise<void> {
     const setupSeconds = (Date.now() - setupStart) / 1000;
     progress('calls answered');
 
+    // Alone: one call's turns and actions with nothing else in flight, the pipeline's own latency without queueing.
+    const soloTurnMs: number[] = [];
+    const soloActionMs: number[] = [];
+    for (let n = 0; n < SOLO; n += 1) {
+      const r = await call(replicas[0], token, 'POST', `/api/v1/calls/${ids[0]}/simulate`, {
+        action: 'say',
+        text: `Warm-up question ${n}`,
+      });
+      if (r.status !== 200) throw new Error(`turn: ${r.status} ${JSON.stringify(r.body)}`);
+      soloTurnMs.push(r.ms - MODEL_MS);
+      const act = await call(replicas[1], token, 'POST', `/api/v1/calls/action/${ids[0]}/say`, {
+        message: `Alone ${n}`,
+      });
+      if (act.status !== 200) throw new Error(`action: ${act.status} ${JSON.stringify(act.body)}`);
+      soloActionMs.push(act.ms);
+    }
+    progress('single call done');
+
     // Turns: each call takes its turns one after another on the replica that placed it; calls run side by side.
     const turnMs: number[] = [];
     const beforeTurns = await probe([a.child, b.child]);
@@ -258,14 +279,15 @@ async function main(): Promise<void> {
       ),
     );
 
-    turnMs.sort((x, y) => x - y);
-    actionMs.sort((x, y) => x - y);
+    for (const list of [turnMs, actionMs, soloTurnMs, soloActionMs]) list.sort((x, y) => x - y);
     process.stdout.write(
       [
         `calls set up:                      ${CALLS} in ${setupSeconds.toFixed(2)} s = ${(CALLS / setupSeconds).toFixed(1)} calls/s (POST /call to in-progress, 2 replicas)`,
         `turns:                             ${turnMs.length} in ${turnsSeconds.toFixed(1)} s (${CALLS} calls side by side)`,
         `turn latency minus the model 50 ms: ${fmt(turnMs)}`,
         `action round trip (non-owner):     ${fmt(actionMs)}`,
+        `one call alone, turn minus model:  ${fmt(soloTurnMs.slice(SOLO > 10 ? 5 : 0))} (first 5 warm-up left out)`,
+        `one call alone, action round trip: ${fmt(soloActionMs.slice(SOLO > 10 ? 5 : 0))}`,
         `model calls:                       ${llm.calls.length}`,
         spent(beforeTurns, afterTurns, turnMs.length, 'per turn  '),
         spent(afterTurns, afterActions, actionMs.length, 'per action'),

@@ -138,6 +138,12 @@ describe('conversations, sessions and automatic evaluation', () => {
     const types = events.map((e: { type: string }) => e.type);
     expect(types.filter((x: string) => x === 'conversation_status')).toHaveLength(2);
     expect(types.filter((x: string) => x === 'conversation_update')).toHaveLength(2);
+    // Each message's event carries the message exactly as the turn answered it (session, time to the millisecond).
+    const updates = events.filter((e: { type: string }) => e.type === 'conversation_update');
+    expect(updates.map((e: { data: unknown }) => e.data)).toEqual([
+      { conversation_uuid: conversationId, message: turn.body.data.message },
+      { conversation_uuid: conversationId, message: turn.body.data.reply },
+    ]);
     expect(types.filter((x: string) => x === 'text_evaluation')).toHaveLength(1);
     const report = events.find((e: { type: string }) => e.type === 'conversation_end_report');
     expect(report.data.summary).toBe(evaluation.summary);

@@ -107,8 +107,11 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
         resolve(ack);
       });
     });
-    await this.redis.xadd(controlStream(callId), '*', 'entry', JSON.stringify(entry));
-    const owner = await this.owner(workspaceId, callId, call.ownerId);
+    // Side by side: the shared client writes both commands at once (auto-pipelining).
+    const [, owner] = await Promise.all([
+      this.redis.xadd(controlStream(callId), '*', 'entry', JSON.stringify(entry)),
+      this.owner(workspaceId, callId, call.ownerId),
+    ]);
     if (owner === this.instance.id) this.drain(workspaceId, callId);
     else {
       this.logger.debug({ callId, actionId: entry.action_uuid, owner }, 'live action sent to the call owner');
@@ -162,8 +165,10 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
         for (const [id, fields] of entries) {
           const entry = JSON.parse(fields[1]) as ControlEntry;
           const ack = await this.performOne(workspaceId, callId, entry);
-          await this.redis.xdel(controlStream(callId), id);
-          await this.live.send(this.ackChannel(entry.reply_to), ack);
+          await Promise.all([
+            this.redis.xdel(controlStream(callId), id),
+            this.live.send(this.ackChannel(entry.reply_to), ack),
+          ]);
         }
       } while (this.again.has(callId));
     })()

@@ -2,6 +2,7 @@ import { Sweep } from '@/common/persistence/sweep';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { Call } from './call.entity';
 
@@ -87,6 +88,16 @@ export interface LiveSlotRow {
 export class CallsRepository extends WorkspaceScopedRepository<Call> {
   constructor(@InjectRepository(Call) repo: Repository<Call>) {
     super(repo);
+  }
+
+  /** The call row (one plain statement: it is read on every turn and action). */
+  override async findById(workspaceId: string, id: string, manager?: EntityManager): Promise<Call | null> {
+    const rows = await this.sql<Record<string, unknown>[]>(
+      `SELECT * FROM calls WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+      manager,
+    );
+    return rows.length ? entityOf(Call, rows[0]) : null;
   }
 
   /** The call row, locked for the rest of the transaction: concurrent moves of one call have one winner. */

@@ -5,7 +5,6 @@ import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
-import { OutboxService } from '@/modules/events/outbox.service';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { AgentContextReader, ContactDirectory, KnowledgeHit, KnowledgeLookup } from './agent-context';
 import type { Conversation } from './conversation.entity';
@@ -14,7 +13,7 @@ import { ConversationsService } from './conversations.service';
 import { isVoiceChannel } from './channels';
 import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';
 import { memorizePlan, pickFields } from './memorize';
-import type { Message } from './message.entity';
+import { Message } from './message.entity';
 import { buildReplyMessages } from './reply-prompt';
 import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
@@ -54,7 +53,6 @@ export class ConversationTurnsService {
     private readonly contacts: ContactDirectory,
     private readonly knowledge: KnowledgeLookup,
     private readonly rules: RuleEngineService,
-    private readonly outbox: OutboxService,
     private readonly unitOfWork: UnitOfWork,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
     @Optional() @Inject(TURN_TOOLS) private readonly tools?: TurnTools,
@@ -83,22 +81,17 @@ export class ConversationTurnsService {
       messageType: options.messageType ?? 'text',
     };
     const now = new Date();
+    const target: SessionTarget = { active: true, activityAt: now, timeoutMs };
+    const check = (conv: Conversation) => this.assertOpen(conv);
     const {
       conversation,
       message: inbound,
       session,
       previousActivityMs,
-    } = await this.unitOfWork.run((m) =>
-      this.write(
-        m,
-        workspaceId,
-        conversationId,
-        draft,
-        { active: true, activityAt: now, timeoutMs },
-        (conv) => this.assertOpen(conv),
-        (conv) => this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
-      ),
-    );
+    } = (await this.append(workspaceId, conversationId, draft, target, check)) ??
+    (await this.appendOpening(workspaceId, conversationId, draft, target, check, (m, conv) =>
+      this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
+    ));
     // A call's session ends with the call, never by idleness.
     if (!isVoiceChannel(conversation.channel))
       await this.sessions.scheduleTimeout(session, previousActivityMs);
@@ -263,18 +256,9 @@ export class ConversationTurnsService {
     content: string,
   ): Promise<Message> {
     const draft: Draft = { direction: 'outbound', sender: 'agent', content, messageType: 'text' };
-    const written = await this.unitOfWork.run((m) =>
-      this.write(
-        m,
-        conversation.workspaceId,
-        conversation.id,
-        draft,
-        { id: session.id, count: true },
-        () => undefined,
-        () => Promise.reject(new Error('a message to a given session opens none')),
-      ),
-    );
-    return written.message;
+    const target = { id: session.id, count: true };
+    return (await this.append(conversation.workspaceId, conversation.id, draft, target, () => undefined))!
+      .message;
   }
 
   /**
@@ -298,33 +282,38 @@ export class ConversationTurnsService {
       content,
       messageType: options.messageType ?? 'text',
     };
-    const open = (conv: Conversation) => {
+    const check = (conv: Conversation) => {
       if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
     };
-    // Into the active session (the common case: no settings to read); else, rarely, a second transaction opens one
-    // with the idle timeout read outside any transaction (a transaction never waits for a second connection).
-    const spoken = await this.unitOfWork
-      .run(async (m) => {
-        const w = await this.write(m, workspaceId, conversationId, draft, { active: true }, open, () =>
-          Promise.reject(NO_ACTIVE_SESSION),
-        );
-        await options.within?.(m, w.message);
-        return w;
-      })
-      .catch((err: unknown) => {
-        if (err === NO_ACTIVE_SESSION) return null;
-        throw err;
-      });
+    if (options.within) {
+      // Writes that must share the message's transaction (a tool call's records) take the transactional path.
+      const current = await this.conversationsService.get(workspaceId, conversationId);
+      const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
+      const written = await this.appendOpening(
+        workspaceId,
+        conversationId,
+        draft,
+        { active: true },
+        check,
+        (m, conv) => this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
+        options.within,
+      );
+      return written.message;
+    }
+    // Into the active session (the common case: no settings to read); else the idle timeout is read outside any
+    // transaction (a transaction never waits for a second connection) and a transaction opens the session.
+    const spoken = await this.append(workspaceId, conversationId, draft, { active: true }, check);
     if (spoken) return spoken.message;
     const current = await this.conversationsService.get(workspaceId, conversationId);
     const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
-    const opened = await this.unitOfWork.run(async (m) => {
-      const w = await this.write(m, workspaceId, conversationId, draft, { active: true }, open, (conv) =>
-        this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
-      );
-      await options.within?.(m, w.message);
-      return w;
-    });
+    const opened = await this.appendOpening(
+      workspaceId,
+      conversationId,
+      draft,
+      { active: true },
+      check,
+      (m, conv) => this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
+    );
     return opened.message;
   }
 
@@ -340,54 +329,70 @@ export class ConversationTurnsService {
   }
 
   /**
-   * Writes a message with its `conversation_update` event, the conversation locked by the same statement (404 when
-   * it is not in the workspace); `check` may refuse the locked conversation (the transaction then rolls back). When
-   * the target wants the active session and there is none, `open` opens one (counting this message) and the
-   * message goes there.
+   * Writes a message with its `conversation_update` event in one statement that locks the conversation (404 when it
+   * is not in the workspace; `check` refuses a conversation whose state the statement left untouched). Null when the
+   * target wants the active session and there is none: the caller then opens one (appendOpening).
    */
-  private async write(
-    m: Transaction,
+  private async append(
     workspaceId: string,
     conversationId: string,
     draft: Draft,
     target: SessionTarget,
     check: (conv: Conversation) => void,
-    open: (conv: Conversation) => Promise<Session>,
-  ): Promise<{
-    conversation: Conversation;
-    message: Message;
-    session: Session;
-    previousActivityMs: number | null;
-  }> {
-    let written = await this.messages.append(workspaceId, conversationId, newId(), draft, target, m);
+    manager?: Transaction,
+  ): Promise<Written | null> {
+    const id = newId();
+    const skeleton = MessageResponse.of(
+      Object.assign(new Message(), { ...draft, id, conversationId, sessionId: null, createdAt: new Date(0) }),
+    );
+    const written = await this.messages.append(
+      workspaceId,
+      conversationId,
+      id,
+      draft,
+      target,
+      { message: skeleton, conversation_uuid: conversationId },
+      { manager, requireAgent: draft.sender === 'customer' },
+    );
     if (!written.conversation) throw AppException.notFound('Conversation');
     check(written.conversation);
-    let previousActivityMs = written.previousActivityAt?.getTime() ?? null;
-    if (!written.message) {
-      const session = await open(written.conversation);
-      const target2 = { id: session.id, count: false };
-      written = {
-        ...(await this.messages.append(workspaceId, conversationId, newId(), draft, target2, m)),
-        session,
-      };
-      previousActivityMs = null;
-    }
-    const conversation = written.conversation!;
-    const message = written.message!;
-    await this.outbox.record(m, workspaceId, [
-      {
-        type: 'conversation_update',
-        agentId: conversation.agentId,
-        data: { message: MessageResponse.of(message), conversation_uuid: conversation.id },
-      },
-    ]);
+    if (!written.message) return null;
     return {
-      conversation,
-      message,
-      session: written.session ?? ({ id: message.sessionId } as Session),
-      previousActivityMs,
+      conversation: written.conversation,
+      message: written.message,
+      session: written.session ?? ({ id: written.message.sessionId } as Session),
+      previousActivityMs: written.previousActivityAt?.getTime() ?? null,
     };
+  }
+
+  /** The same, in a transaction that opens the session (`open`, counting this message) when none is active. */
+  private appendOpening(
+    workspaceId: string,
+    conversationId: string,
+    draft: Draft,
+    target: SessionTarget,
+    check: (conv: Conversation) => void,
+    open: (m: Transaction, conv: Conversation) => Promise<Session>,
+    after?: (m: Transaction, message: Message) => Promise<void>,
+  ): Promise<Written> {
+    return this.unitOfWork.run(async (m) => {
+      let written = await this.append(workspaceId, conversationId, draft, target, check, m);
+      if (!written) {
+        const conv = (await this.conversationsService.get(workspaceId, conversationId, m))!;
+        const session = await open(m, conv);
+        const into = { id: session.id, count: false };
+        const fresh = (await this.append(workspaceId, conversationId, draft, into, check, m))!;
+        written = { ...fresh, session, previousActivityMs: null };
+      }
+      await after?.(m, written.message);
+      return written;
+    });
   }
 }
 
-const NO_ACTIVE_SESSION = new Error('no active session');
+interface Written {
+  conversation: Conversation;
+  message: Message;
+  session: Session;
+  previousActivityMs: number | null;
+}

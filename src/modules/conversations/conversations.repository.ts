@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { newId } from '@/common/persistence/base.entity';
+import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { Conversation } from './conversation.entity';
 import { Message } from './message.entity';
+import { OUTBOX_CHANNEL } from '@/modules/events/outbox.service';
 import { Session } from './session.entity';
 import {
   CONVERSATION_COLUMNS,
@@ -49,9 +52,21 @@ const WRITTEN = `m.created_at AS m_created_at, m.updated_at AS m_updated_at, c.l
   c.updated_at AS c_updated_at`;
 
 /**
- * A message into the active session of an open conversation: the session counted (and its idle clock moved), the
- * conversation touched. The session is read with the statement's snapshot: when a concurrent turn ended or opened
- * one meanwhile, nothing is written and the caller opens or finds it in a statement of its own.
+ * The message's `conversation_update` event in the same statement (so the statement needs no transaction of its
+ * own): `$10` is the event's data as the service builds it, completed here with what only the write knows (the
+ * session and the message's time, formatted as JavaScript's toISOString). Its RETURNING notifies the dispatchers.
+ */
+const EVENT = (session: string) => `e AS (INSERT INTO outbox_events (id, workspace_id, type, agent_id, data)
+  SELECT $11::uuid, $1::uuid, 'conversation_update', conv.agent_id,
+         jsonb_set(jsonb_set($10::jsonb, '{message,session_uuid}', to_jsonb(${session})), '{message,created_at}',
+                   to_jsonb(to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+    FROM conv, m RETURNING pg_notify('${OUTBOX_CHANNEL}', ''))`;
+
+/**
+ * A message into the active session of an open conversation (with an agent, when `$12`): the session counted (and
+ * its idle clock moved), the conversation touched, the event written. The session is read with the statement's
+ * snapshot: when a concurrent turn ended or opened one meanwhile, nothing is written and the caller opens or finds
+ * it in a transaction of its own.
  */
 const APPEND_ACTIVE = `WITH ${CONV},
 prev AS (
@@ -60,11 +75,13 @@ s AS (UPDATE sessions SET message_count = message_count + 1,
        last_activity_at = COALESCE($8::timestamptz, last_activity_at), timeout_ms = COALESCE($9::int, timeout_ms),
        updated_at = now()
    WHERE workspace_id = $1 AND id = (SELECT id FROM prev) AND status = 'active'
-     AND EXISTS (SELECT 1 FROM conv WHERE status <> 'closed')
+     AND EXISTS (SELECT 1 FROM conv WHERE status <> 'closed' AND (agent_id IS NOT NULL OR NOT $12::boolean))
    RETURNING ${SESSION_COLUMNS}),
 ${INSERT_MESSAGE('s.id', 's, conv')},
-${TOUCH_CONVERSATION}
-SELECT conv.*, ${S_COLUMNS}, prev.last_activity_at AS previous_activity_at, ${WRITTEN}
+${TOUCH_CONVERSATION},
+${EVENT('(SELECT id FROM s)')}
+SELECT conv.*, ${S_COLUMNS}, prev.last_activity_at AS previous_activity_at, ${WRITTEN},
+       (SELECT count(*) FROM e)::int AS events
   FROM conv LEFT JOIN s ON true LEFT JOIN prev ON true LEFT JOIN m ON true LEFT JOIN c ON true`;
 
 /** A message into a given session, counted there when asked and still active; the conversation touched. */
@@ -73,8 +90,9 @@ s AS (UPDATE sessions SET message_count = message_count + 1, updated_at = now()
    WHERE workspace_id = $1 AND id = $8 AND status = 'active' AND $9::boolean AND EXISTS (SELECT 1 FROM conv)
    RETURNING id),
 ${INSERT_MESSAGE('$8::uuid', 'conv')},
-${TOUCH_CONVERSATION}
-SELECT conv.*, ${WRITTEN}, (SELECT count(*) FROM s)::int AS counted
+${TOUCH_CONVERSATION},
+${EVENT('$8::uuid')}
+SELECT conv.*, ${WRITTEN}, (SELECT count(*) FROM s)::int AS counted, (SELECT count(*) FROM e)::int AS events
   FROM conv LEFT JOIN m ON true LEFT JOIN c ON true`;
 
 @Injectable()
@@ -101,9 +119,10 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
   }
 
   /**
-   * Appends a message to a conversation in one statement inside the caller's transaction: the conversation locked,
-   * the message (copying its agent, contact and channel), its session's count (and idle clock), the conversation's
-   * last message time. The conversation answers as locked, with the write's times.
+   * Appends a message to a conversation in one statement, inside the caller's transaction or as one of its own:
+   * the conversation locked, the message (copying its agent, contact and channel), its session's count (and idle
+   * clock), the conversation's last message time, and its `conversation_update` event (`eventData`, completed with
+   * the session and the message's time). The conversation answers as locked, with the write's times.
    */
   async append(
     workspaceId: string,
@@ -111,7 +130,8 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
     id: string,
     message: Pick<Message, 'direction' | 'sender' | 'messageType' | 'content'>,
     target: SessionTarget,
-    manager: EntityManager,
+    eventData: Record<string, unknown>,
+    options: { requireAgent?: boolean; manager?: EntityManager } = {},
   ): Promise<Appended> {
     const values = [
       workspaceId,
@@ -122,13 +142,14 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
       message.messageType,
       message.content,
     ];
+    const event = [JSON.stringify(eventData), newId()];
     const active = 'active' in target;
     const [row] = await this.sql<Row[]>(
       active ? APPEND_ACTIVE : APPEND_TO_SESSION,
       active
-        ? [...values, target.activityAt ?? null, target.timeoutMs ?? null]
-        : [...values, target.id, target.count],
-      manager,
+        ? [...values, target.activityAt ?? null, target.timeoutMs ?? null, ...event, !!options.requireAgent]
+        : [...values, target.id, target.count, ...event],
+      options.manager,
     );
     if (!row) return { conversation: null, message: null, session: null, previousActivityAt: null };
     const conversation = conversationOf(row);
@@ -161,12 +182,13 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
     limit: number,
     manager?: EntityManager,
   ): Promise<Message[]> {
-    const rows = await this.find(
-      workspaceId,
-      { where: { conversationId }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit },
+    const rows = await this.sql<Row[]>(
+      `SELECT * FROM messages WHERE workspace_id = $1 AND conversation_id = $2
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [workspaceId, conversationId, limit],
       manager,
     );
-    return rows.reverse();
+    return rows.reverse().map((r) => entityOf(Message, r));
   }
 }
 
