@@ -205,6 +205,19 @@ describe('intents at runtime: tools, actions, records', () => {
       status: 'failed',
       result: { error: 'action_failed', message: 'the webhook answered HTTP 500' },
     });
+    // The message export leaves tool messages out unless include_system=true.
+    const exported = async (query: string) =>
+      (
+        (await t.http.get(`/api/v1/analytics/messages?agent_uuid=${agent.agent_uuid}${query}`).expect(200))
+          .body.messages as { message_type: string }[]
+      ).map((m) => m.message_type);
+    const all = await waitFor(async () => {
+      const types = await exported('&include_system=true');
+      return types.length === 3 ? types : undefined;
+    });
+    expect(all).toEqual(['text', 'tool', 'text']);
+    expect(await exported('')).toEqual(['text', 'text']);
+    await t.http.get('/api/v1/analytics/messages?include_system=yes').expect(422);
   });
 
   it('runs a deployed action instead of the intent webhook; a draft does not run', async () => {
