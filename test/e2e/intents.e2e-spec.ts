@@ -282,6 +282,7 @@ describe('intents at runtime: tools, actions, records', () => {
       rule_uuid: agent.intents[0].intent_uuid,
       destination: { type: 'agent', agent_uuid: bob.agent_uuid },
     });
+    expect(turn.conversation.agent_uuid).toBe(bob.agent_uuid);
     const after = (await t.http.get(`/api/v1/conversations/${conversation}`).expect(200)).body.data;
     expect(after.agent_uuid).toBe(bob.agent_uuid);
     const bobCall = llm.callsOf('reply').find((c) => c.system.startsWith('You are Bob'));
