@@ -564,4 +564,16 @@ describe('intents at runtime: tools, actions, records', () => {
     });
     await t.http.post(`/api/v1/calls/${id}/simulate`).send({ action: 'hangup' }).expect(200);
   });
+  it('a webhook slower than 10 s is a timeout the model is told about', async () => {
+    hooks.on('/slow', () => ({ status: 200, body: '{"late":true}', delayMs: 12_000 }));
+    const agent = await agentWithIntents(t, [
+      { name: 'Slow', key: 'slow', webhook: { url: hooks.url('/slow') } },
+    ]);
+    llm.respond = toolThenReply([{ name: 'slow', arguments: {} }], (call) => toolResults(call)[0].message);
+    const conversation = await openChat(t, agent.agent_uuid);
+    const turn = await say(conversation, 'take your time');
+    expect(turn.reply.content).toBe('the webhook did not answer within 10 s');
+    const tool = (await messages(conversation)).find((m) => m.message_type === 'tool');
+    expect(JSON.parse(tool!.content)).toMatchObject({ status: 'timeout' });
+  }, 30_000);
 });
