@@ -6,8 +6,9 @@ import { loadConfig } from '@/config/app.config';
 import { buildOpenApiDocument } from '@/common/http/openapi-document';
 
 const FIXTURE = path.join(__dirname, '../fixtures/agent-collections-openapi.json');
+/** The collection routes; an intent's action (`/intents/{intentUuid}/event...`) belongs to the intents module. */
 const COLLECTIONS =
-  /^\/api\/v1\/agents\/\{uuid\}\/(guidelines|notes|training|procedures|intents|webhooks|routing-rules|guard-rules)(\/|$)/;
+  /^\/api\/v1\/agents\/\{uuid\}\/(guidelines|notes|training|procedures|intents|webhooks|routing-rules|guard-rules)(\/|$)(?!.*\/event(\/|$))/;
 
 /** Schemas every route shares: the error body's code list grows with each new module. */
 const SHARED = new Set(['ErrorBody']);

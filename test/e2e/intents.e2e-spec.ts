@@ -205,6 +205,19 @@ describe('intents at runtime: tools, actions, records', () => {
       status: 'failed',
       result: { error: 'action_failed', message: 'the webhook answered HTTP 500' },
     });
+    // The message export leaves tool messages out unless include_system=true.
+    const exported = async (query: string) =>
+      (
+        (await t.http.get(`/api/v1/analytics/messages?agent_uuid=${agent.agent_uuid}${query}`).expect(200))
+          .body.messages as { message_type: string }[]
+      ).map((m) => m.message_type);
+    const all = await waitFor(async () => {
+      const types = await exported('&include_system=true');
+      return types.length === 3 ? types : undefined;
+    });
+    expect(all).toEqual(['text', 'tool', 'text']);
+    expect(await exported('')).toEqual(['text', 'text']);
+    await t.http.get('/api/v1/analytics/messages?include_system=yes').expect(422);
   });
 
   it('runs a deployed action instead of the intent webhook; a draft does not run', async () => {
@@ -269,6 +282,7 @@ describe('intents at runtime: tools, actions, records', () => {
       rule_uuid: agent.intents[0].intent_uuid,
       destination: { type: 'agent', agent_uuid: bob.agent_uuid },
     });
+    expect(turn.conversation.agent_uuid).toBe(bob.agent_uuid);
     const after = (await t.http.get(`/api/v1/conversations/${conversation}`).expect(200)).body.data;
     expect(after.agent_uuid).toBe(bob.agent_uuid);
     const bobCall = llm.callsOf('reply').find((c) => c.system.startsWith('You are Bob'));
@@ -550,4 +564,16 @@ describe('intents at runtime: tools, actions, records', () => {
     });
     await t.http.post(`/api/v1/calls/${id}/simulate`).send({ action: 'hangup' }).expect(200);
   });
+  it('a webhook slower than 10 s is a timeout the model is told about', async () => {
+    hooks.on('/slow', () => ({ status: 200, body: '{"late":true}', delayMs: 12_000 }));
+    const agent = await agentWithIntents(t, [
+      { name: 'Slow', key: 'slow', webhook: { url: hooks.url('/slow') } },
+    ]);
+    llm.respond = toolThenReply([{ name: 'slow', arguments: {} }], (call) => toolResults(call)[0].message);
+    const conversation = await openChat(t, agent.agent_uuid);
+    const turn = await say(conversation, 'take your time');
+    expect(turn.reply.content).toBe('the webhook did not answer within 10 s');
+    const tool = (await messages(conversation)).find((m) => m.message_type === 'tool');
+    expect(JSON.parse(tool!.content)).toMatchObject({ status: 'timeout' });
+  }, 30_000);
 });

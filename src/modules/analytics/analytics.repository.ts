@@ -34,6 +34,8 @@ export interface ExportPageQuery {
   upper: number;
   after: { createdAt: number; id: string } | null;
   limit: number;
+  /** Tool-call messages (`message_type: "tool"`) too. */
+  includeTools?: boolean;
 }
 
 export interface AggregateFilter {
@@ -150,6 +152,7 @@ export class AnalyticsRepository {
       params.push(q.agentId);
       where.push(`m.agent_id = $${params.length}::uuid`);
     }
+    if (!q.includeTools) where.push(`m.message_type <> 'tool'`);
     params.push(q.limit + 1);
     return this.db.query(
       `SELECT m.id AS message_uuid, m.conversation_id AS conversation_uuid, m.session_id AS session_uuid,

@@ -116,6 +116,7 @@ export class MessageExportService {
       after:
         cursor?.createdAt !== undefined && cursor.id ? { createdAt: cursor.createdAt, id: cursor.id } : null,
       limit: query.limit,
+      includeTools: query.include_system === 'true',
     });
     return { rows, horizon };
   }

@@ -128,7 +128,7 @@ export class ConversationTurnsService {
       action,
       reply_unavailable_reason: reason,
       conversation: ConversationResponse.of(
-        reply ? { ...conversation, lastMessageAt: reply.createdAt } : conversation,
+        reply ? { ...conversation, lastMessageAt: reply.createdAt, agentId: reply.agentId } : conversation,
       ),
     };
   }

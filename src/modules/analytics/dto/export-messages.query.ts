@@ -59,4 +59,13 @@ export class ExportMessagesQuery {
   @IsOptional()
   @IsIsoInstant()
   to?: string;
+
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    default: 'false',
+    description: 'include the system messages of tool calls (`message_type: "tool"`), left out by default',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'include_system must be true or false' })
+  include_system?: 'true' | 'false';
 }

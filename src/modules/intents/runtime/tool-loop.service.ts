@@ -7,6 +7,7 @@ import type { ToolTurnResult, TurnTools, TurnToolsContext } from '@/modules/conv
 import { LANGUAGE_MODEL, LanguageModel, ChatMessage, ToolCall } from '@/providers/llm/language-model.port';
 import { ToolCatalog } from '../tools/tool-catalog.service';
 import {
+  argumentsObject,
   checkArguments,
   classifyIntent,
   defaultsOf,
@@ -128,7 +129,7 @@ export class ToolLoop implements TurnTools {
       await this.recorder.record(
         ctx,
         tool,
-        rawArguments(call),
+        argumentsObject(call.function.arguments),
         'invalid_parameters',
         result,
         0,
@@ -165,13 +166,4 @@ function handOverAction(tool: IntentTool, agentId: string): TurnAction {
 
 function systemFor(agent: AgentResponse, channel: string): ChatMessage {
   return { role: 'system', content: buildSystemPrompt({ agent, channel, history: [] }) };
-}
-
-function rawArguments(call: ToolCall): Record<string, unknown> {
-  try {
-    const v = JSON.parse(call.function.arguments) as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

@@ -3,7 +3,14 @@ import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { buildReplyMessages } from '@/modules/conversations/reply-prompt';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { IntentActionsRepository } from './intent-actions.repository';
-import { buildTools, checkArguments, classifyIntent, defaultsOf, IntentTool } from './tool-definitions';
+import {
+  argumentsObject,
+  buildTools,
+  checkArguments,
+  classifyIntent,
+  defaultsOf,
+  IntentTool,
+} from './tool-definitions';
 
 export interface ToolDryRunCall {
   intent_uuid: string;
@@ -56,7 +63,7 @@ export class ToolCatalog {
         return [
           describe(
             tool,
-            check.ok ? check.parameters : safeJson(c.function.arguments),
+            check.ok ? check.parameters : argumentsObject(c.function.arguments),
             check.ok ? [] : check.details,
             null,
           ),
@@ -104,13 +111,4 @@ function describe(
     errors,
     score,
   };
-}
-
-function safeJson(text: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

@@ -200,3 +200,13 @@ export function classifyIntent(
   });
   return best;
 }
+
+/** The model's arguments as an object, or `{}` when they are not one (for the records of an invalid call). */
+export function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
