@@ -167,6 +167,7 @@ export class CallLifecycle {
     const response = CallResponse.of(view);
     if (isEnded(call.status)) {
       if (endedSession) await this.sessions.queueEvaluation(call.workspaceId, endedSession);
+      await Promise.all([this.dropTimer(`ring:${call.id}`), this.dropTimer(`max:${call.id}`)]);
       // A failure here leaves the slot to the reconciler, which rebuilds the sets from the call rows.
       await this.slots
         .release(call.workspaceId, call.id, call.phoneNumberId)
@@ -184,6 +185,7 @@ export class CallLifecycle {
         { jobId: `ring:${call.id}`, delay: call.ringTimeoutSeconds * 1000 },
       );
     if (call.status === 'in-progress') {
+      await this.dropTimer(`ring:${call.id}`);
       await this.queue.add(
         'max-duration',
         { workspaceId: call.workspaceId, callId: call.id },
@@ -192,6 +194,15 @@ export class CallLifecycle {
       await this.scheduleSilence(call, call.answeredAt!.getTime());
       await this.onAnswered(call);
     }
+  }
+
+  /**
+   * Removes a timer the call no longer needs (by its job id). One that is running (the timer that made this move) or
+   * already gone stays as it is: a timer that fires late finds the call moved on and does nothing.
+   */
+  private async dropTimer(jobId: string): Promise<void> {
+    const job = await this.queue.getJob(jobId).catch(() => null);
+    if (job && (await job.isDelayed().catch(() => false))) await job.remove().catch(() => undefined);
   }
 
   /**
