@@ -62,6 +62,8 @@ export async function createHttpApp(
   server.use(repairPathEncoding);
   // Parse errors are recorded, not answered: the BodyGuard raises them after the token and rate checks.
   server.use(jsonBodyParser((req, problem) => ((req as BodyRequest)[BODY_PARSE_ERROR] = problem)));
+  // Provider hooks post forms (Twilio): parsed on their prefix only.
+  server.use('/hooks', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
 
   const app = await NestFactory.create(
     AppModule.register({ config, workers, logDestination }),

@@ -22,6 +22,15 @@ export interface AppConfig {
   workerHealthPort?: number;
   /** Sandbox telephony: ring, delivery and approval delay. */
   telephony: { sandboxAnswerDelayMs: number };
+  /** The address providers call (hooks, media streams) and sign against. */
+  publicBaseUrl: string;
+  /** Twilio; unset account: Twilio is off. */
+  twilio: { accountSid?: string; authToken?: string; apiUrl: string };
+  /** Speech to text and text to speech (OpenAI-compatible); they fall back to the language model's endpoint. */
+  speech: {
+    stt: { baseUrl?: string; apiKey?: string; model: string };
+    tts: { baseUrl?: string; apiKey?: string; model: string; voice: string };
+  };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -57,5 +66,27 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10000,
     workerHealthPort: env.WORKER_HEALTH_PORT,
     telephony: { sandboxAnswerDelayMs: env.SANDBOX_ANSWER_DELAY_MS ?? 1000 },
+    publicBaseUrl: (
+      env.PUBLIC_BASE_URL ??
+      `https://${(env.SERVICE_DOMAIN ?? 'localhost').toLowerCase()}:${env.PORT ?? 3000}`
+    ).replace(/\/+$/, ''),
+    twilio: {
+      accountSid: env.TWILIO_ACCOUNT_SID,
+      authToken: env.TWILIO_AUTH_TOKEN,
+      apiUrl: (env.TWILIO_API_URL ?? 'https://api.twilio.com').replace(/\/+$/, ''),
+    },
+    speech: {
+      stt: {
+        baseUrl: env.STT_BASE_URL ?? env.LLM_BASE_URL,
+        apiKey: env.STT_API_KEY ?? env.LLM_API_KEY,
+        model: env.STT_MODEL ?? 'whisper-1',
+      },
+      tts: {
+        baseUrl: env.TTS_BASE_URL ?? env.LLM_BASE_URL,
+        apiKey: env.TTS_API_KEY ?? env.LLM_API_KEY,
+        model: env.TTS_MODEL ?? 'tts-1',
+        voice: env.TTS_VOICE ?? 'alloy',
+      },
+    },
   };
 }

@@ -77,6 +77,29 @@ export class EnvironmentVariables {
   EMBEDDINGS_BASE_URL?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() EMBEDDINGS_API_KEY?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() EMBEDDINGS_MODEL?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/[^/]+$/, { message: 'must be an http(s) origin without a path' })
+  PUBLIC_BASE_URL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TWILIO_ACCOUNT_SID?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TWILIO_AUTH_TOKEN?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  TWILIO_API_URL?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  STT_BASE_URL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() STT_API_KEY?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() STT_MODEL?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  TTS_BASE_URL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TTS_API_KEY?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TTS_MODEL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TTS_VOICE?: string;
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) RUN_WORKERS?: boolean;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS?: number;

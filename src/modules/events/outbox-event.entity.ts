@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'voice_evaluation',
   'text_evaluation',
   'intent_call',
+  'recording_ready',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import {
   Capabilities,
@@ -53,6 +54,23 @@ export type AgentBindingRow =
 export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumber> {
   constructor(@InjectRepository(PhoneNumber) repo: Repository<PhoneNumber>) {
     super(repo);
+  }
+
+  /**
+   * A provider's inbound hook: the workspace holding the active number of that provider (unique across
+   * workspaces for real providers), found from the signed `To`.
+   */
+  @Sweep('dispatch')
+  async ownerOfProviderNumber(
+    number: string,
+    provider: string,
+  ): Promise<{ workspaceId: string; id: string } | null> {
+    const rows = (await this.sql(
+      `SELECT workspace_id, id FROM phone_numbers WHERE number = $1 AND provider = $2 AND status = 'active'
+        ORDER BY created_at LIMIT 1`,
+      [number, provider],
+    )) as { workspace_id: string; id: string }[];
+    return rows[0] ? { workspaceId: rows[0].workspace_id, id: rows[0].id } : null;
   }
 }
 

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'voice_evaluation',
   'text_evaluation',
   'intent_call',
+  'recording_ready',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS_PER_AGENT = 5;
