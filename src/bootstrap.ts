@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from '@/app.module';
+import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
 import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
 import { buildOpenApiDocument, docsCorsOptions } from '@/common/http/openapi-document';
@@ -101,10 +102,12 @@ export async function startApi(
   const tls = config.trustProxy
     ? undefined
     : (options.tls ?? (await loadOrCreateTlsMaterial(config, (m) => logger.log(m, 'Bootstrap'))));
+  const media = app.get(MediaStreamServer, { strict: false });
   const server = await listen(app.getHttpAdapter().getInstance(), {
     port: config.port,
     host: options.host,
     tls,
+    upgrade: media.handleUpgrade,
   });
   return {
     app,

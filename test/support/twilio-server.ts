@@ -81,7 +81,8 @@ export class TwilioServer {
       return json(201, { sid, status: 'queued', to: form.To, from: form.From });
     }
     const update = new RegExp(`^${base}/Calls/(CA[0-9a-f]+)\\.json$`).exec(path);
-    if (req.method === 'POST' && update) return json(200, { sid: update[1], status: form.Status ?? 'in-progress' });
+    if (req.method === 'POST' && update)
+      return json(200, { sid: update[1], status: form.Status ?? 'in-progress' });
     const rec = new RegExp(`^${base}/Recordings/(RE[0-9a-f]+)\\.(wav|json)$`).exec(path);
     if (rec && req.method === 'GET' && rec[2] === 'wav') {
       const wav = this.recordings.get(rec[1]);
@@ -112,10 +113,6 @@ export function postSigned(
     options.signature === undefined
       ? getExpectedTwilioSignature(options.token ?? TWILIO_TOKEN, publicUrl, form)
       : options.signature;
-  const req = request(appUrl)
-    .post(`${u.pathname}${u.search}`)
-    .disableTLSCerts()
-    .type('form')
-    .send(form);
+  const req = request(appUrl).post(`${u.pathname}${u.search}`).disableTLSCerts().type('form').send(form);
   return signature === null ? req : req.set('X-Twilio-Signature', signature);
 }

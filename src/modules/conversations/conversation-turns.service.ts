@@ -28,6 +28,8 @@ export interface TurnOptions {
   customPrompt?: string | null;
   /** `dtmf` for key presses. */
   messageType?: string;
+  /** Streams the model's reply as it is generated (a call speaks it sentence by sentence). */
+  onDelta?: (text: string) => void;
 }
 const MINUTE = 60_000;
 
@@ -116,6 +118,7 @@ export class ConversationTurnsService {
       workspaceId,
       conversation,
       options.customPrompt === undefined ? agent : { ...agent, custom_prompt: options.customPrompt },
+      options.onDelta,
     );
     const reply = text === null ? null : await this.storeAgentMessage(conversation, session, text);
     return {
@@ -166,6 +169,7 @@ export class ConversationTurnsService {
     workspaceId: string,
     conversation: Conversation,
     agent: AgentResponse,
+    onDelta?: (text: string) => void,
   ): Promise<{ text: string | null; reason: string | null }> {
     if (!this.llm.isConfigured(agent.custom_llm_url))
       return {
@@ -190,12 +194,11 @@ export class ConversationTurnsService {
         }),
     ]);
     try {
-      const result = await this.llm.chat(
-        buildReplyMessages({ agent, channel: conversation.channel, history, memory, knowledge }),
-        {
-          baseUrl: agent.custom_llm_url,
-        },
-      );
+      const prompt = buildReplyMessages({ agent, channel: conversation.channel, history, memory, knowledge });
+      const result =
+        onDelta && this.llm.chatStream
+          ? await this.llm.chatStream(prompt, { baseUrl: agent.custom_llm_url }, onDelta)
+          : await this.llm.chat(prompt, { baseUrl: agent.custom_llm_url });
       const text = result.content.trim();
       return text
         ? { text, reason: null }

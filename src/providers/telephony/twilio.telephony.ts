@@ -20,6 +20,9 @@ export const SPEECH_NOT_CONFIGURED = 'Speech services are not configured';
 export const dialOutcomeKey = (prefix: string, callId: string, attempt: string) =>
   `${prefix}:twilio:dial:${callId}:${attempt}`;
 
+/** Set while a forward redirects the call: its media stream ends without the customer hanging up. */
+export const forwardingKey = (prefix: string, callId: string) => `${prefix}:twilio:forwarding:${callId}`;
+
 /**
  * Twilio Programmable Voice over its REST API (`TWILIO_API_URL`): dial with the `<Connect><Stream>` TwiML, end,
  * forward with `<Dial>`. Status and recording callbacks arrive signed at /hooks/v1/twilio/... (VoiceHooks).
@@ -119,6 +122,7 @@ export class TwilioTelephony implements TelephonyAdapter {
       target.whisper,
       FORWARD_RING_SECONDS,
     );
+    await this.redis.set(forwardingKey(this.config.redis.prefix, call.callId), attempt, 'EX', 120);
     await this.rest(this.callsUrl(call.providerCallId), { Twiml: twiml });
     const key = dialOutcomeKey(this.config.redis.prefix, call.callId, attempt);
     const until = Date.now() + FORWARD_WAIT_MS;
