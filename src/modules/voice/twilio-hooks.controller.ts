@@ -1,5 +1,5 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, Query, Req, Header } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Param, Post, Query, Req, Header } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '@/common/auth/public.decorator';
 import { ApiErrors } from '@/common/http/api-response.decorator';
@@ -10,6 +10,7 @@ import { Form, TwilioHooks } from './twilio-hooks.service';
 
 export const PROVIDER_HOOKS_TAG = 'Provider hooks';
 const TWIML = { status: 200, description: 'TwiML', content: { 'text/xml': { schema: { type: 'string' } } } };
+const ATTEMPT = { name: 'attempt', required: false, schema: { type: 'string', maxLength: 20 } } as const;
 const NO_CONTENT = { status: 204, description: 'Accepted (repeats are accepted and dropped)' };
 
 function form(body: unknown): Form {
@@ -22,6 +23,12 @@ function form(body: unknown): Form {
 
 /** Twilio's voice hooks: signed with X-Twilio-Signature over PUBLIC_BASE_URL; no token, no tenant label. */
 @ApiTags(PROVIDER_HOOKS_TAG)
+@ApiHeader({
+  name: 'x-twilio-signature',
+  required: false,
+  description: "Twilio's signature of PUBLIC_BASE_URL + path + query and the form; missing or wrong: 401",
+  schema: { type: 'string', maxLength: 200 },
+})
 @Public()
 @AcceptsForm()
 @Controller('hooks/v1/twilio')
@@ -36,13 +43,9 @@ export class TwilioHooksController {
   @ApiProduces('text/xml')
   @ApiResponse(TWIML)
   @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE')
-  inbound(
-    @Req() req: Request,
-    @Body() body: unknown,
-    @Headers('x-twilio-signature') signature?: string,
-  ): Promise<string> {
+  inbound(@Req() req: Request, @Body() body: unknown): Promise<string> {
     const f = form(body);
-    this.hooks.verify(req.originalUrl, f, signature);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
     return this.hooks.inbound(f);
   }
 
@@ -56,10 +59,9 @@ export class TwilioHooksController {
     @Req() req: Request,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() body: unknown,
-    @Headers('x-twilio-signature') signature?: string,
   ): Promise<void> {
     const f = form(body);
-    this.hooks.verify(req.originalUrl, f, signature);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
     await this.hooks.status(uuid, f);
   }
 
@@ -73,10 +75,9 @@ export class TwilioHooksController {
     @Req() req: Request,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() body: unknown,
-    @Headers('x-twilio-signature') signature?: string,
   ): Promise<void> {
     const f = form(body);
-    this.hooks.verify(req.originalUrl, f, signature);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
     await this.hooks.recording(uuid, f);
   }
 
@@ -84,6 +85,7 @@ export class TwilioHooksController {
   @RawResponse()
   @HttpCode(204)
   @ApiOperation({ summary: "Twilio: the forwarded leg's status (answered)" })
+  @ApiQuery(ATTEMPT)
   @ApiResponse(NO_CONTENT)
   @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_UUID', 'RESOURCE_NOT_FOUND')
   async dialStatus(
@@ -91,10 +93,9 @@ export class TwilioHooksController {
     @Param('uuid', UuidParamPipe) uuid: string,
     @Query('attempt') attempt: string | undefined,
     @Body() body: unknown,
-    @Headers('x-twilio-signature') signature?: string,
   ): Promise<void> {
     const f = form(body);
-    this.hooks.verify(req.originalUrl, f, signature);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
     await this.hooks.dialStatus(uuid, attempt ?? '', f);
   }
 
@@ -113,10 +114,9 @@ export class TwilioHooksController {
     @Param('uuid', UuidParamPipe) uuid: string,
     @Query('attempt') attempt: string | undefined,
     @Body() body: unknown,
-    @Headers('x-twilio-signature') signature?: string,
   ): Promise<string> {
     const f = form(body);
-    this.hooks.verify(req.originalUrl, f, signature);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
     return this.hooks.dialEnded(uuid, attempt ?? '', f);
   }
 
@@ -125,6 +125,7 @@ export class TwilioHooksController {
   @HttpCode(200)
   @Header('Content-Type', 'text/xml')
   @ApiOperation({ summary: 'Twilio: what the person answering a forward hears first (answers TwiML)' })
+  @ApiQuery({ name: 'text', required: false, schema: { type: 'string', maxLength: 500 } })
   @ApiProduces('text/xml')
   @ApiResponse(TWIML)
   @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_UUID')
@@ -133,9 +134,8 @@ export class TwilioHooksController {
     @Param('uuid', UuidParamPipe) _uuid: string,
     @Query('text') text: string | undefined,
     @Body() body: unknown,
-    @Headers('x-twilio-signature') signature?: string,
   ): string {
-    this.hooks.verify(req.originalUrl, form(body), signature);
+    this.hooks.verify(req.originalUrl, form(body), req.header('x-twilio-signature'));
     return this.hooks.whisper(String(text ?? '').slice(0, 500));
   }
 }
