@@ -1,6 +1,7 @@
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { twilioLine } from '../factories/twilio.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
+import { ApiProcess, startApiProcess } from '../support/api-process-client';
 import { defaultAnswer, LlmServer } from '../support/llm-server';
 import { MediaClient } from '../support/media-client';
 import { SpeechServer } from '../support/speech-server';
@@ -29,19 +30,36 @@ describe('voice: media streams, turn-taking, streamed replies, barge-in', () => 
       interrupted?: boolean;
     }[];
   /** Places a call and connects a Media Streams client with the token Twilio was given in the TwiML. */
-  const connected = async () => {
+  const connected = async (agentId = line.agentId) => {
     const res = await t.http
       .post('/api/v1/call')
-      .send({ agent_uuid: line.agentId, to: '+14155550150' })
+      .send({ agent_uuid: agentId, to: '+14155550150' })
       .expect(201);
     const id = res.body.data.uuid as string;
     const sid = (await waitFor(async () => (await callOf(id)).provider_call_id ?? undefined)) as string;
     const twiml = String(twilio.dials().find((d) => String(d.form.Twiml).includes(id))!.form.Twiml);
+    const client = await streamFrom(twiml, id, sid);
+    return { id, sid, client };
+  };
+  /** Connects a Media Streams client as Twilio does for a `<Connect><Stream>` TwiML. */
+  const streamFrom = async (twiml: string, id: string, sid: string) => {
     const token = /name="token" value="([^"]+)"/.exec(twiml)![1];
     const client = await MediaClient.connect(app.url, id, token, sid);
     clients.push(client);
-    return { id, sid, client };
+    return client;
   };
+  const markFor = (client: MediaClient, messageId: string) =>
+    waitFor(
+      async () => (client.events('mark').some((m) => m.mark!.name === messageId) ? true : undefined),
+      15_000,
+      `mark ${messageId}`,
+    );
+  const agentMessage = (id: string, content: string) =>
+    waitFor(
+      async () => (await messagesOf(id)).find((m) => m.sender === 'agent' && m.content === content),
+      15_000,
+      content,
+    );
 
   beforeAll(async () => {
     twilio = await TwilioServer.start();
@@ -168,5 +186,124 @@ describe('voice: media streams, turn-taking, streamed replies, barge-in', () => 
     await waitFor(async () =>
       twilio.updates(sid).some((u) => u.form.Status === 'canceled') ? true : undefined,
     );
+  });
+
+  it('a guard end_conversation says its words on the stream, then hangs up through REST (agent_hangup)', async () => {
+    const guarded = await twilioLine(t, { settings: { voice: { end_of_turn_silence_ms: 300 } } });
+    await t.http
+      .post(`/api/v1/agents/${guarded.agentId}/guard-rules`)
+      .send({
+        name: 'Stop',
+        when_condition: 'The customer asks to stop calling',
+        example_phrases: ['stop calling me'],
+        then_action: 'end_conversation',
+        say_before_end: 'Sorry to bother you, goodbye.',
+      })
+      .expect(201);
+    llm.respond = (call) =>
+      call.kind === 'classify'
+        ? {
+            content: JSON.stringify({
+              scores: [{ id: JSON.parse(call.messages[1].content).candidates[0].id, score: 0.95 }],
+            }),
+          }
+        : call.kind === 'reply'
+          ? { content: REPLY }
+          : defaultAnswer(call);
+    speech.transcripts.push('stop calling me');
+    const { id, sid, client } = await connected(guarded.agentId);
+    await waitFor(async () => ((await callOf(id)).status === 'in-progress' ? true : undefined));
+    client.play('silence', 600);
+    client.utter(400, 600);
+    const said = await agentMessage(id, 'Sorry to bother you, goodbye.');
+    await markFor(client, said.uuid);
+    await waitFor(async () => ((await callOf(id)).status === 'completed' ? true : undefined));
+    expect((await callOf(id)).end_reason).toBe('agent_hangup');
+    await waitFor(async () =>
+      twilio.updates(sid).some((u) => u.form.Status === 'completed') ? true : undefined,
+    );
+    llm.respond = (call) => (call.kind === 'reply' ? { content: REPLY } : defaultAnswer(call));
+  });
+
+  it('a routing rule forwards with <Dial>; a <Dial> that fails reconnects the stream and says voice_on_error', async () => {
+    const routed = await twilioLine(t, { settings: { voice: { end_of_turn_silence_ms: 300 } } });
+    await t.http
+      .post(`/api/v1/agents/${routed.agentId}/routing-rules`)
+      .send({
+        trigger_keyword: 'sales',
+        detection_mode: 'exact',
+        voice_response: 'Connecting you to sales now.',
+        voice_on_error: 'Sales did not answer, I am still here.',
+        destination_type: 'phone_number',
+        destination: '+14155550177',
+      })
+      .expect(201);
+    speech.transcripts.push('sales');
+    const { id, sid, client } = await connected(routed.agentId);
+    await waitFor(async () => ((await callOf(id)).status === 'in-progress' ? true : undefined));
+    client.play('silence', 600);
+    client.utter(400, 600);
+    const update = await waitFor(async () =>
+      twilio.updates(sid).find((u) => String(u.form.Twiml ?? '').includes('<Dial')),
+    );
+    const dialTwiml = String(update.form.Twiml);
+    expect(dialTwiml).toContain('+14155550177</Number></Dial>');
+    const action = /<Dial action="([^"]+)"/.exec(dialTwiml)![1].replace(/&amp;/g, '&');
+    // Twilio ends the media stream when the call's TwiML changes; the call stays up.
+    client.stop();
+    await waitFor(async () => (client.closed ? true : undefined));
+    expect((await callOf(id)).status).toBe('in-progress');
+    const back = await postSigned(app.url, action, { CallSid: sid, DialCallStatus: 'no-answer' }).expect(200);
+    expect(back.text).toContain(`/hooks/v1/twilio/media/${id}`);
+    const again = await streamFrom(back.text, id, sid);
+    const said = await agentMessage(id, 'Sales did not answer, I am still here.');
+    await markFor(again, said.uuid);
+    expect((await callOf(id)).handled_by).toBe('AI');
+    expect((await messagesOf(id)).map((m) => m.content)).toContain('Connecting you to sales now.');
+  });
+
+  describe('with a second API process', () => {
+    let b: ApiProcess;
+    beforeAll(async () => {
+      b = await startApiProcess({
+        DATABASE_URL: app.config.database.url,
+        REDIS_PREFIX: app.config.redis.prefix,
+        STORAGE_DIR: app.config.storageDir,
+        ENCRYPTION_KEY: app.config.auth.encryptionKey!,
+        LLM_BASE_URL: llm.url,
+        STT_BASE_URL: speech.url,
+        TTS_BASE_URL: speech.url,
+        TWILIO_ACCOUNT_SID: TWILIO_SID,
+        TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
+        TWILIO_API_URL: twilio.url,
+        PUBLIC_BASE_URL: PUBLIC,
+        LOG_LEVEL: 'silent',
+      });
+    }, 180_000);
+    afterAll(async () => {
+      await b?.stop();
+    });
+
+    it('a say posted to another process is spoken on the stream this process holds', async () => {
+      const { id, client } = await connected();
+      await waitFor(async () => ((await callOf(id)).status === 'in-progress' ? true : undefined));
+      const res = await b
+        .http(t.host, t.token)
+        .post(`/api/v1/calls/action/${id}/say`)
+        .send({ message: 'A message from the supervisor.' })
+        .expect(200);
+      expect(res.body.message).toBe('Say dispatched');
+      const said = await agentMessage(id, 'A message from the supervisor.');
+      await markFor(client, said.uuid);
+      const mute = await b.http(t.host, t.token).post(`/api/v1/calls/action/${id}/mute`).send({}).expect(200);
+      expect(mute.body.data.muted).toBe(true);
+      const hang = await b
+        .http(t.host, t.token)
+        .post(`/api/v1/calls/action/${id}/hangup`)
+        .send({})
+        .expect(200);
+      expect(hang.body.message).toBe('Hangup dispatched');
+      expect((await callOf(id)).end_reason).toBe('api_hangup');
+    });
   });
 });
