@@ -214,4 +214,30 @@ describe('voice: the Twilio adapter (REST dial, signed hooks, inbound, hang-up, 
     await t.http.delete(`/api/v1/calls/${id}/recording`).expect(200);
     await t.http.get(`/api/v1/calls/${id}/recording`).expect(404);
   });
+
+  it('without speech to text and text to speech a Twilio call is refused and an inbound one hears why', async () => {
+    const mute = await startTestApp({
+      TWILIO_ACCOUNT_SID: TWILIO_SID,
+      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
+      TWILIO_API_URL: twilio.url,
+      PUBLIC_BASE_URL: PUBLIC,
+    });
+    try {
+      const u = await createTenant(mute);
+      const speechless = await twilioLine(u);
+      const res = await u.http
+        .post('/api/v1/call')
+        .send({ agent_uuid: speechless.agentId, to: '+14155550125' });
+      expect(res.status).toBe(409);
+      expect(res.body.message).toBe('Speech services are not configured');
+      const inbound = await postSigned(mute.url, `${PUBLIC}/hooks/v1/twilio/voice/inbound`, {
+        CallSid: `CA${'3'.repeat(32)}`,
+        From: '+14155550998',
+        To: speechless.number,
+      }).expect(200);
+      expect(inbound.text).toContain('<Say>Speech services are not configured</Say><Hangup/>');
+    } finally {
+      await mute.close();
+    }
+  });
 });
