@@ -23,6 +23,8 @@ import { AnalyticsModule } from '@/modules/analytics/analytics.module';
 import { BlacklistModule } from '@/modules/blacklist/blacklist.module';
 import { CallsModule } from '@/modules/calls/calls.module';
 import { CallsJobsModule } from '@/modules/calls/jobs/calls-jobs.module';
+import { VoiceJobsModule } from '@/modules/voice/jobs/voice-jobs.module';
+import { VoiceModule } from '@/modules/voice/voice.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { ConversationsJobsModule } from '@/modules/conversations/jobs/conversations-jobs.module';
 import { EvaluationJobsModule } from '@/modules/evaluation/jobs/evaluation-jobs.module';
@@ -65,6 +67,7 @@ const DOMAIN_MODULES: Type[] = [
   PhoneNumbersModule,
   BlacklistModule,
   CallsModule,
+  VoiceModule,
   LogsModule,
   FlowsModule,
   MessagingModule,
@@ -83,6 +86,7 @@ const WORKER_MODULES: Type[] = [
   MessagingJobsModule,
   TranscriptionJobsModule,
   LogsJobsModule,
+  VoiceJobsModule,
 ];
 
 export interface AppModuleOptions {

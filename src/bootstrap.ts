@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from '@/app.module';
+import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
 import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
 import { buildOpenApiDocument, docsCorsOptions } from '@/common/http/openapi-document';
@@ -65,6 +66,8 @@ export async function createHttpApp(
   server.use(hookBodyParser);
   // Parse errors are recorded, not answered: the BodyGuard raises them after the token and rate checks.
   server.use(jsonBodyParser((req, problem) => ((req as BodyRequest)[BODY_PARSE_ERROR] = problem)));
+  // Provider hooks post forms (Twilio): parsed on their prefix only.
+  server.use('/hooks', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
 
   const app = await NestFactory.create(
     AppModule.register({ config, workers, logDestination }),
@@ -102,10 +105,12 @@ export async function startApi(
   const tls = config.trustProxy
     ? undefined
     : (options.tls ?? (await loadOrCreateTlsMaterial(config, (m) => logger.log(m, 'Bootstrap'))));
+  const media = app.get(MediaStreamServer, { strict: false });
   const server = await listen(app.getHttpAdapter().getInstance(), {
     port: config.port,
     host: options.host,
     tls,
+    upgrade: media.handleUpgrade,
   });
   return {
     app,

@@ -34,6 +34,11 @@ export interface AppConfig {
   twilio: { accountSid?: string; authToken?: string; apiUrl: string };
   /** Meta Graph API (WhatsApp Cloud API, Messenger Send API) and its hook signing; off without a token. */
   meta: { graphUrl: string; accessToken?: string; appSecret?: string; verifyToken?: string };
+  /** Speech to text and text to speech (OpenAI-compatible); they fall back to the language model's endpoint. */
+  speech: {
+    stt: { baseUrl?: string; apiKey?: string; model: string };
+    tts: { baseUrl?: string; apiKey?: string; model: string; voice: string };
+  };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -83,13 +88,26 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     twilio: {
       accountSid: env.TWILIO_ACCOUNT_SID,
       authToken: env.TWILIO_AUTH_TOKEN,
-      apiUrl: env.TWILIO_API_URL ?? 'https://api.twilio.com',
+      apiUrl: (env.TWILIO_API_URL ?? 'https://api.twilio.com').replace(/\/+$/, ''),
     },
     meta: {
       graphUrl: (env.META_GRAPH_URL ?? 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
       accessToken: env.META_ACCESS_TOKEN,
       appSecret: env.META_APP_SECRET,
       verifyToken: env.META_VERIFY_TOKEN,
+    },
+    speech: {
+      stt: {
+        baseUrl: env.STT_BASE_URL ?? env.LLM_BASE_URL,
+        apiKey: env.STT_API_KEY ?? env.LLM_API_KEY,
+        model: env.STT_MODEL ?? 'whisper-1',
+      },
+      tts: {
+        baseUrl: env.TTS_BASE_URL ?? env.LLM_BASE_URL,
+        apiKey: env.TTS_API_KEY ?? env.LLM_API_KEY,
+        model: env.TTS_MODEL ?? 'tts-1',
+        voice: env.TTS_VOICE ?? 'alloy',
+      },
     },
   };
 }

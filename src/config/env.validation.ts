@@ -85,6 +85,13 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(emptyToUndefined) @IsString() STT_MODEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3650) LOG_RETENTION_DAYS?: number;
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) REQUEST_LOG?: boolean;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  TTS_BASE_URL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TTS_API_KEY?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TTS_MODEL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() TTS_VOICE?: string;
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) RUN_WORKERS?: boolean;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS?: number;

@@ -16,6 +16,7 @@ import { Flows1763940000000 } from './migrations/1763940000000-Flows';
 import { IntentActions1763910000000 } from './migrations/1763910000000-IntentActions';
 import { Messaging1763920000000 } from './migrations/1763920000000-Messaging';
 import { TranscriptionsOperations1763950000000 } from './migrations/1763950000000-TranscriptionsOperations';
+import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -40,4 +41,5 @@ export const MIGRATIONS = [
   IntentActions1763910000000,
   Messaging1763920000000,
   TranscriptionsOperations1763950000000,
+  VoiceRuntime1763900000000,
 ];

@@ -4,7 +4,7 @@ import { sandboxDestination } from '../factories/call.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
-import { twilioSignature, TwilioServer } from '../support/twilio-server';
+import { twilioSignature, TwilioMessagingServer as TwilioServer } from '../support/twilio-messaging-server';
 import { waitFor } from '../support/wait';
 
 const PUBLIC = 'https://hooks.example.test';

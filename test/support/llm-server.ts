@@ -115,6 +115,7 @@ export class LlmServer {
       response_format?: { type: string };
       tools?: LlmCall['tools'];
       tool_choice?: unknown;
+      stream?: boolean;
     };
     const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
     const call: LlmCall = {
@@ -131,6 +132,16 @@ export class LlmServer {
     const answer = this.respond(call);
     const delay = answer.delayMs ?? this.latencyMs;
     if (delay) await new Promise((r) => setTimeout(r, delay));
+    if (body.stream && answer.raw === undefined && (answer.status ?? 200) === 200) {
+      // Server-Sent Events of chat.completion.chunk, a few words each, then [DONE].
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const piece of (answer.content ?? '').match(/\S+\s*/g) ?? [])
+        res.write(
+          `data: ${JSON.stringify({ model: body.model, choices: [{ index: 0, delta: { content: piece } }] })}\n\n`,
+        );
+      res.end('data: [DONE]\n\n');
+      return;
+    }
     const payload =
       answer.raw ??
       JSON.stringify({

@@ -11,6 +11,10 @@ export const ACCEPTS_MULTIPART = 'cap:accepts-multipart';
 /** The route takes multipart/form-data (file uploads) instead of JSON. */
 export const AcceptsMultipart = (): MethodDecorator => SetMetadata(ACCEPTS_MULTIPART, true);
 
+export const ACCEPTS_FORM = 'cap:accepts-form';
+/** The route takes application/x-www-form-urlencoded (provider hooks) instead of JSON. */
+export const AcceptsForm = (): MethodDecorator & ClassDecorator => SetMetadata(ACCEPTS_FORM, true);
+
 export const BODY_PARSE_ERROR = Symbol('cap:body-parse-error');
 export type BodyRequest = Request & { [BODY_PARSE_ERROR]?: unknown };
 
@@ -45,6 +49,11 @@ export class BodyGuard implements CanActivate {
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     const multipart = this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler());
     if (multipart && type.startsWith('multipart/form-data')) return true;
+    const form = this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORM, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (form && type.startsWith('application/x-www-form-urlencoded')) return true;
     if (!type.startsWith('application/json') && !/^application\/[a-z0-9.+-]*\+json/.test(type)) {
       const expected = multipart ? 'multipart/form-data' : 'application/json';
       throw new AppException('BAD_REQUEST', `Content-Type must be ${expected}`);

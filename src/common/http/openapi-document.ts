@@ -75,6 +75,10 @@ export const TAGS: { name: string; description: string }[] = [
   },
   { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
   {
+    name: 'Provider hooks',
+    description: "Twilio's callbacks, authenticated by the provider's signature alone; no tenant, no token.",
+  },
+  {
     name: INTERNAL_TAG,
     description: 'Operators only: workspaces, users, tokens and policies, behind ADMIN_API_KEY.',
   },

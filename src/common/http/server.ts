@@ -37,6 +37,8 @@ interface Options {
   host?: string;
   /** Without TLS material the server speaks plain HTTP (behind a TLS-terminating proxy). */
   tls?: TlsMaterial;
+  /** WebSocket upgrades (the media streams). */
+  upgrade?: (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function listen(handler: http.RequestListener, options: Options): P
     servers.push(plain);
     front = plain;
   }
+  if (options.upgrade) front.on('upgrade', options.upgrade);
   for (const s of servers) {
     s.keepAliveTimeout = 65_000;
     s.headersTimeout = 66_000;

@@ -13,6 +13,7 @@ export const QUEUES = {
   flows: 'flows',
   messaging: 'messaging',
   transcription: 'transcription',
+  voice: 'voice',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -42,6 +43,17 @@ export interface JobPayloads {
   webhooks: {
     /** One attempt of a webhook delivery when it is due; a no-op when another worker holds it or it is done. */
     deliver: { workspaceId: string; deliveryId: string };
+  };
+  voice: {
+    /** Downloads a finished Twilio recording, stores it and deletes it at Twilio. */
+    recording: {
+      workspaceId: string;
+      callId: string;
+      recordingSid: string;
+      recordingUrl: string;
+      duration: number;
+      channels: number;
+    };
   };
   calls: {
     /** Places an outbound call through its provider. */

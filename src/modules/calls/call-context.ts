@@ -83,3 +83,9 @@ export const voiceText = (agent: AgentResponse, key: string): string | null => {
   const v = (agent.settings?.voice ?? {})[key];
   return typeof v === 'string' && v.trim() ? v : null;
 };
+
+/** A `settings.voice` boolean when set, else the default. */
+export const voiceFlag = (agent: AgentResponse, key: string, fallback: boolean): boolean => {
+  const v = (agent.settings?.voice ?? {})[key];
+  return typeof v === 'boolean' ? v : fallback;
+};

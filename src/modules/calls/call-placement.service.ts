@@ -18,7 +18,7 @@ import { ConversationResponse } from '@/modules/conversations/dto/responses';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
 import type { Call, CallChannel, CallDirection } from './call.entity';
-import { checkMetadata, checkVariables, fill, voiceSetting, voiceText } from './call-context';
+import { checkMetadata, checkVariables, fill, voiceFlag, voiceSetting, voiceText } from './call-context';
 import { CallInstance } from './call-instance';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
@@ -92,7 +92,7 @@ export class CallPlacement {
       agent.agent_uuid,
       dto.phone_number_uuid ?? dto.from ?? dto.phoneNumber,
     );
-    this.telephony.for(number.provider);
+    this.telephony.forCalls(number.provider);
     if (channel === 'whatsapp_call' && number.provider !== 'sandbox')
       throw AppException.conflict(
         'Outbound WhatsApp calls need the user’s prior permission, which is not requested',
@@ -137,7 +137,22 @@ export class CallPlacement {
     if (!number)
       throw AppException.invalid('to', 'to names no phone number of this workspace', 'VALIDATION_ERROR');
     if (number.provider !== 'sandbox') throw AppException.conflict('Simulations take sandbox numbers only');
-    const channel = dto.channel ?? 'phone';
+    const call = await this.inbound(workspaceId, number, dto.from, dto.channel ?? 'phone');
+    return call.status === 'ringing' ? this.lifecycle.move(workspaceId, call.uuid, 'in-progress') : call;
+  }
+
+  /**
+   * An inbound call reaching a number: `ringing` for the bound agent, or stored `failed` (`agent_unavailable`),
+   * or `busy` (`concurrency_limit`) when `storeRefusal` and no slot is free (else the 429 is thrown).
+   * No agent bound: 409.
+   */
+  async inbound(
+    workspaceId: string,
+    number: PhoneNumber,
+    from: string,
+    channel: CallChannel,
+    options: { storeRefusal?: boolean } = {},
+  ): Promise<CallResponse> {
     const agentId = await this.numbers.boundAgent(
       workspaceId,
       number.id,
@@ -152,22 +167,31 @@ export class CallPlacement {
       agent,
       number,
       contactId: null,
-      customer: dto.from,
-      from: dto.from,
+      customer: from,
+      from,
       to: number.number,
       firstMessage: voiceText(agent, 'first_message'),
       prompt: null,
       about: null,
       variables: {},
       metadata: {},
-      record: false,
+      record: number.provider !== 'sandbox' && voiceFlag(agent, 'record', true),
       maxDurationSeconds: voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
       ringTimeoutSeconds: DEFAULT_RING_TIMEOUT,
     };
     if (agent.status === 'paused' || agent.status === 'completed')
       return this.create(workspaceId, { ...common, status: 'failed' }, 'agent_unavailable');
-    const call = await this.create(workspaceId, { ...common, status: 'ringing' });
-    return this.lifecycle.move(workspaceId, call.uuid, 'in-progress');
+    try {
+      return await this.create(workspaceId, { ...common, status: 'ringing' });
+    } catch (err) {
+      if (
+        !options.storeRefusal ||
+        !(err instanceof AppException) ||
+        err.code !== 'CONCURRENCY_LIMIT_EXCEEDED'
+      )
+        throw err;
+      return this.create(workspaceId, { ...common, status: 'busy' }, 'concurrency_limit');
+    }
   }
 
   /**
@@ -177,7 +201,7 @@ export class CallPlacement {
   private async create(
     workspaceId: string,
     c: NewCall,
-    endReason?: 'agent_unavailable',
+    endReason?: 'agent_unavailable' | 'concurrency_limit',
   ): Promise<CallResponse> {
     const id = newId();
     const live = !endReason;

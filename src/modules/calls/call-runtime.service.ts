@@ -35,6 +35,16 @@ export interface CallTurnResponse extends TurnResponse {
   call: CallResponse;
 }
 
+/** The call's audio, where it has any (Twilio media streams); the sandbox has none. */
+export interface CallMedia {
+  /** Speaks a stored agent message on the call; resolves once it was played (or could not be). */
+  speak(workspaceId: string, callId: string, text: string, messageId: string): Promise<void>;
+  /** Stops what the agent is saying now. */
+  stop(callId: string): void;
+}
+
+const NO_MEDIA: CallMedia = { speak: async () => undefined, stop: () => undefined };
+
 /**
  * What happens on an answered call: the agent's first message, the customer's turns through the conversation
  * pipeline (guards, routing, the model), rule actions as telephony (hang up, forward), live actions, and the
@@ -43,6 +53,8 @@ export interface CallTurnResponse extends TurnResponse {
 @Injectable()
 export class CallRuntime implements OnModuleInit {
   private readonly logger = new Logger(CallRuntime.name);
+  /** Set by the voice runtime. */
+  media: CallMedia = NO_MEDIA;
 
   constructor(
     private readonly calls: CallsRepository,
@@ -74,6 +86,7 @@ export class CallRuntime implements OnModuleInit {
   private async say(call: Pick<Call, 'workspaceId' | 'id'>, text: string): Promise<Message> {
     const message = await this.turns.speak(call.workspaceId, call.id, text);
     await this.live.publish(call.id, 'transcript', MessageResponse.of(message));
+    await this.media.speak(call.workspaceId, call.id, text, message.id);
     await this.activity(call, message.createdAt);
     return message;
   }
@@ -93,6 +106,7 @@ export class CallRuntime implements OnModuleInit {
     text: string,
     messageType: 'text' | 'dtmf' = 'text',
     loaded?: Call,
+    onDelta?: (text: string) => void,
   ): Promise<CallTurnResponse> {
     const call = loaded ?? (await this.load(workspaceId, callId));
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
@@ -104,6 +118,7 @@ export class CallRuntime implements OnModuleInit {
       customPrompt: callInstructions(agent.custom_prompt, call),
       messageType,
       agent,
+      onDelta,
     });
     await Promise.all([
       this.live.publish(callId, 'transcript', turn.message),
@@ -113,6 +128,8 @@ export class CallRuntime implements OnModuleInit {
     let after: CallViewRow | null;
     if (turn.action) {
       await this.activity(call, at);
+      // A rule's words are spoken before its action (the media session speaks only plain replies).
+      if (turn.reply) await this.media.speak(workspaceId, callId, turn.reply.content, turn.reply.uuid);
       await this.ruleAction(call, agent, turn.action);
       after = await this.calls.view(workspaceId, callId);
     } else after = await this.calls.touchAndView(workspaceId, callId, at);
@@ -167,6 +184,7 @@ export class CallRuntime implements OnModuleInit {
     if (call.status === 'in-progress') await this.record(call, a);
     switch (a.action) {
       case 'say':
+        if (a.interrupt) this.media.stop(callId);
         await this.say(call, a.message);
         if (a.end_call_after_spoken) await this.end(workspaceId, callId, 'api_hangup');
         return {};
@@ -182,6 +200,7 @@ export class CallRuntime implements OnModuleInit {
       case 'mute':
       case 'unmute': {
         const muted = a.action === 'mute';
+        if (muted) this.media.stop(callId);
         await this.unitOfWork.run(async (m) => {
           const locked = await this.calls.lock(workspaceId, callId, m);
           if (locked && !isEnded(locked.status)) {

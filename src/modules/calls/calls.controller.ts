@@ -21,7 +21,6 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { WorkspaceId } from '@/common/auth/request-context';
-import { AppException } from '@/common/errors/app.exception';
 import type { ErrorCode } from '@/common/errors/error-codes';
 import {
   ApiEnvelope,
@@ -36,6 +35,7 @@ import { ShortErrorBody } from '@/common/http/short-error-body';
 import { UuidParamPipe } from '@/common/http/validation';
 import { CallControl } from './call-control.service';
 import { CallLive } from './call-live';
+import { CallRecordings } from './call-recordings.service';
 import type { LiveAction } from './call-runtime.service';
 import { CallSimulation, SimulationResponse } from './call-simulation.service';
 import { isLive } from './call-states';
@@ -83,6 +83,7 @@ export class CallsController {
     private readonly control: CallControl,
     private readonly simulation: CallSimulation,
     private readonly live: CallLive,
+    private readonly recordings: CallRecordings,
   ) {}
 
   @Post('call')
@@ -195,14 +196,25 @@ export class CallsController {
   }
 
   @Get('calls/:uuid/recording')
+  @RawResponse()
   @ShortErrorBody(NOT_FOUND_SHORT)
   @SHORT_404
   @ApiOperation({ summary: "The call's recording (audio/wav); 404 when there is none" })
   @ApiProduces('audio/wav')
   @ApiResponse({ status: 200, description: 'audio/wav, Range supported' })
+  @ApiResponse({ status: 206, description: 'the requested byte range of the audio/wav file' })
   @ApiErrors(...TENANT_ERRORS, 'INVALID_UUID')
-  async recording(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<never> {
-    return this.noRecording(ws, uuid);
+  async recording(
+    @WorkspaceId() ws: string,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    const file = await this.recordings.pathOf(ws, uuid);
+    await new Promise<void>((resolve, reject) =>
+      res.sendFile(file, { acceptRanges: true, headers: { 'Content-Type': 'audio/wav' } }, (err) =>
+        err && !res.headersSent ? reject(err) : resolve(),
+      ),
+    );
   }
 
   @Delete('calls/:uuid/recording')
@@ -210,17 +222,11 @@ export class CallsController {
   @SHORT_404
   @ApiOperation({ summary: "Delete the call's recording; 404 when there is none" })
   @ApiEnvelope(CallResponse, { errors: ['INVALID_UUID'] })
-  async deleteRecording(
+  deleteRecording(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
-  ): Promise<never> {
-    return this.noRecording(ws, uuid);
-  }
-
-  /** Only Twilio calls record, and no recording is stored yet by any adapter. */
-  private async noRecording(ws: string, uuid: string): Promise<never> {
-    await this.calls.get(ws, uuid);
-    throw new AppException('RESOURCE_NOT_FOUND', 'Recording not found');
+  ): Promise<CallResponse> {
+    return this.recordings.remove(ws, uuid);
   }
 
   @Post('calls/:uuid/simulate')

@@ -11,6 +11,7 @@ import { CallControl } from './call-control.service';
 import { CallInstance } from './call-instance';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
+import { CallRecordings } from './call-recordings.service';
 import { CallRuntime } from './call-runtime.service';
 import { CallSimulation } from './call-simulation.service';
 import { CallSlots } from './call-slots';
@@ -41,15 +42,20 @@ import { CallsService } from './calls.service';
     CallSlots,
     CallLive,
     CallInstance,
+    CallRecordings,
   ],
   exports: [
     CallsService,
-    CallPlacement,
     CallLifecycle,
     CallRuntime,
     CallSlots,
     CallsRepository,
     TelephonyModule,
+    CallPlacement,
+    CallRecordings,
+    CallLive,
+    CallInstance,
+    PhoneNumbersModule,
   ],
 })
 export class CallsModule {}

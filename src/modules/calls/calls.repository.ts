@@ -209,6 +209,18 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
   }
 
   /**
+   * A provider callback's lookup: the workspace of the call named in the signed hook path. The only other read of
+   * this table across workspaces; it answers the id and workspace alone.
+   */
+  @Sweep('reconciliation')
+  async workspaceOfCall(id: string): Promise<string | null> {
+    const rows = (await this.sql(`SELECT workspace_id FROM calls WHERE id = $1`, [id])) as {
+      workspace_id: string;
+    }[];
+    return rows[0]?.workspace_id ?? null;
+  }
+
+  /**
    * Cross-tenant sweep for the concurrency reconciler: every live call of every workspace. Named for what it is,
    * the one read of this table that is not scoped to a workspace.
    */

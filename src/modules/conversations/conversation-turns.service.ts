@@ -31,6 +31,8 @@ export interface TurnOptions {
   messageType?: string;
   /** The conversation's agent as the caller already read it for this turn, so the turn does not read it again. */
   agent?: AgentResponse;
+  /** Streams the model's reply as it is generated (a call speaks it sentence by sentence). */
+  onDelta?: (text: string) => void;
 }
 
 /** A message as the turn decides it; the conversation supplies the rest. */
@@ -120,6 +122,7 @@ export class ConversationTurnsService {
       conversation,
       options.customPrompt === undefined ? agent : { ...agent, custom_prompt: options.customPrompt },
       content,
+      options.onDelta,
     );
     const reply = text === null ? null : await this.storeAgentMessage(conversation, session, text);
     return {
@@ -171,6 +174,7 @@ export class ConversationTurnsService {
     conversation: Conversation,
     agent: AgentResponse,
     utterance: string,
+    onDelta?: (text: string) => void,
   ): Promise<{ text: string | null; reason: string | null; action: TurnAction | null }> {
     if (!this.llm.isConfigured(agent.custom_llm_url)) {
       const fired = await this.tools?.withoutModel(utterance, this.toolContext(conversation, agent));
@@ -208,9 +212,15 @@ export class ConversationTurnsService {
         memory: remembered,
         knowledge,
       });
+      const options = { baseUrl: agent.custom_llm_url };
       const result = this.tools
-        ? await this.tools.chat(messages, this.toolContext(conversation, agent))
-        : { ...(await this.llm.chat(messages, { baseUrl: agent.custom_llm_url })), action: null };
+        ? await this.tools.chat(messages, this.toolContext(conversation, agent), onDelta)
+        : {
+            ...(onDelta && this.llm.chatStream
+              ? await this.llm.chatStream(messages, options, onDelta)
+              : await this.llm.chat(messages, options)),
+            action: null,
+          };
       const text = result.content?.trim();
       return text
         ? { text, reason: null, action: result.action }

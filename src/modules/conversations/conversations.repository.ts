@@ -170,6 +170,14 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
     };
   }
 
+  /** Marks an agent reply as cut by the customer (barge-in). */
+  async markInterrupted(workspaceId: string, id: string): Promise<void> {
+    await this.sql(`UPDATE messages SET interrupted = true WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+    ]);
+  }
+
   /** A session's transcript in order. */
   transcript(workspaceId: string, sessionId: string): Promise<Message[]> {
     return this.find(workspaceId, { where: { sessionId }, order: { createdAt: 'ASC', id: 'ASC' } });

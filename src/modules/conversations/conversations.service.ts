@@ -36,6 +36,11 @@ export class ConversationsService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
+  /** An agent reply the customer spoke over (a call's barge-in) is kept with `interrupted: true`. */
+  markInterrupted(workspaceId: string, messageId: string): Promise<void> {
+    return this.messages.markInterrupted(workspaceId, messageId);
+  }
+
   /** Opens a conversation; body references that name nothing in this workspace are 422 on their field. */
   async open(workspaceId: string, input: OpenConversation): Promise<Conversation> {
     const agent = await agentInBody(this.agents, workspaceId, input.agentId);

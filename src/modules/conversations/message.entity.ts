@@ -17,4 +17,6 @@ export class Message extends WorkspaceOwnedEntity {
   @Column('varchar', { length: 10 }) sender!: MessageSender;
   @Column('varchar', { length: 20, default: 'text' }) messageType!: string;
   @Column('text') content!: string;
+  /** An agent reply cut by the customer speaking over it (a call's barge-in). */
+  @Column('boolean', { default: false }) interrupted!: boolean;
 }

@@ -32,8 +32,15 @@ export interface ToolTurnResult {
 }
 
 export interface TurnTools {
-  /** The model's reply with tools offered and run (at most 3 calls); throws LlmError when the model fails. */
-  chat(messages: ChatMessage[], ctx: TurnToolsContext): Promise<ToolTurnResult>;
+  /**
+   * The model's reply with tools offered and run (at most 3 calls); throws LlmError when the model fails. With
+   * `onDelta`, a round that offers no tool streams its text as it is written.
+   */
+  chat(
+    messages: ChatMessage[],
+    ctx: TurnToolsContext,
+    onDelta?: (text: string) => void,
+  ): Promise<ToolTurnResult>;
   /** Without a model: the intent whose phrases match above its threshold runs; null when none does. */
   withoutModel(utterance: string, ctx: TurnToolsContext): Promise<ToolTurnResult | null>;
 }

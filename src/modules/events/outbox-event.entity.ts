@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'whatsapp_template_status',
   'transcription_completed',
   'transcription_failed',
+  'recording_ready',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -56,14 +56,17 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
     super(repo);
   }
 
-  /** The provider's number with this E.164 value, whatever its workspace (inbound routing; one owner each). */
+  /**
+   * The provider's active number with this E.164 value, whatever its workspace: inbound routing from the signed
+   * `To` (one owner each for real providers).
+   */
   @Sweep('delivery')
   async byProviderNumber(
     provider: string,
     number: string,
   ): Promise<{ id: string; workspaceId: string } | null> {
     const rows = await this.sql<{ id: string; workspace_id: string }[]>(
-      `SELECT id, workspace_id FROM phone_numbers WHERE number = $1 AND provider = $2
+      `SELECT id, workspace_id FROM phone_numbers WHERE number = $1 AND provider = $2 AND status = 'active'
         ORDER BY created_at LIMIT 1`,
       [number, provider],
     );

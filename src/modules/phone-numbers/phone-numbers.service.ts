@@ -161,6 +161,12 @@ export class PhoneNumbersService {
     return this.numbers.findById(workspaceId, id);
   }
 
+  /** The active number of a provider named by its inbound hook, in whichever workspace holds it. */
+  async findProviderNumber(number: string, provider: string): Promise<PhoneNumber | null> {
+    const owner = await this.numbers.byProviderNumber(provider, number);
+    return owner ? this.numbers.findById(owner.workspaceId, owner.id) : null;
+  }
+
   findByNumber(workspaceId: string, number: string): Promise<PhoneNumber | null> {
     return this.numbers.findOne(workspaceId, { number });
   }

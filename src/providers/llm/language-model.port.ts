@@ -87,6 +87,15 @@ export interface LanguageModel {
   isConfigured(baseUrl?: string | null): boolean;
   /** One chat completion. Throws LlmError (`not_configured` when no endpoint is set). */
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+  /**
+   * One chat completion streamed (`stream: true`): `onDelta` gets the text as it arrives; answers the whole reply.
+   * Throws LlmError like `chat`.
+   */
+  chatStream?(
+    messages: ChatMessage[],
+    options: ChatOptions,
+    onDelta: (text: string) => void,
+  ): Promise<ChatResult>;
   /** Scores each candidate against the utterance; never throws for a model failure (falls back to local). */
   classify(
     utterance: string,

@@ -11,6 +11,7 @@ import {
   LanguageModel,
   LlmError,
 } from './language-model.port';
+import { streamChat } from './chat-stream';
 import { classifyBySimilarity } from './similarity-classifier';
 import { readToolCalls } from './tool-calls';
 
@@ -111,6 +112,35 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
     };
     if (toolCalls.length) result.toolCalls = toolCalls;
     return result;
+  }
+
+  /**
+   * Streams from the operator's LLM_BASE_URL. An agent's `custom_llm_url` is not streamed: it goes through the
+   * SSRF guard of `chat`, and its whole reply is handed to `onDelta` at once.
+   */
+  async chatStream(
+    messages: ChatMessage[],
+    options: ChatOptions,
+    onDelta: (text: string) => void,
+  ): Promise<ChatResult> {
+    const base = this.baseFor(options.baseUrl);
+    if (options.baseUrl || !base) {
+      const result = await this.chat(messages, options);
+      onDelta(result.content);
+      return result;
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.config.llm.apiKey) headers.authorization = `Bearer ${this.config.llm.apiKey}`;
+    const body: Record<string, unknown> = { model: options.model ?? this.config.llm.model, messages };
+    if (options.temperature !== undefined) body.temperature = options.temperature;
+    if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+    return streamChat(
+      `${base}/chat/completions`,
+      headers,
+      body,
+      options.timeoutMs ?? CHAT_TIMEOUT_MS,
+      onDelta,
+    );
   }
 
   async classify(

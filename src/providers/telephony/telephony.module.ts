@@ -1,15 +1,25 @@
 import { Module } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { SpeechModule } from '@/providers/speech/speech.module';
 import { SandboxTelephony } from './sandbox.telephony';
 import { TELEPHONY_ADAPTERS } from './telephony.port';
 import { TelephonyRegistry } from './telephony.registry';
+import { TwilioTelephony } from './twilio.telephony';
 
-/** Telephony adapters by provider; the sandbox is always there, real providers join when configured. */
+/** Telephony adapters by provider; the sandbox is always there, Twilio joins when TWILIO_ACCOUNT_SID is set. */
 @Module({
+  imports: [SpeechModule],
   providers: [
     SandboxTelephony,
-    { provide: TELEPHONY_ADAPTERS, inject: [SandboxTelephony], useFactory: (s: SandboxTelephony) => [s] },
+    TwilioTelephony,
+    {
+      provide: TELEPHONY_ADAPTERS,
+      inject: [SandboxTelephony, TwilioTelephony, APP_CONFIG],
+      useFactory: (s: SandboxTelephony, t: TwilioTelephony, config: AppConfig) =>
+        config.twilio.accountSid ? [s, t] : [s],
+    },
     TelephonyRegistry,
   ],
-  exports: [TelephonyRegistry],
+  exports: [TelephonyRegistry, TwilioTelephony, SpeechModule],
 })
 export class TelephonyModule {}

@@ -60,6 +60,8 @@ export interface TelephonyAdapter {
   dial(request: DialRequest): Promise<{ providerCallId: string }>;
   /** Ends the call: canceled when not answered yet, completed when it was. */
   hangup(call: ProviderCallRef, answered: boolean): Promise<void>;
+  /** Why calls cannot be placed through this adapter now (a missing service), or null. */
+  unavailableReason?(): string | null;
   /** Bridges the call to a number or an extension; answers whether the other leg connected. */
   forward(call: ProviderCallRef, target: ForwardTarget): Promise<{ connected: boolean }>;
 }

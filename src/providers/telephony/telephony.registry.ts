@@ -16,4 +16,12 @@ export class TelephonyRegistry {
     if (!adapter) throw AppException.conflict(`Calls through the provider ${provider} are not configured`);
     return adapter;
   }
+
+  /** The adapter for placing a call: 409 naming what is missing when it cannot place one now. */
+  forCalls(provider: string): TelephonyAdapter {
+    const adapter = this.for(provider);
+    const reason = adapter.unavailableReason?.() ?? null;
+    if (reason) throw AppException.conflict(reason);
+    return adapter;
+  }
 }

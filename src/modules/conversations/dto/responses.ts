@@ -46,9 +46,12 @@ export class MessageResponse {
   @ApiProperty({ example: 'text' }) message_type!: string;
   @ApiProperty({ example: 'Where is my order?' }) content!: string;
   @ApiProperty({ example: TS }) created_at!: string;
+  @ApiProperty({ required: false, description: 'present (true) on an agent reply the customer spoke over' })
+  interrupted?: boolean;
 
   static of(m: Message): MessageResponse {
     return {
+      ...(m.interrupted ? { interrupted: true } : {}),
       uuid: m.id,
       conversation_uuid: m.conversationId,
       session_uuid: m.sessionId,

@@ -41,7 +41,11 @@ export class ToolLoop implements TurnTools {
     private readonly agents: AgentsService,
   ) {}
 
-  async chat(messages: ChatMessage[], ctx: TurnToolsContext): Promise<ToolTurnResult> {
+  async chat(
+    messages: ChatMessage[],
+    ctx: TurnToolsContext,
+    onDelta?: (text: string) => void,
+  ): Promise<ToolTurnResult> {
     let tools = await this.catalog.toolsFor(ctx.workspaceId, ctx.agent);
     const history = messages.slice(1);
     let transcript = [...messages];
@@ -50,10 +54,13 @@ export class ToolLoop implements TurnTools {
     // Each round either answers or runs at least one call; the budget bounds the rounds.
     for (let round = 0; round <= MAX_TOOL_CALLS + 1; round++) {
       const offered = budget.calls < MAX_TOOL_CALLS ? tools.filter((t) => !budget.withdrawn.has(t.name)) : [];
-      const result = await this.llm.chat(transcript, {
-        baseUrl: ctx.agent.custom_llm_url,
-        tools: offered.length ? offered.map((t) => t.definition) : undefined,
-      });
+      const result =
+        !offered.length && onDelta && this.llm.chatStream
+          ? await this.llm.chatStream(transcript, { baseUrl: ctx.agent.custom_llm_url }, onDelta)
+          : await this.llm.chat(transcript, {
+              baseUrl: ctx.agent.custom_llm_url,
+              tools: offered.length ? offered.map((t) => t.definition) : undefined,
+            });
       if (!result.toolCalls?.length) return { content: result.content.trim() || null, action };
       transcript.push({ role: 'assistant', content: result.content || null, tool_calls: result.toolCalls });
       for (const call of result.toolCalls) {

@@ -1,0 +1,196 @@
+import { Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import type { CallRuntime } from '@/modules/calls/call-runtime.service';
+import type { SpeechToText, TextToSpeech } from '@/providers/speech/speech.port';
+import { decodeMulaw, frames, pcm24kToMulaw8k, wav } from './audio';
+import { FramePlayer } from './frame-player';
+import { SentenceSplitter } from './sentences';
+import { TurnDetector } from './turn-detector';
+
+/** What the session reads from the agent's `settings.voice` (10.4) and profile. */
+export interface VoiceSettings {
+  endOfTurnSilenceMs: number;
+  interruptible: boolean;
+  voice: string | null;
+  speed: number;
+  language: string | null;
+}
+
+export interface SessionDeps {
+  stt: SpeechToText;
+  tts: TextToSpeech;
+  runtime: CallRuntime;
+  /** Stores that the reply with this message uuid was cut by the customer. */
+  interrupted: (messageId: string) => Promise<void>;
+}
+
+/** Longest wait for the far end to confirm a message was played before an action that follows it. */
+const PLAYED_WAIT_CAP_MS = 15_000;
+
+/** Measured per turn for the voice benchmark: the last speech frame in, the first reply frame out. */
+export const turnTimings: { speechEndAt: number; firstFrameAt: number }[] = [];
+
+/**
+ * One call's media session on its Twilio Media Stream: decodes µ-law, detects turns, runs each through STT and
+ * the turn pipeline with the model's reply streamed, synthesises it sentence by sentence and plays it paced to
+ * real time; speech over the agent's audio (barge-in) clears it and stops the reply.
+ */
+export class MediaSession {
+  private readonly logger = new Logger(MediaSession.name);
+  private readonly detector: TurnDetector;
+  private readonly player: FramePlayer;
+  private turns: Promise<void> = Promise.resolve();
+  private synth: Promise<void> = Promise.resolve();
+  /** Bumped on barge-in: sentences of an older epoch are dropped. */
+  private epoch = 0;
+  private readonly marks = new Map<string, () => void>();
+  /** The message whose audio is playing now (for `interrupted`). */
+  private speaking: string | null = null;
+  private speechEndAt = 0;
+  closed = false;
+
+  constructor(
+    readonly workspaceId: string,
+    readonly callId: string,
+    readonly streamSid: string,
+    private readonly send: (message: Record<string, unknown>) => void,
+    private readonly settings: VoiceSettings,
+    private readonly deps: SessionDeps,
+  ) {
+    this.detector = new TurnDetector(settings.endOfTurnSilenceMs);
+    this.player = new FramePlayer(
+      (frame) => this.send({ event: 'media', streamSid, media: { payload: frame.toString('base64') } }),
+      (name) => this.send({ event: 'mark', streamSid, mark: { name } }),
+    );
+    this.player.onFirstFrame = (at) => {
+      if (this.speechEndAt) turnTimings.push({ speechEndAt: this.speechEndAt, firstFrameAt: at });
+      this.speechEndAt = 0;
+    };
+  }
+
+  /** The agent's audio is playing: frames to send or a mark not yet echoed. */
+  playing(): boolean {
+    return this.player.busy() || this.marks.size > 0;
+  }
+
+  media(payload: string): void {
+    if (this.closed) return;
+    const event = this.detector.push(decodeMulaw(Buffer.from(payload, 'base64')));
+    if (!event) return;
+    if (event.type === 'speech-start') {
+      if (this.playing() && this.settings.interruptible) this.bargeIn();
+      return;
+    }
+    this.speechEndAt = performance.now() - this.settings.endOfTurnSilenceMs;
+    const audio = event.audio;
+    this.turns = this.turns.then(() => this.turn(audio)).catch((err: Error) => this.failed(err, 'turn'));
+  }
+
+  dtmf(digit: string): void {
+    if (this.closed || !/^[0-9*#A-D]$/.test(digit)) return;
+    this.turns = this.turns
+      .then(() => this.converse(digit, 'dtmf'))
+      .catch((err: Error) => this.failed(err, 'dtmf turn'));
+  }
+
+  mark(name: string): void {
+    const done = this.marks.get(name);
+    this.marks.delete(name);
+    if (this.speaking === name) this.speaking = null;
+    done?.();
+  }
+
+  /** Stops the agent's audio now (barge-in, `mute`, `say` with `interrupt`). */
+  stop(): void {
+    this.epoch += 1;
+    this.player.clear();
+    this.send({ event: 'clear', streamSid: this.streamSid });
+    for (const done of this.marks.values()) done();
+    this.marks.clear();
+  }
+
+  private bargeIn(): void {
+    const cut = this.speaking;
+    this.stop();
+    this.speaking = null;
+    if (cut) void this.deps.interrupted(cut).catch((err: Error) => this.failed(err, 'interrupted flag'));
+  }
+
+  close(): void {
+    this.closed = true;
+    this.player.clear();
+    for (const done of this.marks.values()) done();
+    this.marks.clear();
+  }
+
+  private async turn(audio: Int16Array): Promise<void> {
+    if (this.closed) return;
+    const text = await this.deps.stt.transcribe(wav(audio), { language: this.settings.language });
+    if (!text || this.closed) return;
+    await this.converse(text, 'text');
+  }
+
+  /** One customer turn through the pipeline, the reply spoken sentence by sentence as the model writes it. */
+  private async converse(text: string, type: 'text' | 'dtmf'): Promise<void> {
+    const epoch = this.epoch;
+    const splitter = new SentenceSplitter();
+    let streamed = false;
+    const turn = await this.deps.runtime.customerTurn(this.workspaceId, this.callId, text, type, undefined, (delta) => {
+      streamed = true;
+      for (const s of splitter.push(delta)) this.sentence(s, epoch);
+    });
+    for (const s of splitter.flush()) this.sentence(s, epoch);
+    await this.synth;
+    // A rule's words were spoken by the runtime before its action; a reply not streamed is spoken here.
+    if (!turn.reply || turn.action) return;
+    if (!streamed) for (const s of this.split(turn.reply.content)) this.sentence(s, epoch);
+    await this.synth;
+    if (epoch !== this.epoch || this.closed) return;
+    this.speaking = turn.reply.uuid;
+    this.marks.set(turn.reply.uuid, () => undefined);
+    this.player.mark(turn.reply.uuid);
+  }
+
+  /** Speaks a stored agent message (first message, `say`, a rule's words); resolves once played or cut. */
+  async speak(text: string, messageId: string): Promise<void> {
+    const epoch = this.epoch;
+    for (const s of this.split(text)) this.sentence(s, epoch);
+    await this.synth;
+    if (epoch !== this.epoch || this.closed) return;
+    this.speaking = messageId;
+    const played = new Promise<void>((resolve) => {
+      const cap = setTimeout(resolve, PLAYED_WAIT_CAP_MS);
+      this.marks.set(messageId, () => {
+        clearTimeout(cap);
+        resolve();
+      });
+    });
+    this.player.mark(messageId);
+    await played;
+  }
+
+  private split(text: string): string[] {
+    const splitter = new SentenceSplitter();
+    return [...splitter.push(text), ...splitter.flush()];
+  }
+
+  /** Synthesis starts at once; playback keeps the order of the sentences. */
+  private sentence(text: string, epoch: number): void {
+    if (epoch !== this.epoch || this.closed) return;
+    const audio = this.deps.tts.synthesize(text, { voice: this.settings.voice, speed: this.settings.speed });
+    audio.catch(() => undefined);
+    this.synth = this.synth.then(async () => {
+      try {
+        const pcm = await audio;
+        if (epoch !== this.epoch || this.closed) return;
+        this.player.enqueue(frames(pcm24kToMulaw8k(pcm)));
+      } catch (err) {
+        this.failed(err as Error, 'speech synthesis');
+      }
+    });
+  }
+
+  private failed(err: Error, what: string): void {
+    this.logger.warn({ callId: this.callId, err: err.message }, `${what} failed`);
+  }
+}

@@ -1,0 +1,68 @@
+import { mulaw } from 'alawmulaw';
+import { decodeMulaw, energyDb, frames, pcm24kToMulaw8k } from './audio';
+import { SentenceSplitter } from './sentences';
+import { TurnDetector } from './turn-detector';
+
+const frame = (amplitude: number, index = 0) => {
+  const s = new Int16Array(160);
+  for (let i = 0; i < 160; i++)
+    s[i] = Math.round(amplitude * Math.sin((2 * Math.PI * 440 * (index * 160 + i)) / 8000));
+  return s;
+};
+const feed = (d: TurnDetector, amplitude: number, count: number) =>
+  Array.from({ length: count }, (_, i) => d.push(frame(amplitude, i))).filter(Boolean);
+
+describe('TurnDetector', () => {
+  it('starts a turn after 60 ms of speech and ends it after the end-of-turn silence', () => {
+    const d = new TurnDetector(300);
+    expect(feed(d, 20, 50)).toEqual([]);
+    expect(feed(d, 8000, 20)).toEqual([{ type: 'speech-start' }]);
+    const events = feed(d, 20, 15);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'turn', speechMs: 400 });
+  });
+
+  it('drops utterances under 200 ms', () => {
+    const d = new TurnDetector(300);
+    feed(d, 20, 50);
+    expect(feed(d, 8000, 5)).toEqual([{ type: 'speech-start' }]);
+    expect(feed(d, 20, 20)).toEqual([]);
+  });
+
+  it('the noise floor adapts: steady loud noise is not speech', () => {
+    const d = new TurnDetector(300);
+    feed(d, 3000, 120);
+    expect(d.floor()).toBeGreaterThan(-30);
+    expect(feed(d, 3000, 50)).toEqual([]);
+  });
+});
+
+describe('audio', () => {
+  it('energy of digital silence is -100 dBFS and of a full-scale tone about -3 dBFS', () => {
+    expect(energyDb(new Int16Array(160))).toBe(-100);
+    expect(energyDb(frame(32767))).toBeCloseTo(-3, 0);
+  });
+
+  it('24 kHz PCM becomes 8 kHz µ-law in 160-byte frames, the last padded with silence', () => {
+    const pcm = Buffer.alloc(24000 * 2 * 0.05); // 50 ms
+    const out = frames(pcm24kToMulaw8k(pcm));
+    expect(out.map((f) => f.length)).toEqual([160, 160, 160]);
+    expect(decodeMulaw(out[0]).every((s) => Math.abs(s) < 8)).toBe(true);
+    expect(mulaw.decode(new Uint8Array(out[2].subarray(80)))[0]).toBe(mulaw.decodeSample(0xff));
+  });
+});
+
+describe('SentenceSplitter', () => {
+  it('cuts streamed text at sentence ends and keeps the rest for the flush', () => {
+    const s = new SentenceSplitter();
+    expect(s.push('Sure, I can help with ')).toEqual([]);
+    expect(s.push('that today. What is your ')).toEqual(['Sure, I can help with that today.']);
+    expect(s.push('order number?')).toEqual([]);
+    expect(s.flush()).toEqual(['What is your order number?']);
+  });
+
+  it('keeps very short pieces with the next sentence', () => {
+    const s = new SentenceSplitter();
+    expect(s.push('Hi. How can I help you today? ')).toEqual(['Hi. How can I help you today?']);
+  });
+});

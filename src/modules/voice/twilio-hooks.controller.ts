@@ -1,0 +1,141 @@
+import { Body, Controller, HttpCode, Param, Post, Query, Req, Header } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Public } from '@/common/auth/public.decorator';
+import { ApiErrors } from '@/common/http/api-response.decorator';
+import { AcceptsForm } from '@/common/http/body.guard';
+import { RawResponse } from '@/common/http/envelope';
+import { UuidParamPipe } from '@/common/http/validation';
+import { Form, TwilioHooks } from './twilio-hooks.service';
+
+export const PROVIDER_HOOKS_TAG = 'Provider hooks';
+const TWIML = { status: 200, description: 'TwiML', content: { 'text/xml': { schema: { type: 'string' } } } };
+const ATTEMPT = { name: 'attempt', required: false, schema: { type: 'string', maxLength: 20 } } as const;
+const NO_CONTENT = { status: 204, description: 'Accepted (repeats are accepted and dropped)' };
+
+function form(body: unknown): Form {
+  const out: Form = {};
+  if (body && typeof body === 'object')
+    for (const [k, v] of Object.entries(body as Record<string, unknown>))
+      if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/** Twilio's voice hooks: signed with X-Twilio-Signature over PUBLIC_BASE_URL; no token, no tenant label. */
+@ApiTags(PROVIDER_HOOKS_TAG)
+@ApiHeader({
+  name: 'x-twilio-signature',
+  required: false,
+  description: "Twilio's signature of PUBLIC_BASE_URL + path + query and the form; missing or wrong: 401",
+  schema: { type: 'string', maxLength: 200 },
+})
+@Public()
+@AcceptsForm()
+@Controller('hooks/v1/twilio')
+export class TwilioHooksController {
+  constructor(private readonly hooks: TwilioHooks) {}
+
+  @Post('voice/inbound')
+  @RawResponse()
+  @HttpCode(200)
+  @Header('Content-Type', 'text/xml')
+  @ApiOperation({ summary: 'Twilio: an inbound call reached a number (answers TwiML)' })
+  @ApiProduces('text/xml')
+  @ApiResponse(TWIML)
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE')
+  inbound(@Req() req: Request, @Body() body: unknown): Promise<string> {
+    const f = form(body);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
+    return this.hooks.inbound(f);
+  }
+
+  @Post('calls/:uuid/status')
+  @RawResponse()
+  @HttpCode(204)
+  @ApiOperation({ summary: "Twilio: a call's status changed" })
+  @ApiResponse(NO_CONTENT)
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_UUID', 'RESOURCE_NOT_FOUND')
+  async status(
+    @Req() req: Request,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() body: unknown,
+  ): Promise<void> {
+    const f = form(body);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
+    await this.hooks.status(uuid, f);
+  }
+
+  @Post('calls/:uuid/recording')
+  @RawResponse()
+  @HttpCode(204)
+  @ApiOperation({ summary: "Twilio: a call's recording changed status" })
+  @ApiResponse(NO_CONTENT)
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_UUID', 'RESOURCE_NOT_FOUND')
+  async recording(
+    @Req() req: Request,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() body: unknown,
+  ): Promise<void> {
+    const f = form(body);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
+    await this.hooks.recording(uuid, f);
+  }
+
+  @Post('calls/:uuid/dial-status')
+  @RawResponse()
+  @HttpCode(204)
+  @ApiOperation({ summary: "Twilio: the forwarded leg's status (answered)" })
+  @ApiQuery(ATTEMPT)
+  @ApiResponse(NO_CONTENT)
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_UUID', 'RESOURCE_NOT_FOUND')
+  async dialStatus(
+    @Req() req: Request,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Query('attempt') attempt: string | undefined,
+    @Body() body: unknown,
+  ): Promise<void> {
+    const f = form(body);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
+    await this.hooks.dialStatus(uuid, attempt ?? '', f);
+  }
+
+  @Post('calls/:uuid/dial')
+  @RawResponse()
+  @HttpCode(200)
+  @Header('Content-Type', 'text/xml')
+  @ApiOperation({
+    summary: 'Twilio: a forward’s <Dial> ended (answers TwiML: back to the stream, or hang up)',
+  })
+  @ApiProduces('text/xml')
+  @ApiResponse(TWIML)
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_UUID', 'RESOURCE_NOT_FOUND')
+  dial(
+    @Req() req: Request,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Query('attempt') attempt: string | undefined,
+    @Body() body: unknown,
+  ): Promise<string> {
+    const f = form(body);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
+    return this.hooks.dialEnded(uuid, attempt ?? '', f);
+  }
+
+  @Post('calls/:uuid/whisper')
+  @RawResponse()
+  @HttpCode(200)
+  @Header('Content-Type', 'text/xml')
+  @ApiOperation({ summary: 'Twilio: what the person answering a forward hears first (answers TwiML)' })
+  @ApiQuery({ name: 'text', required: false, schema: { type: 'string', maxLength: 500 } })
+  @ApiProduces('text/xml')
+  @ApiResponse(TWIML)
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_UUID')
+  whisper(
+    @Req() req: Request,
+    @Param('uuid', UuidParamPipe) _uuid: string,
+    @Query('text') text: string | undefined,
+    @Body() body: unknown,
+  ): string {
+    this.hooks.verify(req.originalUrl, form(body), req.header('x-twilio-signature'));
+    return this.hooks.whisper(String(text ?? '').slice(0, 500));
+  }
+}

@@ -1,0 +1,185 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bull';
+import Redis from 'ioredis';
+import { AppException } from '@/common/errors/app.exception';
+import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { REDIS } from '@/common/redis/redis.module';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
+import { CallPlacement } from '@/modules/calls/call-placement.service';
+import { CallsRepository } from '@/modules/calls/calls.repository';
+import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { CallStatus } from '@/providers/telephony/telephony.port';
+import { dialOutcomeKey, TwilioTelephony } from '@/providers/telephony/twilio.telephony';
+import { emptyTwiml, hangUp, rejectBusy, sayAndHangUp, sayOnly } from '@/providers/telephony/twilio-twiml';
+import { isValidTwilioSignature } from '@/providers/twilio/twilio-signature';
+
+export const NOT_IN_SERVICE = 'This number is not in service.';
+const SEEN_TTL_SECONDS = 86_400;
+
+const STATUSES: Record<string, CallStatus> = {
+  queued: 'queued',
+  initiated: 'queued',
+  ringing: 'ringing',
+  'in-progress': 'in-progress',
+  answered: 'in-progress',
+  completed: 'completed',
+  busy: 'busy',
+  'no-answer': 'no-answer',
+  failed: 'failed',
+  canceled: 'canceled',
+};
+
+export type Form = Record<string, string>;
+
+/**
+ * Twilio's signed hooks: each is checked over PUBLIC_BASE_URL + the path and query as called, finds its workspace
+ * from the call in the path or the number addressed, drops repeats by Twilio's ids and leaves the work to jobs.
+ */
+@Injectable()
+export class TwilioHooks {
+  private readonly logger = new Logger(TwilioHooks.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly calls: CallsRepository,
+    private readonly numbers: PhoneNumbersService,
+    private readonly placement: CallPlacement,
+    private readonly lifecycle: CallLifecycle,
+    private readonly twilio: TwilioTelephony,
+    @InjectQueue(QUEUES.calls) private readonly callsQueue: Queue<JobPayloads['calls']['provider-event']>,
+    @InjectQueue(QUEUES.voice) private readonly voiceQueue: Queue<JobPayloads['voice']['recording']>,
+  ) {}
+
+  /** 401 INVALID_SIGNATURE unless Twilio signed this exact URL and form. */
+  verify(originalUrl: string, form: Form, signature: string | undefined): void {
+    const token = this.config.twilio.authToken;
+    const url = `${this.config.publicBaseUrl}${originalUrl}`;
+    if (!token || !isValidTwilioSignature(token, url, form, signature))
+      throw new AppException('INVALID_SIGNATURE', 'The request signature is missing or wrong');
+  }
+
+  /** Once per key for a day: false for a repeat. */
+  private async first(key: string): Promise<boolean> {
+    const set = await this.redis.set(
+      `${this.config.redis.prefix}:twilio:seen:${key}`,
+      '1',
+      'EX',
+      SEEN_TTL_SECONDS,
+      'NX',
+    );
+    return set === 'OK';
+  }
+
+  private async callOf(callId: string): Promise<{ workspaceId: string; callId: string }> {
+    const workspaceId = await this.calls.workspaceOfCall(callId);
+    if (!workspaceId) throw AppException.notFound('Call');
+    return { workspaceId, callId };
+  }
+
+  /** A status callback: the move runs in the calls queue; repeats (CallSid+CallStatus+SequenceNumber) are dropped. */
+  async status(callId: string, form: Form): Promise<void> {
+    const { workspaceId } = await this.callOf(callId);
+    const status = STATUSES[form.CallStatus ?? ''];
+    if (!status) return;
+    if (!(await this.first(`status:${form.CallSid}:${form.CallStatus}:${form.SequenceNumber ?? ''}`))) return;
+    const error = form.ErrorCode
+      ? { code: `TWILIO_${form.ErrorCode}`, message: form.ErrorMessage || `Twilio error ${form.ErrorCode}` }
+      : status === 'failed'
+        ? { code: 'PROVIDER_ERROR', message: 'Twilio reported the call failed' }
+        : null;
+    const detail: Record<string, unknown> = {};
+    for (const k of [
+      'CallSid',
+      'CallStatus',
+      'CallDuration',
+      'SipResponseCode',
+      'ErrorCode',
+      'SequenceNumber',
+    ])
+      if (form[k] !== undefined) detail[k] = form[k];
+    await this.callsQueue.add('provider-event', { workspaceId, callId, event: { status, error, detail } });
+  }
+
+  /** An inbound call on a number: the stream TwiML for the bound agent, else a refusal said or signalled. */
+  async inbound(form: Form): Promise<string> {
+    const number = form.To ? await this.numbers.findProviderNumber(form.To, 'twilio') : null;
+    if (!number) return sayAndHangUp(NOT_IN_SERVICE);
+    const reason = this.twilio.unavailableReason();
+    if (reason) return sayAndHangUp(reason);
+    const seenKey = `${this.config.redis.prefix}:twilio:inbound:${form.CallSid}`;
+    const known = await this.redis.get(seenKey);
+    if (known) return this.twilio.streamTwiml(known);
+    try {
+      const call = await this.placement.inbound(number.workspaceId, number, form.From, 'phone', {
+        storeRefusal: true,
+      });
+      if (call.status === 'busy') return rejectBusy();
+      if (call.status !== 'ringing') return sayAndHangUp(NOT_IN_SERVICE);
+      await this.calls.setProviderCallId(number.workspaceId, call.uuid, form.CallSid);
+      await this.redis.set(seenKey, call.uuid, 'EX', SEEN_TTL_SECONDS);
+      return this.twilio.streamTwiml(call.uuid);
+    } catch (err) {
+      if (err instanceof AppException && err.code === 'CONFLICT') return sayAndHangUp(NOT_IN_SERVICE);
+      throw err;
+    }
+  }
+
+  /** The recording is ready at Twilio: downloaded by a job. */
+  async recording(callId: string, form: Form): Promise<void> {
+    const { workspaceId } = await this.callOf(callId);
+    if (form.RecordingStatus !== 'completed' || !form.RecordingSid || !form.RecordingUrl) return;
+    if (!(await this.first(`recording:${form.RecordingSid}`))) return;
+    await this.voiceQueue.add(
+      'recording',
+      {
+        workspaceId,
+        callId,
+        recordingSid: form.RecordingSid,
+        recordingUrl: form.RecordingUrl,
+        duration: Number(form.RecordingDuration ?? 0) || 0,
+        channels: Number(form.RecordingChannels ?? 2) || 2,
+      },
+      { jobId: `recording:${form.RecordingSid}` },
+    );
+  }
+
+  /** The other leg of a forward answered. */
+  async dialStatus(callId: string, attempt: string, form: Form): Promise<void> {
+    await this.callOf(callId);
+    if (form.CallStatus === 'in-progress' || form.CallStatus === 'answered')
+      await this.redis.set(
+        dialOutcomeKey(this.config.redis.prefix, callId, attempt),
+        'connected',
+        'EX',
+        3600,
+        'NX',
+      );
+  }
+
+  /**
+   * The `<Dial>` ended. It never connected: the forward failed and the call goes back to its media stream, where
+   * the AI carries on. It connected: the bridged conversation is over and the call ends `forward_completed`.
+   */
+  async dialEnded(callId: string, attempt: string, form: Form): Promise<string> {
+    const { workspaceId } = await this.callOf(callId);
+    const key = dialOutcomeKey(this.config.redis.prefix, callId, attempt);
+    const answered = form.DialCallStatus === 'completed' || form.DialCallStatus === 'answered';
+    await this.redis.set(key, answered ? 'connected' : 'failed', 'EX', 3600, 'NX');
+    if ((await this.redis.get(key)) !== 'connected') return this.twilio.streamTwiml(callId);
+    await this.lifecycle
+      .move(workspaceId, callId, 'completed', { endReason: 'forward_completed' })
+      .catch((err: Error) => this.logger.debug({ callId, err: err.message }, 'forwarded call already ended'));
+    return hangUp();
+  }
+
+  whisper(text: string): string {
+    return sayOnly(text);
+  }
+
+  empty(): string {
+    return emptyTwiml();
+  }
+}

@@ -1,0 +1,66 @@
+import { ChatMessage, ChatOptions, ChatResult, LlmError } from './language-model.port';
+
+/**
+ * A streamed chat completion (Server-Sent Events of `chat.completion.chunk`) from the operator's endpoint.
+ * `onDelta` receives each piece of content as it arrives.
+ */
+export async function streamChat(
+  url: string,
+  headers: Record<string, string>,
+  body: Record<string, unknown>,
+  timeoutMs: number,
+  onDelta: (text: string) => void,
+): Promise<ChatResult> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, accept: 'text/event-stream' },
+      body: JSON.stringify({ ...body, stream: true }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (err) {
+    const name = (err as Error).name;
+    if (name === 'TimeoutError')
+      throw new LlmError('timeout', `Language model did not answer within ${timeoutMs} ms`);
+    throw new LlmError('network', 'Language model unreachable (network)');
+  }
+  if (!res.ok || !res.body)
+    throw new LlmError('http', `Language model answered HTTP ${res.status}`, res.status);
+  let content = '';
+  let model = String(body.model);
+  let pending = '';
+  const decoder = new TextDecoder();
+  const handle = (line: string): void => {
+    if (!line.startsWith('data:')) return;
+    const data = line.slice(5).trim();
+    if (!data || data === '[DONE]') return;
+    let chunk: { model?: string; choices?: { delta?: { content?: unknown } }[] };
+    try {
+      chunk = JSON.parse(data) as typeof chunk;
+    } catch {
+      throw new LlmError('invalid_response', 'Language model stream chunk is not JSON');
+    }
+    if (chunk.model) model = chunk.model;
+    const piece = chunk.choices?.[0]?.delta?.content;
+    if (typeof piece === 'string' && piece) {
+      content += piece;
+      onDelta(piece);
+    }
+  };
+  try {
+    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
+      pending += decoder.decode(part, { stream: true });
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) handle(line.trim());
+    }
+  } catch (err) {
+    if (err instanceof LlmError) throw err;
+    throw new LlmError('network', 'Language model stream broke off');
+  }
+  handle(pending.trim());
+  return { content, model };
+}
+
+export type { ChatMessage, ChatOptions };

@@ -1,0 +1,145 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import twilio, { Twilio } from 'twilio';
+import { AppException } from '@/common/errors/app.exception';
+import { REDIS } from '@/common/redis/redis.module';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } from '@/providers/speech/speech.port';
+import { streamToken } from '@/providers/twilio/stream-token';
+import type { DialRequest, ForwardTarget, ProviderCallRef, TelephonyAdapter } from './telephony.port';
+import { dialTwiml, streamTwiml, TwilioUrls } from './twilio-twiml';
+
+/** How long a forward waits for the other leg to answer or fail (Dial timeout plus the callback's way back). */
+const FORWARD_RING_SECONDS = 30;
+const FORWARD_WAIT_MS = (FORWARD_RING_SECONDS + 15) * 1000;
+const POLL_MS = 100;
+
+export const SPEECH_NOT_CONFIGURED = 'Speech services are not configured';
+
+/** Where the hooks leave a forward's outcome for the adapter waiting on it. */
+export const dialOutcomeKey = (prefix: string, callId: string, attempt: string) =>
+  `${prefix}:twilio:dial:${callId}:${attempt}`;
+
+/** Set while a forward redirects the call: its media stream ends without the customer hanging up. */
+export const forwardingKey = (prefix: string, callId: string) => `${prefix}:twilio:forwarding:${callId}`;
+
+/**
+ * Twilio Programmable Voice over its REST API (`TWILIO_API_URL`): dial with the `<Connect><Stream>` TwiML, end,
+ * forward with `<Dial>`. Status and recording callbacks arrive signed at /hooks/v1/twilio/... (VoiceHooks).
+ */
+@Injectable()
+export class TwilioTelephony implements TelephonyAdapter {
+  readonly provider = 'twilio';
+  readonly simulated = false;
+  private readonly logger = new Logger(TwilioTelephony.name);
+  private readonly client: Twilio;
+  readonly urls: TwilioUrls;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(SPEECH_TO_TEXT) private readonly stt: SpeechToText,
+    @Inject(TEXT_TO_SPEECH) private readonly tts: TextToSpeech,
+  ) {
+    this.client = twilio(config.twilio.accountSid, config.twilio.authToken ?? 'unset');
+    this.urls = new TwilioUrls(config.publicBaseUrl);
+  }
+
+  /** Twilio calls need speech in and out; without them a call is refused. */
+  unavailableReason(): string | null {
+    return this.stt.configured && this.tts.configured ? null : SPEECH_NOT_CONFIGURED;
+  }
+
+  /** The TwiML that connects a call to its media socket. */
+  streamTwiml(callId: string): string {
+    return streamTwiml(this.urls, callId, streamToken(this.config.auth.encryptionKey!, callId));
+  }
+
+  private callsUrl(sid?: string): string {
+    const account = this.config.twilio.accountSid!;
+    return `${this.config.twilio.apiUrl}/2010-04-01/Accounts/${account}/Calls${sid ? `/${sid}` : ''}.json`;
+  }
+
+  private async rest(uri: string, data: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const res = (await this.client.request({ method: 'post', uri, data })) as {
+      statusCode: number;
+      body: unknown;
+    };
+    const body = (typeof res.body === 'string' ? safeJson(res.body) : res.body) as Record<string, unknown>;
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const message = typeof body?.message === 'string' ? body.message : '';
+      throw new AppException(
+        'PROVIDER_ERROR',
+        `Twilio answered HTTP ${res.statusCode}${message ? `: ${message}` : ''}`,
+        { details: JSON.stringify({ code: body?.code ?? null, message: message || null }) },
+      );
+    }
+    return body ?? {};
+  }
+
+  async dial(request: DialRequest): Promise<{ providerCallId: string }> {
+    const { callId } = request;
+    const data: Record<string, unknown> = {
+      To: request.to,
+      From: request.from,
+      Timeout: request.ringTimeoutSeconds,
+      Twiml: this.streamTwiml(callId),
+      StatusCallback: this.urls.hook(callId, 'status'),
+      StatusCallbackMethod: 'POST',
+      StatusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+    };
+    if (request.record)
+      Object.assign(data, {
+        Record: true,
+        RecordingChannels: 'dual',
+        RecordingStatusCallback: this.urls.hook(callId, 'recording'),
+        RecordingStatusCallbackEvent: ['completed'],
+      });
+    const body = await this.rest(this.callsUrl(), data);
+    if (typeof body.sid !== 'string')
+      throw new AppException('PROVIDER_ERROR', 'Twilio answered without a sid');
+    return { providerCallId: body.sid };
+  }
+
+  async hangup(call: ProviderCallRef, answered: boolean): Promise<void> {
+    if (!call.providerCallId) return;
+    await this.rest(this.callsUrl(call.providerCallId), { Status: answered ? 'completed' : 'canceled' });
+  }
+
+  /**
+   * Redirects the call to a `<Dial>` and waits for the hooks to say whether the other leg answered (`dial-status`
+   * answered) or not (the `<Dial>` action with another outcome, which also reconnects the media stream).
+   */
+  async forward(call: ProviderCallRef, target: ForwardTarget): Promise<{ connected: boolean }> {
+    // An extension needs the number's PBX connector, which holds the SIP address and credentials: none here.
+    if (target.type === 'extension' || !call.providerCallId) return { connected: false };
+    const attempt = Date.now().toString(36);
+    const twiml = dialTwiml(
+      this.urls,
+      call.callId,
+      attempt,
+      { number: target.value },
+      target.whisper,
+      FORWARD_RING_SECONDS,
+    );
+    await this.redis.set(forwardingKey(this.config.redis.prefix, call.callId), attempt, 'EX', 120);
+    await this.rest(this.callsUrl(call.providerCallId), { Twiml: twiml });
+    const key = dialOutcomeKey(this.config.redis.prefix, call.callId, attempt);
+    const until = Date.now() + FORWARD_WAIT_MS;
+    while (Date.now() < until) {
+      const outcome = await this.redis.get(key);
+      if (outcome) return { connected: outcome === 'connected' };
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    this.logger.warn({ callId: call.callId }, 'forward outcome never reported');
+    return { connected: false };
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
