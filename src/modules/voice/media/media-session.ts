@@ -135,10 +135,17 @@ export class MediaSession {
     const epoch = this.epoch;
     const splitter = new SentenceSplitter();
     let streamed = false;
-    const turn = await this.deps.runtime.customerTurn(this.workspaceId, this.callId, text, type, undefined, (delta) => {
-      streamed = true;
-      for (const s of splitter.push(delta)) this.sentence(s, epoch);
-    });
+    const turn = await this.deps.runtime.customerTurn(
+      this.workspaceId,
+      this.callId,
+      text,
+      type,
+      undefined,
+      (delta) => {
+        streamed = true;
+        for (const s of splitter.push(delta)) this.sentence(s, epoch);
+      },
+    );
     for (const s of splitter.flush()) this.sentence(s, epoch);
     await this.synth;
     // A rule's words were spoken by the runtime before its action; a reply not streamed is spoken here.
