@@ -37,6 +37,7 @@ import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
 import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
+import { LanguagesModule } from '@/modules/languages/languages.controller';
 import { LogsModule } from '@/modules/logs/logs.module';
 import { LogsJobsModule } from '@/modules/logs/jobs/logs-jobs.module';
 import { ApiRequestLogMiddleware } from '@/modules/logs/request-log.middleware';
@@ -63,6 +64,7 @@ const DOMAIN_MODULES: Type[] = [
   CallsModule,
   LogsModule,
   TranscriptionsModule,
+  LanguagesModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */

@@ -52,16 +52,16 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Phone numbers', description: 'Numbers the workspace owns and the channels they serve.' },
   { name: 'Webhooks', description: 'Workspace webhooks, their signing secrets and the delivery log.' },
   { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
-  {
-    name: INTERNAL_TAG,
-    description: 'Operators only: workspaces, users, tokens and policies, behind ADMIN_API_KEY.',
-  },
   { name: 'Transcriptions', description: 'Recorded calls turned into timed transcripts, with optional QA.' },
   {
     name: 'Logs',
     description: 'The API request log and the action log (task attempts, flows, intent calls).',
   },
   { name: 'Languages', description: 'Languages agents can speak and report in.' },
+  {
+    name: INTERNAL_TAG,
+    description: 'Operators only: workspaces, users, tokens and policies, behind ADMIN_API_KEY.',
+  },
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
