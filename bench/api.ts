@@ -77,12 +77,15 @@ async function seed(): Promise<{ slug: string; token: string; ids: string[] }> {
   return { slug, token, ids };
 }
 
-function startServer(mode: 'app' | 'baseline'): Promise<{ child: ChildProcess; port: number }> {
+function startServer(
+  mode: 'app' | 'baseline',
+  extraEnv: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port: number }> {
   // The servers run compiled (`tsconfig.bench.json`, as `npm start` runs dist/), not under ts-node, whose
   // register hook alone slows every event emitter (it loads node:domain).
   const root = path.join(__dirname, '..');
   const child = fork(path.join(root, '.bench-build', 'bench', 'api-server.js'), [mode], {
-    env: { ...env, TS_NODE_BASEURL: path.join(root, '.bench-build') },
+    env: { ...env, ...extraEnv, TS_NODE_BASEURL: path.join(root, '.bench-build') },
     cwd: root,
     execArgv: [
       '-r',
@@ -147,16 +150,21 @@ async function main(): Promise<void> {
   // Both servers stay up; the single-agent read takes turns on them BENCH_ROUNDS times, so that both meet
   // the same conditions, and the ratio is the median of the rounds.
   const app = await startServer('app');
+  // The same API with the request log off: the log's cost on the read is the ratio of the two.
+  const unlogged = await startServer('app', { REQUEST_LOG: 'false' });
   const baseline = await startServer('baseline');
   await load('warm-up', app.port, token, randomAgent);
+  await load('warm-up', unlogged.port, token, randomAgent);
   await load('warm-up', baseline.port, token, randomAgent);
-  const rounds: { api: Figures; bare: Figures }[] = [];
+  const rounds: { api: Figures; unlogged: Figures; bare: Figures }[] = [];
   for (let i = 1; i <= ROUNDS; i++) {
     const api = await load(`API GET /api/v1/agents/{uuid}, round ${i}`, app.port, token, randomAgent);
+    const off = await load(`same, request log off, round ${i}`, unlogged.port, token, randomAgent);
     const bare = await load(`bare Express + pg, same read, round ${i}`, baseline.port, token, randomAgent);
-    rounds.push({ api, bare });
+    rounds.push({ api, unlogged: off, bare });
   }
-  const figures: Figures[] = rounds.flatMap((r) => [r.api, r.bare]);
+  await stopServer(unlogged.child);
+  const figures: Figures[] = rounds.flatMap((r) => [r.api, r.unlogged, r.bare]);
   figures.push(
     await load('API GET /api/v1/agents?per_page=20', app.port, token, () => '/api/v1/agents?per_page=20'),
   );
@@ -188,6 +196,12 @@ async function main(): Promise<void> {
     `\nsingle-agent read: API / bare handler = ${(ratios[Math.floor(ratios.length / 2)] * 100).toFixed(1)}% ` +
       `(median of ${ROUNDS} rounds: ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}; ` +
       `target 70% or more)\n`,
+  );
+  const logged = rounds.map((r) => r.api.rps / r.unlogged.rps).sort((a, b) => a - b);
+  process.stdout.write(
+    `request log: read throughput with / without = ${(logged[Math.floor(logged.length / 2)] * 100).toFixed(1)}% ` +
+      `(median of ${ROUNDS} rounds: ${logged.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}; ` +
+      `target 97% or more)\n`,
   );
 
   if (process.env.BENCH_KEEP_DB) {

@@ -39,6 +39,7 @@ import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
 import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
+import { LanguagesModule } from '@/modules/languages/languages.controller';
 import { LogsModule } from '@/modules/logs/logs.module';
 import { FlowsModule } from '@/modules/flows/flows.module';
 import { FlowsJobsModule } from '@/modules/flows/jobs/flows-jobs.module';
@@ -72,6 +73,7 @@ const DOMAIN_MODULES: Type[] = [
   FlowsModule,
   MessagingModule,
   TranscriptionsModule,
+  LanguagesModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */

@@ -272,6 +272,7 @@ describe('transcriptions without a transcription service', () => {
     const res = await t.http
       .post('/api/v1/transcriptions')
       .attach('voice_file', pcmWav(1), 'a.wav')
+      .field('webhook_url', rx.url('/own-failed'))
       .expect(201);
     const failed = await waitFor(
       async () => {
@@ -287,6 +288,10 @@ describe('transcriptions without a transcription service', () => {
     expect(body.type).toBe('transcription_failed');
     expect(body.data.transcription).toMatchObject({ uuid: res.body.data.uuid, status: 'failed' });
     expect(body.data.transcript).toBeUndefined();
+    // The request's own webhook gets the same event, with no Authorization header when no token was given.
+    const own = await waitFor(async () => rx.at('/own-failed')[0], 20_000, 'per-request failed webhook');
+    expect(own.headers.authorization).toBeUndefined();
+    expect(JSON.parse(own.body)).toMatchObject({ type: 'transcription_failed', data: body.data });
   });
 });
 

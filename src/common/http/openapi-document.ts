@@ -59,10 +59,6 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'Blacklist',
     description: 'The do-not-contact list checked before every outbound call and message.',
   },
-  {
-    name: 'Provider hooks',
-    description: 'Called by Twilio and Meta, authenticated by their signatures: no token, no tenant host.',
-  },
   { name: 'Webhooks', description: 'Workspace webhooks, their signing secrets and the delivery log.' },
   {
     name: 'Automation flows',
@@ -71,16 +67,7 @@ export const TAGS: { name: string; description: string }[] = [
   {
     name: 'Provider hooks',
     description:
-      'Calls from outside services and flow webhook triggers: no token, authenticated by signature or secret URL.',
-  },
-  { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
-  {
-    name: 'Provider hooks',
-    description: "Twilio's callbacks, authenticated by the provider's signature alone; no tenant, no token.",
-  },
-  {
-    name: INTERNAL_TAG,
-    description: 'Operators only: workspaces, users, tokens and policies, behind ADMIN_API_KEY.',
+      "Calls from Twilio, Meta and outside systems (flow webhook triggers): no token and no tenant host, authenticated by the provider's signature or a secret URL.",
   },
   { name: 'Transcriptions', description: 'Recorded calls turned into timed transcripts, with optional QA.' },
   {
@@ -88,6 +75,11 @@ export const TAGS: { name: string; description: string }[] = [
     description: 'The API request log and the action log (task attempts, flows, intent calls).',
   },
   { name: 'Languages', description: 'Languages agents can speak and report in.' },
+  { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
+  {
+    name: INTERNAL_TAG,
+    description: 'Operators only: workspaces, users, tokens and policies, behind ADMIN_API_KEY.',
+  },
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -1,7 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { Response } from 'express';
 import type { TenantRequest } from '@/common/auth/request-context';
-import { newId } from '@/common/persistence/base.entity';
 import { RequestLogBuffer } from './request-log-buffer';
 
 /** Query keys whose values never reach the log. */
@@ -40,7 +39,6 @@ export class ApiRequestLogMiddleware implements NestMiddleware {
       const q = url.indexOf('?');
       const ua = req.headers['user-agent'];
       this.buffer.push({
-        id: newId(),
         workspaceId: ws.id,
         requestId: String(req.id ?? '').slice(0, 64),
         method: req.method,
@@ -51,7 +49,7 @@ export class ApiRequestLogMiddleware implements NestMiddleware {
         ip: req.ip ?? req.socket.remoteAddress ?? null,
         userAgent: typeof ua === 'string' ? ua.slice(0, 512) : null,
         tokenId: req.auth?.tokenId ?? null,
-        createdAt: new Date(),
+        createdAt: Date.now(),
       });
     });
     next();

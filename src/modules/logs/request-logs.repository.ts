@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { RequestLogEntry } from './request-log.entity';
 
 /** A request as the buffer holds it until the next batch insert. */
 export interface RequestLogRow {
-  id: string;
   workspaceId: string;
   requestId: string;
   method: string;
@@ -18,7 +18,8 @@ export interface RequestLogRow {
   ip: string | null;
   userAgent: string | null;
   tokenId: string | null;
-  createdAt: Date;
+  /** Epoch milliseconds of the answer. */
+  createdAt: number;
 }
 
 export interface RequestLogFilter {
@@ -52,8 +53,9 @@ export class RequestLogsRepository extends WorkspaceScopedRepository<RequestLogE
     const values: unknown[] = [];
     const tuples = rows.map((r) => {
       const p = values.length;
+      // Ids and dates are made here, at flush time, not on the request path.
       values.push(
-        r.id,
+        newId(),
         r.workspaceId,
         r.requestId,
         r.method,
@@ -64,7 +66,7 @@ export class RequestLogsRepository extends WorkspaceScopedRepository<RequestLogE
         r.ip,
         r.userAgent,
         r.tokenId,
-        r.createdAt,
+        new Date(r.createdAt),
       );
       return `(${Array.from({ length: COLUMNS }, (_, i) => `$${p + i + 1}`).join(', ')})`;
     });

@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
 import { IsHttpsUrl, IsIanaTimezone } from '@/common/validation/validators';
+import { IsSupportedLanguage } from '@/common/validation/languages';
 import { AGENT_STATUSES, AgentStatus } from '../agent.entity';
 
 const SHORT = 255;
@@ -128,10 +129,16 @@ export class CreateAgentDto {
   @MaxLength(LONG)
   custom_prompt?: string | null;
 
-  @ApiPropertyOptional({ example: 'en', maxLength: 35, nullable: true })
+  @ApiPropertyOptional({
+    example: 'en',
+    maxLength: 35,
+    nullable: true,
+    description: 'a code of GET /api/v1/languages (a region may follow: pt-BR)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(35)
+  @IsSupportedLanguage()
   language?: string | null;
 
   @ApiPropertyOptional({ example: 'normal', maxLength: 50, nullable: true })

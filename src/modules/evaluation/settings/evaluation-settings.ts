@@ -1,4 +1,5 @@
 import { AppException } from '@/common/errors/app.exception';
+import { isSupportedLanguage, SUPPORTED_LANGUAGE_MESSAGE } from '@/common/validation/languages';
 
 export const FEATURE_TYPES = ['boolean', 'score', 'label', 'text'] as const;
 export type FeatureType = (typeof FEATURE_TYPES)[number];
@@ -105,6 +106,8 @@ export function mergeEvaluationSettings(base: EvaluationSettings, patch: unknown
     const lang = patch.report_language;
     if (typeof lang !== 'string' || lang.length > LANGUAGE_MAX || !LANGUAGE.test(lang))
       throw fail('report_language', 'must be a language code such as en or pt-BR');
+    if (!isSupportedLanguage(lang))
+      throw fail('report_language', SUPPORTED_LANGUAGE_MESSAGE, 'VALIDATION_ERROR');
     out.report_language = lang;
   }
   if ('sessionization' in patch && patch.sessionization !== undefined) {

@@ -27,7 +27,7 @@ export class ListRequestLogsQuery extends TimeRangeQuery {
   @IsString()
   @MaxLength(2048)
   path?: string;
-  @ApiPropertyOptional({ example: '4xx', description: '2xx, 3xx, 4xx, 5xx or an exact status' })
+  @ApiPropertyOptional({ example: '4xx', maxLength: 3, description: '2xx, 3xx, 4xx, 5xx or an exact status' })
   @IsOptional()
   @Matches(/^([1-5]xx|[1-5]\d\d)$/, { message: 'status must be 2xx, 3xx, 4xx, 5xx or a status code' })
   status?: string;
@@ -84,9 +84,21 @@ export class ActionLogResponse {
   @ApiProperty({ type: Number, nullable: true, example: 420 }) duration_ms!: number | null;
   @ApiProperty({ type: LogNamedRef, nullable: true }) agent!: LogNamedRef | null;
   @ApiProperty({ type: LogNamedRef, nullable: true }) contact!: LogNamedRef | null;
-  @ApiProperty({ nullable: true, description: 'what was sent (JSON)', example: { attempt: 1 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'what was sent (JSON)',
+  })
   request!: unknown;
-  @ApiProperty({ nullable: true, description: 'what came back (JSON)', example: null }) response!: unknown;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'what came back (JSON)',
+    example: null,
+  })
+  response!: unknown;
   @ApiProperty({ type: String, nullable: true, example: null }) error!: string | null;
   @ApiProperty({ example: '2026-11-20T10:00:00.000Z' }) created_at!: string;
 }

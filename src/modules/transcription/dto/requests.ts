@@ -22,7 +22,7 @@ export class CreateTranscriptionDto {
   @IsHttpsUrl()
   customer_voice_url?: string;
 
-  @ApiPropertyOptional({ example: 'en', description: 'ISO 639-1 hint' })
+  @ApiPropertyOptional({ example: 'en', maxLength: 2, description: 'ISO 639-1 hint' })
   @IsOptional()
   @Matches(/^[a-z]{2}$/, { message: 'possible_language must be an ISO 639-1 code (two lowercase letters)' })
   possible_language?: string;
@@ -94,6 +94,7 @@ export class CreateTranscriptionSchema extends CreateTranscriptionDto {
   @ApiProperty({
     type: 'string',
     format: 'binary',
+    maxLength: MAX_AUDIO_BYTES,
     required: false,
     description: 'the recording (up to 128 MB; audio detected from the bytes); or voice_url',
   })
