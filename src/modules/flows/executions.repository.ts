@@ -80,13 +80,14 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
       );
       return still.length ? 'full' : 'gone';
     }
-    const moved = await this.sql<unknown[]>(
+    // An UPDATE answers [rows, count].
+    const [, moved] = await this.sql<[unknown[], number]>(
       `UPDATE flow_executions SET status = 'running', started_at = COALESCE(started_at, now()), updated_at = now()
-        WHERE workspace_id = $1 AND id = $2 AND status = 'queued' RETURNING id`,
+        WHERE workspace_id = $1 AND id = $2 AND status = 'queued'`,
       [workspaceId, id],
       tx,
     );
-    return moved.length ? 'started' : 'gone';
+    return moved ? 'started' : 'gone';
   }
 
   /** Stores the step records so far (each step's record is kept as soon as it ends). */
