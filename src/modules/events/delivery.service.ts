@@ -10,6 +10,7 @@ import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
 import { DeliveriesRepository, DeliveryRow, NewDelivery } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
+import { OutboxConsumers } from './outbox-consumers';
 import { OutboxRepository } from './outbox.repository';
 import { parseRetryAfter, RetryPolicy } from './retry-policy';
 import { signatureHeader } from './signing';
@@ -46,6 +47,7 @@ export class DeliveryService {
     private readonly throttle: DeliveryThrottle,
     private readonly policy: RetryPolicy,
     private readonly metrics: Metrics,
+    private readonly consumers: OutboxConsumers,
   ) {}
 
   /** Fans pending outbox events out; calls made while one runs are folded into one more pass. */
@@ -73,7 +75,9 @@ export class DeliveryService {
    */
   private async dispatchBatch(): Promise<number> {
     const created: DeliveryRow[] = [];
+    const after: Array<() => Promise<void>> = [];
     const claimed = await this.unitOfWork.run(async (tx) => {
+      after.length = 0;
       const events = await this.outbox.claimUndispatched(tx, DISPATCH_BATCH);
       const cache = new Map<string, Array<{ kind: 'workspace' | 'agent'; id: string; url: string }>>();
       const fresh: NewDelivery[] = [];
@@ -101,9 +105,11 @@ export class DeliveryService {
           });
       }
       created.push(...(await this.deliveries.createPending(tx, fresh)));
+      if (events.length) for (const c of this.consumers.all()) after.push(await c.claimed(tx, events));
       return events.length;
     });
     await Promise.all(created.map((d) => this.enqueue(d.workspace_id, d.id, new Date(d.next_attempt_at))));
+    await Promise.all(after.map((f) => f()));
     return claimed;
   }
 

@@ -8,8 +8,7 @@ import { FlowDispatcher } from '../triggers/flow-dispatcher';
 import { FlowsProcessor } from './flows.processor';
 
 /**
- * Flow workers: the outbox consumer that turns events into executions (woken with webhook delivery at each
- * commit and by its sweep), the execution and cron processors, and the cron ticks of deployed flows scheduled
+ * Flow workers: the outbox consumer that turns events into executions (inside webhook delivery's claim), the execution and cron processors, and the cron ticks of deployed flows scheduled
  * again at start (a lost tick job is found here).
  */
 @Module({
@@ -27,7 +26,7 @@ export class FlowsJobsModule implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.consumers.register({ name: 'flows', dispatch: () => this.dispatcher.dispatch() });
+    this.consumers.register(this.dispatcher);
     for (const f of await this.flows.deployedSchedules())
       await this.schedules
         .scheduleNext(f.workspace_id, f.id, f.live_version, f.trigger_config ?? {})
