@@ -1,4 +1,7 @@
+import { InjectQueue } from '@nestjs/bull';
 import { Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { QUEUES } from '@/common/queue/queues';
 import { EventsModule } from '@/modules/events/events.module';
 import { OutboxConsumers } from '@/modules/events/outbox-consumers';
 import { FlowsModule } from '../flows.module';
@@ -23,10 +26,16 @@ export class FlowsJobsModule implements OnApplicationBootstrap {
     private readonly dispatcher: FlowDispatcher,
     private readonly flows: FlowsRepository,
     private readonly schedules: FlowSchedules,
+    @InjectQueue(QUEUES.flows) private readonly queue: Queue,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumers.register(this.dispatcher);
+    await this.queue.add(
+      'wake-queued',
+      {},
+      { repeat: { every: 5_000 }, jobId: 'flows-wake-queued', removeOnComplete: true },
+    );
     for (const f of await this.flows.deployedSchedules())
       await this.schedules
         .scheduleNext(f.workspace_id, f.id, f.live_version, f.trigger_config ?? {})
