@@ -13,8 +13,9 @@ import { FlowsRepository, FlowVersionsRepository } from './flows.repository';
 import { render } from './steps/references';
 import { StoredStep } from './steps/step-tree';
 
-/** At most this many executions run at once per workspace; the others wait queued. */
-export const MAX_RUNNING_PER_WORKSPACE = 20;
+import { MAX_RUNNING_PER_WORKSPACE } from './flow-limits';
+
+export { MAX_RUNNING_PER_WORKSPACE };
 /** A finishing execution wakes this many of the oldest waiting ones (each start checks the limit again). */
 const WAKE = 2;
 

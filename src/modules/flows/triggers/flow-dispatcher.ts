@@ -5,6 +5,7 @@ import type { OutboxConsumer } from '@/modules/events/outbox-consumers';
 import type { ClaimedEvent } from '@/modules/events/outbox.service';
 import { NewExecution } from '../executions.repository';
 import { FlowExecutionsService } from '../flow-executions.service';
+import { MAX_RUNNING_PER_WORKSPACE } from '../flow-limits';
 import { FlowsRepository, LiveFlow } from '../flows.repository';
 import { matches, triggerKeysFor } from './trigger-match';
 
@@ -38,8 +39,11 @@ export class FlowDispatcher implements OutboxConsumer {
           rows.set(e.workspace_id, [...(rows.get(e.workspace_id) ?? []), this.execution(flow, e)]);
     }
     const made: Array<{ ws: string; id: string }> = [];
-    for (const [ws, list] of rows)
-      for (const id of await this.executions.create(tx, ws, list)) made.push({ ws, id });
+    for (const [ws, list] of rows) {
+      // Start jobs for as many as may run at once; the rest wait queued and are woken as others end.
+      const ids = await this.executions.create(tx, ws, list);
+      for (const id of ids.slice(0, MAX_RUNNING_PER_WORKSPACE)) made.push({ ws, id });
+    }
     return async () => {
       await Promise.all(made.map((m) => this.executions.enqueue(m.ws, m.id)));
     };
