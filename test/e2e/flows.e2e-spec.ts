@@ -311,7 +311,6 @@ describe('automation flows: steps, deploy and versions, triggers, actions, execu
   it('a cron tick under a controlled clock runs a schedule flow with fired_at', async () => {
     const clock = app.get<FlowClock>(FlowClock);
     const next = new Date(Math.ceil((Date.now() + 1) / 300_000) * 300_000 + 300_000);
-    clock.set(new Date(next.getTime() - 500));
     try {
       const f = await newFlow('cron');
       await addStep(f.uuid, {
@@ -320,6 +319,8 @@ describe('automation flows: steps, deploy and versions, triggers, actions, execu
         config: { cron: '*/5 * * * *', timezone: 'Europe/Madrid' },
       });
       await addStep(f.uuid, webhookStep('/cron', { at: '{{step1.fired_at}}' }));
+      // The clock stands 4 s before a cron time when the flow goes live: the tick is due 4 s later.
+      clock.set(new Date(next.getTime() - 4000));
       await t.http.post(`/api/v1/flow/${f.uuid}/deploy`).expect(200);
       const [run] = await ended(f.uuid);
       const detail = await execution(f.uuid, run.uuid);

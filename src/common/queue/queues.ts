@@ -74,8 +74,13 @@ export interface JobPayloads {
     'reconcile-slots': Record<string, never>;
   };
   flows: {
-    /** Runs (or resumes) a flow execution; waits while the workspace has 20 running. */
-    'run-execution': { workspaceId: string; executionId: string };
+    /**
+     * Starts a queued flow execution when the workspace has fewer than 20 running (else it stays queued until a
+     * slot frees), or, with `resume`, goes on with a running one at the step that asked to be tried again.
+     */
+    'run-execution': { workspaceId: string; executionId: string; resume?: boolean };
+    /** Safety net (repeatable, every 5 s): starts waiting executions of workspaces with free slots. */
+    'wake-queued': Record<string, never>;
     /** One cron time of a deployed `schedule` flow; it queues the execution and the next tick. */
     'cron-tick': { workspaceId: string; flowId: string; version: number; fireAt: number };
   };

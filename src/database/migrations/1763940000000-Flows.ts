@@ -2,8 +2,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Automation flows: the draft (steps as one JSON list, edited under the flow's row lock), deployed versions,
- * executions with their per-step records, and a second consumer cursor on the outbox so flows see exactly the
- * events webhooks see. `outbox_events.chain` carries the executions that caused an event (the loop guard).
+ * executions with their per-step records. Flows read the outbox in the claim that fans events out to webhooks, so
+ * they see exactly the events webhooks see; `outbox_events.chain` carries the executions that caused an event (the
+ * loop guard).
  */
 export class Flows1763940000000 implements MigrationInterface {
   name = 'Flows1763940000000';
@@ -76,19 +77,11 @@ export class Flows1763940000000 implements MigrationInterface {
       `CREATE INDEX ix_flow_executions_active ON flow_executions (workspace_id, status, created_at)
         WHERE status IN ('queued', 'running')`,
     );
-    await q.query(`ALTER TABLE outbox_events ADD COLUMN flows_dispatched_at timestamptz(3)`);
     await q.query(`ALTER TABLE outbox_events ADD COLUMN chain uuid[]`);
-    // Events written before flows existed are not replayed to them.
-    await q.query(`UPDATE outbox_events SET flows_dispatched_at = now()`);
-    await q.query(
-      `CREATE INDEX ix_outbox_events_flows_pending ON outbox_events (created_at, id) WHERE flows_dispatched_at IS NULL`,
-    );
   }
 
   public async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX ix_outbox_events_flows_pending`);
     await q.query(`ALTER TABLE outbox_events DROP COLUMN chain`);
-    await q.query(`ALTER TABLE outbox_events DROP COLUMN flows_dispatched_at`);
     await q.query(`DROP TABLE flow_executions`);
     await q.query(`DROP TABLE flow_versions`);
     await q.query(`DROP TABLE flows`);

@@ -5,6 +5,7 @@ import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
 import { DeliveriesRepository, DeliveryRow, NewDelivery } from './deliveries.repository';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryThrottle } from './delivery-throttle';
+import { OutboxConsumers } from './outbox-consumers';
 import { OutboxRepository } from './outbox.repository';
 import { WebhookSender } from './webhook-sender';
 import { WebhooksService } from './webhooks.service';
@@ -36,6 +37,7 @@ export class DeliveryService {
     private readonly throttle: DeliveryThrottle,
     private readonly sender: WebhookSender,
     private readonly secrets: SecretBox,
+    private readonly consumers: OutboxConsumers,
   ) {}
 
   /**
@@ -93,7 +95,9 @@ export class DeliveryService {
    */
   private async dispatchBatch(): Promise<number> {
     const created: DeliveryRow[] = [];
+    const after: Array<() => Promise<void>> = [];
     const claimed = await this.unitOfWork.run(async (tx) => {
+      after.length = 0;
       const events = await this.outbox.claimUndispatched(tx, DISPATCH_BATCH);
       const cache = new Map<string, Array<{ kind: 'workspace' | 'agent'; id: string; url: string }>>();
       const fresh: NewDelivery[] = [];
@@ -121,9 +125,11 @@ export class DeliveryService {
           });
       }
       created.push(...(await this.deliveries.createPending(tx, fresh)));
+      if (events.length) for (const c of this.consumers.all()) after.push(await c.claimed(tx, events));
       return events.length;
     });
     await Promise.all(created.map((d) => this.queue.add(d.workspace_id, d.id, new Date(d.next_attempt_at))));
+    await Promise.all(after.map((f) => f()));
     return claimed;
   }
 

@@ -26,8 +26,6 @@ export class OutboxEvent extends WorkspaceOwnedEntity {
   @Column('uuid', { nullable: true }) agentId!: string | null;
   @Column('jsonb') data!: Record<string, unknown>;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) dispatchedAt!: Date | null;
-  /** When the flow triggers read it (a second consumer beside webhook delivery). */
-  @Column({ type: 'timestamptz', precision: 3, nullable: true }) flowsDispatchedAt!: Date | null;
   /** The flow executions whose actions caused the event, oldest first (the loop guard reads its length). */
   @Column('uuid', { array: true, nullable: true }) chain!: string[] | null;
 }

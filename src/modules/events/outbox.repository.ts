@@ -16,14 +16,8 @@ export interface ClaimedEvent {
   workspace_id: string;
   type: EventType;
   agent_id: string | null;
-}
-
-export interface FlowEventRow {
-  id: string;
-  workspace_id: string;
-  type: EventType;
-  agent_id: string | null;
   data: Record<string, unknown>;
+  /** The flow executions that caused the event, oldest first; null when none did. */
   chain: string[] | null;
   created_at: Date;
 }
@@ -80,28 +74,16 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
       `UPDATE outbox_events SET dispatched_at = now()
         WHERE id IN (SELECT id FROM outbox_events WHERE dispatched_at IS NULL
                       ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, workspace_id, type, agent_id`,
-      [limit],
-    )) as [ClaimedEvent[], number];
-    return events;
-  }
-
-  /** The flow triggers' claim: the same events, read once more through their own cursor. */
-  @Sweep('dispatch')
-  async claimForFlows(tx: Transaction, limit: number): Promise<FlowEventRow[]> {
-    const [events] = (await tx.query(
-      `UPDATE outbox_events SET flows_dispatched_at = now()
-        WHERE id IN (SELECT id FROM outbox_events WHERE flows_dispatched_at IS NULL
-                      ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING id, workspace_id, type, agent_id, data, chain, created_at`,
       [limit],
-    )) as [FlowEventRow[], number];
+    )) as [ClaimedEvent[], number];
+    // RETURNING follows no order: consumers see the batch in the order the events were written.
     return events.sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at) || (a.id < b.id ? -1 : 1));
   }
 
   /** The workspace's latest events of these types, newest first (samples for a trigger test). */
-  async recent(workspaceId: string, types: string[], limit: number): Promise<FlowEventRow[]> {
-    return this.sql<FlowEventRow[]>(
+  async recent(workspaceId: string, types: string[], limit: number): Promise<ClaimedEvent[]> {
+    return this.sql<ClaimedEvent[]>(
       `SELECT id, workspace_id, type, agent_id, data, chain, created_at FROM outbox_events
         WHERE workspace_id = $1 AND type = ANY($2) ORDER BY created_at DESC, id DESC LIMIT $3`,
       [workspaceId, types, limit],
@@ -126,7 +108,6 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
       `DELETE FROM outbox_events WHERE id IN (
          SELECT o.id FROM outbox_events o
           WHERE o.dispatched_at IS NOT NULL AND o.dispatched_at < now() - make_interval(days => $1)
-            AND o.flows_dispatched_at IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.status = 'pending')
           LIMIT $2)`,
       [days, batchSize],

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { EventType } from './outbox-event.entity';
-import { FlowEventRow, OutboxRepository } from './outbox.repository';
+import { ClaimedEvent, OutboxRepository } from './outbox.repository';
 
 export { OUTBOX_CHANNEL } from './outbox.repository';
-export type { FlowEventRow } from './outbox.repository';
+export type { ClaimedEvent } from './outbox.repository';
 
 export interface DomainEvent {
   type: EventType;
@@ -25,13 +25,8 @@ export class OutboxService {
     return events.length ? this.events.append(tx, workspaceId, events) : [];
   }
 
-  /** Claims undispatched events of every workspace for the flow triggers (the outbox's second consumer). */
-  claimForFlows(tx: Transaction, limit: number): Promise<FlowEventRow[]> {
-    return this.events.claimForFlows(tx, limit);
-  }
-
   /** The workspace's latest events of these types, newest first. */
-  recent(workspaceId: string, types: string[], limit: number): Promise<FlowEventRow[]> {
+  recent(workspaceId: string, types: string[], limit: number): Promise<ClaimedEvent[]> {
     return this.events.recent(workspaceId, types, limit);
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
+import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { ExecutionStatus, ExecutionTrigger, FlowExecution, StepRecord } from './flow.entity';
@@ -80,13 +81,14 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
       );
       return still.length ? 'full' : 'gone';
     }
-    const moved = await this.sql<unknown[]>(
+    // An UPDATE answers [rows, count].
+    const [, moved] = await this.sql<[unknown[], number]>(
       `UPDATE flow_executions SET status = 'running', started_at = COALESCE(started_at, now()), updated_at = now()
-        WHERE workspace_id = $1 AND id = $2 AND status = 'queued' RETURNING id`,
+        WHERE workspace_id = $1 AND id = $2 AND status = 'queued'`,
       [workspaceId, id],
       tx,
     );
-    return moved.length ? 'started' : 'gone';
+    return moved ? 'started' : 'gone';
   }
 
   /** Stores the step records so far (each step's record is kept as soon as it ends). */
@@ -113,12 +115,31 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
     );
   }
 
-  /** A running execution waits queued again, to resume at step index `resumeAt` (a step tried again later). */
-  async requeue(workspaceId: string, id: string, resumeAt: number, steps: StepRecord[]): Promise<void> {
+  /** A running execution pauses until step index `resumeAt` is tried again (it keeps its slot meanwhile). */
+  async pause(workspaceId: string, id: string, resumeAt: number, steps: StepRecord[]): Promise<void> {
     await this.sql(
-      `UPDATE flow_executions SET status = 'queued', resume_at = $3, steps = $4, updated_at = now()
+      `UPDATE flow_executions SET resume_at = $3, steps = $4, updated_at = now()
         WHERE workspace_id = $1 AND id = $2 AND status = 'running'`,
       [workspaceId, id, resumeAt, JSON.stringify(steps)],
+    );
+  }
+
+  /**
+   * Waiting executions that could start now, across workspaces: per workspace the oldest queued, as many as it has
+   * free slots. The safety net for a wake-up lost with a job.
+   */
+  @Sweep('dispatch')
+  async startable(limit: number, max: number): Promise<Array<{ workspace_id: string; id: string }>> {
+    return this.sql(
+      `SELECT q.workspace_id, q.id FROM (
+          SELECT workspace_id, id, row_number() OVER (PARTITION BY workspace_id ORDER BY created_at, id) AS rn
+            FROM flow_executions WHERE status = 'queued') q
+         JOIN (SELECT workspace_id, count(*) FILTER (WHERE status = 'running')::int AS running
+                 FROM flow_executions WHERE status IN ('queued', 'running') GROUP BY workspace_id) r
+           USING (workspace_id)
+        WHERE q.rn <= $1 - r.running
+        LIMIT $2`,
+      [limit, max],
     );
   }
 

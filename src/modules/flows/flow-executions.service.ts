@@ -24,13 +24,21 @@ export class FlowExecutionsService {
     @InjectQueue(QUEUES.flows) private readonly queue: Queue<RunJob>,
   ) {}
 
-  /** Queues a run of the execution (after `delayMs`); the job id keeps one pending run per execution and time. */
-  async enqueue(workspaceId: string, executionId: string, delayMs = 0): Promise<void> {
+  /**
+   * Queues a run of the execution: a start (a no-op unless it is queued and a slot is free), or with `resume` the
+   * rest of a running one after `delayMs`. Several jobs for one execution are harmless: only one start wins.
+   */
+  async enqueue(
+    workspaceId: string,
+    executionId: string,
+    options: { delayMs?: number; resume?: boolean } = {},
+  ): Promise<void> {
+    const delayMs = options.delayMs ?? 0;
     await this.queue.add(
       'run-execution',
-      { workspaceId, executionId },
+      { workspaceId, executionId, ...(options.resume ? { resume: true } : {}) },
       {
-        jobId: `run:${executionId}:${delayMs ? Date.now() + delayMs : 0}`,
+        jobId: `run:${executionId}:${options.resume ? 'resume:' : ''}${Date.now() + delayMs}:${Math.random().toString(36).slice(2, 8)}`,
         delay: delayMs,
         attempts: 3,
         removeOnComplete: true,

@@ -32,7 +32,7 @@ export class FlowHooksController {
   @ApiParam({ name: 'flowUuid', schema: { type: 'string', format: 'uuid' } })
   @ApiParam({ name: 'token', schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } })
   @ApiResponse({ status: 202, description: 'Execution queued', type: HookAccepted })
-  @ApiErrors('RESOURCE_NOT_FOUND', 'BAD_REQUEST', 'PAYLOAD_TOO_LARGE')
+  @ApiErrors('RESOURCE_NOT_FOUND', 'BAD_REQUEST', 'INVALID_FORMAT', 'PAYLOAD_TOO_LARGE')
   async fire(
     @Param('flowUuid') flowUuid: string,
     @Param('token') token: string,

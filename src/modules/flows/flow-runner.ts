@@ -13,10 +13,11 @@ import { FlowsRepository, FlowVersionsRepository } from './flows.repository';
 import { render } from './steps/references';
 import { StoredStep } from './steps/step-tree';
 
-/** At most this many executions run at once per workspace; the others wait queued. */
-export const MAX_RUNNING_PER_WORKSPACE = 20;
-/** How soon a waiting execution looks for a free slot again (a finishing one also wakes the oldest waiting). */
-const WAIT_FOR_SLOT_MS = 1_000;
+import { MAX_RUNNING_PER_WORKSPACE } from './flow-limits';
+
+export { MAX_RUNNING_PER_WORKSPACE };
+/** A finishing execution wakes this many of the oldest waiting ones (each start checks the limit again). */
+const WAKE = 2;
 
 /** Runs one execution: the steps of its version in order, each recorded with input, output, attempts and timing. */
 @Injectable()
@@ -34,13 +35,19 @@ export class FlowRunner {
     private readonly actionLog: ActionLog,
   ) {}
 
-  async run(workspaceId: string, executionId: string): Promise<void> {
-    const started = await this.unitOfWork.run((tx) =>
-      this.executions.start(workspaceId, executionId, MAX_RUNNING_PER_WORKSPACE, tx),
-    );
-    if (started === 'full') return this.service.enqueue(workspaceId, executionId, WAIT_FOR_SLOT_MS);
-    if (started === 'gone') return;
-    const e = (await this.executions.findById(workspaceId, executionId))!;
+  /**
+   * Starts a queued execution if the workspace has a free slot; when it has none the execution stays queued and is
+   * woken by the next one that ends (or the wake-queued safety net). `resume` goes on with a running execution.
+   */
+  async run(workspaceId: string, executionId: string, resume = false): Promise<void> {
+    if (!resume) {
+      const started = await this.unitOfWork.run((tx) =>
+        this.executions.start(workspaceId, executionId, MAX_RUNNING_PER_WORKSPACE, tx),
+      );
+      if (started !== 'started') return;
+    }
+    const e = await this.executions.findById(workspaceId, executionId);
+    if (!e || e.status !== 'running') return;
     const version = await this.versions.get(workspaceId, e.flowId, e.version);
     if (!version)
       return this.finish(e, 'failed', e.steps, {
@@ -108,11 +115,10 @@ export class FlowRunner {
     return String(result) !== steps[i].branch_key;
   }
 
-  /** A step to try again later: the execution waits queued at that step (its slot goes to others meanwhile). */
+  /** A step to try again later: the execution pauses at that step and a delayed job resumes it. */
   private async later(e: FlowExecution, i: number, records: StepRecord[], delayMs: number): Promise<void> {
-    await this.executions.requeue(e.workspaceId, e.id, i, records);
-    await this.service.enqueue(e.workspaceId, e.id, delayMs);
-    await this.wakeWaiting(e.workspaceId);
+    await this.executions.pause(e.workspaceId, e.id, i, records);
+    await this.service.enqueue(e.workspaceId, e.id, { delayMs, resume: true });
   }
 
   private async finish(
@@ -151,9 +157,15 @@ export class FlowRunner {
     await this.wakeWaiting(e.workspaceId);
   }
 
+  /** The safety net: waiting executions of every workspace with free slots get a start job. */
+  async wakeStartable(): Promise<void> {
+    const rows = await this.executions.startable(MAX_RUNNING_PER_WORKSPACE, 2000);
+    await Promise.all(rows.map((r) => this.service.enqueue(r.workspace_id, r.id)));
+  }
+
   /** A slot freed: queue a run of the oldest waiting executions (each run checks the limit again). */
   private async wakeWaiting(workspaceId: string): Promise<void> {
-    const ids = await this.executions.oldestQueued(workspaceId, 2);
+    const ids = await this.executions.oldestQueued(workspaceId, WAKE);
     await Promise.all(ids.map((id) => this.service.enqueue(workspaceId, id)));
   }
 

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { DeliveryService } from '../delivery.service';
-import { OutboxConsumers } from '../outbox-consumers';
 import { OUTBOX_CHANNEL } from '../outbox.service';
 
 /** How often the safety net runs: missed notifications, lost jobs, deliveries of crashed workers. */
@@ -24,7 +23,6 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly deliveries: DeliveryService,
-    private readonly consumers: OutboxConsumers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -75,27 +73,16 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
 
   private async dispatch(): Promise<void> {
     if (this.stopped) return;
-    await Promise.all([
-      this.deliveries
-        .dispatch()
-        .catch((err: Error) => this.logger.error({ err: err.message }, 'dispatch failed')),
-      ...this.consumers
-        .all()
-        .map((c) =>
-          c
-            .dispatch()
-            .catch((err: Error) =>
-              this.logger.error({ err: err.message, consumer: c.name }, 'dispatch failed'),
-            ),
-        ),
-    ]);
+    await this.deliveries
+      .dispatch()
+      .catch((err: Error) => this.logger.error({ err: err.message }, 'dispatch failed'));
   }
 
   private async sweep(): Promise<void> {
     if (this.stopped || this.sweeping) return;
     this.sweeping = true;
     try {
-      await Promise.all([this.deliveries.sweep(), ...this.consumers.all().map((c) => c.dispatch())]);
+      await this.deliveries.sweep();
     } catch (err) {
       this.logger.error({ err: (err as Error).message }, 'webhook sweep failed');
     } finally {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import {
   IsBoolean,
   IsDefined,
@@ -122,34 +122,13 @@ export class AddStepDto {
   branch_key?: 'true' | 'false';
 }
 
-export class UpdateStepDto {
-  @ApiPropertyOptional({ example: 'contact_created' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(40)
-  trigger_key?: string;
-
-  @ApiPropertyOptional({ example: 'send_webhook' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(40)
-  action_key?: string;
-
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'Notify the CRM', maxLength: 255 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(255)
-  name?: string | null;
-
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    example: { url: 'https://crm.example.com/hook' },
-  })
-  @IsOptional()
-  @IsObject()
-  config?: Record<string, unknown>;
-}
+/** The keys sent change: `trigger_key` or `action_key` (within the step's kind), `name`, `config`. */
+export class UpdateStepDto extends PickType(AddStepDto, [
+  'trigger_key',
+  'action_key',
+  'name',
+  'config',
+] as const) {}
 
 export class TestStepDto {
   @ApiPropertyOptional({

@@ -1,4 +1,7 @@
+import { InjectQueue } from '@nestjs/bull';
 import { Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { QUEUES } from '@/common/queue/queues';
 import { EventsModule } from '@/modules/events/events.module';
 import { OutboxConsumers } from '@/modules/events/outbox-consumers';
 import { FlowsModule } from '../flows.module';
@@ -8,8 +11,7 @@ import { FlowDispatcher } from '../triggers/flow-dispatcher';
 import { FlowsProcessor } from './flows.processor';
 
 /**
- * Flow workers: the outbox consumer that turns events into executions (woken with webhook delivery at each
- * commit and by its sweep), the execution and cron processors, and the cron ticks of deployed flows scheduled
+ * Flow workers: the outbox consumer that turns events into executions (inside webhook delivery's claim), the execution and cron processors, and the cron ticks of deployed flows scheduled
  * again at start (a lost tick job is found here).
  */
 @Module({
@@ -24,10 +26,16 @@ export class FlowsJobsModule implements OnApplicationBootstrap {
     private readonly dispatcher: FlowDispatcher,
     private readonly flows: FlowsRepository,
     private readonly schedules: FlowSchedules,
+    @InjectQueue(QUEUES.flows) private readonly queue: Queue,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.consumers.register({ name: 'flows', dispatch: () => this.dispatcher.dispatch() });
+    this.consumers.register(this.dispatcher);
+    await this.queue.add(
+      'wake-queued',
+      {},
+      { repeat: { every: 5_000 }, jobId: 'flows-wake-queued', removeOnComplete: true },
+    );
     for (const f of await this.flows.deployedSchedules())
       await this.schedules
         .scheduleNext(f.workspace_id, f.id, f.live_version, f.trigger_config ?? {})

@@ -21,7 +21,12 @@ export class FlowsProcessor {
 
   @Process({ name: 'run-execution', concurrency: 32 })
   async run(job: Job<Jobs['run-execution']>): Promise<void> {
-    await this.runner.run(job.data.workspaceId, job.data.executionId);
+    await this.runner.run(job.data.workspaceId, job.data.executionId, job.data.resume === true);
+  }
+
+  @Process({ name: 'wake-queued', concurrency: 1 })
+  async wake(): Promise<void> {
+    await this.runner.wakeStartable();
   }
 
   /** One cron time: the execution (once per time) and the next tick, while the flow is live on this version. */

@@ -1,72 +1,52 @@
 import { Injectable } from '@nestjs/common';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { Transaction } from '@/common/persistence/unit-of-work';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
-import { FlowEventRow, OutboxService } from '@/modules/events/outbox.service';
+import type { OutboxConsumer } from '@/modules/events/outbox-consumers';
+import type { ClaimedEvent } from '@/modules/events/outbox.service';
 import { NewExecution } from '../executions.repository';
 import { FlowExecutionsService } from '../flow-executions.service';
+import { MAX_RUNNING_PER_WORKSPACE } from '../flow-limits';
 import { FlowsRepository, LiveFlow } from '../flows.repository';
 import { matches, triggerKeysFor } from './trigger-match';
 
-const BATCH = 200;
 /** Events caused by a chain this deep (executions that caused executions) trigger nothing: the loop guard. */
 export const MAX_CHAIN_DEPTH = 3;
 
 /**
- * The outbox's second consumer: claims events through the flows cursor, matches them to the live triggers of
- * deployed flows and writes queued executions in the same transaction (one per flow and event, so a replay adds
- * none); the runs are queued after commit.
+ * The outbox's second consumer: in the transaction that claims a batch for webhook delivery, it matches the
+ * events to the live triggers of deployed flows and writes queued executions (one per flow and event, so a replay
+ * adds none); their runs are queued after the commit.
  */
 @Injectable()
-export class FlowDispatcher {
-  private running: Promise<void> | null = null;
-  private again = false;
+export class FlowDispatcher implements OutboxConsumer {
+  readonly name = 'flows';
 
   constructor(
-    private readonly unitOfWork: UnitOfWork,
-    private readonly outbox: OutboxService,
     private readonly flows: FlowsRepository,
     private readonly executions: FlowExecutionsService,
     private readonly conversations: ConversationsService,
   ) {}
 
-  dispatch(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
+  async claimed(tx: Transaction, events: readonly ClaimedEvent[]): Promise<() => Promise<void>> {
+    const live = new Map<string, LiveFlow[]>();
+    const rows = new Map<string, NewExecution[]>();
+    for (const e of events) {
+      if ((e.chain?.length ?? 0) >= MAX_CHAIN_DEPTH) continue;
+      const keys = triggerKeysFor(e);
+      if (!keys.length) continue;
+      for (const flow of await this.liveFlows(live, e.workspace_id, keys))
+        if (await matches(flow.trigger_key, flow.trigger_config ?? {}, e, (id) => this.channelOf(e, id)))
+          rows.set(e.workspace_id, [...(rows.get(e.workspace_id) ?? []), this.execution(flow, e)]);
     }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          while ((await this.batch()) === BATCH);
-        } while (this.again);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
-  }
-
-  private async batch(): Promise<number> {
     const made: Array<{ ws: string; id: string }> = [];
-    const claimed = await this.unitOfWork.run(async (tx) => {
-      const events = await this.outbox.claimForFlows(tx, BATCH);
-      const live = new Map<string, LiveFlow[]>();
-      const rows = new Map<string, NewExecution[]>();
-      for (const e of events) {
-        if ((e.chain?.length ?? 0) >= MAX_CHAIN_DEPTH) continue;
-        const keys = triggerKeysFor(e);
-        if (!keys.length) continue;
-        for (const flow of await this.liveFlows(live, e.workspace_id, keys))
-          if (await matches(flow.trigger_key, flow.trigger_config ?? {}, e, (id) => this.channelOf(e, id)))
-            rows.set(e.workspace_id, [...(rows.get(e.workspace_id) ?? []), this.execution(flow, e)]);
-      }
-      for (const [ws, list] of rows)
-        for (const id of await this.executions.create(tx, ws, list)) made.push({ ws, id });
-      return events.length;
-    });
-    await Promise.all(made.map((m) => this.executions.enqueue(m.ws, m.id)));
-    return claimed;
+    for (const [ws, list] of rows) {
+      // Start jobs for as many as may run at once; the rest wait queued and are woken as others end.
+      const ids = await this.executions.create(tx, ws, list);
+      for (const id of ids.slice(0, MAX_RUNNING_PER_WORKSPACE)) made.push({ ws, id });
+    }
+    return async () => {
+      await Promise.all(made.map((m) => this.executions.enqueue(m.ws, m.id)));
+    };
   }
 
   private async liveFlows(cache: Map<string, LiveFlow[]>, ws: string, keys: string[]): Promise<LiveFlow[]> {
@@ -76,7 +56,7 @@ export class FlowDispatcher {
     return flows;
   }
 
-  private execution(flow: LiveFlow, e: FlowEventRow): NewExecution {
+  private execution(flow: LiveFlow, e: ClaimedEvent): NewExecution {
     return {
       flowId: flow.id,
       version: flow.live_version,
@@ -86,7 +66,7 @@ export class FlowDispatcher {
     };
   }
 
-  private async channelOf(e: FlowEventRow, conversationId: string): Promise<string | null> {
+  private async channelOf(e: ClaimedEvent, conversationId: string): Promise<string | null> {
     const c = await this.conversations.get(e.workspace_id, conversationId).catch(() => null);
     return c?.channel ?? null;
   }

@@ -1,0 +1,193 @@
+import { DataSource } from 'typeorm';
+import { createAgentId } from '../factories/agent.factory';
+import { createContact } from '../factories/contact.factory';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+import { LlmServer } from '../support/llm-server';
+import { waitFor } from '../support/wait';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+type Exec = { uuid: string; status: string };
+
+describe('automation flows at run time: text and evaluation triggers, branches, limits, events and logs', () => {
+  let llm: LlmServer;
+  let app: TestApp;
+  let t: TestTenant;
+  let hooks: WebhookReceiver;
+  let db: DataSource;
+
+  const deployed = async (trigger: Record<string, unknown>, actions: Record<string, unknown>[]) => {
+    const f = (await t.http.post('/api/v1/flows').send({ name: 'runtime' }).expect(201)).body.data;
+    const added = await t.http
+      .post(`/api/v1/flow/${f.uuid}/steps`)
+      .send({ kind: 'trigger', config: {}, ...trigger });
+    expect({ status: added.status, body: added.body }).toMatchObject({ status: 201 });
+    for (const a of actions) {
+      const res = await t.http.post(`/api/v1/flow/${f.uuid}/steps`).send({ kind: 'action', ...a });
+      expect({ status: res.status, body: res.body }).toMatchObject({ status: 201 });
+    }
+    return (await t.http.post(`/api/v1/flow/${f.uuid}/deploy`).expect(200)).body.data as {
+      uuid: string;
+      steps: Array<{ uuid: string; config: Record<string, any> }>;
+    };
+  };
+  const hook = (path: string, body: unknown = {}) => ({
+    action_key: 'send_webhook',
+    config: { url: hooks.url(path), body },
+  });
+  const list = async (flow: string) =>
+    (await t.http.get(`/api/v1/flow/${flow}/executions?per_page=100`).expect(200)).body.data.items as Exec[];
+  const ended = (flow: string, count = 1, timeoutMs = 20_000) =>
+    waitFor(
+      async () => {
+        const done = (await list(flow)).filter((e) => ['succeeded', 'failed'].includes(e.status));
+        return done.length >= count ? done : undefined;
+      },
+      timeoutMs,
+      `${count} executions ended`,
+    );
+  const detail = async (flow: string, id: string) =>
+    (await t.http.get(`/api/v1/flow/${flow}/executions/${id}`).expect(200)).body.data;
+
+  beforeAll(async () => {
+    llm = await LlmServer.start();
+    app = await startTestApp({ LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model' });
+    db = app.get<DataSource>(DataSource);
+    t = await createTenant(app);
+    hooks = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await app.close();
+    await hooks.close();
+    await llm.close();
+  });
+
+  it('message_received and session_evaluated fire from a real chat; a condition runs one branch', async () => {
+    const agentId = await createAgentId(t);
+    const received = await deployed(
+      { trigger_key: 'message_received', config: { channels: ['chat'], contains: 'order' } },
+      [
+        {
+          action_key: 'condition',
+          config: { conditions: [{ left: '{{step1.message.content}}', op: 'contains', right: 'refund' }] },
+        },
+      ],
+    );
+    const cond = received.steps[1].uuid;
+    let r = await t.http
+      .post(`/api/v1/flow/${received.uuid}/steps`)
+      .send({ kind: 'action', ...hook('/refund'), parent_step_uuid: cond, branch_key: 'true' });
+    expect(r.status).toBe(201);
+    r = await t.http.post(`/api/v1/flow/${received.uuid}/steps`).send({
+      kind: 'action',
+      ...hook('/other', { text: 'got {{step1.message.content}}' }),
+      parent_step_uuid: cond,
+      branch_key: 'false',
+    });
+    expect(r.status).toBe(201);
+    await t.http.post(`/api/v1/flow/${received.uuid}/deploy`).expect(200);
+    const evaluated = await deployed(
+      {
+        trigger_key: 'session_evaluated',
+        config: { agent_uuid: agentId, feature: 'success_evaluation_prompt' },
+      },
+      [hook('/evaluated', { summary: '{{step1.summary}}', session: '{{step1.session.uuid}}' })],
+    );
+
+    const conversation = (
+      await t.http.post('/api/v1/conversations').send({ agent_uuid: agentId, channel: 'chat' }).expect(201)
+    ).body.data.uuid;
+    await t.http
+      .post(`/api/v1/conversations/${conversation}/messages`)
+      .send({ content: 'Hello there' })
+      .expect(201);
+    await t.http
+      .post(`/api/v1/conversations/${conversation}/messages`)
+      .send({ content: 'Where is my order?' })
+      .expect(201);
+    const [run] = await ended(received.uuid);
+    expect((await list(received.uuid)).length).toBe(1);
+    const d = await detail(received.uuid, run.uuid);
+    expect(d.steps.map((s: { status: string }) => s.status)).toEqual([
+      'succeeded',
+      'succeeded',
+      'skipped',
+      'succeeded',
+    ]);
+    expect(d.steps[1].output).toEqual({ result: false });
+    expect(hooks.at('/refund')).toHaveLength(0);
+    expect(JSON.parse(hooks.at('/other')[0].body)).toEqual({ text: 'got Where is my order?' });
+
+    await t.http.post(`/api/v1/conversations/${conversation}/close`).expect(200);
+    await ended(evaluated.uuid);
+    const sent = JSON.parse(hooks.at('/evaluated')[0].body);
+    expect(sent.summary).toBe('The customer asked a question and got an answer.');
+    expect(typeof sent.session).toBe('string');
+  });
+
+  it('flow_execution reaches workspace webhooks; the action log keeps a workflow row; ports fail with a clear error', async () => {
+    await t.http
+      .post('/api/v1/webhooks')
+      .send({ url: hooks.url('/events'), events: ['flow_execution', 'contact_created'] })
+      .expect(201);
+    const f = await deployed({ trigger_key: 'contact_created' }, [
+      {
+        action_key: 'send_sms',
+        config: {
+          agent_uuid: '{{step1.contact.uuid}}',
+          to: '{{step1.contact.phone_number}}',
+          body: 'Welcome',
+        },
+      },
+    ]);
+    const contact = await createContact(t, { name: 'Port' });
+    const [run] = await ended(f.uuid);
+    const d = await detail(f.uuid, run.uuid);
+    expect(d).toMatchObject({ status: 'failed', error: { code: 'NOT_AVAILABLE' } });
+    expect(d.error.message).toContain('Messaging');
+    const events = await waitFor(
+      async () => {
+        const got = hooks.at('/events').map((x) => JSON.parse(x.body));
+        const ex = got.find((e) => e.type === 'flow_execution' && e.data.execution.uuid === run.uuid);
+        const cc = got.find((e) => e.type === 'contact_created' && e.data.contact.uuid === contact.uuid);
+        return ex && cc ? { ex, cc } : undefined;
+      },
+      15_000,
+      'flow_execution and contact_created delivered',
+    );
+    expect(events.ex.data.execution).toMatchObject({ status: 'failed', flow_uuid: f.uuid });
+    expect(events.ex.data.execution.steps).toBeUndefined();
+    const rows = await db.query(
+      `SELECT type, name, status, subject_id FROM action_logs WHERE workspace_id = $1 AND subject_id = $2`,
+      [t.workspaceId, run.uuid],
+    );
+    expect(rows).toEqual([{ type: 'workflow', name: 'runtime', status: 'failed', subject_id: run.uuid }]);
+  });
+
+  it('at most 20 executions run at once per workspace; the others wait and all finish', async () => {
+    hooks.on('/slow', () => ({ status: 200, body: '{}', delayMs: 5000 }));
+    const f = await deployed({ trigger_key: 'webhook' }, [hook('/slow')]);
+    const path = new URL(f.steps[0].config.url as string).pathname;
+    await Promise.all(Array.from({ length: 26 }, (_, i) => t.http.post(path).send({ i }).expect(202)));
+    const waiting = await waitFor(
+      async () => {
+        const now = await list(f.uuid);
+        const running = now.filter((e) => e.status === 'running').length;
+        return running === 20 ? now.filter((e) => e.status === 'queued').length : undefined;
+      },
+      15_000,
+      '20 running',
+    );
+    expect(waiting).toBeGreaterThan(0);
+    await ended(f.uuid, 26, 30_000);
+    const arrivals = hooks
+      .at('/slow')
+      .map((x) => x.at)
+      .sort((a, b) => a - b);
+    // Each execution sent its webhook once.
+    expect(new Set(hooks.at('/slow').map((x) => x.headers['webhook-id'])).size).toBe(26);
+    expect(arrivals).toHaveLength(26);
+    const overlap = Math.max(...arrivals.map((a) => arrivals.filter((b) => b >= a && b < a + 4900).length));
+    expect(overlap).toBeLessThanOrEqual(20);
+  });
+});
