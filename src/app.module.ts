@@ -38,6 +38,8 @@ import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jo
 import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { LogsModule } from '@/modules/logs/logs.module';
+import { OutboundJobsModule } from '@/modules/outbound/jobs/outbound-jobs.module';
+import { OutboundModule } from '@/modules/outbound/outbound.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
@@ -58,6 +60,7 @@ const DOMAIN_MODULES: Type[] = [
   BlacklistModule,
   CallsModule,
   LogsModule,
+  OutboundModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
@@ -68,6 +71,7 @@ const WORKER_MODULES: Type[] = [
   EvaluationJobsModule,
   EventsJobsModule,
   CallsJobsModule,
+  OutboundJobsModule,
 ];
 
 export interface AppModuleOptions {

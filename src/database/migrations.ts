@@ -12,6 +12,7 @@ import { KnowledgeRecordTables1763870000000 } from './migrations/1763870000000-K
 import { Calls1763880000000 } from './migrations/1763880000000-Calls';
 import { KnowledgeRetrieval1763885000000 } from './migrations/1763885000000-KnowledgeRetrieval';
 import { ActionLogs1763890000000 } from './migrations/1763890000000-ActionLogs';
+import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   Calls1763880000000,
   KnowledgeRetrieval1763885000000,
   ActionLogs1763890000000,
+  Outbound1763930000000,
 ];

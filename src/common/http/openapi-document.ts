@@ -51,6 +51,16 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Analytics', description: 'Message export and aggregates of sessions, evaluations and calls.' },
   { name: 'Phone numbers', description: 'Numbers the workspace owns and the channels they serve.' },
   { name: 'Webhooks', description: 'Workspace webhooks, their signing secrets and the delivery log.' },
+  { name: 'Pools', description: 'Contact pools (FIFO, LIFO, Parallel) and their members.' },
+  { name: 'Rules', description: 'Reusable contact policies: calling window, retries, daily and total caps.' },
+  {
+    name: 'Campaigns',
+    description: 'Outbound campaigns over pools: definition, pools, rule and transitions.',
+  },
+  {
+    name: 'Tasks',
+    description: 'Scheduled outbound calls and WhatsApp templates, standalone or from campaigns.',
+  },
   { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
   {
     name: INTERNAL_TAG,

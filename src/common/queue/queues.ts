@@ -9,6 +9,7 @@ export const QUEUES = {
   knowledge: 'knowledge',
   webhooks: 'webhooks',
   calls: 'calls',
+  outbound: 'outbound',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -54,6 +55,10 @@ export interface JobPayloads {
     'silence-timeout': { workspaceId: string; callId: string; activityMs: number };
     /** Rebuilds the concurrency sets of every workspace from PostgreSQL (repeatable, every 30 s). */
     'reconcile-slots': Record<string, never>;
+  };
+  outbound: {
+    /** One pass of the outbound dispatcher (repeatable every 2 s, and woken when an event commits). */
+    dispatch: Record<string, never>;
   };
 }
 

@@ -42,6 +42,15 @@ import { CallsService } from './calls.service';
     CallLive,
     CallInstance,
   ],
-  exports: [CallsService, CallLifecycle, CallRuntime, CallSlots, CallsRepository, TelephonyModule],
+  exports: [
+    CallsService,
+    CallLifecycle,
+    CallRuntime,
+    CallSlots,
+    CallsRepository,
+    TelephonyModule,
+    CallPlacement,
+    CallInstance,
+  ],
 })
 export class CallsModule {}

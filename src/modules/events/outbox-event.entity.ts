@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   'voice_evaluation',
   'text_evaluation',
   'intent_call',
+  'campaign_status',
+  'task_status',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -8,6 +8,8 @@ export const WEBHOOK_EVENTS = [
   'voice_evaluation',
   'text_evaluation',
   'intent_call',
+  'campaign_status',
+  'task_status',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const MAX_WEBHOOKS_PER_AGENT = 5;
