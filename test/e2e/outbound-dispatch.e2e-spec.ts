@@ -363,7 +363,8 @@ describe('outbound dispatcher', () => {
     const [placed, lost] = await campaignTasks(campaign.uuid);
     // A dispatcher that died after claiming both and placing the first call only.
     await db.query(
-      `UPDATE outbound_tasks SET status = 'queued', claimed_by = 'dead-host:1:00000000', claimed_at = now() - interval '10 seconds'
+      `UPDATE outbound_tasks SET status = 'queued', claimed_by = 'dead-host:1:00000000', scheduled_at = now(),
+              claimed_at = now() - interval '10 seconds'
         WHERE workspace_id = $1 AND campaign_id = $2`,
       [t.workspaceId, campaign.uuid],
     );

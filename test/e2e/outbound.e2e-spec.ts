@@ -282,4 +282,69 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     await t.http.put(`/api/v1/campaigns/${campaign.uuid}/rule`).send({ rule_uuid: rule.uuid }).expect(200);
     await t.http.delete(`/api/v1/rules/${rule.uuid}`).expect(409);
   });
+
+  it('makes a listing (contacts, FIFO pool, rule, campaign) in one transaction', async () => {
+    const known = await createContact(t, { name: 'Known' });
+    const fresh = '+14155550188';
+    const failing = await t.http.post('/api/v1/listings').send({
+      name: 'Broken listing',
+      campaign_type: 'whatsapp',
+      agent_uuid: line.agentId,
+      contacts: [{ phone_number: fresh, name: 'Fresh' }],
+      rule: { max_calls_per_day: 2 },
+    });
+    expect(failing.status).toBe(422);
+    expect(failing.body.error.field).toBe('template_setting_uuid');
+    const leftovers = await db.query(
+      `SELECT (SELECT count(*) FROM contacts WHERE workspace_id = $1 AND phone_number = $2)::int AS contacts,
+              (SELECT count(*) FROM outbound_pools WHERE workspace_id = $1 AND name = 'Broken listing')::int AS pools,
+              (SELECT count(*) FROM outbound_rules WHERE workspace_id = $1 AND name = 'Broken listing rule')::int AS rules`,
+      [t.workspaceId, fresh],
+    );
+    expect(leftovers[0]).toEqual({ contacts: 0, pools: 0, rules: 0 });
+
+    const res = await t.http
+      .post('/api/v1/listings')
+      .send({
+        name: 'April leads',
+        agent_uuid: line.agentId,
+        contacts: [
+          { phone_number: known.phone_number, surname: 'Updated' },
+          { phone_number: fresh, name: 'Fresh', timezone: 'Europe/Paris' },
+        ],
+        rule: { max_calls_per_day: 2 },
+        start_date: nextYear,
+      })
+      .expect(201);
+    const listing = res.body.data;
+    expect(listing).toMatchObject({
+      name: 'April leads',
+      campaign_type: 'call',
+      status: 'draft',
+      contacts_count: 2,
+      contacts_created: 1,
+      contacts_updated: 1,
+    });
+    const campaign = await t.http.get(`/api/v1/campaigns/${listing.uuid}`).expect(200);
+    expect(campaign.body.data.rule).toMatchObject({ name: 'April leads rule', max_calls_per_day: 2 });
+    const pool = await t.http.get(`/api/v1/pools/${listing.pool_uuid}`).expect(200);
+    expect(pool.body.data).toMatchObject({ type: 'FIFO', contacts_count: 2 });
+    const contact = await t.http.get(`/api/v1/contacts/${known.uuid}`).expect(200);
+    expect(contact.body.data).toMatchObject({ name: 'Known', surname: 'Updated' });
+    const list = await t.http.get('/api/v1/listings').expect(200);
+    expect(list.body.data.items.map((l: { uuid: string }) => l.uuid)).toEqual([listing.uuid]);
+    const extra = await createContact(t);
+    const added = await t.http
+      .post(`/api/v1/listings/${listing.uuid}/contacts`)
+      .send({ contact_uuids: [extra.uuid] })
+      .expect(200);
+    expect(added.body.data).toMatchObject({ contacts_added: 1, tasks_created: 0 });
+    await t.http.delete(`/api/v1/listings/${listing.uuid}/contacts/${extra.uuid}`).expect(200);
+    expect((await t.http.get(`/api/v1/listings/${listing.uuid}`).expect(200)).body.data.contacts_count).toBe(
+      2,
+    );
+    await other.http.get(`/api/v1/listings/${listing.uuid}`).expect(404);
+    const plain = await createCampaign(t, { agent_uuid: line.agentId });
+    await t.http.get(`/api/v1/listings/${plain.uuid}`).expect(404);
+  });
 });

@@ -61,6 +61,7 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'Tasks',
     description: 'Scheduled outbound calls and WhatsApp templates, standalone or from campaigns.',
   },
+  { name: 'Listings', description: 'A campaign over one FIFO pool, made with its contacts in one request.' },
   { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
   {
     name: INTERNAL_TAG,

@@ -93,7 +93,13 @@ export class CampaignsService {
     };
   }
 
-  async create(workspaceId: string, dto: CreateCampaignDto, tx?: Transaction): Promise<CampaignResponse> {
+  /** A draft campaign; a listing passes its transaction, its own rule (made in it) and the listing mark. */
+  async create(
+    workspaceId: string,
+    dto: CreateCampaignDto,
+    tx?: Transaction,
+    preset: { ruleId?: string | null; listing?: boolean } = {},
+  ): Promise<CampaignResponse> {
     const agent = await agentInBody(this.agents, workspaceId, dto.agent_uuid);
     const channel = dto.channel ?? 'call';
     if (channel === 'whatsapp' && !dto.template_setting_uuid)
@@ -103,7 +109,7 @@ export class CampaignsService {
         'VALIDATION_ERROR',
       );
     if (dto.phone_number_uuid) await this.assertNumber(workspaceId, dto.phone_number_uuid);
-    if (dto.rule_uuid) await this.assertRule(workspaceId, dto.rule_uuid);
+    if (dto.rule_uuid && preset.ruleId === undefined) await this.assertRule(workspaceId, dto.rule_uuid);
     const c = this.campaigns.build(workspaceId, {
       name: dto.name.trim(),
       description: dto.description ?? null,
@@ -111,7 +117,7 @@ export class CampaignsService {
       channel,
       phoneNumberId: dto.phone_number_uuid ?? null,
       templateSettingId: dto.template_setting_uuid ?? null,
-      ruleId: dto.rule_uuid ?? null,
+      ruleId: preset.ruleId === undefined ? (dto.rule_uuid ?? null) : preset.ruleId,
       timezone: dto.timezone ?? agent.timezone ?? 'UTC',
       startAt: dto.start_at ? new Date(dto.start_at) : null,
       endAt: dto.end_at ? new Date(dto.end_at) : null,
@@ -121,7 +127,7 @@ export class CampaignsService {
       variables: {},
       metadata: {},
       status: 'draft',
-      isListing: false,
+      isListing: preset.listing ?? false,
       startedAt: null,
       endedAt: null,
     });

@@ -13,6 +13,9 @@ import { CampaignsController } from './campaigns.controller';
 import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
 import { DispatchRepository } from './dispatch.repository';
+import { ListingContactsRepository } from './listing-contacts.repository';
+import { ListingsController } from './listings.controller';
+import { ListingsService } from './listings.service';
 import { Dispatcher } from './dispatcher.service';
 import { OutboundClock } from './outbound-clock';
 import { OutboundEvents } from './outbound-events';
@@ -44,13 +47,15 @@ import { TasksService } from './tasks.service';
     EventsModule,
     LogsModule,
   ],
-  controllers: [PoolsController, RulesController, CampaignsController, TasksController],
+  controllers: [PoolsController, RulesController, CampaignsController, TasksController, ListingsController],
   providers: [
     PoolsRepository,
     RulesRepository,
     CampaignsRepository,
     TasksRepository,
     DispatchRepository,
+    ListingContactsRepository,
+    ListingsService,
     PoolsService,
     RulesService,
     CampaignsService,
