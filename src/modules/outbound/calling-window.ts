@@ -67,7 +67,12 @@ export function zonedInstant(
   const guess = Date.UTC(year, month - 1, day, Math.floor(minutes / 60), minutes % 60);
   const first = guess - offsetAt(guess, timeZone);
   const second = guess - offsetAt(first, timeZone);
-  return Math.min(first, second);
+  const reads = (ms: number) => {
+    const p = localParts(ms, timeZone);
+    return p.day === day && p.hour * 60 + p.minute === minutes;
+  };
+  const valid = [first, second].filter(reads);
+  return valid.length ? Math.min(...valid) : Math.max(first, second);
 }
 
 /** `YYYY-MM-DD` of an instant in a zone: the contact's local day, which the daily cap counts in. */
