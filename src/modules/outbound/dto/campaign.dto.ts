@@ -57,7 +57,7 @@ class CampaignEditable {
   @Max(1000)
   max_concurrency?: number;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', maxLength: 500 } })
   @OptionalNotNull()
   @IsObject()
   variables?: Record<string, unknown>;

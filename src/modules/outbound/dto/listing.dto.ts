@@ -30,7 +30,7 @@ export class ListingContactDto {
   email?: string;
   @ApiPropertyOptional({ example: 'Europe/London' }) @IsOptional() @IsIanaTimezone() timezone?: string;
 
-  @ApiPropertyOptional({ example: 'GB', pattern: '^[A-Z]{2}$' })
+  @ApiPropertyOptional({ example: 'GB', pattern: '^[A-Z]{2}$', maxLength: 2 })
   @IsOptional()
   @Matches(/^[A-Z]{2}$/, { message: 'country_code must be an ISO 3166-1 alpha-2 code' })
   country_code?: string;

@@ -31,12 +31,12 @@ export class WindowDto {
   @IsIn(DAYS, { each: true })
   days?: Day[];
 
-  @ApiPropertyOptional({ example: '09:00', pattern: HHMM.source })
+  @ApiPropertyOptional({ example: '09:00', pattern: HHMM.source, maxLength: 5 })
   @OptionalNotNull()
   @Matches(HHMM, { message: 'start_time must be a time HH:MM' })
   start_time?: string;
 
-  @ApiPropertyOptional({ example: '18:00', pattern: HHMM.source })
+  @ApiPropertyOptional({ example: '18:00', pattern: HHMM.source, maxLength: 5 })
   @OptionalNotNull()
   @Matches(HHMM, { message: 'end_time must be a time HH:MM' })
   end_time?: string;

@@ -53,7 +53,7 @@ class TaskEditable {
   @Max(10)
   priority?: number;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', maxLength: 500 } })
   @OptionalNotNull()
   @IsObject()
   variables?: Record<string, unknown>;
