@@ -67,8 +67,14 @@ export class Dispatcher {
     }
     const promoted = await this.sweep((tx) => this.dispatch.promoteDue(at, tx));
     const claimed: TaskRow[] = [];
-    for (const c of await this.dispatch.campaignsWithPending(at))
-      claimed.push(...(await this.claimCampaign(c.workspace_id, c.id, now)));
+    for (const c of await this.dispatch.campaignsWithPending(at)) {
+      const began = process.hrtime.bigint();
+      const tasks = await this.claimCampaign(c.workspace_id, c.id, now);
+      claimed.push(...tasks);
+      const claimMs = Number(process.hrtime.bigint() - began) / 1e6;
+      if (tasks.length)
+        this.logger.debug({ campaignId: c.id, claimed: tasks.length, claimMs }, 'dispatch claim');
+    }
     claimed.push(
       ...(await this.sweep((tx) => this.dispatch.claimStandalone(this.instance.id, tx))).map((m) => m.task),
     );
