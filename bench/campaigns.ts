@@ -88,7 +88,9 @@ function startServer(
 }
 
 const fmt = (sorted: number[], unit = 'ms') =>
-  `p50 ${percentile(sorted, 50).toFixed(1)} ${unit}, p99 ${percentile(sorted, 99).toFixed(1)} ${unit} (n=${sorted.length})`;
+  !sorted.length
+    ? 'no samples'
+    : `p50 ${percentile(sorted, 50).toFixed(1)} ${unit}, p99 ${percentile(sorted, 99).toFixed(1)} ${unit} (n=${sorted.length})`;
 
 async function main(): Promise<void> {
   await migrate(dbUrl.toString());
