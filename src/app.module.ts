@@ -47,6 +47,8 @@ import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { MessagingJobsModule } from '@/modules/messaging/jobs/messaging-jobs.module';
 import { LogsJobsModule } from '@/modules/logs/jobs/logs-jobs.module';
 import { ApiRequestLogMiddleware } from '@/modules/logs/request-log.middleware';
+import { OutboundJobsModule } from '@/modules/outbound/jobs/outbound-jobs.module';
+import { OutboundModule } from '@/modules/outbound/outbound.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { TranscriptionJobsModule } from '@/modules/transcription/jobs/transcription-jobs.module';
 import { TranscriptionsModule } from '@/modules/transcription/transcription.module';
@@ -74,6 +76,7 @@ const DOMAIN_MODULES: Type[] = [
   MessagingModule,
   TranscriptionsModule,
   LanguagesModule,
+  OutboundModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
@@ -89,6 +92,7 @@ const WORKER_MODULES: Type[] = [
   TranscriptionJobsModule,
   LogsJobsModule,
   VoiceJobsModule,
+  OutboundJobsModule,
 ];
 
 export interface AppModuleOptions {

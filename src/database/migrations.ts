@@ -17,6 +17,7 @@ import { IntentActions1763910000000 } from './migrations/1763910000000-IntentAct
 import { Messaging1763920000000 } from './migrations/1763920000000-Messaging';
 import { TranscriptionsOperations1763950000000 } from './migrations/1763950000000-TranscriptionsOperations';
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
+import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -42,4 +43,5 @@ export const MIGRATIONS = [
   Messaging1763920000000,
   TranscriptionsOperations1763950000000,
   VoiceRuntime1763900000000,
+  Outbound1763930000000,
 ];

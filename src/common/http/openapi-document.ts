@@ -75,6 +75,17 @@ export const TAGS: { name: string; description: string }[] = [
     description: 'The API request log and the action log (task attempts, flows, intent calls).',
   },
   { name: 'Languages', description: 'Languages agents can speak and report in.' },
+  { name: 'Pools', description: 'Contact pools (FIFO, LIFO, Parallel) and their members.' },
+  { name: 'Rules', description: 'Reusable contact policies: calling window, retries, daily and total caps.' },
+  {
+    name: 'Campaigns',
+    description: 'Outbound campaigns over pools: definition, pools, rule and transitions.',
+  },
+  {
+    name: 'Tasks',
+    description: 'Scheduled outbound calls and WhatsApp templates, standalone or from campaigns.',
+  },
+  { name: 'Listings', description: 'A campaign over one FIFO pool, made with its contacts in one request.' },
   { name: 'Health', description: 'Liveness and readiness for load balancers; no tenant, no token.' },
   {
     name: INTERNAL_TAG,

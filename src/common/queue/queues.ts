@@ -14,6 +14,7 @@ export const QUEUES = {
   messaging: 'messaging',
   transcription: 'transcription',
   voice: 'voice',
+  outbound: 'outbound',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -114,6 +115,10 @@ export interface JobPayloads {
   transcription: {
     /** One attempt at a pending transcription; the job id carries the attempt, so a repeat is dropped. */
     transcribe: { workspaceId: string; transcriptionId: string };
+  };
+  outbound: {
+    /** One pass of the outbound dispatcher (repeatable every 2 s, and woken when an event commits). */
+    dispatch: Record<string, never>;
   };
 }
 

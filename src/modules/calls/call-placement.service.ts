@@ -50,6 +50,20 @@ interface NewCall {
   record: boolean;
   maxDurationSeconds: number;
   ringTimeoutSeconds: number;
+  campaignId?: string | null;
+  taskId?: string | null;
+}
+
+/** A task's attempt: the call to place for it (the do-not-call check is the caller's). */
+export interface TaskCall {
+  agentId: string;
+  to: string;
+  contactId: string;
+  phoneNumberId: string | null;
+  campaignId: string | null;
+  taskId: string;
+  variables: Record<string, string>;
+  metadata: Record<string, unknown>;
 }
 
 /** Placing calls: `POST /call` and the sandbox's inbound simulation (checks, a slot, the call, the dial job). */
@@ -129,6 +143,46 @@ export class CallPlacement {
     });
     await this.queue.add('dial', { workspaceId, callId: call.uuid }, { jobId: `dial:${call.uuid}` });
     return call;
+  }
+
+  /**
+   * A task's call: like `place`, except that a full workspace or number answers null instead of 429, so the task
+   * waits for a slot. Other refusals (agent unavailable, no number) throw.
+   */
+  async placeForTask(workspaceId: string, t: TaskCall): Promise<CallResponse | null> {
+    const agent = await this.agents.agent(workspaceId, t.agentId);
+    if (agent.status === 'paused' || agent.status === 'completed')
+      throw AppException.conflict(`Agent is ${agent.status}`);
+    const number = await this.callerNumber(workspaceId, agent.agent_uuid, t.phoneNumberId ?? undefined);
+    const first = voiceText(agent, 'first_message');
+    try {
+      const call = await this.create(workspaceId, {
+        direction: 'Outbound',
+        channel: 'phone',
+        status: 'queued',
+        agent,
+        number,
+        contactId: t.contactId,
+        customer: t.to,
+        from: number.number,
+        to: t.to,
+        firstMessage: first ? fill(first, t.variables) : null,
+        prompt: null,
+        about: null,
+        variables: t.variables,
+        metadata: t.metadata,
+        record: false,
+        maxDurationSeconds: voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
+        ringTimeoutSeconds: DEFAULT_RING_TIMEOUT,
+        campaignId: t.campaignId,
+        taskId: t.taskId,
+      });
+      await this.queue.add('dial', { workspaceId, callId: call.uuid }, { jobId: `dial:${call.uuid}` });
+      return call;
+    } catch (err) {
+      if (err instanceof AppException && err.code === 'CONCURRENCY_LIMIT_EXCEEDED') return null;
+      throw err;
+    }
   }
 
   /** `POST /calls/simulate-inbound`: a caller reaches a sandbox number, as Twilio's inbound webhook would. */
@@ -246,8 +300,8 @@ export class CallPlacement {
           maxDurationSeconds: c.maxDurationSeconds,
           ringTimeoutSeconds: c.ringTimeoutSeconds,
           silenceTimeoutSeconds: 0,
-          campaignId: null,
-          taskId: null,
+          campaignId: c.campaignId ?? null,
+          taskId: c.taskId ?? null,
           listingId: null,
           recording: null,
           providerLog: [],

@@ -16,6 +16,8 @@ export const EVENT_TYPES = [
   'transcription_completed',
   'transcription_failed',
   'recording_ready',
+  'campaign_status',
+  'task_status',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,0 +1,231 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as https from 'node:https';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from 'pg';
+import { migrate } from '@/database/data-source';
+import { dropDatabase } from '../test/support/isolated-database';
+import { seedBenchTenant } from './seed-tenant';
+import { percentile, runBench } from './stats';
+
+/**
+ * `npm run bench:campaigns`: one API replica (compiled, with its workers) runs a campaign of BENCH_CONTACTS (10,000)
+ * sandbox contacts whose calls are answered after 200 ms and end after 1 s of silence, `max_concurrency` 50. Prints
+ * calls placed per second, the highest number of live calls ever sampled (every 20 ms; must be 50, never more), the
+ * gap between a call ending and the next call being placed (p50/p99, while tasks were waiting), and the dispatcher's
+ * database time per claim (its `dispatch claim` log lines).
+ */
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
+const CONCURRENCY = 50;
+
+const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+dbUrl.pathname = `/cap_bench_${run}`;
+const root = path.join(__dirname, '..');
+const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
+const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 });
+const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+
+type Body = { data?: any };
+
+function api(base: string, token: string, method: string, p: string, body?: unknown): Promise<Body> {
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  const headers: Record<string, string | number> = {
+    Host: 'bench.localhost',
+    Authorization: `Bearer ${token}`,
+  };
+  if (payload)
+    Object.assign(headers, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(payload),
+    });
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${base}${p}`, { method, agent, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () =>
+        (res.statusCode ?? 500) < 300
+          ? resolve(JSON.parse(text || '{}') as Body)
+          : reject(new Error(`${method} ${p}: ${res.statusCode} ${text}`)),
+      );
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Sandbox numbers whose last four digits answer (0002-0004 and 0009 are the failing ones). */
+function destinations(n: number): string[] {
+  const out: string[] = [];
+  for (let i = 1000; out.length < n; i += 1)
+    if (!['0002', '0003', '0004', '0009'].includes(String(i).slice(-4)))
+      out.push(`+14155${String(i).padStart(6, '0')}`);
+  return out;
+}
+
+function startServer(
+  env: Record<string, string>,
+  claims: number[],
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(path.join(root, '.bench-build', 'test', 'support', 'api-process.js'), [], {
+    env: { ...env, TS_NODE_BASEURL: path.join(root, '.bench-build') },
+    cwd: root,
+    execArgv: ['-r', 'tsconfig-paths/register'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (!line.includes('"dispatch claim"')) return;
+    const ms = (JSON.parse(line) as { claimMs?: number }).claimMs;
+    if (typeof ms === 'number') claims.push(ms);
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve({ child, url: `https://127.0.0.1:${m.port}` }));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+const fmt = (sorted: number[], unit = 'ms') =>
+  !sorted.length
+    ? 'no samples'
+    : `p50 ${percentile(sorted, 50).toFixed(1)} ${unit}, p99 ${percentile(sorted, 99).toFixed(1)} ${unit} (n=${sorted.length})`;
+
+async function main(): Promise<void> {
+  await migrate(dbUrl.toString());
+  const db = new Client({ connectionString: dbUrl.toString() });
+  await db.connect();
+  const { token, workspaceId } = await seedBenchTenant(db, 'bench');
+  const claims: number[] = [];
+  const server = await startServer(
+    {
+      ...(process.env as Record<string, string>),
+      NODE_ENV: 'production',
+      DATABASE_URL: dbUrl.toString(),
+      REDIS_PREFIX: `cap-bench-${run}`,
+      STORAGE_DIR: storage,
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'debug',
+      SERVICE_DOMAIN: 'localhost',
+      SANDBOX_ANSWER_DELAY_MS: '200',
+      MAX_CONCURRENT_CALLS: String(CONCURRENCY),
+    },
+    claims,
+  );
+  const call = (method: string, p: string, body?: unknown) => api(server.url, token, method, p, body);
+  try {
+    const agentId = (
+      await call('POST', '/api/v1/agents', {
+        name: 'Bench',
+        settings: { voice: { silence_timeout_seconds: 1 } },
+      })
+    ).data.agent_uuid as string;
+    const number = await call('POST', '/api/v1/phone-numbers', {
+      number: '+16282000100',
+      provider: 'sandbox',
+    });
+    await call('POST', `/api/v1/agents/${agentId}/phone-numbers`, {
+      phone_number_uuid: number.data.uuid,
+      channels: ['call'],
+    });
+    const pool = (
+      await call('POST', '/api/v1/pools', { name: 'Bench pool', type: 'Parallel', max_parallel_items: 100 })
+    ).data.uuid as string;
+    const phones = destinations(CONTACTS);
+    for (let i = 0; i < phones.length; i += 1000) {
+      const batch = phones.slice(i, i + 1000).map((phone_number) => ({ name: 'Bench', phone_number }));
+      const created = await call('POST', '/api/v1/contacts', { contacts: batch });
+      const ids = (created.data as { uuid: string }[]).map((c) => c.uuid);
+      await call('POST', `/api/v1/pools/${pool}/contacts`, { contact_uuids: ids });
+    }
+    const campaign = (
+      await call('POST', '/api/v1/campaigns', {
+        name: 'Bench',
+        agent_uuid: agentId,
+        pool_uuids: [pool],
+        max_concurrency: CONCURRENCY,
+        window: {
+          days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+          start_time: '00:00',
+          end_time: '23:59',
+        },
+      })
+    ).data.uuid as string;
+    progress(`seeded ${CONTACTS} contacts`);
+
+    let peak = 0;
+    let done = false;
+    const sampler = (async () => {
+      while (!done) {
+        const r = await db.query(
+          `SELECT count(*)::int AS n FROM calls WHERE workspace_id = $1 AND status IN ('queued', 'ringing', 'in-progress')`,
+          [workspaceId],
+        );
+        peak = Math.max(peak, r.rows[0].n as number);
+        await new Promise((r2) => setTimeout(r2, 20));
+      }
+    })();
+    const began = Date.now();
+    await call('POST', `/api/v1/campaigns/${campaign}/start`);
+    for (;;) {
+      const stats = (await call('GET', `/api/v1/campaigns/${campaign}`)).data.stats;
+      const open = stats.scheduled + stats.pending + stats.queued + stats.in_progress + stats.on_hold;
+      if (!open) break;
+      progress(
+        `completed ${stats.completed}, failed ${stats.failed}, live ${stats.queued + stats.in_progress}`,
+      );
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+    const seconds = (Date.now() - began) / 1000;
+    done = true;
+    await sampler;
+
+    const rows = (
+      await db.query(
+        `SELECT extract(epoch FROM created_at) * 1000 AS c, extract(epoch FROM ended_at) * 1000 AS e FROM calls
+          WHERE workspace_id = $1 AND campaign_id = $2`,
+        [workspaceId, campaign],
+      )
+    ).rows as { c: string; e: string | null }[];
+    const created = rows.map((r) => Number(r.c)).sort((a, b) => a - b);
+    const ended = rows
+      .filter((r) => r.e)
+      .map((r) => Number(r.e))
+      .sort((a, b) => a - b);
+    // Each ended call frees a slot; the gap is until the next call created after it, while calls remained to place.
+    const gaps: number[] = [];
+    let j = 0;
+    for (const e of ended) {
+      while (j < created.length && created[j] < e) j += 1;
+      if (j >= created.length) break;
+      gaps.push(created[j] - e);
+      j += 1;
+    }
+    gaps.sort((a, b) => a - b);
+    claims.sort((a, b) => a - b);
+    process.stdout.write(
+      [
+        `campaign:                 ${CONTACTS} contacts, ${rows.length} calls in ${seconds.toFixed(1)} s`,
+        `calls placed per second:  ${(rows.length / seconds).toFixed(1)} (goal: about 50 / 1.2 s = 40)`,
+        `highest live calls seen:  ${peak} (goal: exactly ${CONCURRENCY}, never more)`,
+        `slot freed → next call:   ${fmt(gaps)} (goal: p99 < 500 ms)`,
+        `dispatcher claim (DB):    ${fmt(claims)} per claim transaction`,
+        `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${os.loadavg()[0].toFixed(1)}, node ${process.version}`,
+      ].join('\n') + '\n',
+    );
+  } finally {
+    await new Promise<void>((resolve) => {
+      server.child.once('exit', () => resolve());
+      server.child.send('stop');
+      setTimeout(() => server.child.kill('SIGKILL'), 15_000).unref();
+    });
+    await db.end();
+    agent.destroy();
+    await dropDatabase(dbUrl.toString());
+    fs.rmSync(storage, { recursive: true, force: true });
+  }
+}
+
+runBench(main);

@@ -1,0 +1,292 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppException } from '@/common/errors/app.exception';
+import { Page, pageOf, skipTake } from '@/common/http/pagination';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { checkMetadata, checkVariables } from '@/modules/calls/call-context';
+import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
+import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import { CampaignTasks } from './campaign-tasks';
+import { CampaignsRepository } from './campaigns.repository';
+import {
+  AttachPoolsResponse,
+  CampaignDetailResponse,
+  CampaignListQuery,
+  CampaignResponse,
+  CampaignRuleResponse,
+  CreateCampaignDto,
+  UpdateCampaignDto,
+} from './dto/campaign.dto';
+import { OutboundEvents } from './outbound-events';
+import { Campaign, NOT_STARTED } from './outbound.entities';
+import { RulesRepository } from './rules.repository';
+import { TasksRepository } from './tasks.repository';
+import { campaignView, ruleView } from './views';
+
+const ENDED = ['completed', 'cancelled'];
+const DRAFT_ONLY = [
+  'agent_uuid',
+  'channel',
+  'phone_number_uuid',
+  'template_setting_uuid',
+  'timezone',
+  'start_at',
+];
+
+/** Campaigns (§11.3): definition, pools and rule. The moves are in CampaignTransitions. */
+@Injectable()
+export class CampaignsService {
+  constructor(
+    private readonly campaigns: CampaignsRepository,
+    private readonly rules: RulesRepository,
+    private readonly tasks: TasksRepository,
+    private readonly campaignTasks: CampaignTasks,
+    private readonly events: OutboundEvents,
+    private readonly agents: AgentContextReader,
+    private readonly numbers: PhoneNumbersService,
+    private readonly unitOfWork: UnitOfWork,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async list(workspaceId: string, q: CampaignListQuery, listing?: boolean): Promise<Page<CampaignResponse>> {
+    const [rows, total] = await this.campaigns.list(workspaceId, {
+      status: q.status,
+      agentId: q.agent_uuid,
+      channel: q.channel,
+      search: q.search,
+      listing,
+      ...skipTake(q),
+    });
+    const pools = await this.campaigns.poolIdsOf(
+      workspaceId,
+      rows.map((c) => c.id),
+    );
+    return pageOf(
+      rows.map((c) => campaignView(c, pools.get(c.id) ?? [])),
+      total,
+      q,
+    );
+  }
+
+  async find(workspaceId: string, id: string, tx?: Transaction): Promise<Campaign> {
+    const c = await this.campaigns.findById(workspaceId, id, tx);
+    if (!c) throw AppException.notFound('Campaign');
+    return c;
+  }
+
+  async view(workspaceId: string, c: Campaign, tx?: Transaction): Promise<CampaignResponse> {
+    return campaignView(
+      c,
+      (await this.campaigns.pools(workspaceId, c.id, tx)).map((p) => p.id),
+    );
+  }
+
+  async get(workspaceId: string, id: string): Promise<CampaignDetailResponse> {
+    const c = await this.find(workspaceId, id);
+    const rule = c.ruleId ? await this.rules.findById(workspaceId, c.ruleId) : null;
+    const policy = (await this.campaignTasks.policies(undefined, c)).get('')!;
+    return {
+      ...(await this.view(workspaceId, c)),
+      rule: rule ? ruleView(rule) : null,
+      effective_policy: policy,
+      stats: await this.tasks.stats(workspaceId, c.id),
+    };
+  }
+
+  /** A draft campaign; a listing passes its transaction, its own rule (made in it) and the listing mark. */
+  async create(
+    workspaceId: string,
+    dto: CreateCampaignDto,
+    tx?: Transaction,
+    preset: { ruleId?: string | null; listing?: boolean } = {},
+  ): Promise<CampaignResponse> {
+    const agent = await agentInBody(this.agents, workspaceId, dto.agent_uuid);
+    const channel = dto.channel ?? 'call';
+    if (channel === 'whatsapp' && !dto.template_setting_uuid)
+      throw AppException.invalid(
+        'template_setting_uuid',
+        'template_setting_uuid is required for whatsapp campaigns',
+        'VALIDATION_ERROR',
+      );
+    if (dto.phone_number_uuid) await this.assertNumber(workspaceId, dto.phone_number_uuid);
+    if (dto.rule_uuid && preset.ruleId === undefined) await this.assertRule(workspaceId, dto.rule_uuid);
+    const c = this.campaigns.build(workspaceId, {
+      name: dto.name.trim(),
+      description: dto.description ?? null,
+      agentId: agent.agent_uuid,
+      channel,
+      phoneNumberId: dto.phone_number_uuid ?? null,
+      templateSettingId: dto.template_setting_uuid ?? null,
+      ruleId: preset.ruleId === undefined ? (dto.rule_uuid ?? null) : preset.ruleId,
+      timezone: dto.timezone ?? agent.timezone ?? 'UTC',
+      startAt: dto.start_at ? new Date(dto.start_at) : null,
+      endAt: dto.end_at ? new Date(dto.end_at) : null,
+      window: null,
+      retry: null,
+      maxConcurrency: 10,
+      variables: {},
+      metadata: {},
+      status: 'draft',
+      isListing: preset.listing ?? false,
+      startedAt: null,
+      endedAt: null,
+    });
+    this.applyEditable(c, dto);
+    const write = async (t: Transaction) => {
+      await this.campaigns.save(workspaceId, c, t);
+      const pools = [...new Set(dto.pool_uuids ?? [])];
+      const attached = await this.campaigns.attach(workspaceId, c.id, pools, t);
+      if (attached.length !== pools.length)
+        throw AppException.invalid(
+          'pool_uuids',
+          'pool_uuids names a pool that does not exist',
+          'VALIDATION_ERROR',
+        );
+      await this.events.campaign(t, c, attached, null);
+      return campaignView(c, attached);
+    };
+    return tx ? write(tx) : this.unitOfWork.run(write);
+  }
+
+  /** Draft: any key. Running or paused: the editable keys, applied to tasks not yet started. Ended: 409. */
+  async update(workspaceId: string, id: string, dto: UpdateCampaignDto): Promise<CampaignResponse> {
+    return this.unitOfWork.run(async (tx) => {
+      const c = await this.lock(workspaceId, id, tx);
+      if (ENDED.includes(c.status)) throw AppException.conflict(`Campaign is ${c.status}`);
+      const sent = Object.keys(dto).filter((k) => (dto as Record<string, unknown>)[k] !== undefined);
+      if (c.status !== 'draft') {
+        const locked = sent.find((k) => DRAFT_ONLY.includes(k));
+        if (locked)
+          throw AppException.conflict(`Campaign is ${c.status}: ${locked} can change only in draft`);
+      } else {
+        if (dto.agent_uuid)
+          c.agentId = (await agentInBody(this.agents, workspaceId, dto.agent_uuid)).agent_uuid;
+        if (dto.channel) c.channel = dto.channel;
+        if (dto.phone_number_uuid !== undefined) {
+          if (dto.phone_number_uuid) await this.assertNumber(workspaceId, dto.phone_number_uuid);
+          c.phoneNumberId = dto.phone_number_uuid;
+        }
+        if (dto.template_setting_uuid !== undefined) c.templateSettingId = dto.template_setting_uuid;
+        if (dto.timezone) c.timezone = dto.timezone;
+        if (dto.start_at !== undefined) c.startAt = dto.start_at ? new Date(dto.start_at) : null;
+      }
+      if (dto.name !== undefined) c.name = dto.name.trim();
+      this.applyEditable(c, dto);
+      await this.campaigns.save(workspaceId, c, tx);
+      if (c.status !== 'draft' && (dto.window !== undefined || dto.retry !== undefined))
+        await this.campaignTasks.applyPolicy(tx, c, await this.campaigns.pools(workspaceId, c.id, tx));
+      return this.view(workspaceId, c, tx);
+    });
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    await this.unitOfWork.run(async (tx) => {
+      const c = await this.lock(workspaceId, id, tx);
+      if (c.status === 'running' || c.status === 'paused')
+        throw AppException.conflict(`Campaign is ${c.status}`);
+      await this.campaigns.delete(workspaceId, { id }, tx);
+    });
+  }
+
+  async attachPools(workspaceId: string, id: string, poolIds: string[]): Promise<AttachPoolsResponse> {
+    const wanted = [...new Set(poolIds.map((p) => p.toLowerCase()))];
+    return this.unitOfWork.run(async (tx) => {
+      const c = await this.lock(workspaceId, id, tx);
+      if (ENDED.includes(c.status)) throw AppException.conflict(`Campaign is ${c.status}`);
+      const before = new Set((await this.campaigns.pools(workspaceId, id, tx)).map((p) => p.id));
+      const attached = await this.campaigns.attach(workspaceId, id, wanted, tx);
+      const existing = new Set([...before, ...attached]);
+      const tasksCreated =
+        c.status === 'draft' || !attached.length
+          ? 0
+          : await this.campaignTasks.create(tx, c, { poolIds: attached });
+      return {
+        campaign_uuid: id,
+        pools_attached: attached,
+        pool_uuids_not_found: wanted.filter((p) => !existing.has(p)),
+        tasks_created: tasksCreated,
+      };
+    });
+  }
+
+  /** Detaches a pool; its tasks in this campaign that have not started are cancelled. */
+  async detachPool(workspaceId: string, id: string, poolId: string): Promise<void> {
+    await this.unitOfWork.run(async (tx) => {
+      await this.lock(workspaceId, id, tx);
+      if (!(await this.campaigns.detach(workspaceId, id, poolId, tx))) throw AppException.notFound('Pool');
+      const moved = await this.tasks.move(
+        workspaceId,
+        { campaignId: id, poolId },
+        NOT_STARTED,
+        'cancelled',
+        tx,
+      );
+      await this.events.tasks(tx, workspaceId, moved);
+    });
+  }
+
+  async setRule(workspaceId: string, id: string, ruleId: string | null): Promise<CampaignRuleResponse> {
+    return this.unitOfWork.run(async (tx) => {
+      const c = await this.lock(workspaceId, id, tx);
+      if (ENDED.includes(c.status)) throw AppException.conflict(`Campaign is ${c.status}`);
+      const rule = ruleId ? await this.assertRule(workspaceId, ruleId) : null;
+      c.ruleId = ruleId;
+      await this.campaigns.save(workspaceId, c, tx);
+      if (c.status !== 'draft')
+        await this.campaignTasks.applyPolicy(tx, c, await this.campaigns.pools(workspaceId, c.id, tx));
+      return { campaign_uuid: id, rule: rule ? ruleView(rule) : null };
+    });
+  }
+
+  async lock(workspaceId: string, id: string, tx: Transaction): Promise<Campaign> {
+    const c = await this.campaigns.lock(workspaceId, id, tx);
+    if (!c) throw AppException.notFound('Campaign');
+    return c;
+  }
+
+  private applyEditable(c: Campaign, dto: UpdateCampaignDto | CreateCampaignDto): void {
+    if (dto.description !== undefined) c.description = dto.description ?? null;
+    if (dto.end_at !== undefined) c.endAt = dto.end_at ? new Date(dto.end_at) : null;
+    if (c.endAt && c.startAt && c.endAt <= c.startAt)
+      throw AppException.invalid('end_at', 'end_at must be after start_at', 'VALIDATION_ERROR');
+    if (dto.window !== undefined) {
+      const w = dto.window;
+      if (w?.start_time && w.end_time && w.end_time <= w.start_time)
+        throw AppException.invalid(
+          'window.end_time',
+          'window.end_time must be after window.start_time',
+          'VALIDATION_ERROR',
+        );
+      c.window = w ? { ...w } : null;
+    }
+    if (dto.retry !== undefined) c.retry = dto.retry ? { ...dto.retry } : null;
+    if (dto.max_concurrency !== undefined) {
+      const limit = this.config.limits.maxConcurrentCalls;
+      if (dto.max_concurrency > limit)
+        throw AppException.invalid('max_concurrency', `max_concurrency must not be greater than ${limit}`);
+      c.maxConcurrency = dto.max_concurrency;
+    }
+    if (dto.variables !== undefined) c.variables = checkVariables(dto.variables);
+    if (dto.metadata !== undefined) c.metadata = checkMetadata(dto.metadata);
+  }
+
+  private async assertNumber(workspaceId: string, id: string): Promise<void> {
+    if (!(await this.numbers.find(workspaceId, id)))
+      throw AppException.invalid(
+        'phone_number_uuid',
+        'phone_number_uuid names no phone number of this workspace',
+        'VALIDATION_ERROR',
+      );
+  }
+
+  private async assertRule(workspaceId: string, id: string) {
+    const rule = await this.rules.findById(workspaceId, id);
+    if (!rule)
+      throw AppException.invalid(
+        'rule_uuid',
+        'rule_uuid names no rule of this workspace',
+        'VALIDATION_ERROR',
+      );
+    return rule;
+  }
+}

@@ -1,0 +1,255 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { Sweep } from '@/common/persistence/sweep';
+import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { Campaign, PoolType, Task, TaskStatus } from './outbound.entities';
+import { MovedTask, returned, TaskRow } from './task-row';
+
+export interface TaskRef {
+  workspace_id: string;
+  id: string;
+}
+
+/** A pending task picked for dispatch, with the zone and address of its contact. */
+export type PickedTask = TaskRow & { contact_timezone: string | null };
+
+const PICK_ORDER: Record<PoolType, string> = {
+  FIFO: 't.member_added_at ASC, t.id ASC',
+  LIFO: 't.member_added_at DESC, t.id DESC',
+  Parallel: 't.priority DESC, t.member_added_at ASC, t.id ASC',
+};
+
+type MovedRow = TaskRow & { prev: TaskStatus };
+const moved = (result: unknown): MovedTask[] =>
+  returned<MovedRow>(result).map(({ prev, ...task }) => ({ task: task as TaskRow, previous: prev }));
+
+/**
+ * The dispatcher's statements. Those marked `@Sweep('dispatch')` span workspaces (finding due work); the rest act
+ * on one workspace's rows.
+ */
+@Injectable()
+export class DispatchRepository extends WorkspaceScopedRepository<Task> {
+  constructor(@InjectRepository(Task) repo: Repository<Task>) {
+    super(repo);
+  }
+
+  /** `scheduled` tasks whose due time has come become `pending`. */
+  @Sweep('dispatch')
+  async promoteDue(now: Date, tx: EntityManager, limit = 5000): Promise<MovedTask[]> {
+    return moved(
+      await this.sql(
+        `UPDATE outbound_tasks t SET status = 'pending', updated_at = now()
+           FROM (SELECT id, status AS prev FROM outbound_tasks
+                  WHERE status = 'scheduled' AND scheduled_at <= $1
+                  ORDER BY scheduled_at LIMIT $2 FOR UPDATE SKIP LOCKED) o
+          WHERE t.id = o.id RETURNING t.*, o.prev`,
+        [now, limit],
+        tx,
+      ),
+    );
+  }
+
+  /** Not-started tasks past their `expires_at` become `expired`. */
+  @Sweep('dispatch')
+  async expireDue(now: Date, tx: EntityManager, limit = 5000): Promise<MovedTask[]> {
+    return moved(
+      await this.sql(
+        `UPDATE outbound_tasks t SET status = 'expired', held_status = NULL, updated_at = now()
+           FROM (SELECT id, status AS prev FROM outbound_tasks
+                  WHERE expires_at <= $1 AND expires_at IS NOT NULL AND status IN ('scheduled', 'pending', 'on_hold')
+                  LIMIT $2 FOR UPDATE SKIP LOCKED) o
+          WHERE t.id = o.id RETURNING t.*, o.prev`,
+        [now, limit],
+        tx,
+      ),
+    );
+  }
+
+  /** Running campaigns whose `end_at` has passed. */
+  @Sweep('dispatch')
+  campaignsPastEnd(now: Date): Promise<TaskRef[]> {
+    return this.sql<TaskRef[]>(
+      `SELECT workspace_id, id FROM outbound_campaigns WHERE status = 'running' AND end_at <= $1`,
+      [now],
+    );
+  }
+
+  /** Running campaigns that have tasks, all of them ended. */
+  @Sweep('dispatch')
+  campaignsDone(): Promise<TaskRef[]> {
+    return this.sql<TaskRef[]>(
+      `SELECT c.workspace_id, c.id FROM outbound_campaigns c
+        WHERE c.status = 'running'
+          AND EXISTS (SELECT 1 FROM outbound_tasks t WHERE t.workspace_id = c.workspace_id AND t.campaign_id = c.id)
+          AND NOT EXISTS (SELECT 1 FROM outbound_tasks t
+                           WHERE t.workspace_id = c.workspace_id AND t.campaign_id = c.id
+                             AND t.status IN ('scheduled', 'pending', 'queued', 'in_progress', 'on_hold'))`,
+    );
+  }
+
+  /** Running campaigns (past their start) with pending tasks. */
+  @Sweep('dispatch')
+  campaignsWithPending(now: Date): Promise<TaskRef[]> {
+    return this.sql<TaskRef[]>(
+      `SELECT c.workspace_id, c.id FROM outbound_campaigns c
+        WHERE c.status = 'running' AND (c.start_at IS NULL OR c.start_at <= $1)
+          AND EXISTS (SELECT 1 FROM outbound_tasks t WHERE t.campaign_id = c.id AND t.status = 'pending')`,
+      [now],
+    );
+  }
+
+  /** Claims pending tasks of no campaign, oldest due first. */
+  @Sweep('dispatch')
+  async claimStandalone(owner: string, tx: EntityManager, limit = 50): Promise<MovedTask[]> {
+    return moved(
+      await this.sql(
+        `UPDATE outbound_tasks t SET status = 'queued', claimed_by = $1, claimed_at = now(), updated_at = now()
+           FROM (SELECT id, status AS prev FROM outbound_tasks
+                  WHERE status = 'pending' AND campaign_id IS NULL
+                  ORDER BY scheduled_at, priority DESC LIMIT $2 FOR UPDATE SKIP LOCKED) o
+          WHERE t.id = o.id RETURNING t.*, o.prev`,
+        [owner, limit],
+        tx,
+      ),
+    );
+  }
+
+  /** Tasks in progress whose call has ended. */
+  @Sweep('dispatch')
+  endedCalls(limit = 500): Promise<TaskRef[]> {
+    return this.sql<TaskRef[]>(
+      `SELECT t.workspace_id, t.id FROM outbound_tasks t
+         JOIN calls c ON c.workspace_id = t.workspace_id AND c.id = t.current_call_id
+        WHERE t.status = 'in_progress' AND t.type = 'make_call' AND c.ended_at IS NOT NULL
+        LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /** Message tasks in progress (their delivery decides the outcome). */
+  @Sweep('dispatch')
+  liveMessages(limit = 500): Promise<TaskRef[]> {
+    return this.sql<TaskRef[]>(
+      `SELECT workspace_id, id FROM outbound_tasks
+        WHERE status = 'in_progress' AND type = 'send_message' LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /** Tasks claimed before `before` and still `queued`: their dispatcher died between claim and start. */
+  @Sweep('dispatch')
+  staleClaims(before: Date): Promise<TaskRef[]> {
+    return this.sql<TaskRef[]>(
+      `SELECT workspace_id, id FROM outbound_tasks WHERE status = 'queued' AND claimed_at < $1`,
+      [before],
+    );
+  }
+
+  /** The campaign row, locked, or null when another dispatcher holds it. */
+  async lockCampaign(workspaceId: string, id: string, tx: EntityManager): Promise<Campaign | null> {
+    return tx
+      .getRepository(Campaign)
+      .createQueryBuilder('c')
+      .where('c.workspace_id = :ws AND c.id = :id', { ws: workspaceId, id })
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getOne();
+  }
+
+  /** Live (queued or in progress) tasks of the campaign, by pool. */
+  async liveByPool(workspaceId: string, campaignId: string, tx: EntityManager): Promise<Map<string, number>> {
+    const rows = await this.sql<{ pool_id: string; n: number }[]>(
+      `SELECT pool_id, count(*)::int AS n FROM outbound_tasks
+        WHERE workspace_id = $1 AND campaign_id = $2 AND status IN ('queued', 'in_progress') GROUP BY pool_id`,
+      [workspaceId, campaignId],
+      tx,
+    );
+    return new Map(rows.map((r) => [r.pool_id, r.n]));
+  }
+
+  /** Due pending tasks of one pool of the campaign, in the pool's order, locked (others' locks skipped). */
+  pick(
+    workspaceId: string,
+    campaignId: string,
+    poolId: string,
+    type: PoolType,
+    limit: number,
+    now: Date,
+    tx: EntityManager,
+  ): Promise<PickedTask[]> {
+    return this.sql<PickedTask[]>(
+      `SELECT t.*, k.timezone AS contact_timezone FROM outbound_tasks t
+         JOIN contacts k ON k.workspace_id = t.workspace_id AND k.id = t.contact_id
+        WHERE t.workspace_id = $1 AND t.campaign_id = $2 AND t.pool_id = $3 AND t.status = 'pending'
+          AND t.scheduled_at <= $4
+        ORDER BY ${PICK_ORDER[type]} LIMIT $5 FOR UPDATE OF t SKIP LOCKED`,
+      [workspaceId, campaignId, poolId, now, limit],
+      tx,
+    );
+  }
+
+  /** `pending` → `queued` for the tasks picked, owned by this dispatcher. */
+  async markQueued(
+    workspaceId: string,
+    ids: string[],
+    owner: string,
+    tx: EntityManager,
+  ): Promise<MovedTask[]> {
+    return moved(
+      await this.sql(
+        `UPDATE outbound_tasks t SET status = 'queued', claimed_by = $3, claimed_at = now(), updated_at = now()
+           FROM (SELECT id, status AS prev FROM outbound_tasks WHERE workspace_id = $1 AND id = ANY($2)) o
+          WHERE t.workspace_id = $1 AND t.id = o.id AND t.status = 'pending' RETURNING t.*, o.prev`,
+        [workspaceId, ids, owner],
+        tx,
+      ),
+    );
+  }
+
+  /** The contact's address and zone. */
+  async contact(
+    workspaceId: string,
+    id: string,
+  ): Promise<{ phone_number: string | null; email: string | null; timezone: string | null } | null> {
+    const rows = await this.sql<
+      { phone_number: string | null; email: string | null; timezone: string | null }[]
+    >(`SELECT phone_number, email, timezone FROM contacts WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  /** How the task's current call ended. */
+  async callOutcome(
+    workspaceId: string,
+    callId: string,
+    tx: EntityManager,
+  ): Promise<{ status: string; answered_at: Date | null; ended_at: Date | null; created_at: Date } | null> {
+    const rows = await this.sql<
+      { status: string; answered_at: Date | null; ended_at: Date | null; created_at: Date }[]
+    >(
+      `SELECT status, answered_at, ended_at, created_at FROM calls WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, callId],
+      tx,
+    );
+    return rows[0] ?? null;
+  }
+
+  /** A call placed for the task at or after `since` (found when its dispatcher died before recording it). */
+  async callOfTask(
+    workspaceId: string,
+    taskId: string,
+    since: Date,
+    tx: EntityManager,
+  ): Promise<string | null> {
+    const rows = await this.sql<{ id: string }[]>(
+      `SELECT id FROM calls WHERE workspace_id = $1 AND task_id = $2 AND created_at >= $3
+        ORDER BY created_at DESC LIMIT 1`,
+      [workspaceId, taskId, since],
+      tx,
+    );
+    return rows[0]?.id ?? null;
+  }
+}

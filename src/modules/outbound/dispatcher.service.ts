@@ -1,0 +1,178 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { CallInstance } from '@/modules/calls/call-instance';
+import { nextInWindow } from './calling-window';
+import { CampaignTransitions } from './campaign-transitions';
+import { CampaignsRepository } from './campaigns.repository';
+import { DispatchRepository, PickedTask } from './dispatch.repository';
+import { OutboundClock } from './outbound-clock';
+import { OutboundEvents } from './outbound-events';
+import { MovedTask, TaskRow } from './task-row';
+import { TaskRunner, zoneOf } from './task-runner';
+import { TaskSettlement } from './task-settlement';
+import { TasksRepository } from './tasks.repository';
+
+/** A claim older than this is recovered even when its dispatcher still looks alive. */
+const STUCK_CLAIM_MS = 60_000;
+/** A claim younger than this is left alone: its dispatcher is probably placing it. */
+const CLAIM_GRACE_MS = 3_000;
+const PLACE_PARALLELISM = 8;
+
+export interface TickReport {
+  promoted: number;
+  claimed: number;
+  started: number;
+  settled: number;
+}
+
+/**
+ * One pass of the outbound engine (run by the `dispatch` job every 2 s and whenever an event commits): expiry,
+ * outcomes of ended attempts, recovery of dead dispatchers' claims, due tasks, then claims in pool order within each
+ * campaign's `max_concurrency` and the workspace's call slots, then the calls and messages.
+ */
+@Injectable()
+export class Dispatcher {
+  private readonly logger = new Logger(Dispatcher.name);
+
+  constructor(
+    private readonly dispatch: DispatchRepository,
+    private readonly tasks: TasksRepository,
+    private readonly campaigns: CampaignsRepository,
+    private readonly transitions: CampaignTransitions,
+    private readonly settlement: TaskSettlement,
+    private readonly runner: TaskRunner,
+    private readonly events: OutboundEvents,
+    private readonly clock: OutboundClock,
+    private readonly instance: CallInstance,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  async tick(): Promise<TickReport> {
+    const now = await this.clock.now();
+    const at = new Date(now);
+    for (const c of await this.dispatch.campaignsPastEnd(at))
+      await this.transitions.complete(c.workspace_id, c.id, 'ended');
+    await this.sweep((tx) => this.dispatch.expireDue(at, tx));
+    let settled = 0;
+    for (const ref of await this.dispatch.endedCalls()) {
+      await this.settlement.settleCall(ref, now);
+      settled += 1;
+    }
+    for (const ref of await this.dispatch.liveMessages()) await this.settlement.settleMessage(ref, now);
+    for (const ref of await this.dispatch.staleClaims(new Date(Date.now() - CLAIM_GRACE_MS))) {
+      const task = await this.tasks.get(ref.workspace_id, ref.id);
+      const stuck = task?.claimed_at && Date.now() - task.claimed_at.getTime() > STUCK_CLAIM_MS;
+      if (stuck && task) await this.runner.release(task);
+      else await this.settlement.recover(ref, now);
+    }
+    const promoted = await this.sweep((tx) => this.dispatch.promoteDue(at, tx));
+    const claimed: TaskRow[] = [];
+    for (const c of await this.dispatch.campaignsWithPending(at)) {
+      const began = process.hrtime.bigint();
+      const tasks = await this.claimCampaign(c.workspace_id, c.id, now);
+      claimed.push(...tasks);
+      const claimMs = Number(process.hrtime.bigint() - began) / 1e6;
+      if (tasks.length)
+        this.logger.debug({ campaignId: c.id, claimed: tasks.length, claimMs }, 'dispatch claim');
+    }
+    claimed.push(
+      ...(await this.sweep((tx) => this.dispatch.claimStandalone(this.instance.id, tx))).map((m) => m.task),
+    );
+    const started = await this.place(claimed, now);
+    for (const c of await this.dispatch.campaignsDone())
+      await this.transitions.complete(c.workspace_id, c.id, 'done');
+    return { promoted: promoted.length, claimed: claimed.length, started, settled };
+  }
+
+  /** A cross-workspace move and its events, in one transaction. */
+  private async sweep(move: (tx: Parameters<Parameters<UnitOfWork['run']>[0]>[0]) => Promise<MovedTask[]>) {
+    return this.unitOfWork.run(async (tx) => {
+      const moved = await move(tx);
+      const byWorkspace = new Map<string, MovedTask[]>();
+      for (const m of moved)
+        byWorkspace.set(m.task.workspace_id, [...(byWorkspace.get(m.task.workspace_id) ?? []), m]);
+      for (const [ws, list] of byWorkspace) await this.events.tasks(tx, ws, list);
+      return moved;
+    });
+  }
+
+  /**
+   * Claims the campaign's due tasks under its row lock (a second dispatcher skips it): per pool in the order the
+   * pools were attached, FIFO and LIFO one live task at a time, Parallel up to `max_parallel_items`, and all pools
+   * together within `max_concurrency`. A task whose window has closed goes back to `scheduled` at its next opening.
+   */
+  private async claimCampaign(workspaceId: string, campaignId: string, now: number): Promise<TaskRow[]> {
+    return this.unitOfWork.run(async (tx) => {
+      const c = await this.dispatch.lockCampaign(workspaceId, campaignId, tx);
+      if (c?.status !== 'running') return [];
+      const live = await this.dispatch.liveByPool(workspaceId, campaignId, tx);
+      let free = c.maxConcurrency - [...live.values()].reduce((a, b) => a + b, 0);
+      const claimedIds: string[] = [];
+      const rescheduled: MovedTask[] = [];
+      for (const pool of await this.campaigns.pools(workspaceId, campaignId, tx)) {
+        if (free <= 0) break;
+        if (!pool.isActive) continue;
+        const cap = (pool.type === 'Parallel' ? pool.maxParallelItems : 1) - (live.get(pool.id) ?? 0);
+        if (cap <= 0) continue;
+        const picked = await this.dispatch.pick(
+          workspaceId,
+          campaignId,
+          pool.id,
+          pool.type,
+          Math.min(cap, free),
+          new Date(now),
+          tx,
+        );
+        for (const t of picked) {
+          const next = this.windowOpening(t, now);
+          if (next === now) {
+            claimedIds.push(t.id);
+            free -= 1;
+          } else {
+            const row = await this.tasks.update(
+              workspaceId,
+              t.id,
+              { status: 'scheduled', scheduled_at: new Date(next) },
+              tx,
+            );
+            rescheduled.push({ task: row, previous: 'pending' });
+          }
+        }
+      }
+      const queued = claimedIds.length
+        ? await this.dispatch.markQueued(workspaceId, claimedIds, this.instance.id, tx)
+        : [];
+      await this.events.tasks(tx, workspaceId, [...rescheduled, ...queued]);
+      return queued.map((m) => m.task);
+    });
+  }
+
+  /** `now` when the task's window is open, else its next opening. */
+  private windowOpening(t: PickedTask, now: number): number {
+    if (!t.window) return now;
+    return nextInWindow(now, t.window, zoneOf(t, t.contact_timezone)) ?? now;
+  }
+
+  /** Places the claimed tasks a few at a time; once a workspace has no call slot, its other tasks go back. */
+  private async place(claimed: TaskRow[], now: number): Promise<number> {
+    let started = 0;
+    const full = new Set<string>();
+    const queue = [...claimed];
+    const worker = async () => {
+      for (let task = queue.shift(); task; task = queue.shift()) {
+        if (task.type === 'make_call' && full.has(task.workspace_id)) {
+          await this.runner.release(task);
+          continue;
+        }
+        const result = await this.runner.run(task, now).catch((err: Error) => {
+          this.logger.error({ err: err.message, taskId: task!.id }, 'task run failed');
+          return 'gone' as const;
+        });
+        if (result === 'started') started += 1;
+        if (result === 'no_slot') full.add(task.workspace_id);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PLACE_PARALLELISM, claimed.length) }, worker));
+    return started;
+  }
+}

@@ -1,0 +1,61 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { Client } from 'pg';
+import { QUEUES } from '@/common/queue/queues';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { OUTBOX_CHANNEL } from '@/modules/events/outbox.service';
+
+/** Wakes within this long of a commit: one dispatch job per slice, however many events commit in it. */
+const WAKE_SLICE_MS = 100;
+
+/**
+ * Runs the dispatcher soon after any outbox write commits (a call ending, a task moving), so a freed slot is
+ * reused at once rather than at the next 2 s pass. The wake-up is a Bull job like the pass itself.
+ */
+@Injectable()
+export class DispatchWake implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DispatchWake.name);
+  private client: Client | null = null;
+  private stopped = false;
+  private lastSlice = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectQueue(QUEUES.outbound) private readonly queue: Queue,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const client = new Client({ connectionString: this.config.database.url });
+    client.on('notification', () => void this.wake());
+    client.on('error', (err) => this.logger.warn({ err: err.message }, 'dispatch wake connection lost'));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.client = client;
+    } catch (err) {
+      // The repeatable pass still runs every 2 s.
+      this.logger.warn({ err: (err as Error).message }, 'dispatch wake could not listen');
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.client?.end().catch(() => undefined);
+    this.client = null;
+  }
+
+  private async wake(): Promise<void> {
+    const slice = Math.floor(Date.now() / WAKE_SLICE_MS);
+    if (this.stopped || slice === this.lastSlice) return;
+    this.lastSlice = slice;
+    await this.queue
+      .add(
+        'dispatch',
+        {},
+        { jobId: `wake:${slice}`, removeOnComplete: true, removeOnFail: true, attempts: 1 },
+      )
+      .catch((err: Error) => this.logger.warn({ err: err.message }, 'dispatch wake failed'));
+  }
+}

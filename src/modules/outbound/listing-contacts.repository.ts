@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { newId } from '@/common/persistence/base.entity';
+import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { ListingContactDto } from './dto/listing.dto';
+import { PoolMember } from './outbound.entities';
+
+/** The contacts of a listing, matched by phone then email, updated or created inside the listing's transaction. */
+@Injectable()
+export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMember> {
+  constructor(@InjectRepository(PoolMember) repo: Repository<PoolMember>) {
+    super(repo);
+  }
+
+  /** Answers the contact ids in the order given, with how many were created and updated. */
+  async upsert(
+    workspaceId: string,
+    contacts: ListingContactDto[],
+    tx: EntityManager,
+  ): Promise<{ ids: string[]; created: number; updated: number }> {
+    const phones = contacts.map((c) => c.phone_number);
+    const emails = contacts.map((c) => c.email?.toLowerCase()).filter((e): e is string => !!e);
+    const found = await this.sql<{ id: string; phone_number: string | null; email: string | null }[]>(
+      `SELECT id, phone_number, lower(email) AS email FROM contacts
+        WHERE workspace_id = $1 AND (phone_number = ANY($2) OR lower(email) = ANY($3))
+        ORDER BY created_at`,
+      [workspaceId, phones, emails],
+      tx,
+    );
+    const byPhone = new Map(found.filter((f) => f.phone_number).map((f) => [f.phone_number!, f.id]));
+    const byEmail = new Map<string, string>();
+    for (const f of found) if (f.email && !byEmail.has(f.email)) byEmail.set(f.email, f.id);
+    const ids: string[] = [];
+    let created = 0;
+    let updated = 0;
+    for (const c of contacts) {
+      const existing =
+        byPhone.get(c.phone_number) ?? (c.email ? byEmail.get(c.email.toLowerCase()) : undefined);
+      const values = [
+        c.name ?? null,
+        c.surname ?? null,
+        c.email ?? null,
+        c.timezone ?? null,
+        c.country_code ?? null,
+        c.primary_language ?? null,
+      ];
+      if (existing) {
+        await this.sql(
+          `UPDATE contacts SET name = coalesce($3, name), surname = coalesce($4, surname),
+                  email = coalesce($5, email), timezone = coalesce($6, timezone),
+                  country_code = coalesce($7, country_code), primary_language = coalesce($8, primary_language),
+                  phone_number = coalesce(phone_number, $9), updated_at = now()
+            WHERE workspace_id = $1 AND id = $2`,
+          [workspaceId, existing, ...values, c.phone_number],
+          tx,
+        );
+        updated += 1;
+        ids.push(existing);
+      } else {
+        const id = newId();
+        await this.sql(
+          `INSERT INTO contacts (id, workspace_id, name, surname, email, timezone, country_code, primary_language,
+                                 phone_number)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [id, workspaceId, c.name ?? c.phone_number, ...values.slice(1), c.phone_number],
+          tx,
+        );
+        byPhone.set(c.phone_number, id);
+        created += 1;
+        ids.push(id);
+      }
+    }
+    return { ids: [...new Set(ids)], created, updated };
+  }
+}

@@ -1,0 +1,162 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@/common/errors/app.exception';
+import { Page, pageOf } from '@/common/http/pagination';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
+import { CampaignTransitions } from './campaign-transitions';
+import { CampaignsRepository } from './campaigns.repository';
+import { CampaignsService } from './campaigns.service';
+import { CampaignResponse } from './dto/campaign.dto';
+import {
+  CreatedListingResponse,
+  CreateListingDto,
+  ListingListQuery,
+  ListingResponse,
+} from './dto/listing.dto';
+import { AddPoolContactsDto, AddPoolContactsResponse, RemovedMemberResponse } from './dto/pool.dto';
+import { ListingContactsRepository } from './listing-contacts.repository';
+import { Campaign } from './outbound.entities';
+import { PoolsRepository } from './pools.repository';
+import { PoolsService } from './pools.service';
+import { RulesRepository } from './rules.repository';
+import { fieldsOf } from './rules.service';
+
+/** Listings (§15.6): the source product's bulk helper, a campaign over one FIFO pool made in one transaction. */
+@Injectable()
+export class ListingsService {
+  constructor(
+    private readonly campaignsService: CampaignsService,
+    private readonly campaigns: CampaignsRepository,
+    private readonly transitions: CampaignTransitions,
+    private readonly pools: PoolsRepository,
+    private readonly poolsService: PoolsService,
+    private readonly rules: RulesRepository,
+    private readonly contacts: ListingContactsRepository,
+    private readonly agents: AgentContextReader,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  /** Contacts matched or created, the pool, the rule (when given by fields) and the campaign: all or nothing. */
+  async create(workspaceId: string, dto: CreateListingDto): Promise<CreatedListingResponse> {
+    await agentInBody(this.agents, workspaceId, dto.agent_uuid);
+    if (dto.rule?.uuid && !(await this.rules.findById(workspaceId, dto.rule.uuid)))
+      throw AppException.invalid(
+        'rule.uuid',
+        'rule.uuid names no rule of this workspace',
+        'VALIDATION_ERROR',
+      );
+    return this.unitOfWork.run(async (tx) => {
+      const upserted = await this.contacts.upsert(workspaceId, dto.contacts, tx);
+      let ruleId: string | null = dto.rule?.uuid ?? null;
+      if (dto.rule && !dto.rule.uuid) {
+        const rule = this.rules.build(workspaceId, {
+          name: dto.rule.name ?? `${dto.name} rule`,
+          ...fieldsOf(dto.rule, null),
+        });
+        await this.rules.save(workspaceId, rule, tx);
+        ruleId = rule.id;
+      }
+      const pool = this.pools.build(workspaceId, {
+        name: dto.name,
+        description: dto.description ?? null,
+        type: 'FIFO',
+        maxParallelItems: 10,
+        maxRetries: 3,
+        isActive: true,
+      });
+      await this.pools.save(workspaceId, pool, tx);
+      await this.pools.addMembers(
+        workspaceId,
+        pool.id,
+        upserted.ids.map((contactId) => ({ contactId, priority: 0 })),
+        tx,
+      );
+      const campaign = await this.campaignsService.create(
+        workspaceId,
+        {
+          name: dto.name,
+          description: dto.description,
+          agent_uuid: dto.agent_uuid,
+          channel: dto.campaign_type ?? 'call',
+          template_setting_uuid: dto.template_setting_uuid,
+          pool_uuids: [pool.id],
+          start_at: dto.start_date,
+          end_at: dto.end_date,
+        },
+        tx,
+        { ruleId, listing: true },
+      );
+      const started = dto.auto_start
+        ? await this.transitions.apply(workspaceId, campaign.uuid, 'start', tx)
+        : campaign;
+      return {
+        ...view(started, pool.id, upserted.ids.length),
+        contacts_created: upserted.created,
+        contacts_updated: upserted.updated,
+      };
+    });
+  }
+
+  async list(workspaceId: string, q: ListingListQuery): Promise<Page<ListingResponse>> {
+    const page = await this.campaignsService.list(workspaceId, { ...q, search: q.search }, true);
+    const counts = await this.pools.memberCounts(
+      workspaceId,
+      page.items.map((c) => c.pool_uuids[0]).filter(Boolean),
+    );
+    return pageOf(
+      page.items.map((c) => view(c, c.pool_uuids[0] ?? null, counts.get(c.pool_uuids[0]) ?? 0)),
+      page.pagination.total,
+      q,
+    );
+  }
+
+  async get(workspaceId: string, id: string): Promise<ListingResponse> {
+    const c = await this.find(workspaceId, id);
+    const response = await this.campaignsService.view(workspaceId, c);
+    const poolId = response.pool_uuids[0] ?? null;
+    const counts = await this.pools.memberCounts(workspaceId, poolId ? [poolId] : []);
+    return view(response, poolId, poolId ? (counts.get(poolId) ?? 0) : 0);
+  }
+
+  async addContacts(
+    workspaceId: string,
+    id: string,
+    dto: AddPoolContactsDto,
+  ): Promise<AddPoolContactsResponse> {
+    return this.poolsService.addContacts(workspaceId, await this.poolOf(workspaceId, id), dto);
+  }
+
+  async removeContact(workspaceId: string, id: string, contactId: string): Promise<RemovedMemberResponse> {
+    return this.poolsService.removeContact(workspaceId, await this.poolOf(workspaceId, id), contactId);
+  }
+
+  private async find(workspaceId: string, id: string): Promise<Campaign> {
+    const c = await this.campaigns.findById(workspaceId, id);
+    if (!c?.isListing) throw AppException.notFound('Listing');
+    return c;
+  }
+
+  private async poolOf(workspaceId: string, id: string): Promise<string> {
+    await this.find(workspaceId, id);
+    const [pool] = await this.campaigns.pools(workspaceId, id);
+    if (!pool) throw AppException.conflict('Listing has no pool');
+    return pool.id;
+  }
+}
+
+function view(c: CampaignResponse, poolId: string | null, contacts: number): ListingResponse {
+  return {
+    uuid: c.uuid,
+    name: c.name,
+    description: c.description,
+    campaign_type: c.channel,
+    agent_uuid: c.agent_uuid,
+    pool_uuid: poolId,
+    rule_uuid: c.rule_uuid,
+    status: c.status,
+    start_date: c.start_at,
+    end_date: c.end_at,
+    contacts_count: contacts,
+    created_at: c.created_at,
+  };
+}

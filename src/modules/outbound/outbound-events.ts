@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import type { Transaction } from '@/common/persistence/unit-of-work';
+import { OutboxService } from '@/modules/events/outbox.service';
+import type { Campaign, CampaignStatus } from './outbound.entities';
+import type { MovedTask } from './task-row';
+import { campaignView, taskView } from './views';
+
+const CHUNK = 1000;
+
+/** `campaign_status` and `task_status` events, written in the transaction of the move. */
+@Injectable()
+export class OutboundEvents {
+  constructor(private readonly outbox: OutboxService) {}
+
+  async tasks(tx: Transaction, workspaceId: string, moved: MovedTask[]): Promise<void> {
+    for (let i = 0; i < moved.length; i += CHUNK)
+      await this.outbox.record(
+        tx,
+        workspaceId,
+        moved.slice(i, i + CHUNK).map((m) => ({
+          type: 'task_status' as const,
+          agentId: m.task.agent_id,
+          data: { task: taskView(m.task), previous_status: m.previous },
+        })),
+      );
+  }
+
+  async campaign(
+    tx: Transaction,
+    c: Campaign,
+    poolIds: string[],
+    previous: CampaignStatus | null,
+  ): Promise<void> {
+    await this.outbox.record(tx, c.workspaceId, [
+      {
+        type: 'campaign_status',
+        agentId: c.agentId,
+        data: { campaign: campaignView(c, poolIds), previous_status: previous },
+      },
+    ]);
+  }
+}

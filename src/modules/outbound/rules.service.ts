@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '@/common/errors/app.exception';
+import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
+import { CampaignsRepository } from './campaigns.repository';
+import { CreateRuleDto, RuleFieldsDto, RuleResponse, UpdateRuleDto } from './dto/rule.dto';
+import { Rule } from './outbound.entities';
+import { DEFAULT_RETRY, DEFAULT_WINDOW } from './policy';
+import { RulesRepository } from './rules.repository';
+import { ruleView } from './views';
+
+/** Reusable contact policies (§11.2). */
+@Injectable()
+export class RulesService {
+  constructor(
+    private readonly rules: RulesRepository,
+    private readonly campaigns: CampaignsRepository,
+  ) {}
+
+  async list(workspaceId: string, q: PageQuery): Promise<Page<RuleResponse>> {
+    const [rows, total] = await this.rules.findAndCount(workspaceId, {
+      order: { createdAt: 'DESC', id: 'DESC' },
+      ...skipTake(q),
+    });
+    return pageOf(rows.map(ruleView), total, q);
+  }
+
+  async find(workspaceId: string, id: string): Promise<Rule> {
+    const rule = await this.rules.findById(workspaceId, id);
+    if (!rule) throw AppException.notFound('Rule');
+    return rule;
+  }
+
+  async get(workspaceId: string, id: string): Promise<RuleResponse> {
+    return ruleView(await this.find(workspaceId, id));
+  }
+
+  async create(workspaceId: string, dto: CreateRuleDto): Promise<RuleResponse> {
+    const rule = this.rules.build(workspaceId, { name: dto.name.trim(), ...fieldsOf(dto, null) });
+    await this.rules.save(workspaceId, rule);
+    return ruleView(rule);
+  }
+
+  async update(workspaceId: string, id: string, dto: UpdateRuleDto): Promise<RuleResponse> {
+    const rule = await this.find(workspaceId, id);
+    Object.assign(rule, fieldsOf(dto, rule));
+    if (dto.name !== undefined) rule.name = dto.name.trim();
+    await this.rules.save(workspaceId, rule);
+    return ruleView(rule);
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    await this.find(workspaceId, id);
+    if (await this.campaigns.liveUsing(workspaceId, { ruleId: id }))
+      throw AppException.conflict('Rule is used by a running or paused campaign');
+    await this.rules.delete(workspaceId, { id });
+  }
+}
+
+type RuleFields = Pick<
+  Rule,
+  | 'type'
+  | 'maxCallsPerDay'
+  | 'maxTotalCalls'
+  | 'retryIntervalMinutes'
+  | 'retryStrategy'
+  | 'retryOn'
+  | 'days'
+  | 'startTime'
+  | 'endTime'
+  | 'dncCheck'
+>;
+
+/** The rule's policy columns from the keys sent over `base` (defaults for a new rule); `text` makes one call. */
+export function fieldsOf(dto: RuleFieldsDto, base: Rule | null): RuleFields {
+  const f: RuleFields = {
+    type: dto.type ?? base?.type ?? 'call',
+    maxCallsPerDay: dto.max_calls_per_day ?? base?.maxCallsPerDay ?? 3,
+    maxTotalCalls: dto.max_total_calls ?? base?.maxTotalCalls ?? 10,
+    retryIntervalMinutes:
+      dto.retry_interval_minutes ?? base?.retryIntervalMinutes ?? DEFAULT_RETRY.interval_minutes,
+    retryStrategy: dto.retry_strategy ?? base?.retryStrategy ?? DEFAULT_RETRY.strategy,
+    retryOn: dto.retry_on ? [...new Set(dto.retry_on)] : (base?.retryOn ?? DEFAULT_RETRY.on),
+    days: dto.days ? [...new Set(dto.days)] : (base?.days ?? DEFAULT_WINDOW.days),
+    startTime: dto.start_time ?? base?.startTime ?? DEFAULT_WINDOW.start_time,
+    endTime: dto.end_time ?? base?.endTime ?? DEFAULT_WINDOW.end_time,
+    dncCheck: dto.dnc_check ?? base?.dncCheck ?? true,
+  };
+  if (f.endTime <= f.startTime)
+    throw AppException.invalid('end_time', 'end_time must be after start_time', 'VALIDATION_ERROR');
+  if (f.type === 'text') {
+    f.maxCallsPerDay = 1;
+    f.maxTotalCalls = 1;
+  }
+  return f;
+}

@@ -1,0 +1,181 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { AppException } from '@/common/errors/app.exception';
+import { newId } from '@/common/persistence/base.entity';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { isE164 } from '@/common/validation/validators';
+import { BlacklistService } from '@/modules/blacklist/blacklist.service';
+import { CallInstance } from '@/modules/calls/call-instance';
+import { CallPlacement } from '@/modules/calls/call-placement.service';
+import { ActionLog } from '@/modules/logs/action-log.service';
+import { localDay } from './calling-window';
+import { DispatchRepository } from './dispatch.repository';
+import { OutboundEvents } from './outbound-events';
+import { OUTBOUND_TEMPLATE_SENDER, TemplateSender } from './template-sender.port';
+import { TaskRow } from './task-row';
+import { TasksRepository } from './tasks.repository';
+
+export type RunResult = 'started' | 'failed' | 'no_slot' | 'gone';
+
+/** The zone a task's window and daily cap are read in: the contact's when the window says so, else the task's. */
+export function zoneOf(task: TaskRow, contactZone: string | null): string {
+  return (task.window?.use_contact_timezone ?? true) && contactZone ? contactZone : (task.timezone ?? 'UTC');
+}
+
+/** Runs one claimed (`queued`) task: the do-not-call check, then its call or message, then `in_progress`. */
+@Injectable()
+export class TaskRunner {
+  private readonly logger = new Logger(TaskRunner.name);
+
+  constructor(
+    private readonly tasks: TasksRepository,
+    private readonly dispatch: DispatchRepository,
+    private readonly events: OutboundEvents,
+    private readonly placement: CallPlacement,
+    private readonly blacklist: BlacklistService,
+    private readonly actions: ActionLog,
+    readonly instance: CallInstance,
+    private readonly unitOfWork: UnitOfWork,
+    @Optional() @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates?: TemplateSender,
+  ) {}
+
+  async run(task: TaskRow, now: number): Promise<RunResult> {
+    const contact = await this.dispatch.contact(task.workspace_id, task.contact_id);
+    const phone = contact?.phone_number ?? null;
+    if (!phone || !isE164(phone)) return this.fail(task, 'invalid_number');
+    if (await this.blacklist.isBlacklisted(task.workspace_id, { phone, email: contact?.email }))
+      return this.fail(task, 'blacklisted');
+    const zone = zoneOf(task, contact?.timezone ?? null);
+    try {
+      if (task.type === 'send_message') {
+        if (!this.templates) return this.fail(task, 'whatsapp_templates_unavailable');
+        const data = task.task_data ?? {};
+        const sent = await this.templates.send(task.workspace_id, {
+          agentId: task.agent_id,
+          contactId: task.contact_id,
+          to: phone,
+          phoneNumberId: task.phone_number_id,
+          templateSettingId: (data.template_setting_uuid as string | undefined) ?? null,
+          templateId: (data.template_uuid as string | undefined) ?? null,
+          parameters: (data.parameters as Record<string, unknown> | undefined) ?? {},
+          variables: task.variables,
+          taskId: task.id,
+          campaignId: task.campaign_id,
+        });
+        return this.start(task, { messageId: sent.messageId }, now, zone);
+      }
+      const call = await this.placement.placeForTask(task.workspace_id, {
+        agentId: task.agent_id,
+        to: phone,
+        contactId: task.contact_id,
+        phoneNumberId: task.phone_number_id,
+        campaignId: task.campaign_id,
+        taskId: task.id,
+        variables: task.variables,
+        metadata: task.metadata,
+      });
+      if (!call) {
+        await this.release(task);
+        return 'no_slot';
+      }
+      return this.start(task, { callId: call.uuid }, now, zone);
+    } catch (err) {
+      const reason = err instanceof AppException ? err.message : 'provider_error';
+      if (!(err instanceof AppException))
+        this.logger.warn({ err: (err as Error).message, taskId: task.id }, 'task attempt failed');
+      return this.fail(task, reason.slice(0, 255));
+    }
+  }
+
+  /** `queued` → `in_progress`: the attempt counts from here. A task cancelled meanwhile stays cancelled. */
+  async start(
+    task: TaskRow,
+    ref: { callId?: string; messageId?: string },
+    now: number,
+    zone: string,
+  ): Promise<RunResult> {
+    return this.unitOfWork.run(async (tx) => {
+      const locked = await this.tasks.lock(task.workspace_id, task.id, tx);
+      if (locked?.status !== 'queued') return 'gone';
+      const number = locked.attempts + 1;
+      const row = await this.tasks.update(
+        task.workspace_id,
+        task.id,
+        {
+          status: 'in_progress',
+          attempts: number,
+          current_call_id: ref.callId ?? null,
+          current_message_id: ref.messageId ?? null,
+          started_at: locked.started_at ?? new Date(now),
+          claimed_by: null,
+        },
+        tx,
+      );
+      await this.tasks.insertAttempt(
+        task.workspace_id,
+        {
+          id: newId(),
+          taskId: task.id,
+          number,
+          conversationId: ref.callId ?? null,
+          messageId: ref.messageId ?? null,
+          localDay: localDay(now, zone),
+          startedAt: new Date(now),
+        },
+        tx,
+      );
+      await this.events.tasks(tx, task.workspace_id, [{ task: row, previous: 'queued' }]);
+      return 'started';
+    });
+  }
+
+  /** `queued` → `failed` before any call or message (no retry). */
+  async fail(task: TaskRow, reason: string): Promise<RunResult> {
+    return this.unitOfWork.run(async (tx) => {
+      const locked = await this.tasks.lock(task.workspace_id, task.id, tx);
+      if (locked?.status !== 'queued') return 'gone';
+      const row = await this.tasks.update(
+        task.workspace_id,
+        task.id,
+        {
+          status: 'failed',
+          failure_reason: reason,
+          failed_at: new Date(),
+          claimed_by: null,
+          last_outcome: null,
+        },
+        tx,
+      );
+      await this.events.tasks(tx, task.workspace_id, [{ task: row, previous: 'queued' }]);
+      await this.actions.record(
+        task.workspace_id,
+        {
+          type: 'task',
+          name: task.title,
+          status: 'failed',
+          channel: task.type === 'make_call' ? 'call' : 'whatsapp',
+          agentId: task.agent_id,
+          contactId: task.contact_id,
+          subjectId: task.id,
+          error: reason,
+        },
+        tx,
+      );
+      return 'failed';
+    });
+  }
+
+  /** `queued` → `pending`: no call slot was free; the attempt is not counted. */
+  async release(task: TaskRow): Promise<void> {
+    await this.unitOfWork.run(async (tx) => {
+      const moved = await this.tasks.move(
+        task.workspace_id,
+        { ids: [task.id] },
+        ['queued'],
+        'pending',
+        tx,
+        'claimed_by = NULL, claimed_at = NULL',
+      );
+      await this.events.tasks(tx, task.workspace_id, moved);
+    });
+  }
+}

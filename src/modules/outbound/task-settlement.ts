@@ -1,0 +1,150 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
+import { ActionLog } from '@/modules/logs/action-log.service';
+import { localDay, nextInWindow, nextLocalDay, retryDelayMs } from './calling-window';
+import { DispatchRepository, TaskRef } from './dispatch.repository';
+import { OutboundEvents } from './outbound-events';
+import { RetryOutcome, TaskStatus } from './outbound.entities';
+import { TaskRunner, zoneOf } from './task-runner';
+import { OUTBOUND_TEMPLATE_SENDER, TemplateSender } from './template-sender.port';
+import { TaskRow } from './task-row';
+import { TasksRepository } from './tasks.repository';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** What happens to a task once its attempt has an outcome: done, another attempt later, or failed. */
+@Injectable()
+export class TaskSettlement {
+  constructor(
+    private readonly tasks: TasksRepository,
+    private readonly dispatch: DispatchRepository,
+    private readonly events: OutboundEvents,
+    private readonly actions: ActionLog,
+    private readonly runner: TaskRunner,
+    private readonly unitOfWork: UnitOfWork,
+    @Optional() @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates?: TemplateSender,
+  ) {}
+
+  /** The task's call has ended: its status is the attempt's outcome. */
+  async settleCall(ref: TaskRef, now: number): Promise<void> {
+    await this.unitOfWork.run(async (tx) => {
+      const task = await this.tasks.lock(ref.workspace_id, ref.id, tx);
+      if (task?.status !== 'in_progress' || !task.current_call_id) return;
+      const contact = await this.dispatch.contact(task.workspace_id, task.contact_id);
+      const call = await this.dispatch.callOutcome(task.workspace_id, task.current_call_id, tx);
+      if (!call?.ended_at) return;
+      const duration = call.ended_at.getTime() - (call.answered_at ?? call.created_at).getTime();
+      await this.conclude(tx, task, call.status, now, zoneOf(task, contact?.timezone ?? null), duration);
+    });
+  }
+
+  /** A message task: delivered or read completes it, failed fails it, sent with nothing more for 24 h completes it. */
+  async settleMessage(ref: TaskRef, now: number): Promise<void> {
+    if (!this.templates) return;
+    const task = await this.tasks.get(ref.workspace_id, ref.id);
+    if (!task?.current_message_id) return;
+    const state = await this.templates.status(ref.workspace_id, task.current_message_id);
+    if (!state) return;
+    const done =
+      state.status === 'delivered' ||
+      state.status === 'read' ||
+      (state.status === 'sent' && now - state.at.getTime() >= DAY_MS);
+    const failed = state.status === 'failed' || state.status === 'undelivered';
+    if (!done && !failed) return;
+    await this.unitOfWork.run(async (tx) => {
+      const locked = await this.tasks.lock(ref.workspace_id, ref.id, tx);
+      if (locked?.status !== 'in_progress') return;
+      await this.conclude(tx, locked, done ? 'completed' : state.status, now, zoneOf(locked, null), null);
+    });
+  }
+
+  /**
+   * A task left `queued` by a dispatcher that died: started if its call exists, else back to `pending` (the attempt
+   * was never made, so nothing is lost and nothing is dialled twice).
+   */
+  async recover(ref: TaskRef, now: number): Promise<void> {
+    const task = await this.tasks.get(ref.workspace_id, ref.id);
+    if (task?.status !== 'queued' || !task.claimed_at) return;
+    if (await this.runner.instance.isAlive(task.claimed_by)) return;
+    const contact = await this.dispatch.contact(ref.workspace_id, task.contact_id);
+    const callId = await this.unitOfWork.run((tx) =>
+      this.dispatch.callOfTask(task.workspace_id, task.id, task.claimed_at!, tx),
+    );
+    if (callId) await this.runner.start(task, { callId }, now, zoneOf(task, contact?.timezone ?? null));
+    else await this.runner.release(task);
+  }
+
+  private async conclude(
+    tx: Transaction,
+    task: TaskRow,
+    outcome: string,
+    now: number,
+    zone: string,
+    durationMs: number | null,
+  ): Promise<void> {
+    await this.tasks.endAttempt(task.workspace_id, task.id, task.attempts, outcome, new Date(now), tx);
+    let next: { status: TaskStatus; patch: Record<string, unknown> };
+    if (outcome === 'completed') next = { status: 'completed', patch: { completed_at: new Date(now) } };
+    else if (outcome === 'canceled') next = { status: 'cancelled', patch: {} };
+    else if (task.retry_on.includes(outcome as RetryOutcome) && task.attempts < task.max_attempts) {
+      const at = await this.nextAttempt(tx, task, now, zone);
+      next = at
+        ? { status: 'scheduled', patch: { scheduled_at: new Date(at) } }
+        : { status: 'failed', patch: { failure_reason: 'no_window', failed_at: new Date(now) } };
+    } else {
+      const reason = task.retry_on.includes(outcome as RetryOutcome) ? 'max_attempts_reached' : outcome;
+      next = { status: 'failed', patch: { failure_reason: reason, failed_at: new Date(now) } };
+    }
+    const row = await this.tasks.update(
+      task.workspace_id,
+      task.id,
+      { ...next.patch, status: next.status, last_outcome: outcome },
+      tx,
+    );
+    await this.events.tasks(tx, task.workspace_id, [{ task: row, previous: 'in_progress' }]);
+    await this.actions.record(
+      task.workspace_id,
+      {
+        type: 'task',
+        name: task.title,
+        status: outcome,
+        channel: task.type === 'make_call' ? 'call' : 'whatsapp',
+        durationMs,
+        agentId: task.agent_id,
+        contactId: task.contact_id,
+        subjectId: task.id,
+        response: {
+          attempt: task.attempts,
+          conversation_uuid: task.current_call_id,
+          message_uuid: task.current_message_id,
+          outcome,
+          task_status: next.status,
+        },
+      },
+      tx,
+    );
+  }
+
+  /**
+   * After the retry interval, inside the window, and on a later local day when today's `max_calls_per_day` is used
+   * up (then at the window's opening that day).
+   */
+  private async nextAttempt(
+    tx: Transaction,
+    task: TaskRow,
+    now: number,
+    zone: string,
+  ): Promise<number | null> {
+    let at =
+      now +
+      retryDelayMs(
+        { interval_minutes: task.retry_interval_minutes, strategy: task.retry_strategy },
+        task.attempts,
+      );
+    if (task.max_per_day) {
+      const used = await this.tasks.attemptsOn(task.workspace_id, task.id, localDay(now, zone), tx);
+      if (used >= task.max_per_day) at = Math.max(at, nextLocalDay(now, zone));
+    }
+    return task.window ? nextInWindow(at, task.window, zone) : at;
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * WhatsApp template sending, implemented by the messaging module. Campaigns of channel `whatsapp` and tasks of type
+ * `send_message` go through it; with nothing bound to the token such campaigns cannot start (422) and such tasks
+ * fail with reason `whatsapp_templates_unavailable`.
+ */
+export const OUTBOUND_TEMPLATE_SENDER = Symbol('OUTBOUND_TEMPLATE_SENDER');
+
+export interface TemplateSendRequest {
+  agentId: string;
+  contactId: string;
+  to: string;
+  phoneNumberId: string | null;
+  /** A template setting (campaigns) or a template (tasks may name either). */
+  templateSettingId: string | null;
+  templateId: string | null;
+  parameters: Record<string, unknown>;
+  variables: Record<string, string>;
+  taskId: string;
+  campaignId: string | null;
+}
+
+/** A message's delivery status, as §12 names them. */
+export type TemplateDeliveryStatus = 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'undelivered';
+
+export interface TemplateSender {
+  /**
+   * Throws 422 VALIDATION_ERROR naming `template_setting_uuid` unless the setting is active and its template
+   * `APPROVED`.
+   */
+  assertSendable(workspaceId: string, templateSettingId: string): Promise<void>;
+  /** Sends one rendered template; throws an AppException when refused before sending (the task fails). */
+  send(workspaceId: string, request: TemplateSendRequest): Promise<{ messageId: string }>;
+  /** The message's current delivery status and when it last changed. */
+  status(
+    workspaceId: string,
+    messageId: string,
+  ): Promise<{ status: TemplateDeliveryStatus; at: Date } | null>;
+}

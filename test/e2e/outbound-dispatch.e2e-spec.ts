@@ -1,0 +1,436 @@
+import { DataSource } from 'typeorm';
+import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
+import { CallPlacement } from '@/modules/calls/call-placement.service';
+import { OutboundClock } from '@/modules/outbound/outbound-clock';
+import { sandboxDestination, sandboxLine } from '../factories/call.factory';
+import { createContact } from '../factories/contact.factory';
+import { addMembers, createCampaign, createPool, createRule, tasksOf } from '../factories/outbound.factory';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+import { waitFor } from '../support/wait';
+
+const HOUR = 3600_000;
+type Task = Record<string, any>;
+
+/** The dispatcher against sandbox calls: pool order, limits, retries, windows, expiry, the do-not-call list. */
+jest.setTimeout(120_000);
+
+describe('outbound dispatcher', () => {
+  let app: TestApp;
+  let t: TestTenant;
+  let line: { agentId: string; numberId: string; number: string };
+  let db: DataSource;
+  let clock: OutboundClock;
+
+  /** Contacts with sandbox numbers ending in the digits given (answered calls end after 1 s of silence). */
+  const contacts = async (lastFours: string[], body: object = {}) => {
+    const out: Record<string, any>[] = [];
+    for (const four of lastFours)
+      out.push(await createContact(t, { phone_number: sandboxDestination(four), ...body }));
+    return out;
+  };
+  const campaignTasks = (campaignId: string) => tasksOf(t, `campaign_uuid=${campaignId}`);
+  /** Waits until every task of the campaign has ended; on timeout the error shows where each one is. */
+  const allEnded = async (campaignId: string, timeoutMs = 60_000) => {
+    try {
+      return await waitFor(
+        async () => {
+          const tasks = await campaignTasks(campaignId);
+          return tasks.every((x) => ['completed', 'failed', 'cancelled', 'expired'].includes(x.status))
+            ? tasks
+            : undefined;
+        },
+        timeoutMs,
+        `campaign ${campaignId} done`,
+      );
+    } catch (err) {
+      const state = await db.query(
+        `SELECT t.status, t.attempts, c.status AS call, c.end_reason FROM outbound_tasks t
+           LEFT JOIN calls c ON c.workspace_id = t.workspace_id AND c.id = t.current_call_id
+          WHERE t.workspace_id = $1 AND t.campaign_id = $2`,
+        [t.workspaceId, campaignId],
+      );
+      throw new Error(`${(err as Error).message}: ${JSON.stringify(state)}`);
+    }
+  };
+  const taskWhere = (id: string, check: (task: Task) => boolean, timeoutMs = 30_000) =>
+    waitFor(
+      async () => {
+        const res = await t.http.get(`/api/v1/tasks/${id}`).expect(200);
+        return check(res.body.data) ? (res.body.data as Task) : undefined;
+      },
+      timeoutMs,
+      `task ${id}`,
+    );
+  /** Samples live tasks per pool and campaign, and live calls of the workspace, until stopped; answers the peaks. */
+  const sampler = (campaignId: string) => {
+    let stop = false;
+    const peak = { campaign: 0, pool: 0, calls: 0 };
+    const done = (async () => {
+      while (!stop) {
+        const [row] = await db.query(
+          `SELECT coalesce(sum(n), 0)::int AS campaign, coalesce(max(n), 0)::int AS pool FROM (
+             SELECT count(*) AS n FROM outbound_tasks WHERE workspace_id = $1 AND campaign_id = $2
+                AND status IN ('queued', 'in_progress') GROUP BY pool_id) x`,
+          [t.workspaceId, campaignId],
+        );
+        const [calls] = await db.query(
+          `SELECT count(*)::int AS n FROM calls WHERE workspace_id = $1 AND status IN ('queued', 'ringing', 'in-progress')`,
+          [t.workspaceId],
+        );
+        peak.campaign = Math.max(peak.campaign, row.campaign);
+        peak.pool = Math.max(peak.pool, row.pool);
+        peak.calls = Math.max(peak.calls, calls.n);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    return async () => {
+      stop = true;
+      await done;
+      return peak;
+    };
+  };
+  const start = (campaignId: string) => t.http.post(`/api/v1/campaigns/${campaignId}/start`).expect(200);
+  const byStart = (tasks: Task[]) =>
+    [...tasks].sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at)).map((x) => x.contact_uuid);
+
+  beforeAll(async () => {
+    app = await startTestApp({ SANDBOX_ANSWER_DELAY_MS: '131', MAX_CONCURRENT_CALLS: '4' });
+    db = app.get<DataSource>(DataSource);
+    clock = app.get<OutboundClock>(OutboundClock);
+    await clock.reset();
+    t = await createTenant(app);
+    line = await sandboxLine(t, { settings: { voice: { silence_timeout_seconds: 1 } } });
+  });
+  afterAll(async () => {
+    await clock.reset();
+    await app.close();
+  });
+
+  it('FIFO dials one member at a time, oldest first; LIFO newest first', async () => {
+    for (const type of ['FIFO', 'LIFO']) {
+      const pool = await createPool(t, { type });
+      const members = await contacts(['7001', '7002', '7003']);
+      for (const m of members) await addMembers(t, pool.uuid, [m.uuid]);
+      const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
+      const peaks = sampler(campaign.uuid);
+      await start(campaign.uuid);
+      const tasks = await allEnded(campaign.uuid);
+      expect((await peaks()).pool).toBe(1);
+      expect(tasks.map((x) => x.status)).toEqual(['completed', 'completed', 'completed']);
+      const order = members.map((m) => m.uuid);
+      expect(byStart(tasks)).toEqual(type === 'FIFO' ? order : order.reverse());
+    }
+  });
+
+  it('Parallel dials by priority up to max_parallel_items; max_concurrency and the workspace limit hold', async () => {
+    const pool = await createPool(t, { type: 'Parallel', max_parallel_items: 2 });
+    const low = await contacts(['7101', '7102']);
+    const high = await contacts(['7103', '7104']);
+    await addMembers(
+      t,
+      pool.uuid,
+      low.map((c) => c.uuid),
+      1,
+    );
+    await addMembers(
+      t,
+      pool.uuid,
+      high.map((c) => c.uuid),
+      9,
+    );
+    const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
+    const peaks = sampler(campaign.uuid);
+    await start(campaign.uuid);
+    const tasks = await allEnded(campaign.uuid);
+    expect((await peaks()).pool).toBeLessThanOrEqual(2);
+    expect(byStart(tasks).slice(0, 2).sort()).toEqual(high.map((c) => c.uuid).sort());
+
+    // Two campaigns of 5 wanting 3 each share a workspace limit of 4 live calls.
+    const campaigns: Record<string, any>[] = [];
+    for (let i = 0; i < 2; i++) {
+      const p = await createPool(t, { type: 'Parallel', max_parallel_items: 10 });
+      const m = await contacts(['7201', '7202', '7203', '7204', '7205']);
+      await addMembers(
+        t,
+        p.uuid,
+        m.map((c) => c.uuid),
+      );
+      campaigns.push(
+        await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [p.uuid], max_concurrency: 3 }),
+      );
+    }
+    const [first, second] = campaigns.map((c) => sampler(c.uuid));
+    await Promise.all(campaigns.map((c) => start(c.uuid)));
+    const ended = await Promise.all(campaigns.map((c) => allEnded(c.uuid, 90_000)));
+    const [p1, p2] = [await first(), await second()];
+    expect(p1.campaign).toBeLessThanOrEqual(3);
+    expect(p2.campaign).toBeLessThanOrEqual(3);
+    expect(Math.max(p1.calls, p2.calls)).toBeLessThanOrEqual(4);
+    expect(Math.max(p1.calls, p2.calls)).toBeGreaterThanOrEqual(3);
+    for (const tasks of ended)
+      expect(tasks.every((x) => x.status === 'completed' && x.attempts_count === 1)).toBe(true);
+  });
+
+  it('retries busy after the interval up to max_attempts, never over the daily cap in the contact zone', async () => {
+    const base = Date.parse('2026-12-02T10:00:00Z'); // a Wednesday, 11:00 in Paris
+    await clock.set(base);
+    const rule = await createRule(t, {
+      max_calls_per_day: 2,
+      max_total_calls: 3,
+      retry_interval_minutes: 30,
+    });
+    const pool = await createPool(t);
+    const [busy] = await contacts(['0002'], { timezone: 'Europe/Paris' });
+    const [failed] = await contacts(['0004']);
+    await addMembers(t, pool.uuid, [busy.uuid, failed.uuid]);
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [pool.uuid],
+      rule_uuid: rule.uuid,
+      window: {
+        days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+        start_time: '08:00',
+        end_time: '20:00',
+      },
+    });
+    await start(campaign.uuid);
+    const [busyTask] = await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${busy.uuid}`);
+    const first = await taskWhere(busyTask.uuid, (x) => x.status === 'scheduled' && x.attempts_count === 1);
+    expect(first.last_outcome).toBe('busy');
+    expect(Date.parse(first.next_attempt_at)).toBeGreaterThanOrEqual(base + 30 * 60_000);
+    // The failed contact is not retried: failed is not in retry_on.
+    const [failedTask] = await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${failed.uuid}`);
+    const f = await taskWhere(failedTask.uuid, (x) => x.status === 'failed');
+    expect(f).toMatchObject({ failure_reason: 'failed', attempts_count: 1, last_outcome: 'failed' });
+
+    await clock.set(base + 31 * 60_000);
+    const second = await taskWhere(busyTask.uuid, (x) => x.status === 'scheduled' && x.attempts_count === 2);
+    // Two calls today in Paris: the next one waits for the window's opening on the next local day (08:00 Paris).
+    expect(second.next_attempt_at).toBe('2026-12-03T07:00:00.000Z');
+    await clock.set(Date.parse('2026-12-03T06:59:00Z'));
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await t.http.get(`/api/v1/tasks/${busyTask.uuid}`)).body.data.attempts_count).toBe(2);
+    await clock.set(Date.parse('2026-12-03T07:00:30Z'));
+    const last = await taskWhere(busyTask.uuid, (x) => x.status === 'failed');
+    expect(last).toMatchObject({
+      attempts_count: 3,
+      failure_reason: 'max_attempts_reached',
+      last_outcome: 'busy',
+    });
+    expect(last.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['busy', 'busy', 'busy']);
+    const logged = await db.query(
+      `SELECT count(*)::int AS n FROM action_logs WHERE workspace_id = $1 AND type = 'task' AND subject_id = $2`,
+      [t.workspaceId, busyTask.uuid],
+    );
+    expect(logged[0].n).toBe(3);
+    await clock.reset();
+  });
+
+  it("opens the window in the contact's zone across a DST change", async () => {
+    // New York leaves daylight time on 2026-11-01: 09:00 is 13:00Z on Oct 31 and 14:00Z on Nov 1.
+    await clock.set(Date.parse('2026-10-31T14:30:00Z')); // 10:30 in New York, after the window
+    const pool = await createPool(t);
+    const [ny] = await contacts(['7301'], { timezone: 'America/New_York' });
+    await addMembers(t, pool.uuid, [ny.uuid]);
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [pool.uuid],
+      window: {
+        days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+        start_time: '09:00',
+        end_time: '10:00',
+      },
+    });
+    await start(campaign.uuid);
+    const [task] = await campaignTasks(campaign.uuid);
+    expect(task.scheduled_at).toBe('2026-11-01T14:00:00.000Z');
+    await clock.set(Date.parse('2026-11-01T13:30:00Z')); // 08:30 EST: still closed
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await t.http.get(`/api/v1/tasks/${task.uuid}`)).body.data.status).toBe('scheduled');
+    await clock.set(Date.parse('2026-11-01T14:00:05Z'));
+    const done = await taskWhere(task.uuid, (x) => x.status === 'completed');
+    expect(done.attempts_count).toBe(1);
+    await clock.reset();
+  });
+
+  it('fails a blacklisted contact without a call; end_at expires the rest and completes the campaign', async () => {
+    const pool = await createPool(t);
+    const [blocked] = await contacts(['7401']);
+    await app.get<BlacklistRepository>(BlacklistRepository).save(t.workspaceId, [
+      app.get<BlacklistRepository>(BlacklistRepository).build(t.workspaceId, {
+        phoneNumber: blocked.phone_number,
+        type: 'Phone',
+        reason: 'asked',
+        source: 'manual',
+        isPermanent: true,
+        contactId: null,
+        email: null,
+        expiresAt: null,
+      }),
+    ]);
+    await addMembers(t, pool.uuid, [blocked.uuid]);
+    const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
+    await start(campaign.uuid);
+    const [task] = await campaignTasks(campaign.uuid);
+    const failed = await taskWhere(task.uuid, (x) => x.status === 'failed');
+    expect(failed).toMatchObject({ failure_reason: 'blacklisted', attempts_count: 0 });
+    const calls = await db.query(
+      `SELECT count(*)::int AS n FROM calls WHERE workspace_id = $1 AND task_id = $2`,
+      [t.workspaceId, task.uuid],
+    );
+    expect(calls[0].n).toBe(0);
+    const members = await t.http.get(`/api/v1/pools/${pool.uuid}/contacts`).expect(200);
+    expect(members.body.data.items[0].status).toBe('Skipped');
+    await waitFor(async () => {
+      const c = await t.http.get(`/api/v1/campaigns/${campaign.uuid}`).expect(200);
+      return c.body.data.status === 'completed' ? true : undefined;
+    });
+
+    const later = await createPool(t);
+    await addMembers(
+      t,
+      later.uuid,
+      (await contacts(['7402', '7403'])).map((c) => c.uuid),
+    );
+    const now = await clock.now();
+    const ending = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [later.uuid],
+      start_at: new Date(now + HOUR).toISOString(),
+      end_at: new Date(now + 2 * HOUR).toISOString(),
+    });
+    await start(ending.uuid);
+    await clock.set(now + 3 * HOUR);
+    const expired = await allEnded(ending.uuid);
+    expect(expired.map((x) => x.status)).toEqual(['expired', 'expired']);
+    const detail = await t.http.get(`/api/v1/campaigns/${ending.uuid}`).expect(200);
+    expect(detail.body.data).toMatchObject({ status: 'completed', stats: { expired: 2, attempts: 0 } });
+    await clock.reset();
+  });
+
+  it("removing a member mid-campaign cancels only that contact's not-started task of that pool", async () => {
+    const ringing = await createPool(t, { type: 'FIFO' });
+    const otherPool = await createPool(t);
+    const [a, b] = await contacts(['0009', '7501']);
+    await addMembers(t, ringing.uuid, [a.uuid, b.uuid]);
+    await addMembers(t, otherPool.uuid, [b.uuid]);
+    const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [ringing.uuid] });
+    const elsewhere = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [otherPool.uuid],
+      start_at: new Date((await clock.now()) + 24 * HOUR).toISOString(),
+    });
+    await start(campaign.uuid);
+    await start(elsewhere.uuid);
+    const [aTask] = await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${a.uuid}`);
+    await taskWhere(aTask.uuid, (x) => x.status === 'in_progress');
+    const removedA = await t.http.delete(`/api/v1/pools/${ringing.uuid}/contacts/${a.uuid}`).expect(200);
+    expect(removedA.body.data.tasks_cancelled).toBe(0);
+    const removedB = await t.http.delete(`/api/v1/pools/${ringing.uuid}/contacts/${b.uuid}`).expect(200);
+    expect(removedB.body.data.tasks_cancelled).toBe(1);
+    const [live] = await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${a.uuid}`);
+    expect(live.status).toBe('in_progress');
+    const call = await t.http.get(`/api/v1/calls/${live.conversation_uuid}`).expect(200);
+    expect(call.body.data.status).toBe('ringing');
+    const [kept] = await tasksOf(t, `campaign_uuid=${elsewhere.uuid}&contact_uuid=${b.uuid}`);
+    expect(kept.status).toBe('scheduled');
+    expect((await t.http.post(`/api/v1/tasks/${live.uuid}/cancel`).expect(409)).body.message).toBe(
+      'Task is in_progress',
+    );
+    await t.http
+      .post(`/api/v1/calls/${live.conversation_uuid}/simulate`)
+      .send({ action: 'hangup' })
+      .expect(200);
+    await taskWhere(live.uuid, (x) => x.status === 'cancelled');
+    await t.http.post(`/api/v1/campaigns/${elsewhere.uuid}/cancel`).expect(200);
+  });
+
+  it("recovers a dead dispatcher's claims: placed calls are kept, the others dialled once", async () => {
+    const pool = await createPool(t, { type: 'Parallel' });
+    const members = await contacts(['7601', '7602']);
+    await addMembers(
+      t,
+      pool.uuid,
+      members.map((c) => c.uuid),
+    );
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [pool.uuid],
+      start_at: new Date((await clock.now()) + HOUR).toISOString(),
+    });
+    await start(campaign.uuid);
+    const [placed, lost] = await campaignTasks(campaign.uuid);
+    // A dispatcher that died after claiming both and placing the first call only.
+    await db.query(
+      `UPDATE outbound_tasks SET status = 'queued', claimed_by = 'dead-host:1:00000000', scheduled_at = now(),
+              claimed_at = now() - interval '10 seconds'
+        WHERE workspace_id = $1 AND campaign_id = $2`,
+      [t.workspaceId, campaign.uuid],
+    );
+    const call = await app.get<CallPlacement>(CallPlacement).placeForTask(t.workspaceId, {
+      agentId: line.agentId,
+      to: members.find((m) => m.uuid === placed.contact_uuid)!.phone_number,
+      contactId: placed.contact_uuid,
+      phoneNumberId: null,
+      campaignId: campaign.uuid,
+      taskId: placed.uuid,
+      variables: {},
+      metadata: {},
+    });
+    await db.query(`UPDATE outbound_campaigns SET start_at = NULL WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      campaign.uuid,
+    ]);
+    const tasks = await allEnded(campaign.uuid);
+    expect(tasks.every((x) => x.status === 'completed' && x.attempts_count === 1)).toBe(true);
+    expect(tasks.find((x) => x.uuid === placed.uuid)!.conversation_uuid).toBe(call!.uuid);
+    const perTask = await db.query(
+      `SELECT task_id, count(*)::int AS n FROM calls WHERE workspace_id = $1 AND campaign_id = $2 GROUP BY task_id`,
+      [t.workspaceId, campaign.uuid],
+    );
+    expect(perTask.map((r: { n: number }) => r.n)).toEqual([1, 1]);
+    expect(perTask.map((r: { task_id: string }) => r.task_id).sort()).toEqual(
+      [placed.uuid, lost.uuid].sort(),
+    );
+  });
+
+  it('refuses a WhatsApp campaign while no template sender is bound; such a task fails with the reason', async () => {
+    const pool = await createPool(t);
+    await addMembers(
+      t,
+      pool.uuid,
+      (await contacts(['7701'])).map((c) => c.uuid),
+    );
+    const missing = await t.http
+      .post('/api/v1/campaigns')
+      .send({ name: 'WA', agent_uuid: line.agentId, channel: 'whatsapp', pool_uuids: [pool.uuid] });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.field).toBe('template_setting_uuid');
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      channel: 'whatsapp',
+      template_setting_uuid: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f',
+      phone_number_uuid: line.numberId,
+      pool_uuids: [pool.uuid],
+    });
+    const refused = await t.http.post(`/api/v1/campaigns/${campaign.uuid}/start`).expect(422);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'template_setting_uuid' });
+    const task = await t.http
+      .post('/api/v1/tasks')
+      .send({
+        title: 'Template',
+        type: 'send_message',
+        agent_uuid: line.agentId,
+        contact: { phone_number: sandboxDestination('7702') },
+        scheduled_at: new Date((await clock.now()) + 1500).toISOString(),
+        task_data: {
+          message_type: 'whatsapp_template',
+          template_uuid: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f',
+        },
+      })
+      .expect(201);
+    const failed = await taskWhere(task.body.data.uuid, (x) => x.status === 'failed');
+    expect(failed.failure_reason).toBe('whatsapp_templates_unavailable');
+  });
+});
