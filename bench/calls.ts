@@ -1,4 +1,3 @@
-import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
@@ -9,6 +8,7 @@ import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
 import { LlmServer } from '../test/support/llm-server';
 import { seedBenchTenant } from './seed-tenant';
+import { startServer, stopServer } from './replicas';
 import { percentile, runBench } from './stats';
 
 /**
@@ -26,7 +26,6 @@ const MODEL_MS = 50;
 const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 dbUrl.pathname = `/cap_bench_${run}`;
-const root = path.join(__dirname, '..');
 const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
 
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 256 });
@@ -78,28 +77,6 @@ async function seed(): Promise<string> {
   const { token } = await seedBenchTenant(db, 'bench');
   await db.end();
   return token;
-}
-
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(path.join(root, '.bench-build', 'test', 'support', 'api-process.js'), [], {
-    env: { ...env, TS_NODE_BASEURL: path.join(root, '.bench-build') },
-    cwd: root,
-    execArgv: ['-r', 'tsconfig-paths/register'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { port: number }) => resolve({ child, url: `https://127.0.0.1:${m.port}` }));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-function stopServer(child: ChildProcess): Promise<void> {
-  return new Promise<void>((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.send('stop');
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-  });
 }
 
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
