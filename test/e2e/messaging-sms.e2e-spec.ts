@@ -3,7 +3,7 @@ import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
-import { LlmServer } from '../support/llm-server';
+import { defaultAnswer, LlmServer } from '../support/llm-server';
 import { twilioSignature, TwilioMessagingServer as TwilioServer } from '../support/twilio-messaging-server';
 import { waitFor } from '../support/wait';
 
@@ -373,6 +373,59 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
       .post('/api/v1/sms/simulate-inbound')
       .send({ to: line.number, from: to, body: 'x' })
       .expect(409);
+  });
+
+  it('a guard forward hands the conversation to a human: its say goes out, later turns get no reply', async () => {
+    const agent = (await createAgent(t)).agent_uuid as string;
+    await t.http
+      .post(`/api/v1/agents/${agent}/guard-rules`)
+      .send({
+        name: 'Human',
+        when_condition: 'The customer asks for a human',
+        example_phrases: ['I want a human'],
+        then_action: 'forward',
+        say_before_forwarding: 'A colleague will take over.',
+        destination_type: 'phone_number',
+        destination: '+14155550100',
+      })
+      .expect(201);
+    const number = await register(t, 'sandbox', ['sms'], agent);
+    const customer = sandboxDestination('1119');
+    llm.respond = (call) =>
+      call.kind === 'classify' && call.messages[1].content.includes('human')
+        ? {
+            content: JSON.stringify({
+              scores: [{ id: JSON.parse(call.messages[1].content).candidates[0].id, score: 0.95 }],
+            }),
+          }
+        : call.kind === 'classify'
+          ? { content: JSON.stringify({ scores: [] }) }
+          : { content: 'Hello from the model.' };
+    try {
+      const first = await t.http
+        .post('/api/v1/sms/simulate-inbound')
+        .send({ to: number.number, from: customer, body: 'I want a human' })
+        .expect(201);
+      expect(first.body.data.reply).toMatchObject({
+        content: 'A colleague will take over.',
+        delivery_status: 'queued',
+      });
+      const replies = llm.callsOf('reply').length;
+      const second = await t.http
+        .post('/api/v1/sms/simulate-inbound')
+        .send({ to: number.number, from: customer, body: 'Hello?' })
+        .expect(201);
+      expect(second.body.data.reply).toBeNull();
+      expect(second.body.data.conversation.uuid).toBe(first.body.data.conversation.uuid);
+      expect(llm.callsOf('reply')).toHaveLength(replies);
+      const row = await db.query(
+        `SELECT handled_by FROM messaging_threads WHERE workspace_id = $1 AND id = $2`,
+        [t.workspaceId, first.body.data.conversation.uuid],
+      );
+      expect(row[0].handled_by).toBe('Human');
+    } finally {
+      llm.respond = defaultAnswer;
+    }
   });
 
   it('refuses a send without an sms number (422) and a missing field (422)', async () => {

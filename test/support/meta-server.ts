@@ -93,7 +93,8 @@ export class MetaServer {
       if (req.method === 'POST') {
         if (String(body?.name).startsWith('bad_'))
           return error(400, 100, 'Invalid parameter: template name is not allowed');
-        const id = String(Date.now()) + randomBytes(2).readUInt16BE(0);
+        const id =
+          String(100000 + this.templates.length) + String(randomBytes(2).readUInt16BE(0)).padStart(5, '0');
         this.templates.push({
           id,
           name: body.name,

@@ -14,6 +14,8 @@ export interface TwilioMessageRequest {
   authorization: string | undefined;
   params: Record<string, string>;
   sid: string;
+  /** When it arrived (performance.now() of this process). */
+  at: number;
 }
 
 /**
@@ -56,7 +58,13 @@ export class TwilioMessagingServer {
       return;
     }
     const sid = `SM${randomBytes(16).toString('hex')}`;
-    this.messages.push({ accountSid: match[1], authorization: req.headers.authorization, params, sid });
+    this.messages.push({
+      accountSid: match[1],
+      authorization: req.headers.authorization,
+      params,
+      sid,
+      at: performance.now(),
+    });
     res.statusCode = 201;
     res.end(
       JSON.stringify({

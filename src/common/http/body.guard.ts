@@ -34,6 +34,9 @@ export class BodyGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
+    // Provider hooks read their own bytes: an unreadable body fails their signature check (401).
+    if (this.reflector.getAllAndOverride<boolean>(PROVIDER_HOOK, [context.getHandler(), context.getClass()]))
+      return true;
     const req = context.switchToHttp().getRequest<BodyRequest & { [SHORT_ERRORS_FOR]?: unknown }>();
     const statuses = this.reflector.getAllAndOverride<((status: number) => boolean) | undefined>(
       SHORT_ERROR_STATUSES,
@@ -44,8 +47,6 @@ export class BodyGuard implements CanActivate {
     if (problem !== undefined)
       throw problem instanceof BodyProblem ? problem.toAppException() : toAppException(problem);
     if (!WITH_BODY.has(req.method) || !hasBody(req)) return true;
-    if (this.reflector.getAllAndOverride<boolean>(PROVIDER_HOOK, [context.getHandler(), context.getClass()]))
-      return true;
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     const multipart = this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler());
     if (multipart && type.startsWith('multipart/form-data')) return true;

@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import type { Queue } from 'bull';
 import type { Response } from 'express';
@@ -141,7 +141,8 @@ export class MessagingHooksController {
     description: 'Wrong mode or verify token',
     schema: { type: 'string', example: 'Forbidden' },
   })
-  verify(@Query() q: Record<string, unknown>, @Res() res: Response): void {
+  verify(@Req() req: HookRequest, @Res() res: Response): void {
+    const q = req.query as Record<string, unknown>;
     const token = this.config.meta.verifyToken;
     const ok = q['hub.mode'] === 'subscribe' && !!token && q['hub.verify_token'] === token;
     const challenge = typeof q['hub.challenge'] === 'string' ? q['hub.challenge'] : '';

@@ -42,7 +42,11 @@ export class MessageSender {
     return this.config.meta.accessToken ? 'meta' : 'sandbox';
   }
 
-  async record(workspaceId: string, out: OutboundRecord): Promise<void> {
+  /**
+   * Stores the message at `queued` and hands it to the provider: in a `send` job, or at once with `inline` (a reply
+   * inside its thread's turn, so the replies of one conversation leave in order; the job remains the fallback).
+   */
+  async record(workspaceId: string, out: OutboundRecord, options: { inline?: boolean } = {}): Promise<void> {
     const provider = this.providerOf(out.thread, out.number);
     const record = this.records.build(workspaceId, {
       id: out.messageId,
@@ -65,6 +69,13 @@ export class MessageSender {
       isSimulation: this.registry.for(provider).simulated,
     });
     await this.records.save(workspaceId, record);
+    if (options.inline) {
+      try {
+        return await this.deliver(workspaceId, out.messageId);
+      } catch {
+        // Not a provider refusal (those end the message failed): the job retries it.
+      }
+    }
     await this.queue.add(
       'send',
       { workspaceId, messageId: out.messageId },

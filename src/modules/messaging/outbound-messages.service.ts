@@ -61,7 +61,7 @@ export class OutboundMessagesService {
       content: body,
       phoneNumberId: dto.phone_number_uuid,
       contactId: dto.contact_uuid,
-      metadata: checkMetadata(dto.metadata),
+      metadata: checkMetadata(dto.metadata ?? undefined),
     });
   }
 

@@ -60,6 +60,8 @@ export function checkBodyParams(body: Record<string, string>, count: number): st
     const v = body[String(n)];
     if (typeof v !== 'string' || !v.trim())
       throw AppException.invalid(`params.body.${n}`, `params.body.${n} needs a value`, 'VALIDATION_ERROR');
+    if (v.length > 1024)
+      throw AppException.invalid(`params.body.${n}`, `params.body.${n} must be at most 1024 characters`);
     values.push(v);
   }
   return values;

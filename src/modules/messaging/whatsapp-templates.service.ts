@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
+import { isDeepStrictEqual } from 'node:util';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
@@ -22,6 +23,10 @@ interface Waba {
   phoneNumberId: string;
   number: string;
 }
+
+/** Whether Meta's copy differs from ours in any synced field (jsonb reorders keys, so compared deeply). */
+const changed = (local: WhatsappTemplate, remote: Partial<WhatsappTemplate>): boolean =>
+  Object.entries(remote).some(([k, v]) => !isDeepStrictEqual(local[k as keyof WhatsappTemplate], v));
 
 const providerError = (err: MessagingProviderError) =>
   new AppException('PROVIDER_ERROR', err.message, {
@@ -181,7 +186,7 @@ export class WhatsappTemplatesService {
             }),
           );
           result.created++;
-        } else if (JSON.stringify({ ...found, ...fields }) !== JSON.stringify(found)) {
+        } else if (changed(found, fields)) {
           await this.move(workspaceId, found.id, r.status, r.rejectedReason, fields);
           result.updated++;
         }

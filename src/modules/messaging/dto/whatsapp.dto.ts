@@ -33,14 +33,15 @@ export class TemplateHeaderDto {
 }
 
 export class CreateTemplateDto {
-  @ApiProperty({ example: 'order_update', pattern: '^[a-z0-9_]{1,512}$' })
+  @ApiProperty({ example: 'order_update', pattern: '^[a-z0-9_]{1,512}$', maxLength: 512 })
   @IsDefined()
   @IsString()
   @Matches(/^[a-z0-9_]{1,512}$/, { message: 'name must be lowercase letters, digits and _ (at most 512)' })
   name!: string;
-  @ApiProperty({ example: 'en_US' })
+  @ApiProperty({ example: 'en_US', maxLength: 20 })
   @IsDefined()
   @IsString()
+  @MaxLength(20)
   @Matches(/^[a-z]{2,3}(_[A-Z]{2})?$/, { message: 'language must be a Meta language tag such as en_US' })
   language!: string;
   @ApiProperty({ enum: TEMPLATE_CATEGORIES })
@@ -85,7 +86,7 @@ export class ListTemplatesQuery extends PageQuery {
 export class TemplateParamsDto {
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'string' },
+    additionalProperties: { type: 'string', maxLength: 1024 },
     example: { '1': '{{contact.name}}' },
   })
   @IsDefined()
@@ -124,7 +125,11 @@ export class SendTemplateDto {
   @IsString()
   @MaxLength(32)
   to?: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { '1': 'Ada' } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 1024 },
+    example: { '1': 'Ada' },
+  })
   @IsOptional()
   @IsObject()
   parameters?: Record<string, string>;
@@ -137,7 +142,7 @@ export class SendTemplateDto {
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUuidValue() contact_uuid?: string;
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'string' },
+    additionalProperties: { type: 'string', maxLength: 500 },
     description: 'for {{variables.*}}',
   })
   @IsOptional()

@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as https from 'node:https';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from 'pg';
+import { migrate } from '@/database/data-source';
+import { dropDatabase } from '../test/support/isolated-database';
+import { LlmServer } from '../test/support/llm-server';
+import { twilioSignature, TwilioMessagingServer as TwilioServer } from '../test/support/twilio-messaging-server';
+import { seedBenchTenant } from './seed-tenant';
+import { startServer, stopServer } from './replicas';
+import { percentile, runBench } from './stats';
+
+/**
+ * `npm run bench:messaging`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis. 1,000
+ * signed Twilio inbound SMS over 100 conversations arrive at 100 a second, alternating replicas, against a local
+ * model answering in a fixed 50 ms (it echoes the customer's text, so the order of replies can be checked) and a
+ * local Twilio Messaging server receiving the replies. Prints the hook's answer time, inbound → reply received by
+ * Twilio minus the model's 50 ms, lost replies and replies out of order within a conversation.
+ */
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1000);
+const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100);
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const MODEL_MS = 50;
+const AUTH_TOKEN = 'bench-twilio-token';
+const PUBLIC = 'https://hooks.bench.test';
+const NUMBER = '+16282000200';
+
+const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+dbUrl.pathname = `/cap_bench_${run}`;
+const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
+const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 256 });
+
+function request(
+  base: string,
+  method: string,
+  p: string,
+  body: string | undefined,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${base}${p}`, { method, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString(),
+          ms: performance.now() - started,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const api = (base: string, token: string, method: string, p: string, body?: unknown) => {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return request(base, method, p, payload, {
+    Host: 'bench.localhost',
+    Authorization: `Bearer ${token}`,
+    ...(payload
+      ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) }
+      : {}),
+  });
+};
+
+const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+const fmt = (sorted: number[]) =>
+  `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms (n=${sorted.length})`;
+const customerOf = (i: number) => `+1415${String(2000000 + i).padStart(7, '0')}`;
+
+async function main(): Promise<void> {
+  const llm = await LlmServer.start();
+  llm.latencyMs = MODEL_MS;
+  llm.respond = (call) => {
+    if (call.kind !== 'reply') return { content: JSON.stringify({ scores: [] }) };
+    const last = [...call.messages].reverse().find((m) => m.role === 'user');
+    return { content: `re: ${last?.content ?? ''}` };
+  };
+  const twilio = await TwilioServer.start();
+  await migrate(dbUrl.toString());
+  const db = new Client({ connectionString: dbUrl.toString() });
+  await db.connect();
+  const { token } = await seedBenchTenant(db, 'bench');
+  await db.end();
+  progress('seeded');
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: 'production',
+    DATABASE_URL: dbUrl.toString(),
+    REDIS_PREFIX: `cap-bench-${run}`,
+    STORAGE_DIR: storage,
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'silent',
+    SERVICE_DOMAIN: 'localhost',
+    LLM_BASE_URL: llm.url,
+    SANDBOX_ANSWER_DELAY_MS: '0',
+    PUBLIC_BASE_URL: PUBLIC,
+    TWILIO_ACCOUNT_SID: 'ACbench',
+    TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+    TWILIO_API_URL: twilio.url,
+  };
+  const a = await startServer(env);
+  const b = await startServer(env);
+  progress('replicas up');
+  const replicas = [a.url, b.url];
+  try {
+    const agentId = JSON.parse(
+      (await api(a.url, token, 'POST', '/api/v1/agents', { name: 'Bench agent', status: 'ready' })).text,
+    ).data.agent_uuid as string;
+    const number = JSON.parse(
+      (await api(a.url, token, 'POST', '/api/v1/phone-numbers', { number: NUMBER, provider: 'twilio' })).text,
+    );
+    await api(a.url, token, 'POST', `/api/v1/agents/${agentId}/phone-numbers`, {
+      phone_number_uuid: number.data.uuid,
+      channels: ['sms'],
+    });
+
+    const hookPath = '/hooks/v1/twilio/sms/inbound';
+    const sentAt = new Map<string, number>();
+    // When each hook answered: message k+1 of a conversation "arrived after" k only if k's hook had answered
+    // before k+1 was sent (otherwise the two requests raced each other to the replicas).
+    const answeredAt = new Map<string, number>();
+    const hookMs: number[] = [];
+    const posts: Promise<void>[] = [];
+    const started = performance.now();
+    for (let i = 0; i < MESSAGES; i++) {
+      const due = started + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const from = customerOf(i % CONVERSATIONS);
+      const text = `msg ${Math.floor(i / CONVERSATIONS)}`;
+      const params = { From: from, To: NUMBER, Body: text, MessageSid: `SMbench${run}${i}`, NumMedia: '0' };
+      const body = new URLSearchParams(params).toString();
+      sentAt.set(`${from}|re: ${text}`, performance.now());
+      posts.push(
+        request(replicas[i % 2], 'POST', hookPath, body, {
+          Host: 'hooks.localhost',
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'Content-Length': String(Buffer.byteLength(body)),
+          'X-Twilio-Signature': twilioSignature(AUTH_TOKEN, `${PUBLIC}${hookPath}`, params),
+        }).then((r) => {
+          if (r.status !== 200) throw new Error(`hook answered ${r.status}: ${r.text}`);
+          hookMs.push(r.ms);
+          answeredAt.set(`${from}|re: ${text}`, performance.now());
+        }),
+      );
+    }
+    await Promise.all(posts);
+    const sendSeconds = (performance.now() - started) / 1000;
+    progress('inbound sent');
+    const deadline = Date.now() + 120_000;
+    while (twilio.messages.length < MESSAGES && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    progress('replies collected');
+
+    const replyMs: number[] = [];
+    const byCustomer = new Map<string, number[]>();
+    for (const m of twilio.messages) {
+      const t0 = sentAt.get(`${m.params.To}|${m.params.Body}`);
+      if (t0 !== undefined) replyMs.push(m.at - t0 - MODEL_MS);
+      const n = Number(/^re: msg (\d+)$/.exec(m.params.Body ?? '')?.[1] ?? -1);
+      byCustomer.set(m.params.To, [...(byCustomer.get(m.params.To) ?? []), n]);
+    }
+    let outOfOrder = 0;
+    for (const seq of byCustomer.values())
+      for (let k = 1; k < seq.length; k++) if (seq[k] < seq[k - 1]) outOfOrder++;
+    hookMs.sort((x, y) => x - y);
+    replyMs.sort((x, y) => x - y);
+    const hookP99 = percentile(hookMs, 99);
+    const replyP99 = percentile(replyMs, 99);
+    process.stdout.write(
+      [
+        `inbound sent:                         ${MESSAGES} over ${CONVERSATIONS} conversations in ${sendSeconds.toFixed(1)} s (target ${RATE}/s, 2 replicas)`,
+        `hook answer:                          ${fmt(hookMs)}  goal p99 < 50 ms: ${hookP99 < 50 ? 'met' : 'NOT met'}`,
+        `inbound -> reply sent minus model:    ${fmt(replyMs)}  goal p99 < 100 ms: ${replyP99 < 100 ? 'met' : 'NOT met'}`,
+        `lost (no reply received):             ${MESSAGES - twilio.messages.length}  goal 0`,
+        `out of order within a conversation:   ${outOfOrder}  goal 0 (pairs whose hooks did not overlap)`,
+        `model calls:                          ${llm.calls.length}`,
+        `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${os.loadavg()[0].toFixed(2)}, node ${process.version}`,
+      ].join('\n') + '\n',
+    );
+  } finally {
+    await Promise.all([stopServer(a.child), stopServer(b.child)]);
+    agent.destroy();
+    await llm.close();
+    await twilio.close();
+    await dropDatabase(dbUrl.toString());
+    fs.rmSync(storage, { recursive: true, force: true });
+  }
+}
+
+runBench(main);

@@ -1,0 +1,28 @@
+import { ChildProcess, fork } from 'node:child_process';
+import * as path from 'node:path';
+
+const root = path.join(__dirname, '..');
+
+/** An API replica (compiled by `tsc -p tsconfig.bench.json`, with its workers); answers its HTTPS address. */
+export function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(path.join(root, '.bench-build', 'test', 'support', 'api-process.js'), [], {
+    env: { ...env, TS_NODE_BASEURL: path.join(root, '.bench-build') },
+    cwd: root,
+    execArgv: ['-r', 'tsconfig-paths/register'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve({ child, url: `https://127.0.0.1:${m.port}` }));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+/** Stops a replica gracefully, killing it after 15 s. */
+export function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.send('stop');
+    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+  });
+}

@@ -1,0 +1,523 @@
+import { DataSource } from 'typeorm';
+import { createAgent } from '../factories/agent.factory';
+import { sandboxDestination } from '../factories/call.factory';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+import { LlmServer } from '../support/llm-server';
+import { metaSignature, MetaServer } from '../support/meta-server';
+import { waitFor } from '../support/wait';
+
+const APP_SECRET = 'meta-app-secret-for-tests';
+const VERIFY = 'verify-token-for-tests';
+let seq = 0;
+const uniq = () => `${process.pid}${Date.now() % 100000}${++seq}`;
+const newNumber = () => {
+  seq += 1;
+  return `+1628${300 + ((process.pid * 19 + seq) % 600)}${String((seq * 53) % 10000).padStart(4, '0')}`;
+};
+
+describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenger', () => {
+  let llm: LlmServer;
+  let meta: MetaServer;
+  let app: TestApp;
+  let t: TestTenant;
+  let other: TestTenant;
+  let db: DataSource;
+  let agentId: string;
+  const wa = { id: '', number: '', metaId: `PN${uniq()}`, waba: `WABA${uniq()}` };
+
+  const hooks = () => app.http('hooks.localhost');
+  const notify = (payload: unknown, secret = APP_SECRET, path = '/hooks/v1/meta/whatsapp') => {
+    const raw = JSON.stringify(payload);
+    return hooks()
+      .post(path)
+      .set('Content-Type', 'application/json')
+      .set('X-Hub-Signature-256', metaSignature(secret, raw))
+      .send(raw);
+  };
+  const change = (field: string, value: unknown) => ({
+    object: 'whatsapp_business_account',
+    entry: [{ id: wa.waba, changes: [{ field, value }] }],
+  });
+  const inbound = (from: string, message: Record<string, unknown>) =>
+    notify(
+      change('messages', {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: wa.number.slice(1), phone_number_id: wa.metaId },
+        contacts: [{ profile: { name: 'Ada' }, wa_id: from.slice(1) }],
+        messages: [{ from: from.slice(1), id: `wamid.${uniq()}`, timestamp: '1763900000', ...message }],
+      }),
+    );
+  const statusUpdate = (id: string, status: string, errors?: unknown[]) =>
+    notify(
+      change('messages', {
+        messaging_product: 'whatsapp',
+        metadata: { phone_number_id: wa.metaId },
+        statuses: [{ id, status, timestamp: '1763900001', recipient_id: '1', ...(errors ? { errors } : {}) }],
+      }),
+    );
+  const sentTo = (to: string) => meta.sent(`/${wa.metaId}/messages`).filter((r) => r.body.to === to.slice(1));
+  const conversationOf = (phone: string, channel = 'whatsapp') =>
+    waitFor(async () => {
+      const res = await t.http
+        .get(`/api/v1/conversations?channel=${channel}&phone=${encodeURIComponent(phone)}`)
+        .expect(200);
+      return res.body.data.items[0] as { uuid: string; agent_uuid: string | null } | undefined;
+    });
+  const messagesOf = async (conversation: string) =>
+    (await t.http.get(`/api/v1/conversations/${conversation}/messages?per_page=100`).expect(200)).body.data
+      .items as {
+      uuid: string;
+      sender: string;
+      content: string;
+      message_type: string;
+    }[];
+  const statusOf = (id: string, want: string) =>
+    waitFor(async () => {
+      const r = await t.http.get(`/api/v1/messages/${id}`).expect(200);
+      return r.body.data.delivery_status === want ? r.body.data : undefined;
+    });
+
+  beforeAll(async () => {
+    llm = await LlmServer.start();
+    meta = await MetaServer.start();
+    app = await startTestApp({
+      LLM_BASE_URL: llm.url,
+      LLM_MODEL: 'test-model',
+      SANDBOX_ANSWER_DELAY_MS: '100',
+      PUBLIC_BASE_URL: 'https://hooks.example.test',
+      META_GRAPH_URL: meta.url,
+      META_ACCESS_TOKEN: 'meta-access-token',
+      META_APP_SECRET: APP_SECRET,
+      META_VERIFY_TOKEN: VERIFY,
+    });
+    db = app.get<DataSource>(DataSource);
+    t = await createTenant(app);
+    other = await createTenant(app);
+    agentId = (await createAgent(t)).agent_uuid;
+    wa.number = newNumber();
+    const res = await t.http
+      .post('/api/v1/phone-numbers')
+      .send({
+        number: wa.number,
+        provider: 'twilio',
+        whatsapp: { phone_number_id: wa.metaId, waba_id: wa.waba },
+      })
+      .expect(201);
+    wa.id = res.body.data.uuid;
+    expect(res.body.data.capabilities.whatsapp).toBe(true);
+    await t.http
+      .post(`/api/v1/agents/${agentId}/phone-numbers`)
+      .send({ phone_number_uuid: wa.id, channels: ['whatsapp'] })
+      .expect(201);
+  });
+  afterAll(async () => {
+    await app.close();
+    await meta.close();
+    await llm.close();
+  });
+
+  it('answers the verify handshake with the challenge, 403 otherwise', async () => {
+    const ok = await hooks()
+      .get(`/hooks/v1/meta/whatsapp?hub.mode=subscribe&hub.verify_token=${VERIFY}&hub.challenge=1158201444`)
+      .expect(200);
+    expect(ok.headers['content-type']).toMatch(/text\/plain/);
+    expect(ok.text).toBe('1158201444');
+    await hooks()
+      .get(`/hooks/v1/meta/whatsapp?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`)
+      .expect(403);
+  });
+
+  it('the same Meta sender cannot be registered by another workspace', async () => {
+    const res = await other.http
+      .post('/api/v1/phone-numbers')
+      .send({ number: newNumber(), provider: 'twilio', whatsapp: { phone_number_id: wa.metaId } });
+    expect(res.status).toBe(409);
+  });
+
+  it('inbound WhatsApp text reaches the bound agent; the reply leaves through the Cloud API from the same sender', async () => {
+    const customer = sandboxDestination('2221');
+    await inbound(customer, { type: 'text', text: { body: 'Do you ship abroad?' } }).expect(200);
+    const sent = await waitFor(async () => sentTo(customer)[0]);
+    expect(sent.authorization).toBe('Bearer meta-access-token');
+    expect(sent.body).toMatchObject({
+      messaging_product: 'whatsapp',
+      to: customer.slice(1),
+      type: 'text',
+      text: { body: 'Hello from the model.' },
+    });
+    const conversation = await conversationOf(customer);
+    expect(conversation.agent_uuid).toBe(agentId);
+    const messages = await messagesOf(conversation.uuid);
+    expect(messages.map((m) => [m.sender, m.content])).toEqual([
+      ['customer', 'Do you ship abroad?'],
+      ['agent', 'Hello from the model.'],
+    ]);
+    const reply = await waitFor(async () => {
+      const r = await t.http.get(`/api/v1/messages/${messages[1].uuid}`).expect(200);
+      return r.body.data.provider_message_id ? r.body.data : undefined;
+    });
+    expect(reply).toMatchObject({
+      channel: 'whatsapp',
+      provider: 'meta',
+      from: wa.number,
+      to: customer,
+      delivery_status: 'queued',
+    });
+    // Statuses move forward only: a late `delivered` after `read` is ignored.
+    await statusUpdate(reply.provider_message_id, 'sent').expect(200);
+    await statusOf(reply.uuid, 'sent');
+    await statusUpdate(reply.provider_message_id, 'read').expect(200);
+    await statusOf(reply.uuid, 'read');
+    await statusUpdate(reply.provider_message_id, 'delivered').expect(200);
+    const events = await waitFor(async () => {
+      const rows = await db.query(
+        `SELECT data->'message'->>'delivery_status' AS status FROM outbox_events
+          WHERE workspace_id = $1 AND type = 'message_status' AND data->'message'->>'uuid' = $2 ORDER BY created_at, id`,
+        [t.workspaceId, reply.uuid],
+      );
+      return rows.length === 2 ? rows : undefined;
+    });
+    expect(events.map((e: { status: string }) => e.status)).toEqual(['sent', 'read']);
+  });
+
+  it('buttons and list replies arrive as text, media as its type with the caption', async () => {
+    const customer = sandboxDestination('2222');
+    await inbound(customer, {
+      type: 'interactive',
+      interactive: { type: 'button_reply', button_reply: { id: 'b1', title: 'Yes please' } },
+    }).expect(200);
+    await inbound(customer, {
+      type: 'image',
+      image: { id: 'media1', caption: 'My receipt', mime_type: 'image/jpeg' },
+    }).expect(200);
+    await inbound(customer, { type: 'audio', audio: { id: 'media2', mime_type: 'audio/ogg' } }).expect(200);
+    await waitFor(async () => (sentTo(customer).length === 3 ? true : undefined));
+    const conversation = await conversationOf(customer);
+    const customerTurns = (await messagesOf(conversation.uuid)).filter((m) => m.sender === 'customer');
+    expect(customerTurns.map((m) => [m.message_type, m.content])).toEqual([
+      ['text', 'Yes please'],
+      ['image', 'My receipt'],
+      ['audio', '[audio]'],
+    ]);
+  });
+
+  it('a wrong X-Hub-Signature-256 is 401 and stores nothing', async () => {
+    const customer = sandboxDestination('2223');
+    const payload = change('messages', {
+      metadata: { phone_number_id: wa.metaId },
+      messages: [{ from: customer.slice(1), id: 'wamid.forged', type: 'text', text: { body: 'forged' } }],
+    });
+    const res = await notify(payload, 'another-secret');
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('INVALID_SIGNATURE');
+    await hooks()
+      .post('/hooks/v1/meta/whatsapp')
+      .set('Content-Type', 'application/json')
+      .send(payload)
+      .expect(401);
+    const rows = await db.query(
+      `SELECT count(*)::int AS n FROM provider_messages WHERE provider_message_id = 'wamid.forged'`,
+    );
+    expect(rows[0].n).toBe(0);
+    const convs = await t.http.get(`/api/v1/conversations?phone=${encodeURIComponent(customer)}`).expect(200);
+    expect(convs.body.data.items).toHaveLength(0);
+  });
+
+  it('text is sent inside the 24-hour window only; outside is 409 OUTSIDE_MESSAGING_WINDOW', async () => {
+    const stranger = sandboxDestination('2224');
+    const refused = await t.http
+      .post('/api/v1/whatsapp/messages')
+      .send({ agent_uuid: agentId, to: stranger, text: 'Hi' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('OUTSIDE_MESSAGING_WINDOW');
+    expect(JSON.parse(refused.body.error.details)).toEqual({ last_inbound_at: null, closed_at: null });
+    const customer = sandboxDestination('2225');
+    await inbound(customer, { type: 'text', text: { body: 'hello' } }).expect(200);
+    await waitFor(async () => sentTo(customer)[0]);
+    const ok = await t.http
+      .post('/api/v1/whatsapp/messages')
+      .send({ agent_uuid: agentId, to: customer, text: 'Following up' })
+      .expect(201);
+    expect(ok.body.data).toMatchObject({
+      channel: 'whatsapp',
+      content: 'Following up',
+      delivery_status: 'queued',
+    });
+    await waitFor(async () => sentTo(customer).find((r) => r.body.text?.body === 'Following up'));
+    // The window closed a day ago: 409 with when it closed.
+    await db.query(
+      `UPDATE provider_messages SET created_at = now() - interval '25 hours' WHERE workspace_id = $1 AND from_address = $2 AND direction = 'inbound'`,
+      [t.workspaceId, customer],
+    );
+    const late = await t.http
+      .post('/api/v1/whatsapp/messages')
+      .send({ agent_uuid: agentId, to: customer, text: 'Too late' });
+    expect(late.status).toBe(409);
+    const details = JSON.parse(late.body.error.details);
+    expect(new Date(details.closed_at).getTime()).toBe(
+      new Date(details.last_inbound_at).getTime() + 86_400_000,
+    );
+  });
+
+  it('a Meta refusal (131047) ends the message failed with that code', async () => {
+    const customer = sandboxDestination('2226');
+    await inbound(customer, { type: 'text', text: { body: 'hello' } }).expect(200);
+    await waitFor(async () => sentTo(customer)[0]);
+    meta.refuse.set(customer.slice(1), 131047);
+    const res = await t.http
+      .post('/api/v1/whatsapp/messages')
+      .send({ agent_uuid: agentId, to: customer, text: 'x' })
+      .expect(201);
+    const failed = await statusOf(res.body.data.uuid, 'failed');
+    expect(failed.error.code).toBe('131047');
+  });
+
+  it('templates: created at Meta, not sendable until APPROVED, approved by the status webhook, then sent', async () => {
+    const name = `order_update_${uniq()}`;
+    const created = await t.http
+      .post('/api/v1/whatsapp/templates')
+      .send({
+        name,
+        language: 'en_US',
+        category: 'UTILITY',
+        components: [{ type: 'BODY', text: 'Hi {{1}}, order {{2}} ships today.' }],
+      })
+      .expect(201);
+    expect(created.body.message).toBe('Template created successfully');
+    expect(created.body.data).toMatchObject({
+      name,
+      status: 'PENDING',
+      parameter_count: 2,
+      waba_id: wa.waba,
+      phone_number: wa.number,
+    });
+    const atMeta = meta.sent(`/${wa.waba}/message_templates`).find((r) => r.body.name === name);
+    expect(atMeta?.body).toMatchObject({ language: 'en_US', category: 'UTILITY' });
+    const templateUuid = created.body.data.uuid;
+    const customer = sandboxDestination('2227');
+    const pending = await t.http.post('/api/v1/whatsapp/template').send({
+      agent_uuid: agentId,
+      template_uuid: templateUuid,
+      to: customer,
+      parameters: { '1': 'Ada', '2': 'A-1' },
+    });
+    expect(pending.status).toBe(409);
+    expect(pending.body.error.code).toBe('TEMPLATE_NOT_APPROVED');
+    await notify(
+      change('message_template_status_update', {
+        event: 'APPROVED',
+        message_template_id: Number(created.body.data.template_id),
+        message_template_name: name,
+        message_template_language: 'en_US',
+        reason: 'NONE',
+      }),
+    ).expect(200);
+    await waitFor(async () => {
+      const r = await t.http.get(`/api/v1/whatsapp/templates/${templateUuid}`).expect(200);
+      return r.body.data.status === 'APPROVED' ? true : undefined;
+    });
+    const mismatch = await t.http
+      .post('/api/v1/whatsapp/template')
+      .send({ agent_uuid: agentId, template_uuid: templateUuid, to: customer, parameters: { '1': 'Ada' } });
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body.error.field).toBe('parameters');
+    // Outside the window (the customer never wrote): a template still goes.
+    const sent = await t.http
+      .post('/api/v1/whatsapp/template')
+      .send({
+        agentId,
+        templateId: templateUuid,
+        phoneNumber: customer,
+        parameters: { '1': 'Ada', '2': 'A-1' },
+      })
+      .expect(201);
+    expect(sent.body.message).toBe('WhatsApp template message sent successfully');
+    expect(sent.body.data).toMatchObject({
+      content: 'Hi Ada, order A-1 ships today.',
+      message_type: 'template',
+      template: { uuid: templateUuid, name, language: 'en_US', parameters: { '1': 'Ada', '2': 'A-1' } },
+    });
+    const request = await waitFor(async () => sentTo(customer)[0]);
+    expect(request.body).toMatchObject({
+      type: 'template',
+      template: {
+        name,
+        language: { code: 'en_US' },
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Ada' },
+              { type: 'text', text: 'A-1' },
+            ],
+          },
+        ],
+      },
+    });
+    const events = await db.query(
+      `SELECT data->>'previous_status' AS previous, data->'template'->>'status' AS status FROM outbox_events
+        WHERE workspace_id = $1 AND type = 'whatsapp_template_status' AND data->'template'->>'uuid' = $2`,
+      [t.workspaceId, templateUuid],
+    );
+    expect(events).toEqual([{ previous: 'PENDING', status: 'APPROVED' }]);
+    // Another workspace sees nothing of it.
+    await other.http.get(`/api/v1/whatsapp/templates/${templateUuid}`).expect(404);
+    await other.http.delete(`/api/v1/whatsapp/templates/${templateUuid}`).expect(404);
+  });
+
+  it('template settings fill {{contact.*}} tokens; a missing placeholder is 422 on params.body.<n>', async () => {
+    const name = `welcome_${uniq()}`;
+    const created = await t.http
+      .post('/api/v1/whatsapp/templates')
+      .send({
+        name,
+        language: 'en_US',
+        category: 'MARKETING',
+        components: [{ type: 'BODY', text: 'Welcome {{1}} ({{2}})' }],
+      })
+      .expect(201);
+    const templateUuid = created.body.data.uuid;
+    const missing = await t.http
+      .post('/api/v1/whatsapp/template-settings')
+      .send({ template_uuid: templateUuid, params: { body: { '1': '{{contact.name}}' } } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.field).toBe('params.body.2');
+    const setting = await t.http
+      .post('/api/v1/whatsapp/template-settings')
+      .send({ template_uuid: templateUuid, params: { body: { '1': '{{contact.name}}', '2': 'gold' } } })
+      .expect(201);
+    expect(setting.body.data).toMatchObject({
+      status: 'active',
+      content: 'Welcome Ada (gold)',
+      template: { uuid: templateUuid, status: 'PENDING' },
+    });
+    await db.query(`UPDATE whatsapp_templates SET status = 'APPROVED' WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      templateUuid,
+    ]);
+    const customer = sandboxDestination('2228');
+    await t.http.post('/api/v1/contacts').send({ name: 'Grace', phone_number: customer }).expect(201);
+    const sent = await t.http
+      .post('/api/v1/whatsapp/template')
+      .send({ agent_uuid: agentId, template_setting_uuid: setting.body.data.uuid, to: customer })
+      .expect(201);
+    expect(sent.body.data.content).toBe('Welcome Grace (gold)');
+    // Deleting the template deletes it at Meta and deactivates its settings.
+    await t.http.delete(`/api/v1/whatsapp/templates/${templateUuid}`).expect(200);
+    expect(meta.requests.some((r) => r.method === 'DELETE' && r.query.get('name') === name)).toBe(true);
+    const after = await t.http
+      .get(`/api/v1/whatsapp/template-settings/${setting.body.data.uuid}`)
+      .expect(200);
+    expect(after.body.data).toMatchObject({ status: 'inactive', template: null });
+  });
+
+  it('a Meta refusal of a new template is 502 PROVIDER_ERROR with its message', async () => {
+    const res = await t.http.post('/api/v1/whatsapp/templates').send({
+      name: `bad_${uniq()}`,
+      language: 'en_US',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'x' }],
+    });
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('PROVIDER_ERROR');
+    expect(res.body.message).toContain('Invalid parameter');
+  });
+
+  it('sync pulls every page of the WABA: created, updated, and vanished ones DELETED', async () => {
+    const existing = meta.templates.map((x) => x.name);
+    meta.templates.push(
+      {
+        id: 'T1',
+        name: `synced_a_${uniq()}`,
+        language: 'en_US',
+        category: 'UTILITY',
+        status: 'APPROVED',
+        components: [{ type: 'BODY', text: 'A {{1}}' }],
+      },
+      {
+        id: 'T2',
+        name: `synced_b_${uniq()}`,
+        language: 'es_ES',
+        category: 'MARKETING',
+        status: 'REJECTED',
+        components: [{ type: 'BODY', text: 'B' }],
+      },
+    );
+    const first = await t.http.post('/api/v1/whatsapp/templates/sync').expect(200);
+    expect(first.body.data.created).toBe(2);
+    // Existing local templates still at Meta were updated or unchanged; pages were followed (2 per page).
+    expect(
+      meta.requests.filter((r) => r.method === 'GET' && r.path === `/${wa.waba}/message_templates`).length,
+    ).toBeGreaterThan(1);
+    meta.templates = meta.templates.filter((x) => x.id !== 'T2');
+    meta.templates.find((x) => x.id === 'T1')!.status = 'PAUSED';
+    const second = await t.http.post('/api/v1/whatsapp/templates/sync').expect(200);
+    expect(second.body.data).toEqual({ created: 0, updated: 1, deleted: 1 });
+    const list = await t.http.get('/api/v1/whatsapp/templates?status=PAUSED').expect(200);
+    expect(list.body.data.items.map((x: { template_id: string }) => x.template_id)).toEqual(['T1']);
+    expect(existing.length).toBeGreaterThanOrEqual(0);
+  });
+
+  it('Messenger: an inbound page message reaches the page agent and the reply goes through the Send API', async () => {
+    const pageId = `PAGE${uniq()}`;
+    await t.http
+      .post(`/api/v1/agents/${agentId}/channels/messenger/bind`)
+      .send({ page_id: pageId, page_name: 'Acme' })
+      .expect(200);
+    const psid = `PSID${uniq()}`;
+    await notify(
+      {
+        object: 'page',
+        entry: [
+          {
+            id: pageId,
+            time: 1763900000,
+            messaging: [
+              {
+                sender: { id: psid },
+                recipient: { id: pageId },
+                timestamp: 1763900000,
+                message: { mid: `m_${uniq()}`, text: 'Open on Sunday?' },
+              },
+            ],
+          },
+        ],
+      },
+      APP_SECRET,
+      '/hooks/v1/meta/messenger',
+    ).expect(200);
+    const sent = await waitFor(async () => meta.sent(`/${pageId}/messages`)[0]);
+    expect(sent.body).toMatchObject({
+      recipient: { id: psid },
+      messaging_type: 'RESPONSE',
+      message: { text: 'Hello from the model.' },
+    });
+    const conversation = await conversationOf(psid, 'messenger');
+    expect(conversation.agent_uuid).toBe(agentId);
+  });
+
+  it('sandbox WhatsApp: simulate-inbound answers the reply; statuses run to read', async () => {
+    const number = newNumber();
+    const created = await t.http
+      .post('/api/v1/phone-numbers')
+      .send({ number, provider: 'sandbox', capabilities: { whatsapp: true } })
+      .expect(201);
+    await t.http
+      .post(`/api/v1/agents/${agentId}/phone-numbers`)
+      .send({ phone_number_uuid: created.body.data.uuid, channels: ['whatsapp'] })
+      .expect(201);
+    const customer = sandboxDestination('2229');
+    const sim = await t.http
+      .post('/api/v1/whatsapp/simulate-inbound')
+      .send({ to: number, from: customer, text: 'Hello?' })
+      .expect(201);
+    expect(sim.body.data.reply).toMatchObject({
+      channel: 'whatsapp',
+      provider: 'sandbox',
+      from: number,
+      to: customer,
+    });
+    await statusOf(sim.body.data.reply.uuid, 'read');
+  });
+});
