@@ -7,7 +7,10 @@ import { Client } from 'pg';
 import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
 import { LlmServer } from '../test/support/llm-server';
-import { twilioSignature, TwilioMessagingServer as TwilioServer } from '../test/support/twilio-messaging-server';
+import {
+  twilioSignature,
+  TwilioMessagingServer as TwilioServer,
+} from '../test/support/twilio-messaging-server';
 import { seedBenchTenant } from './seed-tenant';
 import { startServer, stopServer } from './replicas';
 import { percentile, runBench } from './stats';
