@@ -394,21 +394,56 @@ describe('intents at runtime: tools, actions, records', () => {
     expect(statuses).toEqual(['invalid_parameters', 'invalid_parameters', 'succeeded', 'skipped_limit']);
   });
 
-  it('a scenario action is stored but cannot be published while flows are not available', async () => {
+  it('a scenario action starts a deployed flow with the call; a flow not deployed cannot be published', async () => {
     const agent = await agentWithIntents(t, [{ name: 'Start flow', key: 'start_flow' }]);
     const path = `/api/v1/agents/${agent.agent_uuid}/intents/${agent.intents[0].intent_uuid}/event`;
-    const flow = '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
+    const missing = '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
     await t.http
       .put(path)
-      .send({ type: 'scenario', config: { flow_uuid: flow } })
+      .send({ type: 'scenario', config: { flow_uuid: missing } })
       .expect(200);
     const refused = await t.http.post(`${path}/publish`).expect(409);
     expect(refused.body.error.code).toBe('CONFLICT');
-    expect(refused.body.message).toContain(`Flow ${flow}`);
+    expect(refused.body.message).toContain(`Flow ${missing}`);
     expect((await t.http.get(path).expect(200)).body.data).toMatchObject({
       type: 'scenario',
       status: 'draft',
     });
+
+    // A deployed flow: its webhook step receives what the intent call carried.
+    const flow = (await t.http.post('/api/v1/flows').send({ name: 'From an intent' }).expect(201)).body.data;
+    await t.http
+      .post(`/api/v1/flow/${flow.uuid}/steps`)
+      .send({ kind: 'trigger', trigger_key: 'webhook', config: {} })
+      .expect(201);
+    await t.http
+      .post(`/api/v1/flow/${flow.uuid}/steps`)
+      .send({
+        kind: 'action',
+        action_key: 'send_webhook',
+        config: { url: hooks.url('/scenario'), body: { order: '{{step1.parameters.order_number}}' } },
+      })
+      .expect(201);
+    await t.http.post(`/api/v1/flow/${flow.uuid}/deploy`).expect(200);
+    await deployAction(t, agent.agent_uuid, agent.intents[0].intent_uuid, {
+      type: 'scenario',
+      config: { flow_uuid: flow.uuid },
+    });
+    llm.respond = toolThenReply([{ name: 'start_flow', arguments: {} }], () => 'Started.');
+    const conversation = await openChat(t, agent.agent_uuid);
+    const turn = await say(conversation, 'Please start it');
+    expect(turn.reply.content).toBe('Started.');
+    const result = toolResults(llm.callsOf('reply').at(-1)!)[0];
+    expect(result).toMatchObject({ flow_uuid: flow.uuid, execution_uuid: expect.any(String) });
+    await waitFor(async () => (hooks.at('/scenario').length ? true : undefined), 20_000, 'the flow step');
+    // A scenario of another workspace's flow is refused like a missing one.
+    const foreign = await agentWithIntents(other, [{ name: 'Start flow', key: 'start_flow' }]);
+    const foreignPath = `/api/v1/agents/${foreign.agent_uuid}/intents/${foreign.intents[0].intent_uuid}/event`;
+    await other.http
+      .put(foreignPath)
+      .send({ type: 'scenario', config: { flow_uuid: flow.uuid } })
+      .expect(200);
+    await other.http.post(`${foreignPath}/publish`).expect(409);
   });
 
   it('checks action bodies: required keys by type, targets in this workspace', async () => {

@@ -1,19 +1,37 @@
 import { Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { currentChain } from '@/modules/events/event-chain';
 import { FlowExecutionsService } from './flow-executions.service';
+import { FlowsRepository } from './flows.repository';
 
 /**
  * For other modules (an intent's `scenario` action): starts a deployed flow of the workspace with trigger data,
- * whatever its trigger; `step1` is that data. Answers the execution's uuid; a flow that is not deployed is 404.
+ * whatever its trigger; `step1` is that data. A flow that is not deployed is 404.
  */
 @Injectable()
 export class FlowStarter {
-  constructor(private readonly executions: FlowExecutionsService) {}
+  constructor(
+    private readonly executions: FlowExecutionsService,
+    private readonly flows: FlowsRepository,
+  ) {}
 
-  start(workspaceId: string, flowUuid: string, data: Record<string, unknown>): Promise<string> {
-    return this.executions.startDeployed(workspaceId, flowUuid.toLowerCase(), data, {
+  /** Whether the flow is a deployed flow of the workspace (a live version runs). */
+  async isDeployed(workspaceId: string, flowUuid: string): Promise<boolean> {
+    if (!isUUID(flowUuid)) return false;
+    const flow = await this.flows.findById(workspaceId, flowUuid.toLowerCase());
+    return !!flow && flow.status === 'deployed' && flow.liveVersion !== null;
+  }
+
+  /** Queues an execution of the flow's live version; answers its uuid. */
+  async start(
+    workspaceId: string,
+    flowUuid: string,
+    data: Record<string, unknown>,
+  ): Promise<{ execution_uuid: string }> {
+    const id = await this.executions.startDeployed(workspaceId, flowUuid.toLowerCase(), data, {
       key: 'scenario',
       chain: currentChain() ?? [],
     });
+    return { execution_uuid: id };
   }
 }
