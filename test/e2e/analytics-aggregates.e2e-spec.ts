@@ -405,6 +405,7 @@ describe('analytics: aggregates', () => {
       'channel',
       'cursor',
       'from',
+      'include_system',
       'limit',
       'to',
     ]);

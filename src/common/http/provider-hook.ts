@@ -4,6 +4,8 @@ import { ApiTags } from '@nestjs/swagger';
 import { Public } from '@/common/auth/public.decorator';
 
 export const HOOKS_PREFIX = '/hooks/';
+/** Flow webhook triggers take ordinary JSON from outside systems, authenticated by their secret URL. */
+const FLOW_HOOKS_PREFIX = '/hooks/v1/flows/';
 export const PROVIDER_HOOK = 'cap:provider-hook';
 export const PROVIDER_HOOKS_TAG = 'Provider hooks';
 
@@ -26,7 +28,8 @@ const raw = express.raw({ type: () => true, limit: LIMIT });
  * read leaves `rawBody` unset, which no signature matches.
  */
 export function hookBodyParser(req: Request, res: Response, next: NextFunction): void {
-  if (!req.path.startsWith(HOOKS_PREFIX) || req.method !== 'POST') return next();
+  if (!req.path.startsWith(HOOKS_PREFIX) || req.path.startsWith(FLOW_HOOKS_PREFIX) || req.method !== 'POST')
+    return next();
   raw(req, res, (err?: unknown) => {
     const hook = req as HookRequest;
     if (!err && Buffer.isBuffer(req.body)) {
