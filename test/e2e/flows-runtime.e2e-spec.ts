@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { createAgentId } from '../factories/agent.factory';
+import { createAgentId, uniqueUsNumber } from '../factories/agent.factory';
+import { sandboxDestination } from '../factories/call.factory';
 import { createContact } from '../factories/contact.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
@@ -125,26 +126,40 @@ describe('automation flows at run time: text and evaluation triggers, branches, 
     expect(typeof sent.session).toBe('string');
   });
 
-  it('flow_execution reaches workspace webhooks; the action log keeps a workflow row; ports fail with a clear error', async () => {
+  it('send_sms goes through messaging; flow_execution reaches workspace webhooks; the action log keeps a row', async () => {
     await t.http
       .post('/api/v1/webhooks')
       .send({ url: hooks.url('/events'), events: ['flow_execution', 'contact_created'] })
+      .expect(201);
+    const agentId = await createAgentId(t);
+    const number = (
+      await t.http
+        .post('/api/v1/phone-numbers')
+        .send({ number: uniqueUsNumber(), provider: 'sandbox' })
+        .expect(201)
+    ).body.data.uuid;
+    await t.http
+      .post(`/api/v1/agents/${agentId}/phone-numbers`)
+      .send({ phone_number_uuid: number, channels: ['sms'] })
       .expect(201);
     const f = await deployed({ trigger_key: 'contact_created' }, [
       {
         action_key: 'send_sms',
         config: {
-          agent_uuid: '{{step1.contact.uuid}}',
+          agent_uuid: agentId,
           to: '{{step1.contact.phone_number}}',
-          body: 'Welcome',
+          body: 'Welcome {{step1.contact.name}}',
         },
       },
     ]);
-    const contact = await createContact(t, { name: 'Port' });
+    const phone = sandboxDestination('1201');
+    const contact = await createContact(t, { name: 'Port', phone_number: phone });
     const [run] = await ended(f.uuid);
     const d = await detail(f.uuid, run.uuid);
-    expect(d).toMatchObject({ status: 'failed', error: { code: 'NOT_AVAILABLE' } });
-    expect(d.error.message).toContain('Messaging');
+    expect(d).toMatchObject({ status: 'succeeded' });
+    const sent = d.steps[1].output as { uuid: string };
+    const message = (await t.http.get(`/api/v1/messages/${sent.uuid}`).expect(200)).body.data;
+    expect(message).toMatchObject({ to: phone, provider: 'sandbox' });
     const events = await waitFor(
       async () => {
         const got = hooks.at('/events').map((x) => JSON.parse(x.body));
@@ -155,13 +170,13 @@ describe('automation flows at run time: text and evaluation triggers, branches, 
       15_000,
       'flow_execution and contact_created delivered',
     );
-    expect(events.ex.data.execution).toMatchObject({ status: 'failed', flow_uuid: f.uuid });
+    expect(events.ex.data.execution).toMatchObject({ status: 'succeeded', flow_uuid: f.uuid });
     expect(events.ex.data.execution.steps).toBeUndefined();
     const rows = await db.query(
       `SELECT type, name, status, subject_id FROM action_logs WHERE workspace_id = $1 AND subject_id = $2`,
       [t.workspaceId, run.uuid],
     );
-    expect(rows).toEqual([{ type: 'workflow', name: 'runtime', status: 'failed', subject_id: run.uuid }]);
+    expect(rows).toEqual([{ type: 'workflow', name: 'runtime', status: 'succeeded', subject_id: run.uuid }]);
   });
 
   it('at most 20 executions run at once per workspace; the others wait and all finish', async () => {

@@ -14,6 +14,9 @@ import { FlowHooksController } from './flow-hooks.controller';
 import { FlowRunner } from './flow-runner';
 import { FlowSchedules } from './flow-schedules';
 import { FlowStarter } from './flow-starter.service';
+import { FLOW_PORT_PROVIDERS } from './actions/flow-ports';
+import { MessagingModule } from '@/modules/messaging/messaging.module';
+import { OutboundModule } from '@/modules/outbound/outbound.module';
 import { FlowStatesController } from './flow-states.controller';
 import { FlowStatesService } from './flow-states.service';
 import { FlowStepTests } from './flow-step-tests';
@@ -32,6 +35,8 @@ import { FlowDispatcher } from './triggers/flow-dispatcher';
     SchedulingModule,
     ConversationsModule,
     CallsModule,
+    MessagingModule,
+    OutboundModule,
   ],
   controllers: [FlowsController, FlowStatesController, FlowHooksController],
   providers: [
@@ -48,6 +53,7 @@ import { FlowDispatcher } from './triggers/flow-dispatcher';
     FlowClock,
     FlowDispatcher,
     FlowStarter,
+    ...FLOW_PORT_PROVIDERS,
   ],
   exports: [
     FlowStarter,

@@ -68,6 +68,14 @@ import { TasksService } from './tasks.service';
     TaskSettlement,
     Dispatcher,
   ],
-  exports: [Dispatcher, OutboundClock, CampaignsService, CampaignTransitions, PoolsService, RulesService],
+  exports: [
+    Dispatcher,
+    OutboundClock,
+    CampaignsService,
+    CampaignTransitions,
+    PoolsService,
+    RulesService,
+    TasksService,
+  ],
 })
 export class OutboundModule {}
