@@ -67,7 +67,8 @@ describe('graceful stop', () => {
       'waiting for running jobs to finish',
       'job finished',
     ]);
-    expect(mine[1]).toMatchObject({ running: 1 });
+    // Repeatable sweeps (the outbound dispatcher, flow wake-ups) may be running beside it.
+    expect(mine[1].running).toBeGreaterThanOrEqual(1);
     expect(mine[2]).toMatchObject({ durationMs: expect.any(Number) });
     expect(mine[2].durationMs).toBeGreaterThanOrEqual(700);
   });
