@@ -361,13 +361,8 @@ describe('outbound dispatcher', () => {
     });
     await start(campaign.uuid);
     const [placed, lost] = await campaignTasks(campaign.uuid);
-    // A dispatcher that died after claiming both and placing the first call only.
-    await db.query(
-      `UPDATE outbound_tasks SET status = 'queued', claimed_by = 'dead-host:1:00000000', scheduled_at = now(),
-              claimed_at = now() - interval '10 seconds'
-        WHERE workspace_id = $1 AND campaign_id = $2`,
-      [t.workspaceId, campaign.uuid],
-    );
+    // A dispatcher that placed the first call, then died having claimed both (the call exists before the
+    // claim is staged, so the live dispatcher cannot recover the claim first).
     const call = await app.get<CallPlacement>(CallPlacement).placeForTask(t.workspaceId, {
       agentId: line.agentId,
       to: members.find((m) => m.uuid === placed.contact_uuid)!.phone_number,
@@ -378,6 +373,12 @@ describe('outbound dispatcher', () => {
       variables: {},
       metadata: {},
     });
+    await db.query(
+      `UPDATE outbound_tasks SET status = 'queued', claimed_by = 'dead-host:1:00000000', scheduled_at = now(),
+              claimed_at = now() - interval '10 seconds'
+        WHERE workspace_id = $1 AND campaign_id = $2`,
+      [t.workspaceId, campaign.uuid],
+    );
     await db.query(`UPDATE outbound_campaigns SET start_at = NULL WHERE workspace_id = $1 AND id = $2`, [
       t.workspaceId,
       campaign.uuid,

@@ -318,10 +318,17 @@ export class CallRuntime implements OnModuleInit {
     }
     const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
     const endText = agent && voiceText(agent, 'end_call_message');
+    // A goodbye that cannot be stored or published never keeps the call open: the hang-up comes first in importance.
     await this.turns
       .speak(workspaceId, callId, endText ?? DEFAULT_END_MESSAGE)
       .then((m) => this.live.publish(callId, 'transcript', MessageResponse.of(m)))
-      .catch(ignoreMoved);
+      .catch((err: unknown) => {
+        if (err instanceof AppException && (err.code === 'CONFLICT' || err.code === 'CALL_ENDED')) return;
+        this.logger.warn(
+          { err: (err as Error).message, callId },
+          'silence timeout: the goodbye was not said',
+        );
+      });
     await this.end(workspaceId, callId, 'silence_timeout').catch(ignoreMoved);
   }
 
