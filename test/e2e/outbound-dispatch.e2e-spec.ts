@@ -1,3 +1,4 @@
+import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 import { DataSource } from 'typeorm';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallPlacement } from '@/modules/calls/call-placement.service';
@@ -21,6 +22,7 @@ describe('outbound dispatcher', () => {
   let line: { agentId: string; numberId: string; number: string };
   let db: DataSource;
   let clock: OutboundClock;
+  let dbUrl: string;
 
   /** Contacts with sandbox numbers ending in the digits given (answered calls end after 1 s of silence). */
   const contacts = async (lastFours: string[], body: object = {}) => {
@@ -95,7 +97,14 @@ describe('outbound dispatcher', () => {
     [...tasks].sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at)).map((x) => x.contact_uuid);
 
   beforeAll(async () => {
-    app = await startTestApp({ SANDBOX_ANSWER_DELAY_MS: '131', MAX_CONCURRENT_CALLS: '4' });
+    // Dispatchers claim every workspace's due tasks: other suites' apps (other limits) must not see these.
+    dbUrl = await isolatedDatabase('outbound');
+    app = await startTestApp({
+      DATABASE_URL: dbUrl,
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-outbound`,
+      SANDBOX_ANSWER_DELAY_MS: '131',
+      MAX_CONCURRENT_CALLS: '4',
+    });
     db = app.get<DataSource>(DataSource);
     clock = app.get<OutboundClock>(OutboundClock);
     await clock.reset();
@@ -105,6 +114,7 @@ describe('outbound dispatcher', () => {
   afterAll(async () => {
     await clock.reset();
     await app.close();
+    await dropDatabase(dbUrl);
   });
 
   it('FIFO dials one member at a time, oldest first; LIFO newest first', async () => {
