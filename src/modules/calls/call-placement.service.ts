@@ -28,8 +28,8 @@ import type { CreateCallDto, SimulateInboundDto } from './dto/requests';
 import { CallResponse } from './dto/responses';
 
 const RETRY_AFTER_SECONDS = 5;
-const DEFAULT_RING_TIMEOUT = 30;
-const DEFAULT_MAX_DURATION = 1800;
+export const DEFAULT_RING_TIMEOUT = 30;
+export const DEFAULT_MAX_DURATION = 1800;
 const DEFAULT_SILENCE_TIMEOUT = 30;
 
 interface NewCall {
@@ -185,74 +185,11 @@ export class CallPlacement {
     }
   }
 
-  /** `POST /calls/simulate-inbound`: a caller reaches a sandbox number, as Twilio's inbound webhook would. */
-  async simulateInbound(workspaceId: string, dto: SimulateInboundDto): Promise<CallResponse> {
-    const number = await this.numbers.findByNumber(workspaceId, dto.to);
-    if (!number)
-      throw AppException.invalid('to', 'to names no phone number of this workspace', 'VALIDATION_ERROR');
-    if (number.provider !== 'sandbox') throw AppException.conflict('Simulations take sandbox numbers only');
-    const call = await this.inbound(workspaceId, number, dto.from, dto.channel ?? 'phone');
-    return call.status === 'ringing' ? this.lifecycle.move(workspaceId, call.uuid, 'in-progress') : call;
-  }
-
-  /**
-   * An inbound call reaching a number: `ringing` for the bound agent, or stored `failed` (`agent_unavailable`),
-   * or `busy` (`concurrency_limit`) when `storeRefusal` and no slot is free (else the 429 is thrown).
-   * No agent bound: 409.
-   */
-  async inbound(
-    workspaceId: string,
-    number: PhoneNumber,
-    from: string,
-    channel: CallChannel,
-    options: { storeRefusal?: boolean } = {},
-  ): Promise<CallResponse> {
-    const agentId = await this.numbers.boundAgent(
-      workspaceId,
-      number.id,
-      channel === 'phone' ? 'call' : 'whatsapp_call',
-    );
-    if (!agentId)
-      throw AppException.conflict(`The number ${number.number} has no agent bound to ${channel} calls`);
-    const agent = await this.agents.agent(workspaceId, agentId);
-    const common = {
-      direction: 'Inbound' as const,
-      channel,
-      agent,
-      number,
-      contactId: null,
-      customer: from,
-      from,
-      to: number.number,
-      firstMessage: voiceText(agent, 'first_message'),
-      prompt: null,
-      about: null,
-      variables: {},
-      metadata: {},
-      record: number.provider !== 'sandbox' && voiceFlag(agent, 'record', true),
-      maxDurationSeconds: voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
-      ringTimeoutSeconds: DEFAULT_RING_TIMEOUT,
-    };
-    if (agent.status === 'paused' || agent.status === 'completed')
-      return this.create(workspaceId, { ...common, status: 'failed' }, 'agent_unavailable');
-    try {
-      return await this.create(workspaceId, { ...common, status: 'ringing' });
-    } catch (err) {
-      if (
-        !options.storeRefusal ||
-        !(err instanceof AppException) ||
-        err.code !== 'CONCURRENCY_LIMIT_EXCEEDED'
-      )
-        throw err;
-      return this.create(workspaceId, { ...common, status: 'busy' }, 'concurrency_limit');
-    }
-  }
-
   /**
    * Writes the conversation and the call in one transaction once a slot is held (ended-at-birth calls need none).
    * The slot goes back if anything fails before the commit.
    */
-  private async create(
+  async create(
     workspaceId: string,
     c: NewCall,
     endReason?: 'agent_unavailable' | 'concurrency_limit',

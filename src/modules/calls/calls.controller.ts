@@ -40,6 +40,7 @@ import type { LiveAction } from './call-runtime.service';
 import { CallSimulation, SimulationResponse } from './call-simulation.service';
 import { isLive } from './call-states';
 import { CallPlacement } from './call-placement.service';
+import { InboundCalls } from './inbound-calls.service';
 import { CallsService } from './calls.service';
 import {
   CreateCallDto,
@@ -80,6 +81,7 @@ export class CallsController {
   constructor(
     private readonly calls: CallsService,
     private readonly placement: CallPlacement,
+    private readonly inboundCalls: InboundCalls,
     private readonly control: CallControl,
     private readonly simulation: CallSimulation,
     private readonly live: CallLive,
@@ -124,7 +126,7 @@ export class CallsController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT', 'CONCURRENCY_LIMIT_EXCEEDED'],
   })
   simulateInbound(@WorkspaceId() ws: string, @Body() dto: SimulateInboundDto): Promise<CallResponse> {
-    return this.placement.simulateInbound(ws, dto);
+    return this.inboundCalls.simulateInbound(ws, dto);
   }
 
   @Get('calls/:uuid')

@@ -18,6 +18,7 @@ import { CallSlots } from './call-slots';
 import { CallsController } from './calls.controller';
 import { CallsRepository } from './calls.repository';
 import { CallPlacement } from './call-placement.service';
+import { InboundCalls } from './inbound-calls.service';
 import { CallsService } from './calls.service';
 
 @Module({
@@ -35,6 +36,7 @@ import { CallsService } from './calls.service';
     CallsRepository,
     CallsService,
     CallPlacement,
+    InboundCalls,
     CallLifecycle,
     CallRuntime,
     CallControl,
@@ -52,6 +54,7 @@ import { CallsService } from './calls.service';
     CallsRepository,
     TelephonyModule,
     CallPlacement,
+    InboundCalls,
     CallRecordings,
     CallLive,
     CallInstance,

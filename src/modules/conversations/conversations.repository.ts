@@ -101,6 +101,26 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
     super(repo);
   }
 
+  /** One page of the workspace's conversations, newest first, with the list filters. */
+  list(
+    workspaceId: string,
+    f: { agent_uuid?: string; contact_uuid?: string; channel?: string; status?: string; phone?: string },
+    page: { skip: number; take: number },
+  ): Promise<[Conversation[], number]> {
+    const qb = this.query(workspaceId, 'c');
+    if (f.agent_uuid) qb.andWhere('c.agent_id = :agent', { agent: f.agent_uuid });
+    if (f.contact_uuid) qb.andWhere('c.contact_id = :contact', { contact: f.contact_uuid });
+    if (f.channel) qb.andWhere('c.channel = :channel', { channel: f.channel });
+    if (f.status) qb.andWhere('c.status = :status', { status: f.status });
+    if (f.phone) qb.andWhere('c.phone = :phone', { phone: f.phone });
+    return qb
+      .orderBy('c.created_at', 'DESC')
+      .addOrderBy('c.id', 'DESC')
+      .skip(page.skip)
+      .take(page.take)
+      .getManyAndCount();
+  }
+
   /** The conversation, locked for the rest of the transaction so turns of one conversation run one at a time. */
   async lock(workspaceId: string, id: string, manager: EntityManager): Promise<Conversation | null> {
     const rows = await this.sql<Row[]>(
@@ -204,6 +224,26 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
 export class SessionsRepository extends WorkspaceScopedRepository<Session> {
   constructor(@InjectRepository(Session) repo: Repository<Session>) {
     super(repo);
+  }
+
+  /** One page of the workspace's sessions, newest first, with the list filters. */
+  list(
+    workspaceId: string,
+    f: { agent_uuid?: string; conversation_uuid?: string; status?: string; from?: string; to?: string },
+    page: { skip: number; take: number },
+  ): Promise<[Session[], number]> {
+    const qb = this.query(workspaceId, 's');
+    if (f.agent_uuid) qb.andWhere('s.agent_id = :agent', { agent: f.agent_uuid });
+    if (f.conversation_uuid) qb.andWhere('s.conversation_id = :conv', { conv: f.conversation_uuid });
+    if (f.status) qb.andWhere('s.status = :status', { status: f.status });
+    if (f.from) qb.andWhere('s.started_at >= :from', { from: new Date(f.from) });
+    if (f.to) qb.andWhere('s.started_at < :to', { to: new Date(f.to) });
+    return qb
+      .orderBy('s.started_at', 'DESC')
+      .addOrderBy('s.id', 'DESC')
+      .skip(page.skip)
+      .take(page.take)
+      .getManyAndCount();
   }
 
   active(workspaceId: string, conversationId: string, manager?: EntityManager): Promise<Session | null> {

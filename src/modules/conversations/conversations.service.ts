@@ -84,19 +84,7 @@ export class ConversationsService {
   }
 
   async list(workspaceId: string, q: ListConversationsQuery): Promise<Page<ConversationResponse>> {
-    const qb = this.conversations.query(workspaceId, 'c');
-    if (q.agent_uuid) qb.andWhere('c.agent_id = :agent', { agent: q.agent_uuid });
-    if (q.contact_uuid) qb.andWhere('c.contact_id = :contact', { contact: q.contact_uuid });
-    if (q.channel) qb.andWhere('c.channel = :channel', { channel: q.channel });
-    if (q.status) qb.andWhere('c.status = :status', { status: q.status });
-    if (q.phone) qb.andWhere('c.phone = :phone', { phone: q.phone });
-    const { skip, take } = skipTake(q);
-    const [rows, total] = await qb
-      .orderBy('c.created_at', 'DESC')
-      .addOrderBy('c.id', 'DESC')
-      .skip(skip)
-      .take(take)
-      .getManyAndCount();
+    const [rows, total] = await this.conversations.list(workspaceId, q, skipTake(q));
     return pageOf(
       rows.map((c) => ConversationResponse.of(c)),
       total,

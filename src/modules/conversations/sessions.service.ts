@@ -141,19 +141,7 @@ export class SessionsService {
   }
 
   async list(workspaceId: string, q: ListSessionsQuery): Promise<Page<SessionResponse>> {
-    const qb = this.sessions.query(workspaceId, 's');
-    if (q.agent_uuid) qb.andWhere('s.agent_id = :agent', { agent: q.agent_uuid });
-    if (q.conversation_uuid) qb.andWhere('s.conversation_id = :conv', { conv: q.conversation_uuid });
-    if (q.status) qb.andWhere('s.status = :status', { status: q.status });
-    if (q.from) qb.andWhere('s.started_at >= :from', { from: new Date(q.from) });
-    if (q.to) qb.andWhere('s.started_at < :to', { to: new Date(q.to) });
-    const { skip, take } = skipTake(q);
-    const [rows, total] = await qb
-      .orderBy('s.started_at', 'DESC')
-      .addOrderBy('s.id', 'DESC')
-      .skip(skip)
-      .take(take)
-      .getManyAndCount();
+    const [rows, total] = await this.sessions.list(workspaceId, q, skipTake(q));
     return pageOf(
       rows.map((s) => SessionResponse.of(s)),
       total,

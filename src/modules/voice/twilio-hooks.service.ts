@@ -8,6 +8,7 @@ import { REDIS } from '@/common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { CallPlacement } from '@/modules/calls/call-placement.service';
+import { InboundCalls } from '@/modules/calls/inbound-calls.service';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
@@ -47,6 +48,7 @@ export class TwilioHooks {
     private readonly calls: CallsRepository,
     private readonly numbers: PhoneNumbersService,
     private readonly placement: CallPlacement,
+    private readonly inboundCalls: InboundCalls,
     private readonly lifecycle: CallLifecycle,
     private readonly twilio: TwilioTelephony,
     @InjectQueue(QUEUES.calls) private readonly callsQueue: Queue<JobPayloads['calls']['provider-event']>,
@@ -113,7 +115,7 @@ export class TwilioHooks {
     const known = await this.redis.get(seenKey);
     if (known) return this.twilio.streamTwiml(known);
     try {
-      const call = await this.placement.inbound(number.workspaceId, number, form.From, 'phone', {
+      const call = await this.inboundCalls.inbound(number.workspaceId, number, form.From, 'phone', {
         storeRefusal: true,
       });
       if (call.status === 'busy') return rejectBusy();
