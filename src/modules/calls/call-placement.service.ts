@@ -18,13 +18,13 @@ import { ConversationResponse } from '@/modules/conversations/dto/responses';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
 import type { Call, CallChannel, CallDirection } from './call.entity';
-import { checkMetadata, checkVariables, fill, voiceFlag, voiceSetting, voiceText } from './call-context';
+import { checkMetadata, checkVariables, fill, voiceSetting, voiceText } from './call-context';
 import { CallInstance } from './call-instance';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
 import { CallSlots, SlotRefusal } from './call-slots';
 import { CallsRepository } from './calls.repository';
-import type { CreateCallDto, SimulateInboundDto } from './dto/requests';
+import type { CreateCallDto } from './dto/requests';
 import { CallResponse } from './dto/responses';
 
 const RETRY_AFTER_SECONDS = 5;

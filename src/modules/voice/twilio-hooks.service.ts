@@ -7,7 +7,6 @@ import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
-import { CallPlacement } from '@/modules/calls/call-placement.service';
 import { InboundCalls } from '@/modules/calls/inbound-calls.service';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
@@ -47,7 +46,6 @@ export class TwilioHooks {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly calls: CallsRepository,
     private readonly numbers: PhoneNumbersService,
-    private readonly placement: CallPlacement,
     private readonly inboundCalls: InboundCalls,
     private readonly lifecycle: CallLifecycle,
     private readonly twilio: TwilioTelephony,
