@@ -19,7 +19,9 @@ import { percentile, runBench } from './stats';
 /**
  * `npm run bench:voice`: N concurrent Twilio media streams (10, 25, 50) against local STT, model and TTS servers
  * with fixed latencies (100 / 200 / 100 ms). Each stream plays, in real time, silence then TURNS utterances (400 ms
- * of tone, then silence); the service detects each turn, transcribes it, streams the reply and synthesises it.
+ * of tone, then 2 s of silence), starting at its own offset within that 2.4 s cycle as independent callers would
+ * (BENCH_ALIGNED=1: all in lockstep); the service detects each turn, transcribes it, streams the reply and
+ * synthesises it.
  * Printed per N: the response latency (last speech frame in → first reply frame out) p50/p95/p99 and the same minus
  * the end-of-turn silence and the three model latencies (the pipeline's own overhead), CPU% and RSS of this
  * process, and frames sent more than 40 ms behind their schedule. The API runs in this process with the clients
@@ -27,6 +29,7 @@ import { percentile, runBench } from './stats';
  */
 const SIZES = (process.env.BENCH_STREAMS ?? '10,25,50').split(',').map(Number);
 const TURNS = Number(process.env.BENCH_TURNS ?? 3);
+const ALIGNED = process.env.BENCH_ALIGNED === '1';
 const STT_MS = 100;
 const LLM_MS = 200;
 const TTS_MS = 100;
@@ -137,9 +140,15 @@ async function main(): Promise<void> {
           ...Array<'silence'>(100).fill('silence'),
         ]).flat(),
       ];
+      // Independent callers: each stream starts its script at its own offset, spread evenly over one turn's
+      // cycle (20 + 100 frames), so turns end at different instants as on a real line. BENCH_ALIGNED=1 plays every
+      // stream in lockstep instead: all N turns end in the same 20 ms (a worst-case burst).
+      const cycle = 120;
+      const offsets = clients.map((_, j) => (ALIGNED ? 0 : Math.floor((j * cycle) / clients.length)));
+      const length = script.length + (ALIGNED ? 0 : cycle);
       const start = performance.now();
-      for (let i = 0; i < script.length; i++) {
-        for (const c of clients) c.play(script[i], 20);
+      for (let i = 0; i < length; i++) {
+        clients.forEach((c, j) => c.play(script[i - offsets[j]] ?? 'silence', 20));
         rssMax = Math.max(rssMax, process.memoryUsage().rss);
         await sleep(Math.max(0, start + (i + 1) * 20 - performance.now()));
       }
@@ -152,7 +161,7 @@ async function main(): Promise<void> {
         .sort((a, b) => a - b);
       const f = (xs: number[], p: number) => percentile(xs, p).toFixed(0);
       lines.push(
-        `N=${n} streams, ${response.length} turns measured (${n * TURNS} played)`,
+        `N=${n} streams${ALIGNED ? ' in lockstep' : ''}, ${response.length} turns measured (${n * TURNS} played)`,
         `  response latency (last speech frame -> first reply frame, incl. ${END_OF_TURN_MS} ms end of turn): p50 ${f(
           response,
           50,

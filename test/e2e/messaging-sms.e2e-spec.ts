@@ -260,6 +260,24 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
     expect(failed.error.code).toBe('21211');
   });
 
+  it('a Twilio outage (503) is tried again until the message leaves, not ended failed', async () => {
+    const to = sandboxDestination('1016');
+    twilio.unavailable = 1;
+    const res = await t.http
+      .post('/api/v1/sms/send')
+      .send({ agent_uuid: agentId, to, body: 'after the outage', phone_number_uuid: line.id })
+      .expect(201);
+    const sent = await waitFor(async () => twilio.messages.find((m) => m.params.To === to), 15_000);
+    expect(sent.params.Body).toBe('after the outage');
+    expect(twilio.turnedAway).toBeGreaterThanOrEqual(1);
+    const msg = await waitFor(async () => {
+      const r = await t.http.get(`/api/v1/messages/${res.body.data.uuid}`).expect(200);
+      return r.body.data.provider_message_id ? r.body.data : undefined;
+    });
+    expect(msg.delivery_status).not.toBe('failed');
+    expect(msg.provider_message_id).toBe(sent.sid);
+  });
+
   it('STOP blacklists the sender without a reply, so the next send is 409; START lifts it', async () => {
     const customer = sandboxDestination('1115');
     await inbound(customer, line.number, 'hello').expect(200);

@@ -20,10 +20,13 @@ export interface TwilioMessageRequest {
 
 /**
  * A local server speaking Twilio's Messaging REST API (`POST /2010-04-01/Accounts/{sid}/Messages.json`): records
- * every message; a destination ending 0004 is refused with Twilio's error body (code 21211).
+ * every message; a destination ending 0004 is refused with Twilio's error body (code 21211); while `unavailable`
+ * is above zero, that many requests are answered `503` (Twilio's body, code 20503) and counted in `turnedAway`.
  */
 export class TwilioMessagingServer {
   readonly messages: TwilioMessageRequest[] = [];
+  unavailable = 0;
+  turnedAway = 0;
 
   private constructor(
     private readonly server: Server,
@@ -50,6 +53,13 @@ export class TwilioMessagingServer {
       return;
     }
     const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+    if (this.unavailable > 0) {
+      this.unavailable -= 1;
+      this.turnedAway += 1;
+      res.statusCode = 503;
+      res.end(JSON.stringify({ code: 20503, message: 'Service Unavailable', status: 503 }));
+      return;
+    }
     if (params.To?.endsWith('0004')) {
       res.statusCode = 400;
       res.end(

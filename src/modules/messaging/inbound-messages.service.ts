@@ -87,7 +87,11 @@ export class InboundMessagesService {
     if (turn.action?.kind === 'guard' && turn.action.type === 'forward')
       await this.lines.handOff(ws, thread.id);
     if (turn.reply)
-      await this.sender.record(ws, { messageId: turn.reply.uuid, thread, number: route.number });
+      await this.sender.record(
+        ws,
+        { messageId: turn.reply.uuid, thread, number: route.number },
+        { inline: true },
+      );
     return {
       workspaceId: ws,
       messageId: turn.message.uuid,

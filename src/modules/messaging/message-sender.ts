@@ -83,8 +83,15 @@ export class MessageSender {
     );
   }
 
-  /** The `send` job: once per message (a provider id set means it left); a refusal ends it `failed`. */
-  async deliver(workspaceId: string, messageId: string): Promise<void> {
+  /**
+   * The `send` job: once per message (a provider id set means it left). A refusal ends it `failed`; a transient
+   * failure (provider unreachable, 5xx, 429) throws so the job tries again, and ends it `failed` on the last try.
+   */
+  async deliver(
+    workspaceId: string,
+    messageId: string,
+    options: { lastAttempt?: boolean } = {},
+  ): Promise<void> {
     const record = await this.records.findById(workspaceId, messageId);
     if (!record || record.providerMessageId || record.deliveryStatus !== 'queued') return;
     const view = (await this.records.view(workspaceId, messageId))!;
@@ -103,6 +110,7 @@ export class MessageSender {
       await this.records.setProviderId(workspaceId, messageId, providerMessageId);
     } catch (err) {
       if (!(err instanceof MessagingProviderError)) throw err;
+      if (err.transient && !options.lastAttempt) throw err;
       await this.status.apply(workspaceId, messageId, 'failed', { code: err.code, message: err.message });
     }
   }

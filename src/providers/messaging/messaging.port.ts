@@ -22,10 +22,19 @@ export class MessagingProviderError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /**
+     * The provider could not be reached or failed on its side (network, timeout, 5xx, 429): worth another try, as
+     * opposed to a refusal of this message (4xx), which ends it `failed` at once.
+     */
+    readonly transient = false,
   ) {
     super(message);
   }
 }
+
+/** HTTP statuses that say "try again later" rather than "this message is refused". */
+export const isTransientStatus = (status: number | undefined): boolean =>
+  status === undefined || status === 408 || status === 429 || status >= 500;
 
 export interface TemplatePayload {
   name: string;

@@ -1,4 +1,4 @@
-import { MessagingProviderError } from './messaging.port';
+import { isTransientStatus, MessagingProviderError } from './messaging.port';
 
 const TIMEOUT_MS = 10_000;
 
@@ -28,6 +28,7 @@ export async function graphRequest<T>(
     throw new MessagingProviderError(
       'NETWORK',
       `The Meta Graph API is unreachable: ${(err as Error).message}`,
+      true,
     );
   }
   const text = await res.text();
@@ -43,6 +44,7 @@ export async function graphRequest<T>(
     throw new MessagingProviderError(
       String(error?.code ?? res.status),
       error?.error_user_msg ?? error?.message ?? `The Meta Graph API answered ${res.status}`,
+      isTransientStatus(res.status),
     );
   }
   return json as T;

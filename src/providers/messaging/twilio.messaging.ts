@@ -1,7 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import twilio from 'twilio';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { MessagingAdapter, MessagingProviderError, OutboundMessage } from './messaging.port';
+import {
+  isTransientStatus,
+  MessagingAdapter,
+  MessagingProviderError,
+  OutboundMessage,
+} from './messaging.port';
 
 type TwilioClient = ReturnType<typeof twilio>;
 
@@ -43,10 +48,12 @@ export class TwilioMessaging implements MessagingAdapter {
       return { providerMessageId: sent.sid };
     } catch (err) {
       if (err instanceof MessagingProviderError) throw err;
-      const e = err as { code?: number; status?: number; message?: string };
+      // The twilio client's RestException carries the HTTP status; a network failure or timeout has none.
+      const e = err as { code?: number | string; status?: number; message?: string };
       throw new MessagingProviderError(
         String(e.code ?? e.status ?? 'PROVIDER_ERROR'),
         e.message ?? 'Twilio refused the message',
+        isTransientStatus(typeof e.status === 'number' ? e.status : undefined),
       );
     }
   }

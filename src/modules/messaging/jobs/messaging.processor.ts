@@ -29,7 +29,9 @@ export class MessagingProcessor {
 
   @Process({ name: 'send', concurrency: 32 })
   send(job: Job<Jobs['send']>): Promise<void> {
-    return this.sender.deliver(job.data.workspaceId, job.data.messageId);
+    return this.sender.deliver(job.data.workspaceId, job.data.messageId, {
+      lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+    });
   }
 
   @Process({ name: 'sandbox-status', concurrency: 16 })
