@@ -160,6 +160,22 @@ async function main(): Promise<void> {
         .map((r) => r - END_OF_TURN_MS - STT_MS - LLM_MS - TTS_MS)
         .sort((a, b) => a - b);
       const f = (xs: number[], p: number) => percentile(xs, p).toFixed(0);
+      const complete = turnTimings.filter(
+        (t) => t.sttSentAt && t.sttDoneAt && t.firstDeltaAt && t.firstAudioAt,
+      );
+      const phase = (name: string, pick: (t: (typeof complete)[number]) => number) => {
+        const xs = complete.map(pick).sort((a, b) => a - b);
+        return `${name} ${f(xs, 50)} / ${f(xs, 95)}`;
+      };
+      const phases = () =>
+        [
+          phase('turn -> STT sent', (t) => t.sttSentAt - t.detectedAt),
+          phase('STT beyond its latency', (t) => t.sttDoneAt - t.sttSentAt - STT_MS),
+          phase('transcript -> first words beyond the model', (t) => t.firstDeltaAt - t.sttDoneAt - LLM_MS),
+          phase('-> first sentence', (t) => t.firstSentenceAt - t.firstDeltaAt),
+          phase('TTS beyond its latency', (t) => t.firstAudioAt - t.firstSentenceAt - TTS_MS),
+          phase('audio -> first frame', (t) => t.firstFrameAt - t.firstAudioAt),
+        ].join(', ');
       lines.push(
         `N=${n} streams${ALIGNED ? ' in lockstep' : ''}, ${response.length} turns measured (${n * TURNS} played)`,
         `  response latency (last speech frame -> first reply frame, incl. ${END_OF_TURN_MS} ms end of turn): p50 ${f(
@@ -169,8 +185,9 @@ async function main(): Promise<void> {
         `  pipeline overhead (minus end of turn and ${STT_MS}+${LLM_MS}+${TTS_MS} ms of models): p50 ${f(overhead, 50)} / p95 ${f(overhead, 95)} / p99 ${f(overhead, 99)} ms   goal: p95 < 30 ms at 50 streams`,
         `  CPU ${(((cpu.user + cpu.system) / 1000 / wall) * 100).toFixed(0)}% of one core (whole process), RSS max ${(rssMax / 2 ** 20).toFixed(0)} MiB   goal: 50 streams under one core`,
         `  frames sent ${playerStats.framesSent}, late (> 40 ms behind schedule) ${playerStats.framesLate}   goal: 0`,
+        `  where the overhead goes, p50 / p95 ms: ${phases()}`,
       );
-      process.stdout.write(`${lines.slice(-5).join('\n')}\n`);
+      process.stdout.write(`${lines.slice(-6).join('\n')}\n`);
       for (const c of clients) c.close();
       for (const id of ids) await http('post', `/api/v1/calls/action/${id}/hangup`).send({ message: 'Bye' });
       await sleep(500);

@@ -27,8 +27,32 @@ export interface SessionDeps {
 /** Longest wait for the far end to confirm a message was played before an action that follows it. */
 const PLAYED_WAIT_CAP_MS = 15_000;
 
-/** Measured per turn for the voice benchmark: the last speech frame in, the first reply frame out. */
-export const turnTimings: { speechEndAt: number; firstFrameAt: number }[] = [];
+/**
+ * Measured per turn for the voice benchmark (performance.now() instants): the last speech frame in, the turn
+ * detected, speech to text sent and answered, the model's first words, the first sentence's audio synthesised, the
+ * first reply frame out. Zero when a step did not happen.
+ */
+export interface TurnTiming {
+  speechEndAt: number;
+  detectedAt: number;
+  sttSentAt: number;
+  sttDoneAt: number;
+  firstDeltaAt: number;
+  firstSentenceAt: number;
+  firstAudioAt: number;
+  firstFrameAt: number;
+}
+export const turnTimings: TurnTiming[] = [];
+const newTiming = (speechEndAt: number, detectedAt: number): TurnTiming => ({
+  speechEndAt,
+  detectedAt,
+  sttSentAt: 0,
+  sttDoneAt: 0,
+  firstDeltaAt: 0,
+  firstSentenceAt: 0,
+  firstAudioAt: 0,
+  firstFrameAt: 0,
+});
 
 /**
  * One call's media session on its Twilio Media Stream: decodes µ-law, detects turns, runs each through STT and
@@ -46,7 +70,8 @@ export class MediaSession {
   private readonly marks = new Map<string, () => void>();
   /** The message whose audio is playing now (for `interrupted`). */
   private speaking: string | null = null;
-  private speechEndAt = 0;
+  /** The turn being timed (the last one detected), until its first reply frame. */
+  private timing: TurnTiming | null = null;
   closed = false;
 
   constructor(
@@ -63,8 +88,8 @@ export class MediaSession {
       (name) => this.send({ event: 'mark', streamSid, mark: { name } }),
     );
     this.player.onFirstFrame = (at) => {
-      if (this.speechEndAt) turnTimings.push({ speechEndAt: this.speechEndAt, firstFrameAt: at });
-      this.speechEndAt = 0;
+      if (this.timing) turnTimings.push({ ...this.timing, firstFrameAt: at });
+      this.timing = null;
     };
   }
 
@@ -81,9 +106,13 @@ export class MediaSession {
       if (this.playing() && this.settings.interruptible) this.bargeIn();
       return;
     }
-    this.speechEndAt = performance.now() - this.settings.endOfTurnSilenceMs;
+    const now = performance.now();
+    const timing = newTiming(now - this.settings.endOfTurnSilenceMs, now);
+    this.timing = timing;
     const audio = event.audio;
-    this.turns = this.turns.then(() => this.turn(audio)).catch((err: Error) => this.failed(err, 'turn'));
+    this.turns = this.turns
+      .then(() => this.turn(audio, timing))
+      .catch((err: Error) => this.failed(err, 'turn'));
   }
 
   dtmf(digit: string): void {
@@ -123,15 +152,18 @@ export class MediaSession {
     this.marks.clear();
   }
 
-  private async turn(audio: Int16Array): Promise<void> {
+  private async turn(audio: Int16Array, timing: TurnTiming): Promise<void> {
     if (this.closed) return;
-    const text = await this.deps.stt.transcribe(wav(audio), { language: this.settings.language });
+    const file = wav(audio);
+    timing.sttSentAt = performance.now();
+    const text = await this.deps.stt.transcribe(file, { language: this.settings.language });
+    timing.sttDoneAt = performance.now();
     if (!text || this.closed) return;
-    await this.converse(text, 'text');
+    await this.converse(text, 'text', timing);
   }
 
   /** One customer turn through the pipeline, the reply spoken sentence by sentence as the model writes it. */
-  private async converse(text: string, type: 'text' | 'dtmf'): Promise<void> {
+  private async converse(text: string, type: 'text' | 'dtmf', timing?: TurnTiming): Promise<void> {
     const epoch = this.epoch;
     const splitter = new SentenceSplitter();
     let streamed = false;
@@ -143,10 +175,11 @@ export class MediaSession {
       undefined,
       (delta) => {
         streamed = true;
-        for (const s of splitter.push(delta)) this.sentence(s, epoch);
+        if (timing && !timing.firstDeltaAt) timing.firstDeltaAt = performance.now();
+        for (const s of splitter.push(delta)) this.sentence(s, epoch, timing);
       },
     );
-    for (const s of splitter.flush()) this.sentence(s, epoch);
+    for (const s of splitter.flush()) this.sentence(s, epoch, timing);
     await this.synth;
     // A rule's words were spoken by the runtime before its action; a reply not streamed is spoken here.
     if (!turn.reply || turn.action) return;
@@ -182,13 +215,15 @@ export class MediaSession {
   }
 
   /** Synthesis starts at once; playback keeps the order of the sentences. */
-  private sentence(text: string, epoch: number): void {
+  private sentence(text: string, epoch: number, timing?: TurnTiming): void {
     if (epoch !== this.epoch || this.closed) return;
+    if (timing && !timing.firstSentenceAt) timing.firstSentenceAt = performance.now();
     const audio = this.deps.tts.synthesize(text, { voice: this.settings.voice, speed: this.settings.speed });
     audio.catch(() => undefined);
     this.synth = this.synth.then(async () => {
       try {
         const pcm = await audio;
+        if (timing && !timing.firstAudioAt) timing.firstAudioAt = performance.now();
         if (epoch !== this.epoch || this.closed) return;
         this.player.enqueue(frames(pcm24kToMulaw8k(pcm)));
       } catch (err) {
