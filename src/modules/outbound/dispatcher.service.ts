@@ -17,6 +17,17 @@ const STUCK_CLAIM_MS = 60_000;
 /** A claim younger than this is left alone: its dispatcher is probably placing it. */
 const CLAIM_GRACE_MS = 3_000;
 const PLACE_PARALLELISM = 8;
+/** Ended attempts settled side by side: each is its own short transaction on its own task row. */
+const SETTLE_PARALLELISM = 8;
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  const worker = async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
+}
 
 export interface TickReport {
   promoted: number;
@@ -53,12 +64,13 @@ export class Dispatcher {
     for (const c of await this.dispatch.campaignsPastEnd(at))
       await this.transitions.complete(c.workspace_id, c.id, 'ended');
     await this.sweep((tx) => this.dispatch.expireDue(at, tx));
-    let settled = 0;
-    for (const ref of await this.dispatch.endedCalls()) {
-      await this.settlement.settleCall(ref, now);
-      settled += 1;
-    }
-    for (const ref of await this.dispatch.liveMessages()) await this.settlement.settleMessage(ref, now);
+    // Settling frees campaign slots, so it runs before claiming, several tasks at a time.
+    const ended = await this.dispatch.endedCalls();
+    await eachLimited(ended, SETTLE_PARALLELISM, (ref) => this.settlement.settleCall(ref, now));
+    const settled = ended.length;
+    await eachLimited(await this.dispatch.liveMessages(), SETTLE_PARALLELISM, (ref) =>
+      this.settlement.settleMessage(ref, now),
+    );
     for (const ref of await this.dispatch.staleClaims(new Date(Date.now() - CLAIM_GRACE_MS))) {
       const task = await this.tasks.get(ref.workspace_id, ref.id);
       const stuck = task?.claimed_at && Date.now() - task.claimed_at.getTime() > STUCK_CLAIM_MS;
