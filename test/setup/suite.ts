@@ -28,7 +28,7 @@ export interface SuiteOptions<N extends string, S extends Record<string, Closabl
    */
   database?: string;
   /** Configuration overrides (see startTestApp); a function is called once the servers and database are up. */
-  env?: Env | ((started: S & { databaseUrl: string }) => Env);
+  env?: Env | ((started: S & { databaseUrl: string }) => Env | Promise<Env>);
   tenants?: readonly N[];
   captureLogs?: boolean;
 }
@@ -56,7 +56,7 @@ export function useTestApp<
       fields[name] = server;
     }
     if (options.database) suite.databaseUrl = await isolatedDatabase(options.database);
-    const env = typeof options.env === 'function' ? options.env(suite) : { ...options.env };
+    const env = typeof options.env === 'function' ? await options.env(suite) : { ...options.env };
     if (options.database) env.DATABASE_URL = suite.databaseUrl;
     suite.app = await startTestApp(env, { captureLogs: options.captureLogs });
     for (const name of options.tenants ?? []) fields[name] = await createTenant(suite.app);
