@@ -1,5 +1,5 @@
 import { DataSource as Db } from 'typeorm';
-import { KnowledgeIndexRepository } from '@/modules/knowledge/knowledge-index.repository';
+import { KnowledgeSearchRepository } from '@/modules/knowledge/knowledge-search.repository';
 import { createAgent, synced, waitFor } from '../factories/knowledge.factory';
 import { EmbeddingsServer } from '../support/embeddings-server';
 import { useTestApp } from '../setup/suite';
@@ -63,7 +63,7 @@ describe('Knowledge retrieval with an embeddings model: vectors from the sync, f
     expect(stored[0]).toEqual({ n: ROWS.length, dims: 64 });
 
     // No word of the question is in the passage: only the vectors connect "reimbursed" with "Refunds".
-    const words = suite.app.get<KnowledgeIndexRepository>(KnowledgeIndexRepository);
+    const words = suite.app.get<KnowledgeSearchRepository>(KnowledgeSearchRepository);
     const question = 'When will I be reimbursed?';
     const lexical = await words.search(
       suite.t.workspaceId,
