@@ -1,23 +1,10 @@
 import { DataSource } from 'typeorm';
-import { createTenant, createToken, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { createTenant, createToken } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
 
 describe('tenants and tokens', () => {
-  let app: TestApp;
-  let second: TestApp;
-  let a: TestTenant;
-  let b: TestTenant;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    second = await startTestApp();
-    a = await createTenant(app);
-    b = await createTenant(app);
-  });
-  afterAll(async () => {
-    await app.close();
-    await second.close();
-  });
+  const suite = useTestApp({ tenants: ['a', 'b'] });
+  const second = useTestApp();
 
   const notFoundWorkspace = {
     success: false,
@@ -26,36 +13,44 @@ describe('tenants and tokens', () => {
   };
 
   it('answers the workspace and the token on GET /api/v1/me', async () => {
-    const res = await a.http.get('/api/v1/me').expect(200);
+    const res = await suite.a.http.get('/api/v1/me').expect(200);
     expect(res.body).toEqual({
       success: true,
       message: 'OK',
       data: {
-        workspace: { uuid: a.workspaceId, slug: a.slug, name: `Workspace ${a.slug}` },
-        token: { uuid: a.tokenId, name: 'test token', scopes: ['read', 'write'] },
+        workspace: { uuid: suite.a.workspaceId, slug: suite.a.slug, name: `Workspace ${suite.a.slug}` },
+        token: { uuid: suite.a.tokenId, name: 'test token', scopes: ['read', 'write'] },
       },
     });
   });
 
   it('answers 404 Workspace not found for an unknown tenant, whatever the token', async () => {
-    const res = await app.http('nobody-here.localhost', a.token).get('/api/v1/me').expect(404);
+    const res = await suite.app.http('nobody-here.localhost', suite.a.token).get('/api/v1/me').expect(404);
     expect(res.body).toEqual(notFoundWorkspace);
   });
 
   it('answers 404 for hosts outside the service domain', async () => {
-    for (const host of ['localhost', `${a.slug}.example.com`, `x.${a.slug}.localhost`, '-bad-.localhost']) {
-      const res = await app.http(host, a.token).get('/api/v1/me');
+    for (const host of [
+      'localhost',
+      `${suite.a.slug}.example.com`,
+      `x.${suite.a.slug}.localhost`,
+      '-bad-.localhost',
+    ]) {
+      const res = await suite.app.http(host, suite.a.token).get('/api/v1/me');
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
     }
   });
 
   it('accepts the host with a port and in upper case', async () => {
-    await app.http(`${a.slug.toUpperCase()}.LOCALHOST:${app.port}`, a.token).get('/api/v1/me').expect(200);
+    await suite.app
+      .http(`${suite.a.slug.toUpperCase()}.LOCALHOST:${suite.app.port}`, suite.a.token)
+      .get('/api/v1/me')
+      .expect(200);
   });
 
   it('answers 404 ENDPOINT_NOT_FOUND for an unknown route before looking at the token', async () => {
-    const res = await app.http(a.host).get('/api/v1/does-not-exist').expect(404);
+    const res = await suite.app.http(suite.a.host).get('/api/v1/does-not-exist').expect(404);
     expect(res.body).toEqual({
       success: false,
       message: 'Endpoint not found',
@@ -64,7 +59,7 @@ describe('tenants and tokens', () => {
   });
 
   it('answers 401 MISSING_AUTH_TOKEN without an Authorization header', async () => {
-    const res = await app.http(a.host).get('/api/v1/me').expect(401);
+    const res = await suite.app.http(suite.a.host).get('/api/v1/me').expect(401);
     expect(res.body).toEqual({
       success: false,
       message: 'Authorization header is missing',
@@ -80,41 +75,45 @@ describe('tenants and tokens', () => {
     ['an unknown well-formed token', () => 'Bearer cap_00000000000000000000000000000000000000'],
     ['a random string', () => 'Bearer hello'],
   ])('answers 401 INVALID_AUTH_TOKEN for %s', async (_name, header) => {
-    const res = await app.http(a.host).get('/api/v1/me').set('Authorization', header(a.token)).expect(401);
+    const res = await suite.app
+      .http(suite.a.host)
+      .get('/api/v1/me')
+      .set('Authorization', header(suite.a.token))
+      .expect(401);
     expect(res.body.error.code).toBe('INVALID_AUTH_TOKEN');
     expect(res.body.success).toBe(false);
   });
 
   it("refuses another workspace's token with 401 INVALID_AUTH_TOKEN", async () => {
-    const res = await app.http(a.host, b.token).get('/api/v1/me').expect(401);
+    const res = await suite.app.http(suite.a.host, suite.b.token).get('/api/v1/me').expect(401);
     expect(res.body.error.code).toBe('INVALID_AUTH_TOKEN');
   });
 
   it('lets a read-only token read', async () => {
-    const readOnly = await createToken(app, a, ['read']);
-    const res = await app.http(a.host, readOnly).get('/api/v1/me').expect(200);
+    const readOnly = await createToken(suite.app, suite.a, ['read']);
+    const res = await suite.app.http(suite.a.host, readOnly).get('/api/v1/me').expect(200);
     expect(res.body.data.token.scopes).toEqual(['read']);
   });
 
   it('makes a revocation effective on the very next request, also in a second API process', async () => {
-    const tenant = await createTenant(app);
-    await app.http(tenant.host, tenant.token).get('/api/v1/me').expect(200);
-    await second.http(tenant.host, tenant.token).get('/api/v1/me').expect(200);
+    const tenant = await createTenant(suite.app);
+    await suite.app.http(tenant.host, tenant.token).get('/api/v1/me').expect(200);
+    await second.app.http(tenant.host, tenant.token).get('/api/v1/me').expect(200);
 
-    await app
+    await suite.app
       .internal()
       .delete(`/internal/v1/workspaces/${tenant.slug}/tokens/${tenant.tokenId}`)
       .expect(200);
 
-    const first = await app.http(tenant.host, tenant.token).get('/api/v1/me').expect(401);
+    const first = await suite.app.http(tenant.host, tenant.token).get('/api/v1/me').expect(401);
     expect(first.body.error.code).toBe('INVALID_AUTH_TOKEN');
-    const other = await second.http(tenant.host, tenant.token).get('/api/v1/me').expect(401);
+    const other = await second.app.http(tenant.host, tenant.token).get('/api/v1/me').expect(401);
     expect(other.body.error.code).toBe('INVALID_AUTH_TOKEN');
   });
 
   it('records last_used_at at most once a minute', async () => {
-    const tenant = await createTenant(app);
-    const db = app.get<DataSource>(DataSource);
+    const tenant = await createTenant(suite.app);
+    const db = suite.app.get<DataSource>(DataSource);
     const read = async () =>
       (await db.query('SELECT last_used_at FROM api_tokens WHERE id = $1', [tenant.tokenId]))[0]
         .last_used_at as Date | null;

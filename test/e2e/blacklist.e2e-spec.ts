@@ -1,38 +1,33 @@
 import { DataSource } from 'typeorm';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
+import { useTestApp } from '../setup/suite';
 
 describe('blacklist: routes, and every outbound path refusing a listed number', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
+  const suite = useTestApp({ env: { SANDBOX_ANSWER_DELAY_MS: '100' }, tenants: ['t', 'other'] });
   let db: DataSource;
   let line: { agentId: string; numberId: string; number: string };
 
   beforeAll(async () => {
-    app = await startTestApp({ SANDBOX_ANSWER_DELAY_MS: '100' });
-    db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
-    line = await sandboxLine(t);
+    db = suite.app.get<DataSource>(DataSource);
+    line = await sandboxLine(suite.t);
     // The same sandbox number serves SMS and WhatsApp for the agent.
     await db.query(
       `UPDATE phone_numbers SET capabilities = capabilities || '{"sms": true, "whatsapp": true}' WHERE id = $1`,
       [line.numberId],
     );
-    await t.http
+    await suite.t.http
       .post(`/api/v1/agents/${line.agentId}/phone-numbers`)
       .send({ phone_number_uuid: line.numberId, channels: ['sms', 'whatsapp'] })
       .expect(201);
   });
-  afterAll(() => app.close());
 
   const refusals = async (to: string) => {
-    const call = await t.http.post('/api/v1/call').send({ agent_uuid: line.agentId, to });
-    const sms = await t.http.post('/api/v1/sms/send').send({ agent_uuid: line.agentId, to, body: 'Hi' });
-    const whatsapp = await t.http
+    const call = await suite.t.http.post('/api/v1/call').send({ agent_uuid: line.agentId, to });
+    const sms = await suite.t.http
+      .post('/api/v1/sms/send')
+      .send({ agent_uuid: line.agentId, to, body: 'Hi' });
+    const whatsapp = await suite.t.http
       .post('/api/v1/whatsapp/messages')
       .send({ agent_uuid: line.agentId, to, text: 'Hi' });
     return [call, sms, whatsapp].map((r) => `${r.status} ${r.body.error?.code ?? ''}`.trim());
@@ -40,7 +35,7 @@ describe('blacklist: routes, and every outbound path refusing a listed number', 
 
   it('a listed number refuses calls, SMS and WhatsApp; an expired entry does not', async () => {
     const to = sandboxDestination();
-    const added = await t.http
+    const added = await suite.t.http
       .post('/api/v1/blacklist')
       .send({ phone_number: to, reason: 'Asked not to be contacted', is_permanent: true })
       .expect(201);
@@ -55,9 +50,9 @@ describe('blacklist: routes, and every outbound path refusing a listed number', 
     // Expired: listed with its expires_at, blocks nothing (WhatsApp then meets the window rule instead).
     await db.query(
       `UPDATE blacklist_entries SET is_permanent = false, expires_at = now() - interval '1 minute' WHERE workspace_id = $1 AND id = $2`,
-      [t.workspaceId, added.body.data.uuid],
+      [suite.t.workspaceId, added.body.data.uuid],
     );
-    const listed = await t.http.get('/api/v1/blacklist?type=Phone').expect(200);
+    const listed = await suite.t.http.get('/api/v1/blacklist?type=Phone').expect(200);
     const entry = listed.body.data.items.find((e: { uuid: string }) => e.uuid === added.body.data.uuid);
     expect(entry).toMatchObject({ in_force: false, is_permanent: false });
     expect(entry.expires_at).not.toBeNull();
@@ -66,24 +61,26 @@ describe('blacklist: routes, and every outbound path refusing a listed number', 
 
   it('blacklists a contact by type, answers the contact with its entry, and removes it', async () => {
     const phone = sandboxDestination();
-    const contact = await t.http
+    const contact = await suite.t.http
       .post('/api/v1/contacts')
       .send({ name: 'Ada', phone_number: phone, email: 'Ada@Example.com' })
       .expect(201);
     const id = contact.body.data.uuid;
-    const short = await t.http.post(`/api/v1/contacts/${id}/blacklist`).send({ reason: 'no', type: 'Both' });
+    const short = await suite.t.http
+      .post(`/api/v1/contacts/${id}/blacklist`)
+      .send({ reason: 'no', type: 'Both' });
     expect(short.status).toBe(422);
     expect(short.body.error.field).toBe('reason');
-    const temporary = await t.http
+    const temporary = await suite.t.http
       .post(`/api/v1/contacts/${id}/blacklist`)
       .send({ reason: 'Complaint', is_permanent: false });
     expect(temporary.status).toBe(422);
     expect(temporary.body.error.field).toBe('expires_at');
-    const past = await t.http
+    const past = await suite.t.http
       .post(`/api/v1/contacts/${id}/blacklist`)
       .send({ reason: 'Complaint', is_permanent: false, expires_at: '2020-01-01T00:00:00.000Z' });
     expect(past.status).toBe(422);
-    const res = await t.http
+    const res = await suite.t.http
       .post(`/api/v1/contacts/${id}/blacklist`)
       .send({
         reason: 'Complaint',
@@ -107,29 +104,29 @@ describe('blacklist: routes, and every outbound path refusing a listed number', 
     });
     expect(res.body.data.blacklist.blacklisted_at).toEqual(expect.any(String));
     expect(await refusals(phone)).toEqual(['409 BLACKLISTED', '409 BLACKLISTED', '409 BLACKLISTED']);
-    const search = await t.http
+    const search = await suite.t.http
       .get('/api/v1/blacklist?search=example.com&type=Both&source=manual')
       .expect(200);
     expect(search.body.data.items.map((e: { contact_uuid: string }) => e.contact_uuid)).toEqual([id]);
     // Another workspace neither sees nor changes it.
-    await other.http.post(`/api/v1/contacts/${id}/blacklist`).send({ reason: 'Complaint' }).expect(404);
-    await other.http.delete(`/api/v1/contacts/${id}/blacklist`).expect(404);
-    await other.http.delete(`/api/v1/blacklist/${res.body.data.blacklist.uuid}`).expect(404);
-    expect((await other.http.get('/api/v1/blacklist').expect(200)).body.data.items).toEqual([]);
-    await t.http.delete(`/api/v1/contacts/${id}/blacklist`).expect(200);
-    await t.http.delete(`/api/v1/contacts/${id}/blacklist`).expect(404);
+    await suite.other.http.post(`/api/v1/contacts/${id}/blacklist`).send({ reason: 'Complaint' }).expect(404);
+    await suite.other.http.delete(`/api/v1/contacts/${id}/blacklist`).expect(404);
+    await suite.other.http.delete(`/api/v1/blacklist/${res.body.data.blacklist.uuid}`).expect(404);
+    expect((await suite.other.http.get('/api/v1/blacklist').expect(200)).body.data.items).toEqual([]);
+    await suite.t.http.delete(`/api/v1/contacts/${id}/blacklist`).expect(200);
+    await suite.t.http.delete(`/api/v1/contacts/${id}/blacklist`).expect(404);
     expect((await refusals(phone))[1]).toBe('201');
   });
 
   it('POST /blacklist needs a number or an email; DELETE of an unknown entry is 404', async () => {
-    const none = await t.http.post('/api/v1/blacklist').send({ reason: 'Spam reports' });
+    const none = await suite.t.http.post('/api/v1/blacklist').send({ reason: 'Spam reports' });
     expect(none.status).toBe(422);
-    const email = await t.http
+    const email = await suite.t.http
       .post('/api/v1/blacklist')
       .send({ email: 'spam@example.com', reason: 'Spam reports' })
       .expect(201);
     expect(email.body.data.type).toBe('Email');
-    await t.http.delete(`/api/v1/blacklist/${email.body.data.uuid}`).expect(200);
-    await t.http.delete(`/api/v1/blacklist/${MISSING}`).expect(404);
+    await suite.t.http.delete(`/api/v1/blacklist/${email.body.data.uuid}`).expect(200);
+    await suite.t.http.delete(`/api/v1/blacklist/${MISSING}`).expect(404);
   });
 });

@@ -1,51 +1,42 @@
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 import { createAgentId } from '../factories/agent.factory';
+import { useTestApp } from '../setup/suite';
 
 describe('conversation context: memorize and knowledge', () => {
-  let llm: LlmServer;
-  let app: TestApp;
-  let t: TestTenant;
-
-  beforeAll(async () => {
-    llm = await LlmServer.start();
-    app = await startTestApp({ LLM_BASE_URL: llm.url });
-    t = await createTenant(app);
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url }),
+    tenants: ['t'],
   });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
-  });
-  beforeEach(() => llm.reset());
+  beforeEach(() => suite.llm.reset());
 
-  const agent = () => createAgentId(t, { name: 'Concierge' });
+  const agent = () => createAgentId(suite.t, { name: 'Concierge' });
 
   async function chat(agentId: string, contactId: string, content: string) {
     const c = (
-      await t.http
+      await suite.t.http
         .post('/api/v1/conversations')
         .send({ agent_uuid: agentId, channel: 'chat', contact_uuid: contactId })
         .expect(201)
     ).body.data.uuid;
-    const turn = await t.http.post(`/api/v1/conversations/${c}/messages`).send({ content }).expect(201);
-    await t.http.post(`/api/v1/conversations/${c}/close`).expect(200);
+    const turn = await suite.t.http.post(`/api/v1/conversations/${c}/messages`).send({ content }).expect(201);
+    await suite.t.http.post(`/api/v1/conversations/${c}/close`).expect(200);
     const sessionId = turn.body.data.message.session_uuid as string;
     await waitFor(async () => {
-      const s = (await t.http.get(`/api/v1/sessions/${sessionId}/evaluation`).expect(200)).body.data;
+      const s = (await suite.t.http.get(`/api/v1/sessions/${sessionId}/evaluation`).expect(200)).body.data;
       return s.status === 'evaluated' ? s : undefined;
     });
     return sessionId;
   }
 
   it('puts allowed contact fields and earlier summaries in the reply prompt, and updates read_write fields after a session', async () => {
-    await t.http
+    await suite.t.http
       .post('/api/v1/contacts/fields')
       .send({ key: 'plan', label: 'Plan', type: 'text' })
       .expect(201);
     const contact = (
-      await t.http
+      await suite.t.http
         .post('/api/v1/contacts')
         .send({
           name: 'Ada',
@@ -57,7 +48,7 @@ describe('conversation context: memorize and knowledge', () => {
         .expect(201)
     ).body.data;
     const agentId = await agent();
-    await t.http
+    await suite.t.http
       .put(`/api/v1/agents/${agentId}/memorize`)
       .send({
         is_active: true,
@@ -66,7 +57,7 @@ describe('conversation context: memorize and knowledge', () => {
       })
       .expect(200);
 
-    llm.respond = (call) => {
+    suite.llm.respond = (call) => {
       if (call.kind === 'memorize')
         return {
           content: JSON.stringify({
@@ -83,25 +74,28 @@ describe('conversation context: memorize and knowledge', () => {
     };
     await chat(agentId, contact.uuid, 'I want to upgrade my plan, my new email is ada@newmail.example');
 
-    const memorize = llm.callsOf('memorize');
+    const memorize = suite.llm.callsOf('memorize');
     expect(memorize).toHaveLength(1);
     expect(memorize[0].system).toMatch(
       /only these keys, and only those the customer clearly stated: (email, custom_fields\.plan|custom_fields\.plan, email)\./,
     );
-    const updated = (await t.http.get(`/api/v1/contacts/${contact.uuid}`).expect(200)).body.data;
+    const updated = (await suite.t.http.get(`/api/v1/contacts/${contact.uuid}`).expect(200)).body.data;
     expect(updated.email).toBe('ada@newmail.example');
     expect(updated.custom_fields.plan).toBe('platinum');
     expect(updated.name).toBe('Ada'); // `name` is read-only in the settings
 
-    llm.reset();
+    suite.llm.reset();
     const c = (
-      await t.http
+      await suite.t.http
         .post('/api/v1/conversations')
         .send({ agent_uuid: agentId, channel: 'chat', contact_uuid: contact.uuid })
         .expect(201)
     ).body.data.uuid;
-    await t.http.post(`/api/v1/conversations/${c}/messages`).send({ content: 'Hello again' }).expect(201);
-    const system = llm.callsOf('reply')[0].system;
+    await suite.t.http
+      .post(`/api/v1/conversations/${c}/messages`)
+      .send({ content: 'Hello again' })
+      .expect(201);
+    const system = suite.llm.callsOf('reply')[0].system;
     expect(system).toContain('name: Ada');
     expect(system).toContain('custom_fields.plan: platinum');
     expect(system).toContain('email: ada@newmail.example');
@@ -111,62 +105,70 @@ describe('conversation context: memorize and knowledge', () => {
 
   it('leaves memory out when memorize is inactive', async () => {
     const contact = (
-      await t.http.post('/api/v1/contacts').send({ name: 'Grace', phone_number: '+14155552672' }).expect(201)
+      await suite.t.http
+        .post('/api/v1/contacts')
+        .send({ name: 'Grace', phone_number: '+14155552672' })
+        .expect(201)
     ).body.data;
     const agentId = await agent();
-    await t.http
+    await suite.t.http
       .put(`/api/v1/agents/${agentId}/memorize`)
       .send({ is_active: false, contact_field_settings: { name: 'read_write' } })
       .expect(200);
     await chat(agentId, contact.uuid, 'Hi, I am Grace');
-    expect(llm.callsOf('memorize')).toHaveLength(0);
-    llm.reset();
+    expect(suite.llm.callsOf('memorize')).toHaveLength(0);
+    suite.llm.reset();
     const c = (
-      await t.http
+      await suite.t.http
         .post('/api/v1/conversations')
         .send({ agent_uuid: agentId, channel: 'chat', contact_uuid: contact.uuid })
         .expect(201)
     ).body.data.uuid;
-    await t.http.post(`/api/v1/conversations/${c}/messages`).send({ content: 'Hello again' }).expect(201);
-    expect(llm.callsOf('reply')[0].system).not.toContain('What you remember');
+    await suite.t.http
+      .post(`/api/v1/conversations/${c}/messages`)
+      .send({ content: 'Hello again' })
+      .expect(201);
+    expect(suite.llm.callsOf('reply')[0].system).not.toContain('What you remember');
   });
 
   it("puts the agent's synced knowledge in the reply prompt, and only that agent's", async () => {
     const agentId = await agent();
     const otherAgent = await agent();
     const source = (
-      await t.http
+      await suite.t.http
         .post('/api/v1/data/import/copypaste')
         .send({ name: 'Opening hours', data: 'The shop is open from nine to five on weekdays.' })
         .expect(201)
     ).body.data.uuid;
     await waitFor(async () =>
-      (await t.http.get(`/api/v1/data/${source}`)).body.data.status === 2 ? true : undefined,
+      (await suite.t.http.get(`/api/v1/data/${source}`)).body.data.status === 2 ? true : undefined,
     );
-    await t.http
+    await suite.t.http
       .post(`/api/v1/data/${source}/assign`)
       .send({ agent_uuid: agentId })
       .expect((r) => expect([200, 201]).toContain(r.status));
-    await t.http
+    await suite.t.http
       .post(`/api/v1/data/${source}/sync`)
       .expect((r) => expect([200, 201, 202]).toContain(r.status));
     await waitFor(async () =>
-      (await t.http.get(`/api/v1/data/${source}`)).body.data.sync_status === 'synced' ? true : undefined,
+      (await suite.t.http.get(`/api/v1/data/${source}`)).body.data.sync_status === 'synced'
+        ? true
+        : undefined,
     );
 
     for (const [id, expected] of [
       [agentId, true],
       [otherAgent, false],
     ] as const) {
-      llm.reset();
+      suite.llm.reset();
       const c = (
-        await t.http.post('/api/v1/conversations').send({ agent_uuid: id, channel: 'chat' }).expect(201)
+        await suite.t.http.post('/api/v1/conversations').send({ agent_uuid: id, channel: 'chat' }).expect(201)
       ).body.data.uuid;
-      await t.http
+      await suite.t.http
         .post(`/api/v1/conversations/${c}/messages`)
         .send({ content: 'When is the shop open?' })
         .expect(201);
-      const system = llm.callsOf('reply')[0].system;
+      const system = suite.llm.callsOf('reply')[0].system;
       expect(system.includes('open from nine to five')).toBe(expected);
       if (expected) expect(system).toContain('(source: Opening hours)');
     }

@@ -2,8 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import * as https from 'node:https';
 import request from 'supertest';
 import type { Response } from 'supertest';
-import { ADMIN_KEY, startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { ADMIN_KEY } from '../setup/test-app';
 import { createAgent } from '../factories/agent.factory';
 import { createContact } from '../factories/contact.factory';
 import {
@@ -15,6 +14,7 @@ import {
   validValue,
 } from '../support/fuzz/generate';
 import { responseValidator, Schema } from '../support/fuzz/schemas';
+import { useTestApp } from '../setup/suite';
 
 /**
  * Schema-driven fuzzing of every operation of the served document, so a route is fuzzed the day it is added:
@@ -45,9 +45,12 @@ interface Case {
 }
 
 describe('Fuzz: every operation of the served document', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-  let other: TestTenant;
+  // Operator routes act on another workspace, so revoking its tokens leaves the fuzzing token alive.
+  const suite = useTestApp({
+    env: { RATE_LIMIT_PER_MINUTE: '1000000' },
+    captureLogs: true,
+    tenants: ['tenant', 'other'],
+  });
   let doc: Schema;
   const validatorFor = responseValidator();
   // One pooled TLS connection instead of a handshake per request: most of the fuzzing time otherwise.
@@ -55,40 +58,35 @@ describe('Fuzz: every operation of the served document', () => {
   const random = new Random(SEED);
 
   beforeAll(async () => {
-    app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '1000000' }, { captureLogs: true });
-    tenant = await createTenant(app);
-    // Operator routes act on another workspace, so revoking its tokens leaves the fuzzing token alive.
-    other = await createTenant(app);
-    const served = await request(app.url)
+    const served = await request(suite.app.url)
       .get('/docs/openapi.json')
       .disableTLSCerts()
       .set('Host', 'localhost');
     doc = (await SwaggerParser.dereference(served.body)) as Schema;
     // A few resources, so that ids resolve and answers carry real data.
-    const agent = await createAgent(tenant, { name: 'Fuzzed agent' });
+    const agent = await createAgent(suite.tenant, { name: 'Fuzzed agent' });
     for (const c of ['guidelines', 'notes', 'training', 'procedures', 'intents'])
-      await tenant.http
+      await suite.tenant.http
         .post(`/api/v1/agents/${agent.agent_uuid}/${c}`)
         .send(c === 'procedures' || c === 'intents' ? { name: 'One' } : { content: 'One' });
-    await createContact(tenant, {});
-    await tenant.http.post('/api/v1/data/import/copypaste').send({ name: 'Notes', text: 'Opening hours' });
+    await createContact(suite.tenant, {});
+    await suite.tenant.http
+      .post('/api/v1/data/import/copypaste')
+      .send({ name: 'Notes', text: 'Opening hours' });
   });
-  afterAll(async () => {
-    keepAlive.destroy();
-    await app.close();
-  });
+  afterAll(() => keepAlive.destroy());
 
   function send(method: Method, c: Case): Promise<Response> {
     const internal = c.path.startsWith('/internal/');
-    const host = internal ? 'ops.example.test' : c.path.startsWith('/api/') ? tenant.host : 'localhost';
-    const agent = request(app.url);
+    const host = internal ? 'ops.example.test' : c.path.startsWith('/api/') ? suite.tenant.host : 'localhost';
+    const agent = request(suite.app.url);
     let req = agent[method](c.path)
       .agent(keepAlive)
       .disableTLSCerts()
       .set('Host', host)
       .ok(() => true);
     if (internal || c.path.startsWith('/api/'))
-      req = req.set('Authorization', `Bearer ${internal ? ADMIN_KEY : tenant.token}`);
+      req = req.set('Authorization', `Bearer ${internal ? ADMIN_KEY : suite.tenant.token}`);
     // The answer is read as text: the check parses it, so a body that is not JSON is seen as such.
     req = req.buffer(true).parse((res, done) => {
       let text = '';
@@ -133,7 +131,7 @@ describe('Fuzz: every operation of the served document', () => {
       const m = /^\{(.+)\}$/.exec(segments[i]);
       if (!m) continue;
       if (m[1] === 'slug') {
-        values.slug = other.slug;
+        values.slug = suite.other.slug;
         continue;
       }
       let id = await firstId(fill(segments.slice(0, i), values), null);

@@ -3,11 +3,10 @@ import { DataSource } from 'typeorm';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { agentWithIntents, deployAction, openChat } from '../factories/intent.factory';
 import { createWebhook } from '../factories/webhook.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { defaultAnswer, LlmAnswer, LlmCall, LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { useTestApp } from '../setup/suite';
 
 type ToolCalls = NonNullable<LlmAnswer['toolCalls']>;
 
@@ -35,64 +34,62 @@ const ORDER_INTENT = (url: string) => ({
 });
 
 describe('intents at runtime: tools, actions, records', () => {
-  let llm: LlmServer;
-  let hooks: WebhookReceiver;
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start(), hooks: () => WebhookReceiver.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model', SANDBOX_ANSWER_DELAY_MS: '100' }),
+    tenants: ['t', 'other'],
+  });
   let db: DataSource;
-
-  beforeAll(async () => {
-    llm = await LlmServer.start();
-    hooks = await WebhookReceiver.start();
-    app = await startTestApp({
-      LLM_BASE_URL: llm.url,
-      LLM_MODEL: 'test-model',
-      SANDBOX_ANSWER_DELAY_MS: '100',
-    });
-    db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
+  beforeAll(() => {
+    db = suite.app.get<DataSource>(DataSource);
   });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
-    await hooks.close();
-  });
-  beforeEach(() => llm.reset());
+  beforeEach(() => suite.llm.reset());
 
   const say = async (conversationId: string, content: string) =>
-    (await t.http.post(`/api/v1/conversations/${conversationId}/messages`).send({ content }).expect(201)).body
-      .data;
+    (
+      await suite.t.http
+        .post(`/api/v1/conversations/${conversationId}/messages`)
+        .send({ content })
+        .expect(201)
+    ).body.data;
   const messages = async (conversationId: string) =>
-    (await t.http.get(`/api/v1/conversations/${conversationId}/messages?per_page=100`).expect(200)).body.data
-      .items as { uuid: string; sender: string; message_type: string; content: string }[];
+    (await suite.t.http.get(`/api/v1/conversations/${conversationId}/messages?per_page=100`).expect(200)).body
+      .data.items as { uuid: string; sender: string; message_type: string; content: string }[];
 
   it('offers intents as tools; the webhook gets the bearer token and parameters; the result reaches the model and the reply; intent_call, tool message and action log are written', async () => {
-    const agent = await agentWithIntents(t, [ORDER_INTENT(hooks.url('/orders'))], { name: 'Olivia' });
+    const agent = await agentWithIntents(suite.t, [ORDER_INTENT(suite.hooks.url('/orders'))], {
+      name: 'Olivia',
+    });
     const agentId = agent.agent_uuid as string;
-    await t.http
+    await suite.t.http
       .post(`/api/v1/agents/${agentId}/webhooks`)
-      .send({ url: hooks.url('/agent-events'), events: ['intent_call'], is_active: true })
+      .send({ url: suite.hooks.url('/agent-events'), events: ['intent_call'], is_active: true })
       .expect(201);
-    await createWebhook(t, { url: hooks.url('/workspace-events'), events: ['intent_call'], is_active: true });
-    hooks.on('/orders', () => ({
+    await createWebhook(suite.t, {
+      url: suite.hooks.url('/workspace-events'),
+      events: ['intent_call'],
+      is_active: true,
+    });
+    suite.hooks.on('/orders', () => ({
       status: 200,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ status: 'shipped', eta: '2026-12-01' }),
     }));
-    llm.respond = toolThenReply([{ name: 'check_order', arguments: { order_number: 'A-1001' } }], (call) => {
-      const [result] = toolResults(call);
-      return `Your order is ${result.status}, arriving ${result.eta}.`;
-    });
+    suite.llm.respond = toolThenReply(
+      [{ name: 'check_order', arguments: { order_number: 'A-1001' } }],
+      (call) => {
+        const [result] = toolResults(call);
+        return `Your order is ${result.status}, arriving ${result.eta}.`;
+      },
+    );
 
-    const conversation = await openChat(t, agentId);
+    const conversation = await openChat(suite.t, agentId);
     const turn = await say(conversation, 'Where is my order A-1001?');
     expect(turn.reply.content).toBe('Your order is shipped, arriving 2026-12-01.');
     expect(turn.reply_unavailable_reason).toBeNull();
 
     // The model saw the intent as a function with a JSON schema.
-    const [first, second] = llm.callsOf('reply');
+    const [first, second] = suite.llm.callsOf('reply');
     expect(first.toolChoice).toBe('auto');
     expect(first.tools).toEqual([
       {
@@ -109,7 +106,7 @@ describe('intents at runtime: tools, actions, records', () => {
       },
     ]);
     // The webhook: bearer token, Standard Webhooks headers, the parameters with defaults filled.
-    const [hit] = hooks.at('/orders');
+    const [hit] = suite.hooks.at('/orders');
     expect(hit.headers.authorization).toBe('Bearer tok_secret');
     const body = JSON.parse(hit.body);
     expect(body).toEqual({
@@ -136,7 +133,7 @@ describe('intents at runtime: tools, actions, records', () => {
     expect(JSON.parse(tool!.content)).toMatchObject({ intent: 'check_order', status: 'succeeded' });
     expect(stored.map((m) => m.sender)).toEqual(['customer', 'system', 'agent']);
     for (const path of ['/agent-events', '/workspace-events']) {
-      const event = await waitFor(async () => hooks.at(path)[0], 10_000, `intent_call at ${path}`);
+      const event = await waitFor(async () => suite.hooks.at(path)[0], 10_000, `intent_call at ${path}`);
       const payload = JSON.parse(event.body);
       expect(payload.type).toBe('intent_call');
       expect(payload.data).toMatchObject({
@@ -151,7 +148,7 @@ describe('intents at runtime: tools, actions, records', () => {
     }
     const rows = await db.query(
       `SELECT type, name, status, agent_id, subject_id, response FROM action_logs WHERE workspace_id = $1`,
-      [t.workspaceId],
+      [suite.t.workspaceId],
     );
     expect(rows).toEqual([
       {
@@ -166,38 +163,38 @@ describe('intents at runtime: tools, actions, records', () => {
   });
 
   it('says the webhook response as is unless the intent hands it to the model', async () => {
-    hooks.on('/said', () => ({
+    suite.hooks.on('/said', () => ({
       status: 200,
       body: JSON.stringify({ response: 'Your table is booked for 8 pm.' }),
     }));
-    const agent = await agentWithIntents(t, [
-      { name: 'Book table', key: 'book_table', webhook: { url: hooks.url('/said') } },
+    const agent = await agentWithIntents(suite.t, [
+      { name: 'Book table', key: 'book_table', webhook: { url: suite.hooks.url('/said') } },
     ]);
-    llm.respond = toolThenReply([{ name: 'book_table', arguments: {} }], () => 'The model phrased it.');
-    const turn = await say(await openChat(t, agent.agent_uuid), 'Book a table please');
+    suite.llm.respond = toolThenReply([{ name: 'book_table', arguments: {} }], () => 'The model phrased it.');
+    const turn = await say(await openChat(suite.t, agent.agent_uuid), 'Book a table please');
     expect(turn.reply.content).toBe('Your table is booked for 8 pm.');
-    expect(llm.callsOf('reply')).toHaveLength(1);
-    expect(hooks.at('/said')[0].headers.authorization).toBeUndefined();
+    expect(suite.llm.callsOf('reply')).toHaveLength(1);
+    expect(suite.hooks.at('/said')[0].headers.authorization).toBeUndefined();
 
-    await t.http
+    await suite.t.http
       .patch(`/api/v1/agents/${agent.agent_uuid}/intents/${agent.intents[0].intent_uuid}`)
       .send({ intent_llm_handle_by_response: true })
       .expect(200);
-    llm.reset();
-    llm.respond = toolThenReply([{ name: 'book_table', arguments: {} }], () => 'The model phrased it.');
-    const handled = await say(await openChat(t, agent.agent_uuid), 'Book a table please');
+    suite.llm.reset();
+    suite.llm.respond = toolThenReply([{ name: 'book_table', arguments: {} }], () => 'The model phrased it.');
+    const handled = await say(await openChat(suite.t, agent.agent_uuid), 'Book a table please');
     expect(handled.reply.content).toBe('The model phrased it.');
   });
 
   it('a failing webhook does not fail the turn: the model is told and apologises', async () => {
-    hooks.on('/broken', () => ({ status: 500, body: 'boom' }));
-    const agent = await agentWithIntents(t, [
-      { name: 'Refund', key: 'refund', webhook: { url: hooks.url('/broken') } },
+    suite.hooks.on('/broken', () => ({ status: 500, body: 'boom' }));
+    const agent = await agentWithIntents(suite.t, [
+      { name: 'Refund', key: 'refund', webhook: { url: suite.hooks.url('/broken') } },
     ]);
-    llm.respond = toolThenReply([{ name: 'refund', arguments: {} }], (call) =>
+    suite.llm.respond = toolThenReply([{ name: 'refund', arguments: {} }], (call) =>
       toolResults(call)[0].error === 'action_failed' ? 'Sorry, I could not do that right now.' : 'ok',
     );
-    const conversation = await openChat(t, agent.agent_uuid);
+    const conversation = await openChat(suite.t, agent.agent_uuid);
     const turn = await say(conversation, 'I want a refund');
     expect(turn.reply.content).toBe('Sorry, I could not do that right now.');
     const tool = (await messages(conversation)).find((m) => m.message_type === 'tool');
@@ -208,8 +205,11 @@ describe('intents at runtime: tools, actions, records', () => {
     // The message export leaves tool messages out unless include_system=true.
     const exported = async (query: string) =>
       (
-        (await t.http.get(`/api/v1/analytics/messages?agent_uuid=${agent.agent_uuid}${query}`).expect(200))
-          .body.messages as { message_type: string }[]
+        (
+          await suite.t.http
+            .get(`/api/v1/analytics/messages?agent_uuid=${agent.agent_uuid}${query}`)
+            .expect(200)
+        ).body.messages as { message_type: string }[]
       ).map((m) => m.message_type);
     const all = await waitFor(async () => {
       const types = await exported('&include_system=true');
@@ -217,63 +217,63 @@ describe('intents at runtime: tools, actions, records', () => {
     });
     expect(all).toEqual(['text', 'tool', 'text']);
     expect(await exported('')).toEqual(['text', 'text']);
-    await t.http.get('/api/v1/analytics/messages?include_system=yes').expect(422);
+    await suite.t.http.get('/api/v1/analytics/messages?include_system=yes').expect(422);
   });
 
   it('runs a deployed action instead of the intent webhook; a draft does not run', async () => {
-    const agent = await agentWithIntents(t, [
-      { name: 'Lookup', key: 'lookup', webhook: { url: hooks.url('/own-hook') } },
+    const agent = await agentWithIntents(suite.t, [
+      { name: 'Lookup', key: 'lookup', webhook: { url: suite.hooks.url('/own-hook') } },
     ]);
     const intentId = agent.intents[0].intent_uuid as string;
     const path = `/api/v1/agents/${agent.agent_uuid}/intents/${intentId}/event`;
-    await t.http.get(path).expect(404);
-    const draft = await t.http
+    await suite.t.http.get(path).expect(404);
+    const draft = await suite.t.http
       .put(path)
-      .send({ type: 'webhook', config: { url: hooks.url('/action-hook'), auth_token: 'act' } })
+      .send({ type: 'webhook', config: { url: suite.hooks.url('/action-hook'), auth_token: 'act' } })
       .expect(200);
     expect(draft.body.data).toMatchObject({
       intent_uuid: intentId,
       type: 'webhook',
       status: 'draft',
-      config: { url: hooks.url('/action-hook'), auth_token: 'act' },
+      config: { url: suite.hooks.url('/action-hook'), auth_token: 'act' },
     });
-    llm.respond = toolThenReply([{ name: 'lookup', arguments: {} }]);
-    await say(await openChat(t, agent.agent_uuid), 'look it up');
-    expect(hooks.at('/own-hook')).toHaveLength(1);
-    expect(hooks.at('/action-hook')).toHaveLength(0);
+    suite.llm.respond = toolThenReply([{ name: 'lookup', arguments: {} }]);
+    await say(await openChat(suite.t, agent.agent_uuid), 'look it up');
+    expect(suite.hooks.at('/own-hook')).toHaveLength(1);
+    expect(suite.hooks.at('/action-hook')).toHaveLength(0);
 
-    const published = await t.http.post(`${path}/publish`).expect(200);
+    const published = await suite.t.http.post(`${path}/publish`).expect(200);
     expect(published.body.data).toMatchObject({ uuid: draft.body.data.uuid, status: 'deployed' });
-    await t.http.post(`${path}/publish`).expect(409);
-    expect((await t.http.get(path).expect(200)).body.data.status).toBe('deployed');
-    llm.reset();
-    llm.respond = toolThenReply([{ name: 'lookup', arguments: {} }]);
-    await say(await openChat(t, agent.agent_uuid), 'look it up');
-    expect(hooks.at('/action-hook')).toHaveLength(1);
-    expect(hooks.at('/action-hook')[0].headers.authorization).toBe('Bearer act');
-    expect(hooks.at('/own-hook')).toHaveLength(1);
+    await suite.t.http.post(`${path}/publish`).expect(409);
+    expect((await suite.t.http.get(path).expect(200)).body.data.status).toBe('deployed');
+    suite.llm.reset();
+    suite.llm.respond = toolThenReply([{ name: 'lookup', arguments: {} }]);
+    await say(await openChat(suite.t, agent.agent_uuid), 'look it up');
+    expect(suite.hooks.at('/action-hook')).toHaveLength(1);
+    expect(suite.hooks.at('/action-hook')[0].headers.authorization).toBe('Bearer act');
+    expect(suite.hooks.at('/own-hook')).toHaveLength(1);
   });
 
   it('an agent action hands the conversation over and the receiving agent answers the same turn', async () => {
-    const bob = await agentWithIntents(t, [], { name: 'Bob the specialist' });
-    const agent = await agentWithIntents(t, [{ name: 'Specialist', key: 'to_specialist' }], {
+    const bob = await agentWithIntents(suite.t, [], { name: 'Bob the specialist' });
+    const agent = await agentWithIntents(suite.t, [{ name: 'Specialist', key: 'to_specialist' }], {
       name: 'Alice',
     });
-    await deployAction(t, agent.agent_uuid, agent.intents[0].intent_uuid, {
+    await deployAction(suite.t, agent.agent_uuid, agent.intents[0].intent_uuid, {
       type: 'agent',
       config: { agent_uuid: bob.agent_uuid },
     });
-    llm.respond = (call) => {
+    suite.llm.respond = (call) => {
       if (call.kind !== 'reply') return defaultAnswer(call);
       if (call.system.startsWith('You are Bob')) return { content: 'Bob here, how can I help?' };
       return { toolCalls: [{ name: 'to_specialist', arguments: {} }] };
     };
-    const conversation = await openChat(t, agent.agent_uuid);
+    const conversation = await openChat(suite.t, agent.agent_uuid);
     const turn = await say(conversation, 'I need a specialist');
     expect(turn.reply.content).toBe('Bob here, how can I help?');
     const [{ agent_id: speaker }] = await db.query(
       `SELECT agent_id FROM messages WHERE workspace_id = $1 AND id = $2`,
-      [t.workspaceId, turn.reply.uuid],
+      [suite.t.workspaceId, turn.reply.uuid],
     );
     expect(speaker).toBe(bob.agent_uuid);
     expect(turn.action).toMatchObject({
@@ -283,9 +283,9 @@ describe('intents at runtime: tools, actions, records', () => {
       destination: { type: 'agent', agent_uuid: bob.agent_uuid },
     });
     expect(turn.conversation.agent_uuid).toBe(bob.agent_uuid);
-    const after = (await t.http.get(`/api/v1/conversations/${conversation}`).expect(200)).body.data;
+    const after = (await suite.t.http.get(`/api/v1/conversations/${conversation}`).expect(200)).body.data;
     expect(after.agent_uuid).toBe(bob.agent_uuid);
-    const bobCall = llm.callsOf('reply').find((c) => c.system.startsWith('You are Bob'));
+    const bobCall = suite.llm.callsOf('reply').find((c) => c.system.startsWith('You are Bob'));
     expect(bobCall?.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
       'I need a specialist',
     ]);
@@ -293,7 +293,7 @@ describe('intents at runtime: tools, actions, records', () => {
 
   it('ai_query answers from a data table, searched as it is now', async () => {
     const table = (
-      await t.http
+      await suite.t.http
         .post('/api/v1/data/tables')
         .send({
           name: 'Products',
@@ -304,7 +304,7 @@ describe('intents at runtime: tools, actions, records', () => {
         })
         .expect(201)
     ).body.data;
-    await t.http
+    await suite.t.http
       .post(`/api/v1/data/${table.uuid}/records`)
       .send({
         records: [
@@ -314,14 +314,14 @@ describe('intents at runtime: tools, actions, records', () => {
         ],
       })
       .expect(201);
-    const agent = await agentWithIntents(t, [
+    const agent = await agentWithIntents(suite.t, [
       {
         name: 'Products',
         key: 'find_product',
         parameters: [{ key: 'ignored', type: 'string', required: true }],
       },
     ]);
-    await deployAction(t, agent.agent_uuid, agent.intents[0].intent_uuid, {
+    await deployAction(suite.t, agent.agent_uuid, agent.intents[0].intent_uuid, {
       type: 'app',
       config: {
         app: 'tables',
@@ -331,12 +331,15 @@ describe('intents at runtime: tools, actions, records', () => {
         query_description: 'the product the customer asks about',
       },
     });
-    llm.respond = toolThenReply([{ name: 'find_product', arguments: { query: 'blue widget' } }], (call) => {
-      const rows = toolResults(call)[0].rows as { values: { name: string; price: number } }[];
-      return rows.map((r) => `${r.values.name}: ${r.values.price}`).join('; ');
-    });
-    const turn = await say(await openChat(t, agent.agent_uuid), 'How much is the blue widget?');
-    const [first, second] = llm.callsOf('reply');
+    suite.llm.respond = toolThenReply(
+      [{ name: 'find_product', arguments: { query: 'blue widget' } }],
+      (call) => {
+        const rows = toolResults(call)[0].rows as { values: { name: string; price: number } }[];
+        return rows.map((r) => `${r.values.name}: ${r.values.price}`).join('; ');
+      },
+    );
+    const turn = await say(await openChat(suite.t, agent.agent_uuid), 'How much is the blue widget?');
+    const [first, second] = suite.llm.callsOf('reply');
     expect(first.tools?.[0].function.parameters).toEqual({
       type: 'object',
       properties: { query: { type: 'string', description: 'the product the customer asks about' } },
@@ -354,18 +357,18 @@ describe('intents at runtime: tools, actions, records', () => {
   });
 
   it('at most 3 tool calls a turn; a second invalid call withdraws the tool', async () => {
-    hooks.on('/count', () => ({ status: 200, body: '{"ok":true}' }));
-    const agent = await agentWithIntents(t, [
+    suite.hooks.on('/count', () => ({ status: 200, body: '{"ok":true}' }));
+    const agent = await agentWithIntents(suite.t, [
       {
         name: 'Count',
         key: 'count',
-        webhook: { url: hooks.url('/count') },
+        webhook: { url: suite.hooks.url('/count') },
         parameters: [{ key: 'n', type: 'number', required: true }],
       },
-      { name: 'Other', key: 'other', webhook: { url: hooks.url('/count') } },
+      { name: 'Other', key: 'other', webhook: { url: suite.hooks.url('/count') } },
     ]);
-    const before = hooks.at('/count').length;
-    llm.respond = (call) => {
+    const before = suite.hooks.at('/count').length;
+    suite.llm.respond = (call) => {
       if (call.kind !== 'reply') return defaultAnswer(call);
       if (call.messages.some((m) => m.role === 'tool')) return { content: 'finished' };
       return {
@@ -377,17 +380,17 @@ describe('intents at runtime: tools, actions, records', () => {
         ],
       };
     };
-    const conversation = await openChat(t, agent.agent_uuid);
+    const conversation = await openChat(suite.t, agent.agent_uuid);
     const turn = await say(conversation, 'go');
     expect(turn.reply.content).toBe('finished');
-    const results = toolResults(llm.callsOf('reply')[1]);
+    const results = toolResults(suite.llm.callsOf('reply')[1]);
     expect(results[0]).toEqual({ error: 'invalid_parameters', details: ['n must be a number'] });
     expect(results[1]).toEqual({ error: 'invalid_parameters', details: ['n is required'], withdrawn: true });
     expect(results[2]).toEqual({ ok: true });
     expect(results[3]).toMatchObject({ error: 'skipped_limit' });
-    expect(hooks.at('/count').length - before).toBe(1);
+    expect(suite.hooks.at('/count').length - before).toBe(1);
     // Past the limit the model is asked without tools.
-    expect(llm.callsOf('reply')[1].tools).toBeUndefined();
+    expect(suite.llm.callsOf('reply')[1].tools).toBeUndefined();
     const statuses = (await messages(conversation))
       .filter((m) => m.message_type === 'tool')
       .map((m) => JSON.parse(m.content).status);
@@ -395,122 +398,131 @@ describe('intents at runtime: tools, actions, records', () => {
   });
 
   it('a scenario action starts a deployed flow with the call; a flow not deployed cannot be published', async () => {
-    const agent = await agentWithIntents(t, [{ name: 'Start flow', key: 'start_flow' }]);
+    const agent = await agentWithIntents(suite.t, [{ name: 'Start flow', key: 'start_flow' }]);
     const path = `/api/v1/agents/${agent.agent_uuid}/intents/${agent.intents[0].intent_uuid}/event`;
     const missing = '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
-    await t.http
+    await suite.t.http
       .put(path)
       .send({ type: 'scenario', config: { flow_uuid: missing } })
       .expect(200);
-    const refused = await t.http.post(`${path}/publish`).expect(409);
+    const refused = await suite.t.http.post(`${path}/publish`).expect(409);
     expect(refused.body.error.code).toBe('CONFLICT');
     expect(refused.body.message).toContain(`Flow ${missing}`);
-    expect((await t.http.get(path).expect(200)).body.data).toMatchObject({
+    expect((await suite.t.http.get(path).expect(200)).body.data).toMatchObject({
       type: 'scenario',
       status: 'draft',
     });
 
     // A deployed flow: its webhook step receives what the intent call carried.
-    const flow = (await t.http.post('/api/v1/flows').send({ name: 'From an intent' }).expect(201)).body.data;
-    await t.http
+    const flow = (await suite.t.http.post('/api/v1/flows').send({ name: 'From an intent' }).expect(201)).body
+      .data;
+    await suite.t.http
       .post(`/api/v1/flow/${flow.uuid}/steps`)
       .send({ kind: 'trigger', trigger_key: 'webhook', config: {} })
       .expect(201);
-    await t.http
+    await suite.t.http
       .post(`/api/v1/flow/${flow.uuid}/steps`)
       .send({
         kind: 'action',
         action_key: 'send_webhook',
-        config: { url: hooks.url('/scenario'), body: { order: '{{step1.parameters.order_number}}' } },
+        config: { url: suite.hooks.url('/scenario'), body: { order: '{{step1.parameters.order_number}}' } },
       })
       .expect(201);
-    await t.http.post(`/api/v1/flow/${flow.uuid}/deploy`).expect(200);
-    await deployAction(t, agent.agent_uuid, agent.intents[0].intent_uuid, {
+    await suite.t.http.post(`/api/v1/flow/${flow.uuid}/deploy`).expect(200);
+    await deployAction(suite.t, agent.agent_uuid, agent.intents[0].intent_uuid, {
       type: 'scenario',
       config: { flow_uuid: flow.uuid },
     });
-    llm.respond = toolThenReply([{ name: 'start_flow', arguments: {} }], () => 'Started.');
-    const conversation = await openChat(t, agent.agent_uuid);
+    suite.llm.respond = toolThenReply([{ name: 'start_flow', arguments: {} }], () => 'Started.');
+    const conversation = await openChat(suite.t, agent.agent_uuid);
     const turn = await say(conversation, 'Please start it');
     expect(turn.reply.content).toBe('Started.');
-    const result = toolResults(llm.callsOf('reply').at(-1)!)[0];
+    const result = toolResults(suite.llm.callsOf('reply').at(-1)!)[0];
     expect(result).toMatchObject({ flow_uuid: flow.uuid, execution_uuid: expect.any(String) });
-    await waitFor(async () => (hooks.at('/scenario').length ? true : undefined), 20_000, 'the flow step');
+    await waitFor(
+      async () => (suite.hooks.at('/scenario').length ? true : undefined),
+      20_000,
+      'the flow step',
+    );
     // A scenario of another workspace's flow is refused like a missing one.
-    const foreign = await agentWithIntents(other, [{ name: 'Start flow', key: 'start_flow' }]);
+    const foreign = await agentWithIntents(suite.other, [{ name: 'Start flow', key: 'start_flow' }]);
     const foreignPath = `/api/v1/agents/${foreign.agent_uuid}/intents/${foreign.intents[0].intent_uuid}/event`;
-    await other.http
+    await suite.other.http
       .put(foreignPath)
       .send({ type: 'scenario', config: { flow_uuid: flow.uuid } })
       .expect(200);
-    await other.http.post(`${foreignPath}/publish`).expect(409);
+    await suite.other.http.post(`${foreignPath}/publish`).expect(409);
   });
 
   it('checks action bodies: required keys by type, targets in this workspace', async () => {
-    const agent = await agentWithIntents(t, [{ name: 'X', key: 'x' }]);
-    const foreign = await agentWithIntents(other, [], { name: 'Foreign' });
+    const agent = await agentWithIntents(suite.t, [{ name: 'X', key: 'x' }]);
+    const foreign = await agentWithIntents(suite.other, [], { name: 'Foreign' });
     const path = `/api/v1/agents/${agent.agent_uuid}/intents/${agent.intents[0].intent_uuid}/event`;
-    const missing = await t.http.put(path).send({ type: 'webhook', config: {} }).expect(422);
+    const missing = await suite.t.http.put(path).send({ type: 'webhook', config: {} }).expect(422);
     expect(missing.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'config.url' });
-    const badType = await t.http.put(path).send({ type: 'email', config: {} }).expect(422);
+    const badType = await suite.t.http.put(path).send({ type: 'email', config: {} }).expect(422);
     expect(badType.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'type' });
-    const self = await t.http.put(path).send({ type: 'agent', config: { agent_uuid: agent.agent_uuid } });
+    const self = await suite.t.http
+      .put(path)
+      .send({ type: 'agent', config: { agent_uuid: agent.agent_uuid } });
     expect(self.status).toBe(422);
-    const elsewhere = await t.http
+    const elsewhere = await suite.t.http
       .put(path)
       .send({ type: 'agent', config: { agent_uuid: foreign.agent_uuid } });
     expect(elsewhere.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'config.agent_uuid' });
-    const noTable = await t.http
+    const noTable = await suite.t.http
       .put(path)
       .send({ type: 'app', config: { app: 'tables', action: 'ai_query', table_uuid: foreign.agent_uuid } });
     expect(noTable.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'config.table_uuid' });
-    const badUuid = await t.http.get(`/api/v1/agents/${agent.agent_uuid}/intents/nope/event`).expect(422);
+    const badUuid = await suite.t.http
+      .get(`/api/v1/agents/${agent.agent_uuid}/intents/nope/event`)
+      .expect(422);
     expect(badUuid.body.error).toMatchObject({ code: 'INVALID_UUID', field: 'intentUuid' });
   });
 
   it("another workspace's intents are never offered, run or reachable", async () => {
-    hooks.on('/foreign', () => ({ status: 200, body: '{"secret":true}' }));
-    const foreign = await agentWithIntents(other, [
-      { name: 'Foreign secret', key: 'foreign_secret', webhook: { url: hooks.url('/foreign') } },
+    suite.hooks.on('/foreign', () => ({ status: 200, body: '{"secret":true}' }));
+    const foreign = await agentWithIntents(suite.other, [
+      { name: 'Foreign secret', key: 'foreign_secret', webhook: { url: suite.hooks.url('/foreign') } },
     ]);
     const foreignIntent = foreign.intents[0].intent_uuid as string;
-    await deployAction(other, foreign.agent_uuid, foreignIntent, {
+    await deployAction(suite.other, foreign.agent_uuid, foreignIntent, {
       type: 'webhook',
-      config: { url: hooks.url('/foreign') },
+      config: { url: suite.hooks.url('/foreign') },
     });
-    const mine = await agentWithIntents(t, [{ name: 'Mine', key: 'mine' }]);
+    const mine = await agentWithIntents(suite.t, [{ name: 'Mine', key: 'mine' }]);
     // The model tries to call the other workspace's intent by its key.
-    llm.respond = toolThenReply([{ name: 'foreign_secret', arguments: {} }], (call) =>
+    suite.llm.respond = toolThenReply([{ name: 'foreign_secret', arguments: {} }], (call) =>
       JSON.stringify(toolResults(call)[0]),
     );
-    const turn = await say(await openChat(t, mine.agent_uuid), 'anything');
-    const offered = llm.callsOf('reply').flatMap((c) => (c.tools ?? []).map((x) => x.function.name));
+    const turn = await say(await openChat(suite.t, mine.agent_uuid), 'anything');
+    const offered = suite.llm.callsOf('reply').flatMap((c) => (c.tools ?? []).map((x) => x.function.name));
     expect(offered).toContain('mine');
     expect(offered).not.toContain('foreign_secret');
     expect(JSON.parse(turn.reply.content)).toEqual({ error: 'unknown_tool' });
-    expect(hooks.at('/foreign')).toHaveLength(0);
+    expect(suite.hooks.at('/foreign')).toHaveLength(0);
 
     // The other workspace's agent and intent answer 404 to this token, whatever the route.
     const path = `/api/v1/agents/${foreign.agent_uuid}/intents/${foreignIntent}/event`;
     for (const res of [
-      await t.http.get(path),
-      await t.http.put(path).send({ type: 'webhook', config: { url: hooks.url('/x') } }),
-      await t.http.post(`${path}/publish`),
-      await t.http.get(`/api/v1/agents/${mine.agent_uuid}/intents/${foreignIntent}/event`),
+      await suite.t.http.get(path),
+      await suite.t.http.put(path).send({ type: 'webhook', config: { url: suite.hooks.url('/x') } }),
+      await suite.t.http.post(`${path}/publish`),
+      await suite.t.http.get(`/api/v1/agents/${mine.agent_uuid}/intents/${foreignIntent}/event`),
     ])
       expect(res.status).toBe(404);
-    const still = (await other.http.get(path).expect(200)).body.data;
-    expect(still).toMatchObject({ status: 'deployed', config: { url: hooks.url('/foreign') } });
+    const still = (await suite.other.http.get(path).expect(200)).body.data;
+    expect(still).toMatchObject({ status: 'deployed', config: { url: suite.hooks.url('/foreign') } });
   });
 
   it('rules/test tells which intent the model would call, with which parameters, without running it', async () => {
-    hooks.on('/dry', () => ({ status: 200, body: '{}' }));
-    const agent = await agentWithIntents(t, [ORDER_INTENT(hooks.url('/dry'))]);
-    llm.respond = (call) =>
+    suite.hooks.on('/dry', () => ({ status: 200, body: '{}' }));
+    const agent = await agentWithIntents(suite.t, [ORDER_INTENT(suite.hooks.url('/dry'))]);
+    suite.llm.respond = (call) =>
       call.kind === 'reply'
         ? { toolCalls: [{ name: 'check_order', arguments: { order_number: 'B-7' } }] }
         : defaultAnswer(call);
-    const res = await t.http
+    const res = await suite.t.http
       .post(`/api/v1/agents/${agent.agent_uuid}/rules/test`)
       .send({ utterance: 'where is order B-7', channel: 'phone' })
       .expect(200);
@@ -530,64 +542,65 @@ describe('intents at runtime: tools, actions, records', () => {
       ],
       note: null,
     });
-    expect(hooks.at('/dry')).toHaveLength(0);
+    expect(suite.hooks.at('/dry')).toHaveLength(0);
     const rows = await db.query(
       `SELECT count(*)::int AS n FROM action_logs WHERE workspace_id = $1 AND name = $2`,
-      [t.workspaceId, 'check_order'],
+      [suite.t.workspaceId, 'check_order'],
     );
     expect(rows[0].n).toBe(1); // the first test's call only
   });
   it('the same works in a sandbox call: the tool runs, the reply is said, a hand-over moves the call', async () => {
-    hooks.on('/call-orders', () => ({ status: 200, body: JSON.stringify({ status: 'packed' }) }));
-    const line = await sandboxLine(t, { name: 'Phone agent' });
-    const bob = await agentWithIntents(t, [], { name: 'Bob on the phone' });
+    suite.hooks.on('/call-orders', () => ({ status: 200, body: JSON.stringify({ status: 'packed' }) }));
+    const line = await sandboxLine(suite.t, { name: 'Phone agent' });
+    const bob = await agentWithIntents(suite.t, [], { name: 'Bob on the phone' });
     const intents = (
-      await t.http
+      await suite.t.http
         .put(`/api/v1/agents/${line.agentId}/intents`)
         .send({
           intents: [
-            { ...ORDER_INTENT(hooks.url('/call-orders')) },
+            { ...ORDER_INTENT(suite.hooks.url('/call-orders')) },
             { name: 'Colleague', key: 'to_colleague' },
           ],
         })
         .expect(200)
     ).body.data.intents as { key: string; intent_uuid: string }[];
-    await deployAction(t, line.agentId, intents.find((i) => i.key === 'to_colleague')!.intent_uuid, {
+    await deployAction(suite.t, line.agentId, intents.find((i) => i.key === 'to_colleague')!.intent_uuid, {
       type: 'agent',
       config: { agent_uuid: bob.agent_uuid },
     });
-    const placed = await t.http
+    const placed = await suite.t.http
       .post('/api/v1/call')
       .send({ agent_uuid: line.agentId, to: sandboxDestination('7777') })
       .expect(201);
     const id = placed.body.data.uuid as string;
     await waitFor(async () => {
-      const c = (await t.http.get(`/api/v1/calls/${id}`).expect(200)).body.data;
+      const c = (await suite.t.http.get(`/api/v1/calls/${id}`).expect(200)).body.data;
       return c.status === 'in-progress' ? c : undefined;
     });
-    llm.reset();
-    llm.respond = toolThenReply([{ name: 'check_order', arguments: { order_number: 'C-3' } }], (call) =>
-      call.tools ? `It is ${toolResults(call)[0].status}.` : 'no tools',
+    suite.llm.reset();
+    suite.llm.respond = toolThenReply(
+      [{ name: 'check_order', arguments: { order_number: 'C-3' } }],
+      (call) => (call.tools ? `It is ${toolResults(call)[0].status}.` : 'no tools'),
     );
-    const turn = await t.http
+    const turn = await suite.t.http
       .post(`/api/v1/calls/${id}/simulate`)
       .send({ action: 'say', text: 'Where is order C-3?' })
       .expect(200);
     expect(turn.body.data.reply).toMatchObject({ sender: 'agent', content: 'It is packed.' });
-    expect(JSON.parse(hooks.at('/call-orders')[0].body)).toMatchObject({
+    expect(JSON.parse(suite.hooks.at('/call-orders')[0].body)).toMatchObject({
       parameters: { order_number: 'C-3', priority: 1 },
       conversation: { uuid: id, channel: 'phone' },
       contact: { uuid: expect.any(String), phone_number: placed.body.data.to_number },
     });
     expect((await messages(id)).filter((m) => m.message_type === 'tool')).toHaveLength(1);
 
-    llm.reset();
-    llm.respond = (call) => {
+    suite.llm.reset();
+    suite.llm.respond = (call) => {
       if (call.kind !== 'reply') return defaultAnswer(call);
       if (call.system.startsWith('You are Bob')) return { content: 'Bob speaking.' };
       return { toolCalls: [{ name: 'to_colleague', arguments: {} }] };
     };
-    const handed = await t.http
+    const handed = await suite.t.http
       .post(`/api/v1/calls/${id}/simulate`)
       .send({ action: 'say', text: 'Can I talk to a colleague?' })
       .expect(200);
@@ -597,15 +610,18 @@ describe('intents at runtime: tools, actions, records', () => {
       forwarded_to: { type: 'agent', agent_uuid: bob.agent_uuid },
       handled_by: 'AI',
     });
-    await t.http.post(`/api/v1/calls/${id}/simulate`).send({ action: 'hangup' }).expect(200);
+    await suite.t.http.post(`/api/v1/calls/${id}/simulate`).send({ action: 'hangup' }).expect(200);
   });
   it('a webhook slower than 10 s is a timeout the model is told about', async () => {
-    hooks.on('/slow', () => ({ status: 200, body: '{"late":true}', delayMs: 12_000 }));
-    const agent = await agentWithIntents(t, [
-      { name: 'Slow', key: 'slow', webhook: { url: hooks.url('/slow') } },
+    suite.hooks.on('/slow', () => ({ status: 200, body: '{"late":true}', delayMs: 12_000 }));
+    const agent = await agentWithIntents(suite.t, [
+      { name: 'Slow', key: 'slow', webhook: { url: suite.hooks.url('/slow') } },
     ]);
-    llm.respond = toolThenReply([{ name: 'slow', arguments: {} }], (call) => toolResults(call)[0].message);
-    const conversation = await openChat(t, agent.agent_uuid);
+    suite.llm.respond = toolThenReply(
+      [{ name: 'slow', arguments: {} }],
+      (call) => toolResults(call)[0].message,
+    );
+    const conversation = await openChat(suite.t, agent.agent_uuid);
     const turn = await say(conversation, 'take your time');
     expect(turn.reply.content).toBe('the webhook did not answer within 10 s');
     const tool = (await messages(conversation)).find((m) => m.message_type === 'tool');

@@ -9,32 +9,27 @@ import { createTableSql, newTableName } from '@/modules/knowledge/records-table'
 import { ImportsService } from '@/modules/knowledge/imports.service';
 import { RecordsRepository } from '@/modules/knowledge/records.repository';
 import { createAgent, synced, upload, waitFor } from '../factories/knowledge.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { createTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
 
 /** Records tables: one per data source, filled by PostgreSQL's CSV reader when the file allows it. */
 describe('Knowledge: records tables and the CSV fast path', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-  let db: Db;
   const storage = path.join(os.tmpdir(), `cap-record-tables-${process.pid}`);
+  // A storage folder and queues of its own: the spies below must see this process run the jobs, and other
+  // suites count the files in their upload folders.
+  const suite = useTestApp({ env: { STORAGE_DIR: storage }, tenants: ['tenant'] });
+  let db: Db;
 
-  beforeAll(async () => {
-    // A storage folder and queues of its own: the spies below must see this process run the jobs, and other
-    // suites count the files in their upload folders.
-    app = await startTestApp({ STORAGE_DIR: storage });
-    tenant = await createTenant(app);
-    db = app.get<Db>(Db);
+  beforeAll(() => {
+    db = suite.app.get<Db>(Db);
   });
-
-  afterAll(async () => {
+  afterAll(() => {
     jest.restoreAllMocks();
-    await app.close();
     fs.rmSync(storage, { recursive: true, force: true });
   });
 
   const records = async (uuid: string) =>
-    (await tenant.http.get(`/api/v1/data/${uuid}/records?per_page=100`)).body.data.items as {
+    (await suite.tenant.http.get(`/api/v1/data/${uuid}/records?per_page=100`)).body.data.items as {
       id: number;
       data: Record<string, unknown>;
     }[];
@@ -52,10 +47,10 @@ describe('Knowledge: records tables and the CSV fast path', () => {
   const importCsv = async (name: string, csv: string) => {
     const spy = jest.spyOn(CsvFastPath.prototype, 'columns');
     try {
-      const res = await upload(tenant, name, csv, `${name}.csv`);
+      const res = await upload(suite.tenant, name, csv, `${name}.csv`);
       expect(res.status).toBe(201);
       // Up to the test's own limit: a 90,000-row file read by the general reader takes 20 s on a loaded machine.
-      const done = await waitFor(tenant, res.body.data.uuid, undefined, 55_000);
+      const done = await waitFor(suite.tenant, res.body.data.uuid, undefined, 55_000);
       const fast = spy.mock.results.some((r) => r.type === 'return');
       return { done, fast };
     } finally {
@@ -142,32 +137,36 @@ describe('Knowledge: records tables and the CSV fast path', () => {
 
   it('keeps record writes typed on an imported table, and syncs typed values', async () => {
     const { done } = await importCsv('typed', CLEAN);
-    const added = await tenant.http
+    const added = await suite.tenant.http
       .post(`/api/v1/data/${done.uuid}/records`)
       .send({ record: { sku: 'E-5', price: 12.5, in_stock: false } });
     expect(added.status).toBe(201);
     expect(added.body.data[0]).toMatchObject({ id: 5, data: { sku: 'E-5', price: 12.5, in_stock: false } });
-    const bad = await tenant.http.post(`/api/v1/data/${done.uuid}/records`).send({ record: { price: 'x' } });
+    const bad = await suite.tenant.http
+      .post(`/api/v1/data/${done.uuid}/records`)
+      .send({ record: { price: 'x' } });
     expect(bad.status).toBe(422);
     expect(bad.body.error.field).toBe('record.price');
-    const put = await tenant.http.put(`/api/v1/data/${done.uuid}/records/5`).send({ record: { price: 13 } });
+    const put = await suite.tenant.http
+      .put(`/api/v1/data/${done.uuid}/records/5`)
+      .send({ record: { price: 13 } });
     expect(put.body.data.data).toMatchObject({ sku: 'E-5', price: 13 });
 
-    const agent = await createAgent(app, tenant);
-    await tenant.http.post(`/api/v1/data/${done.uuid}/assign`).send({ agent_uuid: agent.id });
-    await tenant.http.post(`/api/v1/data/${done.uuid}/sync`);
-    await waitFor(tenant, done.uuid, synced);
-    const hits = await tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=twice`);
+    const agent = await createAgent(suite.app, suite.tenant);
+    await suite.tenant.http.post(`/api/v1/data/${done.uuid}/assign`).send({ agent_uuid: agent.id });
+    await suite.tenant.http.post(`/api/v1/data/${done.uuid}/sync`);
+    await waitFor(suite.tenant, done.uuid, synced);
+    const hits = await suite.tenant.http.get(`/api/v1/agents/${agent.id}/knowledge/search?q=twice`);
     expect(hits.body.data).toHaveLength(1);
     expect(hits.body.data[0].record).toEqual({ id: 1, kind: 'row', data: CLEAN_FIRST });
   });
 
   it('replaces the table on a re-run; a reader holding the old table is answered from the new one', async () => {
-    const paste = await tenant.http
+    const paste = await suite.tenant.http
       .post('/api/v1/data/import/copypaste')
       .send({ name: 'P', data: 'First text.' });
     const id = paste.body.data.uuid as string;
-    await waitFor(tenant, id);
+    await waitFor(suite.tenant, id);
     const [before] = (await db.query(
       `SELECT id, workspace_id AS "workspaceId", records_table AS "recordsTable", columns FROM data_sources WHERE id = $1`,
       [id],
@@ -175,10 +174,10 @@ describe('Knowledge: records tables and the CSV fast path', () => {
     await db.query(`UPDATE data_sources SET options = options || '{"text": "Second text."}' WHERE id = $1`, [
       id,
     ]);
-    await app.get<ImportsService>(ImportsService).run(tenant.workspaceId, id, true);
+    await suite.app.get<ImportsService>(ImportsService).run(suite.tenant.workspaceId, id, true);
     expect(await tablesOf(id)).toHaveLength(1);
     expect(await tablesOf(id)).not.toContain(before.recordsTable);
-    const [rows, total] = await app.get<RecordsRepository>(RecordsRepository).list(before, 0, 10);
+    const [rows, total] = await suite.app.get<RecordsRepository>(RecordsRepository).list(before, 0, 10);
     expect(total).toBe(1);
     expect(rows[0].data.content).toBe('Second text.');
   });
@@ -204,12 +203,15 @@ describe('Knowledge: records tables and the CSV fast path', () => {
        FROM knowledge_data."${(await tablesOf(done.uuid))[0]}"`,
     )) as { n: number; distinct: number; min: number; max: number }[];
     expect({ n, distinct, min, max }).toEqual({ n: rows, distinct: rows, min: 1, max: rows });
-    const page = (await tenant.http.get(`/api/v1/data/${done.uuid}/records?per_page=1&page=97`)).body.data;
+    const page = (await suite.tenant.http.get(`/api/v1/data/${done.uuid}/records?per_page=1&page=97`)).body
+      .data;
     expect(page.items[0].data).toMatchObject({ id: 97, price: 97.5 });
     expect(page.items[0].data.note).toContain('\nsecond line');
     expect(await tablesOf(done.uuid)).toHaveLength(1);
     // The next record takes the id after the file's last.
-    const added = await tenant.http.post(`/api/v1/data/${done.uuid}/records`).send({ record: { id: 0 } });
+    const added = await suite.tenant.http
+      .post(`/api/v1/data/${done.uuid}/records`)
+      .send({ record: { id: 0 } });
     expect(added.body.data[0].id).toBe(rows + 1);
   }, 60_000);
 
@@ -225,7 +227,7 @@ describe('Knowledge: records tables and the CSV fast path', () => {
     const stray = newTableName(randomUUID());
     await db.query(createTableSql(stray, [1], true));
     const { done } = await importCsv('kept', CLEAN);
-    const dropped = await app.get<SweepRecordTablesProcessor>(SweepRecordTablesProcessor).handle();
+    const dropped = await suite.app.get<SweepRecordTablesProcessor>(SweepRecordTablesProcessor).handle();
     expect(dropped.dropped).toBeGreaterThanOrEqual(1);
     expect((await db.query(`SELECT to_regclass($1) AS t`, [`knowledge_data.${stray}`]))[0].t).toBeNull();
     expect(await tablesOf(done.uuid)).toHaveLength(1);
@@ -234,10 +236,10 @@ describe('Knowledge: records tables and the CSV fast path', () => {
   it('drops the records table with its data source, and with its workspace', async () => {
     const { done } = await importCsv('gone', CLEAN);
     expect(await tablesOf(done.uuid)).toHaveLength(1);
-    expect((await tenant.http.delete(`/api/v1/data/${done.uuid}`)).status).toBe(200);
+    expect((await suite.tenant.http.delete(`/api/v1/data/${done.uuid}`)).status).toBe(200);
     expect(await tablesOf(done.uuid)).toEqual([]);
 
-    const doomed = await createTenant(app);
+    const doomed = await createTenant(suite.app);
     const table = await doomed.http
       .post('/api/v1/data/tables')
       .send({ name: 'T', columns: [{ name: 'a', type: 'text' }] });

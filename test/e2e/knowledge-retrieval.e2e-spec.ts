@@ -1,35 +1,30 @@
 import { KnowledgeService } from '@/modules/knowledge/knowledge.service';
 import { createAgent, synced, waitFor } from '../factories/knowledge.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { createTenant } from '../factories/workspace.factory';
 import { LlmServer } from '../support/llm-server';
 import { KnowledgeBase, loadKnowledgeBase, QUESTIONS, ranks, recall } from '../support/retrieval-fixture';
+import { useTestApp } from '../setup/suite';
 
 describe('Knowledge retrieval: customer questions reach the passage that answers them', () => {
-  let llm: LlmServer;
-  let app: TestApp;
-  let t: TestTenant;
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url }),
+    tenants: ['t'],
+  });
   let agentId: string;
   let kb: KnowledgeBase;
 
   beforeAll(async () => {
-    llm = await LlmServer.start();
-    app = await startTestApp({ LLM_BASE_URL: llm.url });
-    t = await createTenant(app);
-    agentId = (await createAgent(app, t)).id;
-    kb = await loadKnowledgeBase(app, t, agentId);
+    agentId = (await createAgent(suite.app, suite.t)).id;
+    kb = await loadKnowledgeBase(suite.app, suite.t, agentId);
   });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
-    await kb?.site.close();
-  });
+  afterAll(() => kb?.site.close());
 
-  const search = (q: string, agent = agentId, tenant = t) =>
+  const search = (q: string, agent = agentId, tenant = suite.t) =>
     tenant.http.get(`/api/v1/agents/${agent}/knowledge/search?q=${encodeURIComponent(q)}&limit=5`);
 
   it('ranks the question set: recall@5 of 0.9 or better, every core question in the top 3', async () => {
-    const r = await ranks(app, t.workspaceId, agentId, QUESTIONS);
+    const r = await ranks(suite.app, suite.t.workspaceId, agentId, QUESTIONS);
     const missed = QUESTIONS.filter((_, i) => r[i] === 0 || r[i] > 3).map((q, i) => `${q.q} -> ${r[i]}`);
     expect(recall(r, 5)).toBeGreaterThanOrEqual(0.9);
     const core = QUESTIONS.map((q, i) => [q, r[i]] as const).filter(([q]) => q.core);
@@ -73,19 +68,22 @@ describe('Knowledge retrieval: customer questions reach the passage that answers
 
   it("puts the passages for the last turn and the conversation so far in the reply's prompt", async () => {
     const conversation = (
-      await t.http.post('/api/v1/conversations').send({ agent_uuid: agentId, channel: 'chat' }).expect(201)
+      await suite.t.http
+        .post('/api/v1/conversations')
+        .send({ agent_uuid: agentId, channel: 'chat' })
+        .expect(201)
     ).body.data.uuid as string;
     const firstPassage = (): string => {
-      const system = llm.callsOf('reply').at(-1)!.system;
+      const system = suite.llm.callsOf('reply').at(-1)!.system;
       return system.split('## Knowledge\n')[1]?.split('\n- ')[0] ?? '';
     };
     const say = (content: string) =>
-      t.http.post(`/api/v1/conversations/${conversation}/messages`).send({ content }).expect(201);
+      suite.t.http.post(`/api/v1/conversations/${conversation}/messages`).send({ content }).expect(201);
 
-    llm.reset();
+    suite.llm.reset();
     await say('Hi, can I visit the roastery?');
     expect(firstPassage()).toContain('guided tour at 11:00');
-    expect(llm.callsOf('reply')[0].system).toContain('(source: Website)');
+    expect(suite.llm.callsOf('reply')[0].system).toContain('(source: Website)');
     // Alone, "is it free?" is about something else; after the roastery question it is about the tour.
     expect((await search('is it free?')).body.data[0].record.data.content).not.toContain('The tour is free');
     await say('is it free?');
@@ -94,23 +92,23 @@ describe('Knowledge retrieval: customer questions reach the passage that answers
     expect(firstPassage()).toContain('product: Barista Pro');
     expect(firstPassage()).toContain('price: 699');
     // The knowledge stays within its budget of the prompt (about 1200 tokens).
-    const knowledge = llm.callsOf('reply').at(-1)!.system.split('## Knowledge\n')[1] ?? '';
+    const knowledge = suite.llm.callsOf('reply').at(-1)!.system.split('## Knowledge\n')[1] ?? '';
     expect(knowledge.length).toBeLessThan(1200 * 4 + 1000);
   });
 
   it("never finds an unassigned source or another workspace's", async () => {
     const secret = (
-      await t.http
+      await suite.t.http
         .post('/api/v1/data/import/copypaste')
         .send({ name: 'Staff only', data: 'The staff discount code is ZEBRA42 for all espresso machines.' })
     ).body.data.uuid as string;
-    await waitFor(t, secret);
-    await t.http.post(`/api/v1/data/${secret}/sync`).expect(200);
-    await waitFor(t, secret, synced);
+    await waitFor(suite.t, secret);
+    await suite.t.http.post(`/api/v1/data/${secret}/sync`).expect(200);
+    await waitFor(suite.t, secret, synced);
     expect(JSON.stringify((await search('staff discount code zebra42')).body.data)).not.toContain('ZEBRA42');
 
-    const other = await createTenant(app);
-    const theirAgent = (await createAgent(app, other)).id;
+    const other = await createTenant(suite.app);
+    const theirAgent = (await createAgent(suite.app, other)).id;
     const theirs = (
       await other.http.post('/api/v1/data/import/copypaste').send({
         name: 'Their hours',
@@ -131,26 +129,26 @@ describe('Knowledge retrieval: customer questions reach the passage that answers
       theirs,
     ]);
     expect((await search('roastery', theirAgent)).status).toBe(404);
-    const knowledge = app.get<KnowledgeService>(KnowledgeService);
+    const knowledge = suite.app.get<KnowledgeService>(KnowledgeService);
     expect(await knowledge.searchTurns(other.workspaceId, agentId, ['open on Saturday'])).toEqual([]);
-    expect(await knowledge.searchTurns(t.workspaceId, theirAgent, ['open on Saturday'])).toEqual([]);
+    expect(await knowledge.searchTurns(suite.t.workspaceId, theirAgent, ['open on Saturday'])).toEqual([]);
   });
 
   it('finds a source as of its last sync, and reports sync progress of its own', async () => {
-    const detail = (await t.http.get(`/api/v1/data/${kb.sources.products}`)).body.data;
+    const detail = (await suite.t.http.get(`/api/v1/data/${kb.sources.products}`)).body.data;
     expect(detail.sync_progress).toEqual({ done: 32, total: 32 });
     expect(detail.progress).toBeNull();
-    const rows = (await t.http.get(`/api/v1/data/${kb.sources.products}/records?per_page=100`)).body.data
-      .items as {
+    const rows = (await suite.t.http.get(`/api/v1/data/${kb.sources.products}/records?per_page=100`)).body
+      .data.items as {
       id: number;
       data: { product: string };
     }[];
     const pro = rows.find((r) => r.data.product === 'Barista Pro')!;
-    await t.http
+    await suite.t.http
       .put(`/api/v1/data/${kb.sources.products}/records/${pro.id}`)
       .send({ record: { product: 'Barista Pro', price: 749 } })
       .expect(200);
-    await t.http
+    await suite.t.http
       .post(`/api/v1/data/${kb.sources.products}/records`)
       .send({ record: { product: 'Latte Glass', category: 'tableware', price: 8 } })
       .expect(201);
@@ -158,9 +156,9 @@ describe('Knowledge retrieval: customer questions reach the passage that answers
     expect(JSON.stringify((await search('latte glass')).body.data)).not.toContain('Latte Glass');
 
     const before = detail.last_synced_at as string;
-    await t.http.post(`/api/v1/data/${kb.sources.products}/sync`).expect(200);
+    await suite.t.http.post(`/api/v1/data/${kb.sources.products}/sync`).expect(200);
     const after = await waitFor(
-      t,
+      suite.t,
       kb.sources.products,
       (d) => d.sync_status === 'synced' && d.last_synced_at !== before,
     );

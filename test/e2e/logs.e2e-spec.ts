@@ -1,31 +1,22 @@
 import { createTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
-import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { useTestApp } from '../setup/suite';
 
 describe('logs never hold tokens or secrets', () => {
-  let app: TestApp;
-  let rx: WebhookReceiver;
-  let dbUrl: string;
-
-  beforeAll(async () => {
-    rx = await WebhookReceiver.start();
-    dbUrl = await isolatedDatabase('logs');
-    app = await startTestApp({ DATABASE_URL: dbUrl, LOG_LEVEL: 'debug' }, { captureLogs: true });
-  });
-  afterAll(async () => {
-    await app.close();
-    await rx.close();
-    await dropDatabase(dbUrl);
+  const suite = useTestApp({
+    servers: { rx: () => WebhookReceiver.start() },
+    database: 'logs',
+    env: { LOG_LEVEL: 'debug' },
+    captureLogs: true,
   });
 
   it('logs requests, token creation, webhook secrets, rotation and signed deliveries without any of the values', async () => {
     const secrets: string[] = [];
     // A token created through the internal API: its value is in the answer, never in a log.
-    const t = await createTenant(app);
+    const t = await createTenant(suite.app);
     secrets.push(t.token);
-    const created = await app
+    const created = await suite.app
       .internal()
       .post(`/internal/v1/workspaces/${t.slug}/tokens`)
       .send({ name: 'second', user_uuid: t.userId })
@@ -37,7 +28,7 @@ describe('logs never hold tokens or secrets', () => {
     const hook = await t.http
       .post('/api/v1/webhooks')
       .send({
-        url: rx.url('/hook'),
+        url: suite.rx.url('/hook'),
         events: ['conversation_status', 'conversation_update'],
         is_active: true,
         secret_key: webhookSecret,
@@ -58,7 +49,7 @@ describe('logs never hold tokens or secrets', () => {
     await t.http
       .post(`/api/v1/agents/${agent}/webhooks`)
       .send({
-        url: rx.url('/agent'),
+        url: suite.rx.url('/agent'),
         events: ['conversation_status'],
         is_active: true,
         secret_key: agentSecret,
@@ -77,25 +68,25 @@ describe('logs never hold tokens or secrets', () => {
     // Events that get signed and delivered.
     await t.http.post('/api/v1/conversations').send({ agent_uuid: agent, channel: 'chat' }).expect(201);
     await waitFor(
-      async () => (rx.at('/hook').length && rx.at('/agent').length ? true : undefined),
+      async () => (suite.rx.at('/hook').length && suite.rx.at('/agent').length ? true : undefined),
       20_000,
       'deliveries',
     );
     // Bad tokens in headers are logged as requests too.
-    await app.http(t.host, 'cap_not_a_real_token_value_1234567890').get('/api/v1/me').expect(401);
+    await suite.app.http(t.host, 'cap_not_a_real_token_value_1234567890').get('/api/v1/me').expect(401);
     secrets.push('cap_not_a_real_token_value_1234567890');
 
-    const logs = app.logs().join('');
+    const logs = suite.app.logs().join('');
     expect(logs).toContain('"msg":"request completed"');
     for (const secret of secrets) expect(logs).not.toContain(secret);
     expect(logs).not.toContain(Buffer.from('a very secret signing key!').toString('base64'));
   });
 
   it('writes one line a request with its id, status, time and workspace; answers the id', async () => {
-    const t = await createTenant(app);
+    const t = await createTenant(suite.app);
     const given = await t.http.get('/api/v1/me').set('X-Request-Id', 'trace-42.a');
     expect(given.headers['x-request-id']).toBe('trace-42.a');
-    const made = await app.http('nobody.localhost').get('/api/v1/me').set('X-Request-Id', 'bad id!');
+    const made = await suite.app.http('nobody.localhost').get('/api/v1/me').set('X-Request-Id', 'bad id!');
     expect(made.status).toBe(404);
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     // The line is written when the server has handed the answer over, which may be just after the client has it.
@@ -103,7 +94,7 @@ describe('logs never hold tokens or secrets', () => {
       waitFor(
         async () => {
           await Promise.resolve();
-          return app
+          return suite.app
             .logs()
             .join('')
             .split('\n')

@@ -2,8 +2,9 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { QUEUES } from '@/common/queue/queues';
 import { createTenant } from '../factories/workspace.factory';
-import { ADMIN_KEY, client, startTestApp, TestApp } from '../setup/test-app';
+import { ADMIN_KEY, client } from '../setup/test-app';
 import { waitFor } from '../support/wait';
+import { useTestApp } from '../setup/suite';
 
 /** The value of one sample of a Prometheus text page, or undefined when the series is absent. */
 function sample(page: string, series: string): number | undefined {
@@ -12,26 +13,24 @@ function sample(page: string, series: string): number | undefined {
 }
 
 describe('observability: metrics, queue dashboard, job lifecycle logs', () => {
-  let app: TestApp;
+  // Queues of its own (no other suite's worker takes these jobs), and info lines captured.
+  const suite = useTestApp({
+    env: { REDIS_PREFIX: `${process.env.REDIS_PREFIX}-obs`, LOG_LEVEL: 'info' },
+    captureLogs: true,
+  });
   let maintenance: Queue;
   const scrape = async () =>
-    (await client(app.url, 'ops.example.test', ADMIN_KEY).get('/metrics').expect(200)).text;
-  const lines = () => app.logs().map((l) => JSON.parse(l) as Record<string, unknown>);
+    (await client(suite.app.url, 'ops.example.test', ADMIN_KEY).get('/metrics').expect(200)).text;
+  const lines = () => suite.app.logs().map((l) => JSON.parse(l) as Record<string, unknown>);
 
-  beforeAll(async () => {
-    // Queues of its own (no other suite's worker takes these jobs), and info lines captured.
-    app = await startTestApp(
-      { REDIS_PREFIX: `${process.env.REDIS_PREFIX}-obs`, LOG_LEVEL: 'info' },
-      { captureLogs: true },
-    );
-    maintenance = app.get<Queue>(getQueueToken(QUEUES.maintenance));
+  beforeAll(() => {
+    maintenance = suite.app.get<Queue>(getQueueToken(QUEUES.maintenance));
   });
-  afterAll(() => app.close());
 
   it('serves /metrics only with the admin key, in Prometheus text with process metrics', async () => {
-    await app.http('ops.example.test').get('/metrics').expect(401);
-    await app.http('ops.example.test', 'wrong-key-0123456789').get('/metrics').expect(401);
-    const res = await app.internal().get('/metrics').expect(200);
+    await suite.app.http('ops.example.test').get('/metrics').expect(401);
+    await suite.app.http('ops.example.test', 'wrong-key-0123456789').get('/metrics').expect(401);
+    const res = await suite.app.internal().get('/metrics').expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(sample(res.text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(res.text).toContain('nodejs_eventloop_lag_seconds');
@@ -42,10 +41,10 @@ describe('observability: metrics, queue dashboard, job lifecycle logs', () => {
   });
 
   it('counts requests by route pattern and status', async () => {
-    const t = await createTenant(app);
+    const t = await createTenant(suite.app);
     await t.http.get('/api/v1/me').expect(200);
     await t.http.get('/api/v1/me').expect(200);
-    await app.http(t.host).get('/api/v1/me').expect(401);
+    await suite.app.http(t.host).get('/api/v1/me').expect(401);
     await t.http.get(`/api/v1/agents/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`).expect(404);
     const page = await scrape();
     const count = (route: string, status: number) =>
@@ -111,14 +110,14 @@ describe('observability: metrics, queue dashboard, job lifecycle logs', () => {
   });
 
   it('serves the queue dashboard under /internal/queues behind the admin key (Bearer or a Basic prompt)', async () => {
-    const none = await app.http('ops.example.test').get('/internal/queues').expect(401);
+    const none = await suite.app.http('ops.example.test').get('/internal/queues').expect(401);
     expect(none.headers['www-authenticate']).toMatch(/^Basic realm="queues"/);
     expect(none.body).toMatchObject({ success: false, error: { code: 'MISSING_AUTH_TOKEN' } });
-    await app.http('ops.example.test', 'not-the-key-0123456789').get('/internal/queues').expect(401);
-    const ui = await app.internal().get('/internal/queues').expect(200);
+    await suite.app.http('ops.example.test', 'not-the-key-0123456789').get('/internal/queues').expect(401);
+    const ui = await suite.app.internal().get('/internal/queues').expect(200);
     expect(ui.text).toContain('<div id="root">');
     const basic = `Basic ${Buffer.from(`admin:${ADMIN_KEY}`).toString('base64')}`;
-    const api = await app
+    const api = await suite.app
       .http('ops.example.test')
       .get('/internal/queues/api/queues')
       .set('Authorization', basic)
@@ -128,13 +127,10 @@ describe('observability: metrics, queue dashboard, job lifecycle logs', () => {
 });
 
 describe('observability without ADMIN_API_KEY', () => {
+  const suite = useTestApp({ env: { ADMIN_API_KEY: '' } });
+
   it('has no /metrics and no queue dashboard', async () => {
-    const app = await startTestApp({ ADMIN_API_KEY: '' });
-    try {
-      await app.internal().get('/metrics').expect(404);
-      await app.internal().get('/internal/queues').expect(404);
-    } finally {
-      await app.close();
-    }
+    await suite.app.internal().get('/metrics').expect(404);
+    await suite.app.internal().get('/internal/queues').expect(404);
   });
 });

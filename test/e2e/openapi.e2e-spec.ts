@@ -8,9 +8,9 @@ import * as path from 'node:path';
 import request from 'supertest';
 import * as ts from 'typescript';
 import { ERROR_STATUS } from '@/common/errors/error-codes';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { findChromium, HeadlessBrowser } from '../support/headless-browser';
-import { client, startTestApp, TestApp } from '../setup/test-app';
+import { client } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
 
 const DOMAIN = 'cap.example.test';
 const chromium = findChromium();
@@ -40,28 +40,29 @@ const deref = (doc: any, node: any): any =>
 const seg = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 describe('The OpenAPI document, Swagger UI and a client generated from the document', () => {
-  let app: TestApp;
-  let tenant: TestTenant;
-  let doc: any;
   let port: number;
+  const suite = useTestApp({
+    env: async () => {
+      port = await freePort();
+      return { SERVICE_DOMAIN: DOMAIN, PORT: String(port) };
+    },
+    tenants: ['tenant'],
+  });
+  let doc: any;
   let host: string;
   let docsOrigin: string;
   const operations: { path: string; method: string; op: any }[] = [];
 
   beforeAll(async () => {
-    port = await freePort();
-    app = await startTestApp({ SERVICE_DOMAIN: DOMAIN, PORT: String(port) });
-    tenant = await createTenant(app);
-    host = `${tenant.slug}.${DOMAIN}`;
+    host = `${suite.tenant.slug}.${DOMAIN}`;
     docsOrigin = `https://${DOMAIN}:${port}`;
-    doc = (await client(app.url, DOMAIN).get('/docs/openapi.json').expect(200)).body;
+    doc = (await client(suite.app.url, DOMAIN).get('/docs/openapi.json').expect(200)).body;
     for (const [p, item] of Object.entries<any>(doc.paths))
       for (const method of METHODS) if (item[method]) operations.push({ path: p, method, op: item[method] });
   });
-  afterAll(() => app.close());
 
   it('serves Swagger UI on the apex host with a server entry built from the configured domain and port', async () => {
-    const ui = await client(app.url, DOMAIN).get('/docs/').expect(200);
+    const ui = await client(suite.app.url, DOMAIN).get('/docs/').expect(200);
     expect(ui.text).toContain('swagger-ui');
     expect(doc.servers).toEqual([
       expect.objectContaining({
@@ -251,7 +252,7 @@ describe('The OpenAPI document, Swagger UI and a client generated from the docum
     );
   });
 
-  const options = (p: string) => request(app.url).options(p).disableTLSCerts().set('Host', host);
+  const options = (p: string) => request(suite.app.url).options(p).disableTLSCerts().set('Host', host);
 
   it('answers a preflight from the docs origin, and a cross-origin call works; other origins get no grant', async () => {
     const preflight = await options('/api/v1/me')
@@ -263,19 +264,19 @@ describe('The OpenAPI document, Swagger UI and a client generated from the docum
     expect(preflight.headers['access-control-allow-headers'].toLowerCase()).toContain('authorization');
     expect(preflight.headers['access-control-allow-headers'].toLowerCase()).toContain('idempotency-key');
 
-    const call = await client(app.url, host, tenant.token)
+    const call = await client(suite.app.url, host, suite.tenant.token)
       .get('/api/v1/me')
       .set('Origin', docsOrigin)
       .expect(200);
     expect(call.headers['access-control-allow-origin']).toBe(docsOrigin);
     expect(call.headers['access-control-expose-headers']).toContain('X-RateLimit-Remaining');
-    expect(call.body.data.workspace.slug).toBe(tenant.slug);
+    expect(call.body.data.workspace.slug).toBe(suite.tenant.slug);
 
     const foreign = await options('/api/v1/me')
       .set('Origin', 'https://evil.example.com')
       .set('Access-Control-Request-Method', 'GET');
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
-    const plain = await client(app.url, host, tenant.token)
+    const plain = await client(suite.app.url, host, suite.tenant.token)
       .get('/api/v1/me')
       .set('Origin', `http://${DOMAIN}:${port}`)
       .expect(200);
@@ -295,16 +296,20 @@ describe('The OpenAPI document, Swagger UI and a client generated from the docum
           `(async () => {
           await new Promise((resolve) => { const wait = () => window.ui ? resolve() : setTimeout(wait, 50); wait(); });
           const doc = await (await fetch('/docs/openapi.json')).json();
-          const base = doc.servers[0].url.replace('{tenant}', ${JSON.stringify(tenant.slug)});
-          const res = await fetch(base + '/api/v1/me', { headers: { Authorization: 'Bearer ${tenant.token}' } });
+          const base = doc.servers[0].url.replace('{tenant}', ${JSON.stringify(suite.tenant.slug)});
+          const res = await fetch(base + '/api/v1/me', { headers: { Authorization: 'Bearer ${suite.tenant.token}' } });
           const body = await res.json();
           return { status: res.status, slug: body.data.workspace.slug, remaining: res.headers.get('X-RateLimit-Remaining') };
         })()`,
         );
-        expect(answer).toEqual({ status: 200, slug: tenant.slug, remaining: expect.stringMatching(/^\d+$/) });
+        expect(answer).toEqual({
+          status: 200,
+          slug: suite.tenant.slug,
+          remaining: expect.stringMatching(/^\d+$/),
+        });
         const refused = await browser.evaluate(
           page,
-          `fetch('https://${tenant.slug}.${DOMAIN}:${port}/api/v1/me', { headers: { Authorization: 'Bearer x' }, mode: 'cors' })
+          `fetch('https://${suite.tenant.slug}.${DOMAIN}:${port}/api/v1/me', { headers: { Authorization: 'Bearer x' }, mode: 'cors' })
           .then((r) => r.status)`,
         );
         expect(refused).toBe(401);
@@ -361,8 +366,8 @@ describe('The OpenAPI document, Swagger UI and a client generated from the docum
       expect(diagnostics).toEqual([]);
 
       // The base address is the document's server with the tenant filled in; the fetch reaches the test server.
-      const baseUrl = doc.servers[0].url.replace('{tenant}', tenant.slug);
-      const fetcher = tlsFetch(app.port);
+      const baseUrl = doc.servers[0].url.replace('{tenant}', suite.tenant.slug);
+      const fetcher = tlsFetch(suite.app.port);
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { readMe } = require(path.join(dir, 'read-me.ts')) as {
         readMe: (
@@ -371,8 +376,8 @@ describe('The OpenAPI document, Swagger UI and a client generated from the docum
           f: typeof fetch,
         ) => Promise<{ slug: string; remaining: string | null }>;
       };
-      const me = await readMe(baseUrl, tenant.token, fetcher);
-      expect(me.slug).toBe(tenant.slug);
+      const me = await readMe(baseUrl, suite.tenant.token, fetcher);
+      expect(me.slug).toBe(suite.tenant.slug);
       expect(Number(me.remaining)).toBeGreaterThan(0);
       await expect(readMe(baseUrl, 'cap_invalid', fetcher)).rejects.toThrow(/401 INVALID_AUTH_TOKEN/);
     } finally {

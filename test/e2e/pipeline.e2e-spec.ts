@@ -1,60 +1,54 @@
 import { DataSource } from 'typeorm';
 import { createTenant, createToken, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
+import { useTestApp } from '../setup/suite';
 
 describe('request pipeline on tenant routes: scopes, bodies, idempotency', () => {
-  let llm: LlmServer;
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
-
-  beforeAll(async () => {
-    llm = await LlmServer.start();
-    app = await startTestApp({ LLM_BASE_URL: llm.url });
-    t = await createTenant(app);
-    other = await createTenant(app);
-  });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url }),
+    tenants: ['t', 'other'],
   });
 
   const agents = async (tenant: TestTenant) =>
-    (await app
+    (await suite.app
       .get<DataSource>(DataSource)
       .query('SELECT id FROM agents WHERE workspace_id = $1', [tenant.workspaceId])) as unknown[];
 
   it('refuses writes with a read-only token (403 FORBIDDEN) but lets it read', async () => {
-    const reader = await createToken(app, t, ['read']);
-    const res = await app.http(t.host, reader).post('/api/v1/agents').send({ name: 'x' }).expect(403);
+    const reader = await createToken(suite.app, suite.t, ['read']);
+    const res = await suite.app
+      .http(suite.t.host, reader)
+      .post('/api/v1/agents')
+      .send({ name: 'x' })
+      .expect(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
-    await app.http(t.host, reader).get('/api/v1/agents').expect(200);
-    const writer = await createToken(app, t, ['write']);
-    await app.http(t.host, writer).get('/api/v1/agents').expect(403);
+    await suite.app.http(suite.t.host, reader).get('/api/v1/agents').expect(200);
+    const writer = await createToken(suite.app, suite.t, ['write']);
+    await suite.app.http(suite.t.host, writer).get('/api/v1/agents').expect(403);
   });
 
   it('checks the token before the body: malformed JSON with a bad token is 401, with a good one 400', async () => {
-    const bad = await app
-      .http(t.host, 'cap_nope')
+    const bad = await suite.app
+      .http(suite.t.host, 'cap_nope')
       .post('/api/v1/agents')
       .set('Content-Type', 'application/json')
       .send('{"name":')
       .expect(401);
     expect(bad.body.error.code).toBe('INVALID_AUTH_TOKEN');
-    const good = await t.http
+    const good = await suite.t.http
       .post('/api/v1/agents')
       .set('Content-Type', 'application/json')
       .send('{"name":')
       .expect(400);
     expect(good.body.error.code).toBe('BAD_REQUEST');
-    const text = await t.http
+    const text = await suite.t.http
       .post('/api/v1/agents')
       .set('Content-Type', 'text/plain')
       .send('name=x')
       .expect(400);
     expect(text.body.error.details).toBe('Content-Type must be application/json');
-    const big = await t.http
+    const big = await suite.t.http
       .post('/api/v1/agents')
       .send({ name: 'x', description: 'y'.repeat(1_100_000) })
       .expect(413);
@@ -62,7 +56,7 @@ describe('request pipeline on tenant routes: scopes, bodies, idempotency', () =>
   });
 
   it('answers the first answer again, byte for byte, for the same key and body, without doing the work twice', async () => {
-    const tenant = await createTenant(app);
+    const tenant = await createTenant(suite.app);
     const first = await tenant.http
       .post('/api/v1/agents')
       .set('Idempotency-Key', 'create-agent-1')
@@ -87,14 +81,18 @@ describe('request pipeline on tenant routes: scopes, bodies, idempotency', () =>
   });
 
   it('refuses the same key with another body (422 IDEMPOTENCY_KEY_REUSED), also on another route', async () => {
-    await t.http.post('/api/v1/agents').set('Idempotency-Key', 'k-reuse').send({ name: 'A' }).expect(201);
-    const res = await t.http
+    await suite.t.http
+      .post('/api/v1/agents')
+      .set('Idempotency-Key', 'k-reuse')
+      .send({ name: 'A' })
+      .expect(201);
+    const res = await suite.t.http
       .post('/api/v1/agents')
       .set('Idempotency-Key', 'k-reuse')
       .send({ name: 'B' })
       .expect(422);
     expect(res.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', field: 'Idempotency-Key' });
-    const route = await t.http
+    const route = await suite.t.http
       .post('/api/v1/contacts')
       .set('Idempotency-Key', 'k-reuse')
       .send({ name: 'A' })
@@ -103,12 +101,12 @@ describe('request pipeline on tenant routes: scopes, bodies, idempotency', () =>
   });
 
   it('keeps keys per workspace', async () => {
-    await t.http
+    await suite.t.http
       .post('/api/v1/agents')
       .set('Idempotency-Key', 'shared-key')
       .send({ name: 'Mine' })
       .expect(201);
-    const theirs = await other.http
+    const theirs = await suite.other.http
       .post('/api/v1/agents')
       .set('Idempotency-Key', 'shared-key')
       .send({ name: 'Theirs' })
@@ -118,7 +116,7 @@ describe('request pipeline on tenant routes: scopes, bodies, idempotency', () =>
   });
 
   it('does not keep error answers, so a corrected retry with the same key runs', async () => {
-    const tenant = await createTenant(app);
+    const tenant = await createTenant(suite.app);
     const invalid = await tenant.http
       .post('/api/v1/agents')
       .set('Idempotency-Key', 'fix-me')
@@ -135,20 +133,23 @@ describe('request pipeline on tenant routes: scopes, bodies, idempotency', () =>
   });
 
   it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first request with the key is still running', async () => {
-    const agent = (await t.http.post('/api/v1/agents').send({ name: 'Slow' }).expect(201)).body.data
+    const agent = (await suite.t.http.post('/api/v1/agents').send({ name: 'Slow' }).expect(201)).body.data
       .agent_uuid;
     const conversation = (
-      await t.http.post('/api/v1/conversations').send({ agent_uuid: agent, channel: 'chat' }).expect(201)
+      await suite.t.http
+        .post('/api/v1/conversations')
+        .send({ agent_uuid: agent, channel: 'chat' })
+        .expect(201)
     ).body.data.uuid;
-    llm.latencyMs = 800;
+    suite.llm.latencyMs = 800;
     try {
-      const slow = t.http
+      const slow = suite.t.http
         .post(`/api/v1/conversations/${conversation}/messages`)
         .set('Idempotency-Key', 'slow-turn')
         .send({ content: 'hi' });
       const pending = slow.then((r) => r);
       await new Promise((r) => setTimeout(r, 250));
-      const retry = await t.http
+      const retry = await suite.t.http
         .post(`/api/v1/conversations/${conversation}/messages`)
         .set('Idempotency-Key', 'slow-turn')
         .send({ content: 'hi' })
@@ -156,34 +157,38 @@ describe('request pipeline on tenant routes: scopes, bodies, idempotency', () =>
       expect(retry.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
       const first = await pending;
       expect(first.status).toBe(201);
-      const replay = await t.http
+      const replay = await suite.t.http
         .post(`/api/v1/conversations/${conversation}/messages`)
         .set('Idempotency-Key', 'slow-turn')
         .send({ content: 'hi' })
         .expect(201);
       expect(replay.text).toBe(first.text);
     } finally {
-      llm.latencyMs = 0;
+      suite.llm.latencyMs = 0;
     }
-    const messages = (await t.http.get(`/api/v1/conversations/${conversation}/messages`).expect(200)).body
-      .data.items;
+    const messages = (await suite.t.http.get(`/api/v1/conversations/${conversation}/messages`).expect(200))
+      .body.data.items;
     expect(messages.filter((m: { sender: string }) => m.sender === 'customer')).toHaveLength(1);
   });
 
   it('lets a key be used again once it has expired, and validates the key', async () => {
-    const db = app.get<DataSource>(DataSource);
-    await t.http.post('/api/v1/agents').set('Idempotency-Key', 'old-key').send({ name: 'Old' }).expect(201);
+    const db = suite.app.get<DataSource>(DataSource);
+    await suite.t.http
+      .post('/api/v1/agents')
+      .set('Idempotency-Key', 'old-key')
+      .send({ name: 'Old' })
+      .expect(201);
     await db.query(
       `UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE workspace_id = $1 AND key = 'old-key'`,
-      [t.workspaceId],
+      [suite.t.workspaceId],
     );
-    const fresh = await t.http
+    const fresh = await suite.t.http
       .post('/api/v1/agents')
       .set('Idempotency-Key', 'old-key')
       .send({ name: 'New' })
       .expect(201);
     expect(fresh.body.data.name).toBe('New');
-    const long = await t.http
+    const long = await suite.t.http
       .post('/api/v1/agents')
       .set('Idempotency-Key', 'k'.repeat(256))
       .send({ name: 'x' })

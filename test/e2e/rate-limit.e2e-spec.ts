@@ -1,27 +1,14 @@
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { createTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
 
 describe('rate limit: per workspace, shared by every API process', () => {
-  let one: TestApp;
-  let two: TestApp;
-  let tenant: TestTenant;
-  let other: TestTenant;
-
-  beforeAll(async () => {
-    one = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
-    two = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
-    tenant = await createTenant(one);
-    other = await createTenant(one);
-  });
-  afterAll(async () => {
-    await one.close();
-    await two.close();
-  });
+  const one = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '5' }, tenants: ['tenant', 'other'] });
+  const two = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
 
   it('counts requests of two processes together and answers 429 with Retry-After past the limit', async () => {
     const remaining: string[] = [];
-    for (const app of [one, two, one, two, one]) {
-      const res = await app.http(tenant.host, tenant.token).get('/api/v1/me').expect(200);
+    for (const app of [one.app, two.app, one.app, two.app, one.app]) {
+      const res = await app.http(one.tenant.host, one.tenant.token).get('/api/v1/me').expect(200);
       expect(res.headers['x-ratelimit-limit']).toBe('5');
       const reset = Number(res.headers['x-ratelimit-reset']);
       expect(reset).toBeGreaterThan(Date.now() / 1000);
@@ -30,7 +17,7 @@ describe('rate limit: per workspace, shared by every API process', () => {
     }
     expect(remaining).toEqual(['4', '3', '2', '1', '0']);
 
-    const limited = await two.http(tenant.host, tenant.token).get('/api/v1/me').expect(429);
+    const limited = await two.app.http(one.tenant.host, one.tenant.token).get('/api/v1/me').expect(429);
     const retryAfter = Number(limited.headers['retry-after']);
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -44,14 +31,14 @@ describe('rate limit: per workspace, shared by every API process', () => {
   });
 
   it('keeps workspaces apart', async () => {
-    const res = await one.http(other.host, other.token).get('/api/v1/me').expect(200);
+    const res = await one.app.http(one.other.host, one.other.token).get('/api/v1/me').expect(200);
     expect(res.headers['x-ratelimit-remaining']).toBe('4');
   });
 
   it('checks the token before counting: 401s do not use the allowance', async () => {
-    const fresh = await createTenant(one);
-    for (let i = 0; i < 6; i++) await one.http(fresh.host).get('/api/v1/me').expect(401);
-    const res = await one.http(fresh.host, fresh.token).get('/api/v1/me').expect(200);
+    const fresh = await createTenant(one.app);
+    for (let i = 0; i < 6; i++) await one.app.http(fresh.host).get('/api/v1/me').expect(401);
+    const res = await one.app.http(fresh.host, fresh.token).get('/api/v1/me').expect(200);
     expect(res.headers['x-ratelimit-remaining']).toBe('4');
   });
 });

@@ -3,34 +3,24 @@ import { createAgentId } from '../factories/agent.factory';
 import { createContact } from '../factories/contact.factory';
 import { createWebhook } from '../factories/webhook.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
 import { LlmServer } from '../support/llm-server';
 import { pcmWav, SttServer } from '../support/stt-server';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { useTestApp } from '../setup/suite';
 
 describe('transcriptions (§14) against a local OpenAI-compatible transcription server', () => {
-  let stt: SttServer;
-  let llm: LlmServer;
-  let rx: WebhookReceiver;
-  let app: TestApp;
-  let t: TestTenant;
-  let other: TestTenant;
-
-  beforeAll(async () => {
-    stt = await SttServer.start();
-    llm = await LlmServer.start();
-    rx = await WebhookReceiver.start();
-    app = await startTestApp({ STT_BASE_URL: stt.url, STT_API_KEY: 'stt-key', LLM_BASE_URL: llm.url });
-    t = await createTenant(app);
-    other = await createTenant(app);
+  const suite = useTestApp({
+    servers: {
+      stt: () => SttServer.start(),
+      llm: () => LlmServer.start(),
+      rx: () => WebhookReceiver.start(),
+    },
+    env: ({ stt, llm }) => ({ STT_BASE_URL: stt.url, STT_API_KEY: 'stt-key', LLM_BASE_URL: llm.url }),
+    tenants: ['t', 'other'],
   });
-  afterAll(async () => {
-    await app.close();
-    await Promise.all([stt.close(), llm.close(), rx.close()]);
-  });
-  beforeEach(() => stt.reset());
+  beforeEach(() => suite.stt.reset());
 
   const finished = (tenant: TestTenant, uuid: string, timeoutMs = 20_000) =>
     waitFor(
@@ -49,7 +39,7 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
   };
 
   it('transcribes an upload with timed segments through verbose_json', async () => {
-    const res = await upload(t, pcmWav(6), {
+    const res = await upload(suite.t, pcmWav(6), {
       reference_id: 'crm-1',
       possible_language: 'en',
       metadata: JSON.stringify({ ticket: 'T-1' }),
@@ -62,25 +52,25 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
       file: { name: 'call.wav', bytes: pcmWav(6).length },
       metadata: { ticket: 'T-1' },
     });
-    const done = await finished(t, res.body.data.uuid);
+    const done = await finished(suite.t, res.body.data.uuid);
     expect(done).toMatchObject({ status: 'completed', attempts: 1, error: null, language: 'en' });
     expect(done.file.duration).toBeCloseTo(6, 1);
-    expect(stt.calls).toHaveLength(1);
-    expect(stt.calls[0].fields).toMatchObject({
+    expect(suite.stt.calls).toHaveLength(1);
+    expect(suite.stt.calls[0].fields).toMatchObject({
       model: 'whisper-1',
       response_format: 'verbose_json',
       'timestamp_granularities[]': 'segment',
       language: 'en',
     });
-    expect(stt.calls[0].authorization).toBe('Bearer stt-key');
-    const tr = await t.http.get(`/api/v1/transcriptions/${res.body.data.uuid}/transcript`).expect(200);
+    expect(suite.stt.calls[0].authorization).toBe('Bearer stt-key');
+    const tr = await suite.t.http.get(`/api/v1/transcriptions/${res.body.data.uuid}/transcript`).expect(200);
     expect(tr.body.data.segments).toEqual([
       { id: 0, start: 0, end: 1.5, speaker: 'unknown', text: 'Agent line 0' },
       { id: 1, start: 2, end: 3.5, speaker: 'unknown', text: 'Agent line 1' },
       { id: 2, start: 4, end: 5.5, speaker: 'unknown', text: 'Agent line 2' },
     ]);
     expect(tr.body.data).toMatchObject({ status: 'completed', conversation: { uuid: null }, session: null });
-    const list = await t.http.get('/api/v1/transcriptions?reference_id=crm-1').expect(200);
+    const list = await suite.t.http.get('/api/v1/transcriptions?reference_id=crm-1').expect(200);
     expect(list.body.data.items.map((x: { uuid: string }) => x.uuid)).toEqual([res.body.data.uuid]);
   });
 
@@ -90,13 +80,15 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
       '/customer.wav': pcmWav(4, -1000),
     });
     try {
-      const res = await t.http
+      const res = await suite.t.http
         .post('/api/v1/transcriptions')
         .send({ voice_url: server.url('/agent.wav'), customer_voice_url: server.url('/customer.wav') })
         .expect(201);
-      const done = await finished(t, res.body.data.uuid);
+      const done = await finished(suite.t, res.body.data.uuid);
       expect(done.status).toBe('completed');
-      const tr = await t.http.get(`/api/v1/transcriptions/${res.body.data.uuid}/transcript`).expect(200);
+      const tr = await suite.t.http
+        .get(`/api/v1/transcriptions/${res.body.data.uuid}/transcript`)
+        .expect(200);
       expect(
         tr.body.data.segments.map((s: { speaker: string; start: number }) => [s.speaker, s.start]),
       ).toEqual([
@@ -116,7 +108,7 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
   it('cuts a WAV over 25 MB into chunks of at most 10 minutes and moves segment times back', async () => {
     // 16 kHz mono 16-bit: 32,000 bytes a second; 850 s is 27.2 MB, so two chunks (600 s and 250 s).
     const big = pcmWav(850, 1000, 16000);
-    stt.respond = (call) => ({
+    suite.stt.respond = (call) => ({
       body: {
         text: 'part',
         language: 'en',
@@ -124,11 +116,11 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
         segments: [{ start: 1, end: 2, text: `chunk of ${Math.round((call.file.length - 44) / 32000)} s` }],
       },
     });
-    const res = await upload(t, big).expect(201);
-    const done = await finished(t, res.body.data.uuid, 60_000);
+    const res = await upload(suite.t, big).expect(201);
+    const done = await finished(suite.t, res.body.data.uuid, 60_000);
     expect(done.status).toBe('completed');
-    expect(stt.calls.map((c) => c.file.length)).toEqual([600 * 32000 + 44, 250 * 32000 + 44]);
-    const tr = await t.http.get(`/api/v1/transcriptions/${res.body.data.uuid}/transcript`).expect(200);
+    expect(suite.stt.calls.map((c) => c.file.length)).toEqual([600 * 32000 + 44, 250 * 32000 + 44]);
+    const tr = await suite.t.http.get(`/api/v1/transcriptions/${res.body.data.uuid}/transcript`).expect(200);
     expect(tr.body.data.segments).toEqual([
       { id: 0, start: 1, end: 2, speaker: 'unknown', text: 'chunk of 600 s' },
       { id: 1, start: 601, end: 602, speaker: 'unknown', text: 'chunk of 250 s' },
@@ -137,68 +129,71 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
   }, 90_000);
 
   it('retries a transient STT error (503) and completes on the next attempt', async () => {
-    stt.respond = (call, n) => (n === 1 ? { status: 503 } : { body: { text: 'ok', segments: [] } });
-    const res = await upload(t, pcmWav(2)).expect(201);
-    const done = await finished(t, res.body.data.uuid, 30_000);
+    suite.stt.respond = (call, n) => (n === 1 ? { status: 503 } : { body: { text: 'ok', segments: [] } });
+    const res = await upload(suite.t, pcmWav(2)).expect(201);
+    const done = await finished(suite.t, res.body.data.uuid, 30_000);
     expect(done).toMatchObject({ status: 'completed', attempts: 2, error: null });
-    expect(stt.calls).toHaveLength(2);
+    expect(suite.stt.calls).toHaveLength(2);
   }, 40_000);
 
   it('fails unreadable audio at once (a 400 from the service) and can be retried', async () => {
-    stt.respond = () => ({ status: 400 });
-    const res = await upload(t, pcmWav(2)).expect(201);
-    const done = await finished(t, res.body.data.uuid);
+    suite.stt.respond = () => ({ status: 400 });
+    const res = await upload(suite.t, pcmWav(2)).expect(201);
+    const done = await finished(suite.t, res.body.data.uuid);
     expect(done).toMatchObject({ status: 'failed', attempts: 1 });
     expect(done.error).toMatch(/HTTP 400/);
-    const conflict = await t.http.get(`/api/v1/transcriptions/${res.body.data.uuid}/transcript`).expect(409);
+    const conflict = await suite.t.http
+      .get(`/api/v1/transcriptions/${res.body.data.uuid}/transcript`)
+      .expect(409);
     expect(conflict.body).toMatchObject({ message: 'Transcription is failed', error: { code: 'CONFLICT' } });
-    stt.reset();
-    const again = await t.http.post(`/api/v1/transcriptions/${res.body.data.uuid}/retry`).expect(200);
+    suite.stt.reset();
+    const again = await suite.t.http.post(`/api/v1/transcriptions/${res.body.data.uuid}/retry`).expect(200);
     expect(again.body.data.status).toBe('pending');
-    expect((await finished(t, res.body.data.uuid)).status).toBe('completed');
-    await t.http.post(`/api/v1/transcriptions/${res.body.data.uuid}/retry`).expect(409);
+    expect((await finished(suite.t, res.body.data.uuid)).status).toBe('completed');
+    await suite.t.http.post(`/api/v1/transcriptions/${res.body.data.uuid}/retry`).expect(409);
   });
 
   it('with qa_agent_uuid makes a phone conversation whose session is evaluated with the voice block', async () => {
-    const agentId = await createAgentId(t);
-    const contact = await createContact(t, { name: 'Ada', phone_number: '+14155550123' });
-    const res = await upload(t, pcmWav(4), { qa_agent_uuid: agentId, customer_phone: '+14155550123' }).expect(
-      201,
-    );
+    const agentId = await createAgentId(suite.t);
+    const contact = await createContact(suite.t, { name: 'Ada', phone_number: '+14155550123' });
+    const res = await upload(suite.t, pcmWav(4), {
+      qa_agent_uuid: agentId,
+      customer_phone: '+14155550123',
+    }).expect(201);
     expect(res.body.data).toMatchObject({
       qa_status: 'pending',
       contact_uuid: contact.uuid ?? contact.contact_uuid,
     });
-    const done = await finished(t, res.body.data.uuid);
+    const done = await finished(suite.t, res.body.data.uuid);
     expect(done.status).toBe('completed');
     expect(done.conversation_uuid).toEqual(expect.any(String));
     const qa = await waitFor(
       async () => {
-        const r = await t.http.get(`/api/v1/transcriptions/${done.uuid}`);
+        const r = await suite.t.http.get(`/api/v1/transcriptions/${done.uuid}`);
         return r.body.data.qa_status === 'completed' ? r.body.data : undefined;
       },
       20_000,
       'QA completed',
     );
-    const tr = await t.http.get(`/api/v1/transcriptions/${qa.uuid}/transcript`).expect(200);
+    const tr = await suite.t.http.get(`/api/v1/transcriptions/${qa.uuid}/transcript`).expect(200);
     expect(tr.body.data.session).toMatchObject({ uuid: qa.session_uuid, type: 'voice', status: 'ended' });
     expect(tr.body.data.evaluations.map((e: { feature: string }) => e.feature).sort()).toEqual([
       'success_evaluation_prompt',
       'summary_prompt',
     ]);
     expect(tr.body.data.evaluations.every((e: { channel: string }) => e.channel === 'phone')).toBe(true);
-    const conv = await t.http.get(`/api/v1/conversations/${qa.conversation_uuid}`).expect(200);
+    const conv = await suite.t.http.get(`/api/v1/conversations/${qa.conversation_uuid}`).expect(200);
     expect(conv.body.data).toMatchObject({ channel: 'phone', status: 'closed' });
   });
 
   it('sends transcription_completed to workspace webhooks and to webhook_url with its bearer token', async () => {
-    const tenant = await createTenant(app);
-    await createWebhook(tenant, { url: rx.url('/ws-hook'), events: ['transcription_completed'] });
+    const tenant = await createTenant(suite.app);
+    await createWebhook(tenant, { url: suite.rx.url('/ws-hook'), events: ['transcription_completed'] });
     const res = await upload(tenant, pcmWav(2), {
-      webhook_url: rx.url('/own-hook'),
+      webhook_url: suite.rx.url('/own-hook'),
       webhook_header_token: 'tok-123',
     }).expect(201);
-    const own = await waitFor(async () => rx.at('/own-hook')[0], 20_000, 'per-request webhook');
+    const own = await waitFor(async () => suite.rx.at('/own-hook')[0], 20_000, 'per-request webhook');
     expect(own.headers.authorization).toBe('Bearer tok-123');
     expect(own.headers['webhook-id']).toEqual(expect.any(String));
     expect(own.headers['webhook-signature']).toBeUndefined();
@@ -206,28 +201,28 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
     expect(body.type).toBe('transcription_completed');
     expect(body.data.transcription).toMatchObject({ uuid: res.body.data.uuid, status: 'completed' });
     expect(body.data.transcript.segments[0]).toMatchObject({ speaker: 'unknown', text: 'Agent line 0' });
-    const ws = await waitFor(async () => rx.at('/ws-hook')[0], 20_000, 'workspace webhook');
+    const ws = await waitFor(async () => suite.rx.at('/ws-hook')[0], 20_000, 'workspace webhook');
     expect(ws.headers.authorization).toBeUndefined();
     expect(ws.headers['webhook-id']).toBe(own.headers['webhook-id']);
     expect(JSON.parse(ws.body).data.transcription.uuid).toBe(res.body.data.uuid);
     // The token is stored sealed.
-    const [row] = await app
+    const [row] = await suite.app
       .get<DataSource>(DataSource)
       .query('SELECT webhook_token_ciphertext FROM transcriptions WHERE id = $1', [res.body.data.uuid]);
     expect(row.webhook_token_ciphertext).not.toContain('tok-123');
   });
 
   it('checks the request: one of voice_file or voice_url, audio bytes, https and private addresses', async () => {
-    const none = await t.http.post('/api/v1/transcriptions').send({ reference_id: 'x' }).expect(422);
+    const none = await suite.t.http.post('/api/v1/transcriptions').send({ reference_id: 'x' }).expect(422);
     expect(none.body.error.field).toBe('voice_file');
-    const text = await upload(t, Buffer.from('just some text, not audio')).expect(422);
+    const text = await upload(suite.t, Buffer.from('just some text, not audio')).expect(422);
     expect(text.body.error).toMatchObject({ field: 'voice_file' });
-    const agent = await t.http
+    const agent = await suite.t.http
       .post('/api/v1/transcriptions')
       .send({ voice_url: 'https://example.com/a.wav', qa_agent_uuid: MISSING })
       .expect(422);
     expect(agent.body.error.field).toBe('qa_agent_uuid');
-    const lang = await t.http
+    const lang = await suite.t.http
       .post('/api/v1/transcriptions')
       .send({ voice_url: 'https://example.com/a.wav', possible_language: 'english' })
       .expect(422);
@@ -235,61 +230,57 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
   });
 
   it('answers 404 to another workspace for read, transcript, retry and delete; delete removes it', async () => {
-    const res = await upload(t, pcmWav(2)).expect(201);
+    const res = await upload(suite.t, pcmWav(2)).expect(201);
     const uuid = res.body.data.uuid;
-    await finished(t, uuid);
+    await finished(suite.t, uuid);
     for (const req of [
-      other.http.get(`/api/v1/transcriptions/${uuid}`),
-      other.http.get(`/api/v1/transcriptions/${uuid}/transcript`),
-      other.http.post(`/api/v1/transcriptions/${uuid}/retry`),
-      other.http.delete(`/api/v1/transcriptions/${uuid}`),
+      suite.other.http.get(`/api/v1/transcriptions/${uuid}`),
+      suite.other.http.get(`/api/v1/transcriptions/${uuid}/transcript`),
+      suite.other.http.post(`/api/v1/transcriptions/${uuid}/retry`),
+      suite.other.http.delete(`/api/v1/transcriptions/${uuid}`),
     ])
       expect((await req.expect(404)).body.error.code).toBe('RESOURCE_NOT_FOUND');
-    const list = await other.http.get('/api/v1/transcriptions').expect(200);
+    const list = await suite.other.http.get('/api/v1/transcriptions').expect(200);
     expect(list.body.data.items.map((x: { uuid: string }) => x.uuid)).not.toContain(uuid);
-    await t.http.delete(`/api/v1/transcriptions/${uuid}`).expect(200);
-    await t.http.get(`/api/v1/transcriptions/${uuid}`).expect(404);
+    await suite.t.http.delete(`/api/v1/transcriptions/${uuid}`).expect(200);
+    await suite.t.http.get(`/api/v1/transcriptions/${uuid}`).expect(404);
   });
 });
 
 describe('transcriptions without a transcription service', () => {
-  let app: TestApp;
-  let t: TestTenant;
-  let rx: WebhookReceiver;
-
-  beforeAll(async () => {
-    rx = await WebhookReceiver.start();
-    app = await startTestApp({ STT_BASE_URL: '' });
-    t = await createTenant(app);
-  });
-  afterAll(async () => {
-    await app.close();
-    await rx.close();
+  const suite = useTestApp({
+    servers: { rx: () => WebhookReceiver.start() },
+    env: { STT_BASE_URL: '' },
+    tenants: ['t'],
   });
 
   it('fails with the reason and announces transcription_failed', async () => {
-    await createWebhook(t, { url: rx.url('/failed'), events: ['transcription_failed'] });
-    const res = await t.http
+    await createWebhook(suite.t, { url: suite.rx.url('/failed'), events: ['transcription_failed'] });
+    const res = await suite.t.http
       .post('/api/v1/transcriptions')
       .attach('voice_file', pcmWav(1), 'a.wav')
-      .field('webhook_url', rx.url('/own-failed'))
+      .field('webhook_url', suite.rx.url('/own-failed'))
       .expect(201);
     const failed = await waitFor(
       async () => {
-        const r = await t.http.get(`/api/v1/transcriptions/${res.body.data.uuid}`);
+        const r = await suite.t.http.get(`/api/v1/transcriptions/${res.body.data.uuid}`);
         return r.body.data.status === 'failed' ? r.body.data : undefined;
       },
       20_000,
       'failed',
     );
     expect(failed.error).toMatch(/^no transcription service is configured/);
-    const hook = await waitFor(async () => rx.at('/failed')[0], 20_000, 'failed webhook');
+    const hook = await waitFor(async () => suite.rx.at('/failed')[0], 20_000, 'failed webhook');
     const body = JSON.parse(hook.body);
     expect(body.type).toBe('transcription_failed');
     expect(body.data.transcription).toMatchObject({ uuid: res.body.data.uuid, status: 'failed' });
     expect(body.data.transcript).toBeUndefined();
     // The request's own webhook gets the same event, with no Authorization header when no token was given.
-    const own = await waitFor(async () => rx.at('/own-failed')[0], 20_000, 'per-request failed webhook');
+    const own = await waitFor(
+      async () => suite.rx.at('/own-failed')[0],
+      20_000,
+      'per-request failed webhook',
+    );
     expect(own.headers.authorization).toBeUndefined();
     expect(JSON.parse(own.body)).toMatchObject({ type: 'transcription_failed', data: body.data });
   });

@@ -1,39 +1,30 @@
 import { DataSource } from 'typeorm';
 import { RetryPolicy } from '@/modules/events/retry-policy';
-import { startTestApp, TestApp } from '../setup/test-app';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { createTenant } from '../factories/workspace.factory';
 import { createWebhook, emitEvent } from '../factories/webhook.factory';
-import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { useTestApp } from '../setup/suite';
 
 describe('Webhook targets with private network targets refused', () => {
-  let dbUrl: string;
-  let app: TestApp;
-  let rx: WebhookReceiver;
-  let t: TestTenant;
-
-  beforeAll(async () => {
-    rx = await WebhookReceiver.start();
-    dbUrl = await isolatedDatabase('webhook_targets');
-    app = await startTestApp({ DATABASE_URL: dbUrl, ALLOW_PRIVATE_NETWORK_TARGETS: 'false' });
-    app.get<RetryPolicy>(RetryPolicy).configure({ maxAttempts: 1 });
-    t = await createTenant(app);
+  const suite = useTestApp({
+    servers: { rx: () => WebhookReceiver.start() },
+    database: 'webhook_targets',
+    env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'false' },
+    tenants: ['t'],
   });
-  afterAll(async () => {
-    await app.close();
-    await rx.close();
-    await dropDatabase(dbUrl);
-  });
+  beforeAll(() => suite.app.get<RetryPolicy>(RetryPolicy).configure({ maxAttempts: 1 }));
 
   it('refuses plain http subscriptions', async () => {
-    const res = await t.http.post('/api/v1/webhooks').send({ url: rx.url('/x'), events: ['intent_call'] });
+    const res = await suite.t.http
+      .post('/api/v1/webhooks')
+      .send({ url: suite.rx.url('/x'), events: ['intent_call'] });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'url' });
   });
 
   it('never connects to loopback, private, link-local, unique-local, multicast or reserved targets in any notation', async () => {
-    const port = rx.port;
+    const port = suite.rx.port;
     const targets = [
       `https://127.0.0.1:${port}/`,
       `https://2130706433:${port}/`,
@@ -57,25 +48,25 @@ describe('Webhook targets with private network targets refused', () => {
     ];
     // Refused when saved, naming the field and saying why: nothing is stored, nothing is ever sent.
     for (const url of targets) {
-      const res = await t.http.post('/api/v1/webhooks').send({ url, events: ['intent_call'] });
+      const res = await suite.t.http.post('/api/v1/webhooks').send({ url, events: ['intent_call'] });
       expect({ url, status: res.status }).toEqual({ url, status: 422 });
       expect(res.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'url' });
       expect(res.body.message).toMatch(/^url must not target a private, loopback or reserved address \(/);
     }
-    const listed = await t.http.get('/api/v1/webhooks').expect(200);
+    const listed = await suite.t.http.get('/api/v1/webhooks').expect(200);
     expect(listed.body.data.items ?? listed.body.data).toEqual([]);
-    expect(rx.received).toHaveLength(0);
+    expect(suite.rx.received).toHaveLength(0);
   });
 
   it('checks the address again at connect time: a stored URL that now points inside is never connected to', async () => {
-    const tenant = await createTenant(app);
+    const tenant = await createTenant(suite.app);
     const w = await createWebhook(tenant, { url: 'https://hooks.example.com/in', events: ['intent_call'] });
     // The stored address changes under the check made at save time (as a name re-pointed by its DNS does).
-    for (const url of [`https://127.0.0.1:${rx.port}/x`, `https://localhost:${rx.port}/x`]) {
-      await app
+    for (const url of [`https://127.0.0.1:${suite.rx.port}/x`, `https://localhost:${suite.rx.port}/x`]) {
+      await suite.app
         .get<DataSource>(DataSource)
         .query(`UPDATE webhooks SET url = $1 WHERE id = $2`, [url, w.uuid]);
-      await emitEvent(app, tenant, 'intent_call', {});
+      await emitEvent(suite.app, tenant, 'intent_call', {});
     }
     const items = await waitFor(
       async () => {
@@ -88,6 +79,6 @@ describe('Webhook targets with private network targets refused', () => {
     );
     // The tenant reads a category, never a socket error.
     for (const d of items) expect(d.attempts.map((a) => a.error)).toEqual(['refused: private address']);
-    expect(rx.received).toHaveLength(0);
+    expect(suite.rx.received).toHaveLength(0);
   });
 });

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { CHANNEL_LABELS, Channel } from '@/modules/conversations/channels';
 import {
   AggregateFilter,
-  AnalyticsRepository,
+  AggregatesRepository,
   CallStatsRow,
   EvaluationStatsRow,
   EvaluationValueRow,
   SessionStatsRow,
-} from './analytics.repository';
+} from './aggregates.repository';
 import { AnalyticsQuery, parseChannelList } from './dto/analytics.query';
 import {
   AnalyticsRangeDto,
@@ -59,7 +59,7 @@ function bucket<R extends { grp: string; channel: Channel | null; day: string | 
 /** Aggregates over sessions, evaluation records and calls, computed by the database. */
 @Injectable()
 export class AggregatesService {
-  constructor(private readonly repo: AnalyticsRepository) {}
+  constructor(private readonly repo: AggregatesRepository) {}
 
   async sessions(workspaceId: string, query: AnalyticsQuery): Promise<SessionAnalyticsDto> {
     const { filter, range } = this.filter(query);

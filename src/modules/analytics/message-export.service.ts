@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
-import { AnalyticsRepository, ExportRow } from './analytics.repository';
+import { ExportRow, MessageExportRepository } from './message-export.repository';
 import { ExportMessagesQuery } from './dto/export-messages.query';
 import { MessageExportDto } from './dto/export-response.dto';
 import { ExportCursorCodec, ExportPosition, ExportScope } from './export-cursor';
@@ -19,7 +19,7 @@ export class MessageExportService {
   private codec?: ExportCursorCodec;
 
   constructor(
-    private readonly repo: AnalyticsRepository,
+    private readonly repo: MessageExportRepository,
     private readonly workspaces: WorkspacesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

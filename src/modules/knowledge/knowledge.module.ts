@@ -12,6 +12,7 @@ import { ImportsController } from './imports.controller';
 import { ImportSources } from './import-sources';
 import { ImportsService, MAX_UPLOAD_BYTES } from './imports.service';
 import { KnowledgeIndexRepository } from './knowledge-index.repository';
+import { KnowledgeSearchRepository } from './knowledge-search.repository';
 import { KnowledgeVectorsRepository } from './knowledge-vectors.repository';
 import { KnowledgeController } from './knowledge.controller';
 import { KnowledgeService } from './knowledge.service';
@@ -33,6 +34,7 @@ import { diskUploads } from './upload-storage';
     DataSourcesRepository,
     RecordsRepository,
     KnowledgeIndexRepository,
+    KnowledgeSearchRepository,
     KnowledgeVectorsRepository,
     DataSourcesService,
     ImportsService,

@@ -8,7 +8,8 @@ import { EMBEDDINGS, Embeddings, EmbeddingsError } from '@/providers/embeddings/
 import { DataSourcesRepository } from './data-sources.repository';
 import { DataSourcesService } from './data-sources.service';
 import { DataSourceDetailResponse, SearchResultResponse } from './dto/responses';
-import { KnowledgeIndexRepository, SearchHit, SnapshotSource } from './knowledge-index.repository';
+import { KnowledgeIndexRepository, SnapshotSource } from './knowledge-index.repository';
+import { KnowledgeSearchRepository, SearchHit } from './knowledge-search.repository';
 import { EMBED_BATCH, KnowledgeVectorsRepository } from './knowledge-vectors.repository';
 import { columnName, recordJsonSql, recordTextSql } from './records-table';
 
@@ -56,6 +57,7 @@ export class KnowledgeService {
     private readonly sources: DataSourcesRepository,
     private readonly dataSources: DataSourcesService,
     private readonly index: KnowledgeIndexRepository,
+    private readonly words: KnowledgeSearchRepository,
     private readonly vectors: KnowledgeVectorsRepository,
     private readonly agents: AgentsService,
     @InjectQueue(QUEUES.knowledge) private readonly queue: Queue,
@@ -218,9 +220,9 @@ export class KnowledgeService {
   ): Promise<SearchResultResponse[]> {
     const n = Math.min(Math.max(limit, 1), 50);
     if (!this.embeddings.isConfigured())
-      return (await this.index.search(workspaceId, agentId, parts, phrase, n)).map(toResult);
+      return (await this.words.search(workspaceId, agentId, parts, phrase, n)).map(toResult);
     const [lexical, nearest] = await Promise.all([
-      this.index.search(workspaceId, agentId, parts, phrase, FUSION_DEPTH),
+      this.words.search(workspaceId, agentId, parts, phrase, FUSION_DEPTH),
       this.nearest(workspaceId, agentId, parts),
     ]);
     const fused = new Map<number, number>();
@@ -229,7 +231,7 @@ export class KnowledgeService {
     nearest.forEach((h, rank) => add(h.id, rank));
     const top = [...fused.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, n);
     const known = new Map(lexical.map((h) => [h.id, h]));
-    const missing = await this.index.passages(
+    const missing = await this.words.passages(
       workspaceId,
       agentId,
       top.map(([id]) => id).filter((id) => !known.has(id)),
