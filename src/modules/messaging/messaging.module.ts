@@ -22,6 +22,8 @@ import {
 } from './messaging.entities';
 import { MessagingThreadsRepository, ProviderMessagesRepository } from './messaging.repositories';
 import { OutboundMessagesService } from './outbound-messages.service';
+import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.port';
+import { MessagingTemplateSender, OUTBOUND_TEMPLATE_SENDER_PROVIDER } from './outbound-template-sender';
 import { TemplateSettingsRepository, WhatsappTemplatesRepository } from './templates.repositories';
 import { WhatsappController } from './whatsapp.controller';
 import { WhatsappTemplateSends } from './whatsapp-template-sends';
@@ -53,8 +55,11 @@ import { WhatsappTemplatesService } from './whatsapp-templates.service';
     InboundSimulation,
     WhatsappTemplatesService,
     WhatsappTemplateSends,
+    MessagingTemplateSender,
+    OUTBOUND_TEMPLATE_SENDER_PROVIDER,
   ],
   exports: [
+    OUTBOUND_TEMPLATE_SENDER,
     OutboundMessagesService,
     WhatsappTemplateSends,
     InboundQueue,
