@@ -6,6 +6,7 @@ import { ConversationsModule } from '@/modules/conversations/conversations.modul
 import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { MessagingProvidersModule } from '@/providers/messaging/messaging.module';
+import { SpeechModule } from '@/providers/speech/speech.module';
 import { MessagingHooksController } from './hooks.controller';
 import { InboundMessagesService } from './inbound-messages.service';
 import { InboundQueue } from './inbound-queue';
@@ -27,6 +28,7 @@ import { MessagingTemplateSender, OUTBOUND_TEMPLATE_SENDER_PROVIDER } from './ou
 import { TemplateSettingsRepository, WhatsappTemplatesRepository } from './templates.repositories';
 import { WhatsappController } from './whatsapp.controller';
 import { WhatsappTemplateSends } from './whatsapp-template-sends';
+import { VoiceNotes } from './voice-notes';
 import { WhatsappTemplatesService } from './whatsapp-templates.service';
 
 /** SMS, WhatsApp, Messenger and Instagram: provider messages, inbound threads, templates, provider hooks. */
@@ -39,6 +41,7 @@ import { WhatsappTemplatesService } from './whatsapp-templates.service';
     BlacklistModule,
     EventsModule,
     MessagingProvidersModule,
+    SpeechModule,
   ],
   controllers: [MessagesController, WhatsappController, MessagingHooksController],
   providers: [
@@ -56,6 +59,7 @@ import { WhatsappTemplatesService } from './whatsapp-templates.service';
     WhatsappTemplatesService,
     WhatsappTemplateSends,
     MessagingTemplateSender,
+    VoiceNotes,
     OUTBOUND_TEMPLATE_SENDER_PROVIDER,
   ],
   exports: [
