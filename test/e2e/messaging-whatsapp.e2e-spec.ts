@@ -282,6 +282,41 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     }
   });
 
+  it('SMS from a Twilio number while Twilio is not configured is refused 422 before anything is stored', async () => {
+    // This deployment has no TWILIO_ACCOUNT_SID: a number registered as Twilio's (or left from an earlier
+    // configuration) cannot send SMS, and the API says so instead of queueing a message that can only fail.
+    const number = newNumber();
+    const created = await t.http
+      .post('/api/v1/phone-numbers')
+      .send({ number, provider: 'sandbox', capabilities: { sms: true } })
+      .expect(201);
+    const smsAgent = (await createAgent(t)).agent_uuid as string;
+    await t.http
+      .post(`/api/v1/agents/${smsAgent}/phone-numbers`)
+      .send({ phone_number_uuid: created.body.data.uuid, channels: ['sms'] })
+      .expect(201);
+    await db.query(`UPDATE phone_numbers SET provider = 'twilio' WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      created.body.data.uuid,
+    ]);
+    const customer = sandboxDestination('2232');
+    const refused = await t.http
+      .post('/api/v1/sms/send')
+      .send({ agent_uuid: smsAgent, to: customer, body: 'Your order shipped' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'phone_number_uuid' });
+    expect(refused.body.message).toContain('Twilio is not configured');
+    const stored = await db.query(
+      `SELECT count(*)::int AS n FROM provider_messages WHERE workspace_id = $1 AND to_address = $2`,
+      [t.workspaceId, customer],
+    );
+    expect(stored[0].n).toBe(0);
+    const conversations = await t.http
+      .get(`/api/v1/conversations?channel=sms&phone=${encodeURIComponent(customer)}`)
+      .expect(200);
+    expect(conversations.body.data.items).toHaveLength(0);
+  });
+
   it('a wrong X-Hub-Signature-256 is 401 and stores nothing', async () => {
     const customer = sandboxDestination('2223');
     const payload = change('messages', {
