@@ -293,6 +293,93 @@ describe('outbound WhatsApp templates', () => {
     expect(completed.attempts[0]).toMatchObject({ message_uuid: messageId, outcome: 'completed' });
   });
 
+  it('a message frees its campaign slot once handed to Meta; sent with nothing later for 24 h completes it', async () => {
+    const name = `notice_${uniq()}`;
+    const tpl = await template(real.numberId, name, 'Notice for {{1}}');
+    await notify(
+      {
+        event: 'APPROVED',
+        message_template_id: Number(tpl.template_id),
+        message_template_name: name,
+        message_template_language: 'en_US',
+        reason: 'NONE',
+      },
+      'message_template_status_update',
+    ).expect(200);
+    await templateStatus(tpl.uuid, 'APPROVED');
+    const s = await setting(tpl.uuid, { '1': '{{contact.name}}' });
+    const people = [
+      await createContact(t, { name: 'Ann', phone_number: sandboxDestination('3501') }),
+      await createContact(t, { name: 'Bob', phone_number: sandboxDestination('3502') }),
+      await createContact(t, { name: 'Cy', phone_number: sandboxDestination('3503') }),
+    ];
+    const pool = await createPool(t);
+    await addMembers(
+      t,
+      pool.uuid,
+      people.map((p) => p.uuid),
+    );
+    const campaign = await createCampaign(t, {
+      agent_uuid: real.agentId,
+      channel: 'whatsapp',
+      template_setting_uuid: s.uuid,
+      pool_uuids: [pool.uuid],
+      max_concurrency: 1,
+    });
+    await t.http.post(`/api/v1/campaigns/${campaign.uuid}/start`).expect(200);
+    // No status ever comes back from Meta, yet one slot sends all three, one after the other.
+    const toMeta = () =>
+      meta
+        .sent(`/${real.metaId}/messages`)
+        .filter((r) => r.body.template?.name === name)
+        .map((r) => `+${r.body.to as string}`);
+    await waitFor(async () => (toMeta().length === 3 ? true : undefined), 20_000, 'three templates at Meta');
+    expect(toMeta().sort()).toEqual(people.map((p) => p.phone_number as string).sort());
+    const live = await tasksOf(t, `campaign_uuid=${campaign.uuid}`);
+    expect(live.map((x) => x.status)).toEqual(['in_progress', 'in_progress', 'in_progress']);
+    // One is delivered, one is only sent: after 24 h without more news the sent one completes too; the third,
+    // still queued at Meta's side, stays in progress.
+    const messageOf = async (task: Task) => {
+      const full = (await t.http.get(`/api/v1/tasks/${task.uuid}`).expect(200)).body.data;
+      const id = full.attempts[0].message_uuid as string;
+      const wamid = await waitFor(async () => {
+        const m = await t.http.get(`/api/v1/messages/${id}`).expect(200);
+        return (m.body.data.provider_message_id as string | null) ?? undefined;
+      });
+      return { id, wamid };
+    };
+    const byContact = new Map(live.map((x) => [x.contact_uuid, x]));
+    const [delivered, sent, silent] = people.map((p) => byContact.get(p.uuid)!);
+    const status = async (task: Task, value: string) => {
+      const { id, wamid } = await messageOf(task);
+      await notify({
+        messaging_product: 'whatsapp',
+        metadata: { phone_number_id: real.metaId },
+        statuses: [{ id: wamid, status: value, timestamp: '1763900003', recipient_id: '1' }],
+      }).expect(200);
+      await waitFor(async () => {
+        const m = await t.http.get(`/api/v1/messages/${id}`).expect(200);
+        return m.body.data.delivery_status === value ? true : undefined;
+      });
+    };
+    await status(delivered, 'delivered');
+    await status(sent, 'sent');
+    await taskWhere(delivered.uuid, (x) => x.status === 'completed');
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await t.http.get(`/api/v1/tasks/${sent.uuid}`).expect(200)).body.data.status).toBe('in_progress');
+    await clock.set(Date.now() + 24 * 3600_000 + 60_000);
+    try {
+      const done = await taskWhere(sent.uuid, (x) => x.status === 'completed');
+      expect(done.last_outcome).toBe('completed');
+      await new Promise((r) => setTimeout(r, 2500));
+      expect((await t.http.get(`/api/v1/tasks/${silent.uuid}`).expect(200)).body.data.status).toBe(
+        'in_progress',
+      );
+    } finally {
+      await clock.reset();
+    }
+  });
+
   it('a task refused before sending fails with the reason and is not retried', async () => {
     const task = async (body: object) =>
       t.http

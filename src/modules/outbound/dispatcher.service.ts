@@ -58,7 +58,7 @@ export class Dispatcher {
       await this.settlement.settleCall(ref, now);
       settled += 1;
     }
-    for (const ref of await this.dispatch.liveMessages()) await this.settlement.settleMessage(ref, now);
+    for (const ref of await this.dispatch.settledMessages(at)) await this.settlement.settleMessage(ref, now);
     for (const ref of await this.dispatch.staleClaims(new Date(Date.now() - CLAIM_GRACE_MS))) {
       const task = await this.tasks.get(ref.workspace_id, ref.id);
       const stuck = task?.claimed_at && Date.now() - task.claimed_at.getTime() > STUCK_CLAIM_MS;
