@@ -5,6 +5,7 @@ import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { metaSignature, MetaServer } from '../support/meta-server';
+import { defaultSttAnswer, SttServer } from '../support/stt-server';
 import { waitFor } from '../support/wait';
 
 const APP_SECRET = 'meta-app-secret-for-tests';
@@ -19,6 +20,7 @@ const newNumber = () => {
 describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenger', () => {
   let llm: LlmServer;
   let meta: MetaServer;
+  let stt: SttServer;
   let app: TestApp;
   let t: TestTenant;
   let other: TestTenant;
@@ -81,7 +83,10 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
   beforeAll(async () => {
     llm = await LlmServer.start();
     meta = await MetaServer.start();
+    stt = await SttServer.start();
     app = await startTestApp({
+      STT_BASE_URL: stt.url,
+      STT_API_KEY: 'stt-key',
       LLM_BASE_URL: llm.url,
       LLM_MODEL: 'test-model',
       SANDBOX_ANSWER_DELAY_MS: '100',
@@ -114,6 +119,7 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
   afterAll(async () => {
     await app.close();
     await meta.close();
+    await stt.close();
     await llm.close();
   });
 
@@ -181,7 +187,7 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     expect(events.map((e: { status: string }) => e.status)).toEqual(['sent', 'read']);
   });
 
-  it('buttons and list replies arrive as text, media as its type with the caption', async () => {
+  it('buttons and list replies arrive as text, media as its type with the caption; unheard audio stays [audio] unanswered', async () => {
     const customer = sandboxDestination('2222');
     await inbound(customer, {
       type: 'interactive',
@@ -191,15 +197,124 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
       type: 'image',
       image: { id: 'media1', caption: 'My receipt', mime_type: 'image/jpeg' },
     }).expect(200);
+    // Meta no longer serves this media: the voice note cannot be heard, so it is kept as [audio] and not answered.
     await inbound(customer, { type: 'audio', audio: { id: 'media2', mime_type: 'audio/ogg' } }).expect(200);
+    await inbound(customer, { type: 'text', text: { body: 'Still there?' } }).expect(200);
     await waitFor(async () => (sentTo(customer).length === 3 ? true : undefined));
     const conversation = await conversationOf(customer);
-    const customerTurns = (await messagesOf(conversation.uuid)).filter((m) => m.sender === 'customer');
-    expect(customerTurns.map((m) => [m.message_type, m.content])).toEqual([
-      ['text', 'Yes please'],
-      ['image', 'My receipt'],
-      ['audio', '[audio]'],
+    const turns = await messagesOf(conversation.uuid);
+    expect(turns.map((m) => [m.sender, m.message_type, m.content])).toEqual([
+      ['customer', 'text', 'Yes please'],
+      ['agent', 'text', 'Hello from the model.'],
+      ['customer', 'image', 'My receipt'],
+      ['agent', 'text', 'Hello from the model.'],
+      ['customer', 'audio', '[audio]'],
+      ['customer', 'text', 'Still there?'],
+      ['agent', 'text', 'Hello from the model.'],
     ]);
+    expect(stt.calls).toHaveLength(0);
+  });
+
+  it('a voice note is transcribed: its media fetched from the Graph API, the transcript answered by the agent', async () => {
+    const customer = sandboxDestination('2230');
+    const bytes = Buffer.from(`OggS${'\u0000'.repeat(8)}opus voice note ${uniq()}`, 'latin1');
+    const mediaId = `media${uniq()}`;
+    meta.media.set(mediaId, { mimeType: 'audio/ogg; codecs=opus', bytes });
+    stt.reset();
+    stt.respond = () => ({ body: { text: ' Can I change my delivery address? ' } });
+    llm.reset();
+    try {
+      await inbound(customer, {
+        type: 'audio',
+        audio: { id: mediaId, mime_type: 'audio/ogg; codecs=opus' },
+      }).expect(200);
+      const reply = await waitFor(async () => sentTo(customer)[0]);
+      expect(reply.body).toMatchObject({ type: 'text', text: { body: 'Hello from the model.' } });
+    } finally {
+      stt.respond = defaultSttAnswer;
+    }
+    // The media was looked up, then downloaded with the Cloud API token.
+    const lookups = meta.requests.filter((r) => r.method === 'GET' && r.path === `/${mediaId}`);
+    expect(lookups).toHaveLength(1);
+    expect(lookups[0].authorization).toBe('Bearer meta-access-token');
+    const download = meta.requests.find(
+      (r) => r.path.startsWith('/media-download') && r.query.get('mid') === mediaId,
+    );
+    expect(download?.authorization).toBe('Bearer meta-access-token');
+    // The speech service got the file as it came, named for its container.
+    expect(stt.calls).toHaveLength(1);
+    expect(stt.calls[0].file.equals(bytes)).toBe(true);
+    expect(stt.calls[0].fileName).toBe('voice-note.ogg');
+    expect(stt.calls[0].authorization).toBe('Bearer stt-key');
+    // The transcript is the customer's message, and the model answered it.
+    const conversation = await conversationOf(customer);
+    const turns = await messagesOf(conversation.uuid);
+    expect(turns.map((m) => [m.sender, m.message_type, m.content])).toEqual([
+      ['customer', 'audio', 'Can I change my delivery address?'],
+      ['agent', 'text', 'Hello from the model.'],
+    ]);
+    const asked = llm.callsOf('reply').at(-1)!;
+    expect(asked.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: 'Can I change my delivery address?',
+    });
+  });
+
+  it('a voice note the speech service cannot transcribe is kept as [audio] and not answered', async () => {
+    const customer = sandboxDestination('2231');
+    const mediaId = `media${uniq()}`;
+    meta.media.set(mediaId, { mimeType: 'audio/ogg', bytes: Buffer.from('OggS broken') });
+    stt.respond = () => ({ status: 500 });
+    try {
+      await inbound(customer, { type: 'audio', audio: { id: mediaId, mime_type: 'audio/ogg' } }).expect(200);
+      const conversation = await conversationOf(customer);
+      const turns = await waitFor(async () => {
+        const list = await messagesOf(conversation.uuid);
+        return list.length ? list : undefined;
+      });
+      expect(turns.map((m) => [m.sender, m.message_type, m.content])).toEqual([
+        ['customer', 'audio', '[audio]'],
+      ]);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(sentTo(customer)).toHaveLength(0);
+    } finally {
+      stt.respond = defaultSttAnswer;
+    }
+  });
+
+  it('SMS from a Twilio number while Twilio is not configured is refused 422 before anything is stored', async () => {
+    // This deployment has no TWILIO_ACCOUNT_SID: a number registered as Twilio's (or left from an earlier
+    // configuration) cannot send SMS, and the API says so instead of queueing a message that can only fail.
+    const number = newNumber();
+    const created = await t.http
+      .post('/api/v1/phone-numbers')
+      .send({ number, provider: 'sandbox', capabilities: { sms: true } })
+      .expect(201);
+    const smsAgent = (await createAgent(t)).agent_uuid as string;
+    await t.http
+      .post(`/api/v1/agents/${smsAgent}/phone-numbers`)
+      .send({ phone_number_uuid: created.body.data.uuid, channels: ['sms'] })
+      .expect(201);
+    await db.query(`UPDATE phone_numbers SET provider = 'twilio' WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      created.body.data.uuid,
+    ]);
+    const customer = sandboxDestination('2232');
+    const refused = await t.http
+      .post('/api/v1/sms/send')
+      .send({ agent_uuid: smsAgent, to: customer, body: 'Your order shipped' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'phone_number_uuid' });
+    expect(refused.body.message).toContain('Twilio is not configured');
+    const stored = await db.query(
+      `SELECT count(*)::int AS n FROM provider_messages WHERE workspace_id = $1 AND to_address = $2`,
+      [t.workspaceId, customer],
+    );
+    expect(stored[0].n).toBe(0);
+    const conversations = await t.http
+      .get(`/api/v1/conversations?channel=sms&phone=${encodeURIComponent(customer)}`)
+      .expect(200);
+    expect(conversations.body.data.items).toHaveLength(0);
   });
 
   it('a wrong X-Hub-Signature-256 is 401 and stores nothing', async () => {

@@ -405,43 +405,4 @@ describe('outbound dispatcher', () => {
       [placed.uuid, lost.uuid].sort(),
     );
   });
-
-  it('refuses a WhatsApp campaign while no template sender is bound; such a task fails with the reason', async () => {
-    const pool = await createPool(t);
-    await addMembers(
-      t,
-      pool.uuid,
-      (await contacts(['7701'])).map((c) => c.uuid),
-    );
-    const missing = await t.http
-      .post('/api/v1/campaigns')
-      .send({ name: 'WA', agent_uuid: line.agentId, channel: 'whatsapp', pool_uuids: [pool.uuid] });
-    expect(missing.status).toBe(422);
-    expect(missing.body.error.field).toBe('template_setting_uuid');
-    const campaign = await createCampaign(t, {
-      agent_uuid: line.agentId,
-      channel: 'whatsapp',
-      template_setting_uuid: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f',
-      phone_number_uuid: line.numberId,
-      pool_uuids: [pool.uuid],
-    });
-    const refused = await t.http.post(`/api/v1/campaigns/${campaign.uuid}/start`).expect(422);
-    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'template_setting_uuid' });
-    const task = await t.http
-      .post('/api/v1/tasks')
-      .send({
-        title: 'Template',
-        type: 'send_message',
-        agent_uuid: line.agentId,
-        contact: { phone_number: sandboxDestination('7702') },
-        scheduled_at: new Date((await clock.now()) + 1500).toISOString(),
-        task_data: {
-          message_type: 'whatsapp_template',
-          template_uuid: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e6f',
-        },
-      })
-      .expect(201);
-    const failed = await taskWhere(task.body.data.uuid, (x) => x.status === 'failed');
-    expect(failed.failure_reason).toBe('whatsapp_templates_unavailable');
-  });
 });

@@ -347,4 +347,51 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     const plain = await createCampaign(t, { agent_uuid: line.agentId });
     await t.http.get(`/api/v1/listings/${plain.uuid}`).expect(404);
   });
+  it('a listing announces each contact it creates with contact_created, in its transaction', async () => {
+    const known = await createContact(t, { name: 'Known', phone_number: '+14155550171' });
+    const events = (phones: string[]) =>
+      db.query(
+        `SELECT data->'contact'->>'phone_number' AS phone, data->'contact'->>'name' AS name, agent_id
+           FROM outbox_events
+          WHERE workspace_id = $1 AND type = 'contact_created' AND data->'contact'->>'phone_number' = ANY($2)
+          ORDER BY 1`,
+        [t.workspaceId, phones],
+      );
+    const fresh = ['+14155550172', '+14155550173'];
+    // A listing refused (no template setting for a WhatsApp listing) creates nothing and announces nothing.
+    await t.http
+      .post('/api/v1/listings')
+      .send({
+        name: 'Refused',
+        campaign_type: 'whatsapp',
+        agent_uuid: line.agentId,
+        contacts: fresh.map((phone_number) => ({ phone_number })),
+      })
+      .expect(422);
+    expect(await events(fresh)).toEqual([]);
+    await t.http
+      .post('/api/v1/listings')
+      .send({
+        name: 'May leads',
+        agent_uuid: line.agentId,
+        contacts: [
+          { phone_number: known.phone_number, surname: 'Again' },
+          { phone_number: fresh[0], name: 'First' },
+          { phone_number: fresh[1], name: 'Second', email: 'second@example.com' },
+        ],
+        start_date: nextYear,
+      })
+      .expect(201);
+    expect(await events([known.phone_number, ...fresh])).toEqual([
+      { phone: known.phone_number, name: 'Known', agent_id: null },
+      { phone: fresh[0], name: 'First', agent_id: null },
+      { phone: fresh[1], name: 'Second', agent_id: null },
+    ]);
+    // Another workspace's outbox holds none of them.
+    const leaked = await db.query(
+      `SELECT count(*)::int AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'contact_created'`,
+      [other.workspaceId],
+    );
+    expect(leaked[0].n).toBe(0);
+  });
 });

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 
 /** Meta's `X-Hub-Signature-256` of a webhook body. */
@@ -24,8 +24,9 @@ export interface GraphTemplate {
 }
 
 /**
- * A local server speaking the parts of Meta's Graph API the service uses: Cloud API and Send API messages, and a
- * WABA's message templates (create, paged list, delete by name). Answers like Meta, errors included.
+ * A local server speaking the parts of Meta's Graph API the service uses: Cloud API and Send API messages, a
+ * WABA's message templates (create, paged list, delete by name) and media downloads. Answers like Meta, errors
+ * included.
  */
 export class MetaServer {
   readonly requests: GraphRequest[] = [];
@@ -33,6 +34,11 @@ export class MetaServer {
   readonly refuse = new Map<string, number>();
   /** The WABA's templates as Meta holds them. */
   templates: GraphTemplate[] = [];
+  /**
+   * Media of inbound messages by media id, served as Meta does: `GET /{media-id}` answers a short-lived `url`, and
+   * that URL (another path of this server, like Meta's lookaside host) answers the bytes to a bearer token only.
+   */
+  readonly media = new Map<string, { mimeType: string; bytes: Buffer }>();
 
   private constructor(
     private readonly server: Server,
@@ -74,6 +80,25 @@ export class MetaServer {
     const error = (status: number, code: number, message: string) =>
       send(status, { error: { message, type: 'OAuthException', code, fbtrace_id: 'A1b2C3' } });
     const parts = path.split('/').filter(Boolean);
+    if (req.method === 'GET' && parts[0] === 'media-download') {
+      const file = this.media.get(url.searchParams.get('mid') ?? '');
+      if (!file) return error(404, 100, 'Unknown media');
+      if (!req.headers.authorization?.startsWith('Bearer '))
+        return error(401, 190, 'Invalid OAuth access token');
+      res.writeHead(200, { 'Content-Type': file.mimeType, 'Content-Length': file.bytes.length });
+      return void res.end(file.bytes);
+    }
+    if (req.method === 'GET' && parts.length === 1 && this.media.has(parts[0])) {
+      const file = this.media.get(parts[0])!;
+      return send(200, {
+        messaging_product: 'whatsapp',
+        url: `${new URL(this.url).origin}/media-download/?mid=${encodeURIComponent(parts[0])}&ext=${Date.now()}`,
+        mime_type: file.mimeType,
+        sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        file_size: file.bytes.length,
+        id: parts[0],
+      });
+    }
     if (parts[1] === 'messages' && req.method === 'POST') {
       if (body?.messaging_product === 'whatsapp') {
         const code = this.refuse.get(body.to);

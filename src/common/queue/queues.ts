@@ -27,6 +27,8 @@ export interface JobPayloads {
     'sweep-record-tables': Record<string, never>;
     /** Deletes request and action log rows older than LOG_RETENTION_DAYS (repeatable, daily). */
     'purge-logs': { batchSize?: number };
+    /** Deletes flow executions that ended more than 30 days ago (repeatable, daily). */
+    'purge-flow-executions': { batchSize?: number };
   };
   sessions: {
     /** Ends the session when the customer has been idle past its timeout; `activityMs` is the turn that set it. */

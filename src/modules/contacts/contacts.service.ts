@@ -65,6 +65,21 @@ export class ContactsService {
     );
   }
 
+  /**
+   * `contact_created` for contacts another module inserted itself inside `tx` (a listing's bulk upsert): read back in
+   * that transaction and announced there, one event per contact, like the paths of this service.
+   */
+  async announceCreated(tx: Transaction, workspaceId: string, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    const rows = await this.contacts.findManyWithTags(workspaceId, [...new Set(ids)], tx);
+    const byId = new Map(rows.map((c) => [c.id, c]));
+    await this.created(
+      tx,
+      workspaceId,
+      ids.map((id) => byId.get(id)).filter((c): c is Contact => !!c),
+    );
+  }
+
   toResponse(c: Contact): ContactResponse {
     return {
       uuid: c.id,

@@ -143,6 +143,23 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
     );
   }
 
+  /**
+   * Retention (13.5): executions that ended more than `days` ago go, in every workspace, a batch at a time; queued
+   * and running ones stay whatever their age. Answers how many went.
+   */
+  @Sweep('retention')
+  async purgeEndedBefore(days: number, batchSize: number): Promise<number> {
+    const [, deleted] = await this.sql<[unknown, number]>(
+      `DELETE FROM flow_executions WHERE id IN (
+         SELECT id FROM flow_executions
+          WHERE finished_at IS NOT NULL AND finished_at < now() - make_interval(days => $1)
+            AND status IN ('succeeded', 'failed', 'cancelled')
+          LIMIT $2)`,
+      [days, batchSize],
+    );
+    return deleted;
+  }
+
   /** Queued executions of a flow become cancelled (the flow is being deleted). */
   async cancelQueued(tx: Transaction, workspaceId: string, flowId: string): Promise<void> {
     await this.sql(

@@ -61,6 +61,7 @@ import { FlowDispatcher } from './triggers/flow-dispatcher';
     FlowRunner,
     FlowSchedules,
     FlowsRepository,
+    FlowExecutionsRepository,
     FlowExecutionsService,
     FlowClock,
   ],

@@ -11,6 +11,7 @@ import { MessagingLines } from './messaging-lines';
 import type { MessagingThread } from './messaging.entities';
 import { ProviderMessagesRepository } from './messaging.repositories';
 import { optOutKeyword } from './opt-out';
+import { VoiceNotes } from './voice-notes';
 
 interface Route {
   workspaceId: string;
@@ -44,6 +45,7 @@ export class InboundMessagesService {
     private readonly turns: ConversationTurnsService,
     private readonly blacklist: BlacklistService,
     private readonly sender: MessageSender,
+    private readonly voiceNotes: VoiceNotes,
   ) {}
 
   async process(item: InboundItem): Promise<InboundOutcome | null> {
@@ -54,6 +56,10 @@ export class InboundMessagesService {
     }
     const ws = route.workspaceId;
     if (await this.records.seen(ws, item.provider, item.providerMessageId)) return null;
+    // A voice note is its transcript; one not heard (no speech to text, or it failed) stays `[audio]`, unanswered.
+    const audio = item.messageType === 'audio';
+    const heard = audio ? await this.voiceNotes.transcribe(item) : null;
+    const text = heard ?? item.text;
     const byPhone = item.channel === 'sms' || item.channel === 'whatsapp';
     const contactId = byPhone ? await this.lines.contactFor(ws, item.from) : null;
     const thread = await this.lines.open(
@@ -68,18 +74,20 @@ export class InboundMessagesService {
       contactId,
     );
     if (!route.agentId) {
-      const stored = await this.conversations.storeUnattended(ws, thread.id, item.text, item.messageType);
+      const stored = await this.conversations.storeUnattended(ws, thread.id, text, item.messageType);
       await this.recordInbound(ws, stored.id, thread, route, item);
       return { workspaceId: ws, messageId: stored.id, replyId: null, conversationId: thread.id };
     }
-    const keyword = byPhone ? optOutKeyword(item.text) : null;
+    // Only typed words opt out: a transcript is not a deliberate keyword.
+    const keyword = byPhone && !audio ? optOutKeyword(item.text) : null;
     if (keyword === 'stop') await this.blacklist.optOut(ws, item.from, contactId);
     if (keyword === 'start') await this.blacklist.liftOptOut(ws, item.from);
     const silent =
       keyword !== null ||
+      (audio && heard === null) ||
       thread.handledBy === 'Human' ||
       (byPhone && (await this.blacklist.isBlacklisted(ws, { phone: item.from })));
-    const turn = await this.turns.takeTurn(ws, thread.id, item.text, {
+    const turn = await this.turns.takeTurn(ws, thread.id, text, {
       muted: silent,
       messageType: item.messageType,
     });

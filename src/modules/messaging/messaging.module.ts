@@ -6,6 +6,7 @@ import { ConversationsModule } from '@/modules/conversations/conversations.modul
 import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { MessagingProvidersModule } from '@/providers/messaging/messaging.module';
+import { SpeechModule } from '@/providers/speech/speech.module';
 import { MessagingHooksController } from './hooks.controller';
 import { InboundMessagesService } from './inbound-messages.service';
 import { InboundQueue } from './inbound-queue';
@@ -22,9 +23,12 @@ import {
 } from './messaging.entities';
 import { MessagingThreadsRepository, ProviderMessagesRepository } from './messaging.repositories';
 import { OutboundMessagesService } from './outbound-messages.service';
+import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.port';
+import { MessagingTemplateSender, OUTBOUND_TEMPLATE_SENDER_PROVIDER } from './outbound-template-sender';
 import { TemplateSettingsRepository, WhatsappTemplatesRepository } from './templates.repositories';
 import { WhatsappController } from './whatsapp.controller';
 import { WhatsappTemplateSends } from './whatsapp-template-sends';
+import { VoiceNotes } from './voice-notes';
 import { WhatsappTemplatesService } from './whatsapp-templates.service';
 
 /** SMS, WhatsApp, Messenger and Instagram: provider messages, inbound threads, templates, provider hooks. */
@@ -37,6 +41,7 @@ import { WhatsappTemplatesService } from './whatsapp-templates.service';
     BlacklistModule,
     EventsModule,
     MessagingProvidersModule,
+    SpeechModule,
   ],
   controllers: [MessagesController, WhatsappController, MessagingHooksController],
   providers: [
@@ -53,8 +58,12 @@ import { WhatsappTemplatesService } from './whatsapp-templates.service';
     InboundSimulation,
     WhatsappTemplatesService,
     WhatsappTemplateSends,
+    MessagingTemplateSender,
+    VoiceNotes,
+    OUTBOUND_TEMPLATE_SENDER_PROVIDER,
   ],
   exports: [
+    OUTBOUND_TEMPLATE_SENDER,
     OutboundMessagesService,
     WhatsappTemplateSends,
     InboundQueue,

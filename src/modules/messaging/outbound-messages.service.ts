@@ -7,6 +7,7 @@ import { ContactsService } from '@/modules/contacts/contacts.service';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
+import { MessagingRegistry } from '@/providers/messaging/messaging.registry';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { SendSmsDto, SendWhatsappTextDto } from './dto/requests';
 import type { ProviderMessageResponse } from './dto/message.response';
@@ -43,6 +44,7 @@ export class OutboundMessagesService {
     private readonly sender: MessageSender,
     private readonly status: MessageStatusService,
     private readonly records: ProviderMessagesRepository,
+    private readonly registry: MessagingRegistry,
   ) {}
 
   async sendSms(workspaceId: string, dto: SendSmsDto): Promise<ProviderMessageResponse> {
@@ -80,6 +82,7 @@ export class OutboundMessagesService {
   async send(workspaceId: string, req: OutboundRequest): Promise<ProviderMessageResponse> {
     const agent = await agentInBody(this.agents, workspaceId, req.agentId);
     const number = await this.senderNumber(workspaceId, agent.agent_uuid, req.channel, req.phoneNumberId);
+    this.registry.assertCanSend(number, req.channel);
     if (req.contactId && !(await this.contacts.find(workspaceId, req.contactId)))
       throw AppException.invalid(
         'contact_uuid',

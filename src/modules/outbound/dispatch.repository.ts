@@ -127,13 +127,21 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     );
   }
 
-  /** Message tasks in progress (their delivery decides the outcome). */
+  /**
+   * Message tasks in progress whose message has an outcome: `delivered` or `read`, `failed` or `undelivered`, or
+   * `sent` with nothing later for 24 h at `now` (the engine's clock). Messages still on their way are not read on
+   * every pass, so a backlog of undelivered ones never hides those that have settled.
+   */
   @Sweep('dispatch')
-  liveMessages(limit = 500): Promise<TaskRef[]> {
+  settledMessages(now: Date, limit = 500): Promise<TaskRef[]> {
     return this.sql<TaskRef[]>(
-      `SELECT workspace_id, id FROM outbound_tasks
-        WHERE status = 'in_progress' AND type = 'send_message' LIMIT $1`,
-      [limit],
+      `SELECT t.workspace_id, t.id FROM outbound_tasks t
+         JOIN provider_messages p ON p.workspace_id = t.workspace_id AND p.id = t.current_message_id
+        WHERE t.status = 'in_progress' AND t.type = 'send_message'
+          AND (p.delivery_status IN ('delivered', 'read', 'failed', 'undelivered')
+               OR (p.delivery_status = 'sent' AND p.status_updated_at <= $1::timestamptz - interval '24 hours'))
+        LIMIT $2`,
+      [now, limit],
     );
   }
 
@@ -157,11 +165,17 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
       .getOne();
   }
 
-  /** Live (queued or in progress) tasks of the campaign, by pool. */
+  /**
+   * Tasks of the campaign holding a slot, by pool: claimed (`queued`) tasks and calls in progress. A message task
+   * frees its slot once its message is handed over: its delivery may take hours (a phone offline) and must not hold
+   * the campaign back.
+   */
   async liveByPool(workspaceId: string, campaignId: string, tx: EntityManager): Promise<Map<string, number>> {
     const rows = await this.sql<{ pool_id: string; n: number }[]>(
       `SELECT pool_id, count(*)::int AS n FROM outbound_tasks
-        WHERE workspace_id = $1 AND campaign_id = $2 AND status IN ('queued', 'in_progress') GROUP BY pool_id`,
+        WHERE workspace_id = $1 AND campaign_id = $2
+          AND (status = 'queued' OR (status = 'in_progress' AND type = 'make_call'))
+        GROUP BY pool_id`,
       [workspaceId, campaignId],
       tx,
     );

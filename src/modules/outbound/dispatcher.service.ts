@@ -68,7 +68,7 @@ export class Dispatcher {
     const ended = await this.dispatch.endedCalls();
     await eachLimited(ended, SETTLE_PARALLELISM, (ref) => this.settlement.settleCall(ref, now));
     const settled = ended.length;
-    await eachLimited(await this.dispatch.liveMessages(), SETTLE_PARALLELISM, (ref) =>
+    await eachLimited(await this.dispatch.settledMessages(at), SETTLE_PARALLELISM, (ref) =>
       this.settlement.settleMessage(ref, now),
     );
     for (const ref of await this.dispatch.staleClaims(new Date(Date.now() - CLAIM_GRACE_MS))) {

@@ -13,12 +13,12 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
     super(repo);
   }
 
-  /** Answers the contact ids in the order given, with how many were created and updated. */
+  /** Answers the contact ids in the order given, the ids of those created, and how many were updated. */
   async upsert(
     workspaceId: string,
     contacts: ListingContactDto[],
     tx: EntityManager,
-  ): Promise<{ ids: string[]; created: number; updated: number }> {
+  ): Promise<{ ids: string[]; createdIds: string[]; created: number; updated: number }> {
     const phones = contacts.map((c) => c.phone_number);
     const emails = contacts.map((c) => c.email?.toLowerCase()).filter((e): e is string => !!e);
     const found = await this.sql<{ id: string; phone_number: string | null; email: string | null }[]>(
@@ -32,6 +32,7 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
     const byEmail = new Map<string, string>();
     for (const f of found) if (f.email && !byEmail.has(f.email)) byEmail.set(f.email, f.id);
     const ids: string[] = [];
+    const createdIds: string[] = [];
     let created = 0;
     let updated = 0;
     for (const c of contacts) {
@@ -67,10 +68,11 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
           tx,
         );
         byPhone.set(c.phone_number, id);
+        createdIds.push(id);
         created += 1;
         ids.push(id);
       }
     }
-    return { ids: [...new Set(ids)], created, updated };
+    return { ids: [...new Set(ids)], createdIds, created, updated };
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { ContactsService } from '@/modules/contacts/contacts.service';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { CampaignTransitions } from './campaign-transitions';
 import { CampaignsRepository } from './campaigns.repository';
@@ -32,11 +33,15 @@ export class ListingsService {
     private readonly poolsService: PoolsService,
     private readonly rules: RulesRepository,
     private readonly contacts: ListingContactsRepository,
+    private readonly contactsService: ContactsService,
     private readonly agents: AgentContextReader,
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  /** Contacts matched or created, the pool, the rule (when given by fields) and the campaign: all or nothing. */
+  /**
+   * Contacts matched or created (each new one announced by `contact_created`), the pool, the rule (when given by
+   * fields) and the campaign: all or nothing, events included.
+   */
   async create(workspaceId: string, dto: CreateListingDto): Promise<CreatedListingResponse> {
     await agentInBody(this.agents, workspaceId, dto.agent_uuid);
     if (dto.rule?.uuid && !(await this.rules.findById(workspaceId, dto.rule.uuid)))
@@ -47,6 +52,7 @@ export class ListingsService {
       );
     return this.unitOfWork.run(async (tx) => {
       const upserted = await this.contacts.upsert(workspaceId, dto.contacts, tx);
+      await this.contactsService.announceCreated(tx, workspaceId, upserted.createdIds);
       let ruleId: string | null = dto.rule?.uuid ?? null;
       if (dto.rule && !dto.rule.uuid) {
         const rule = this.rules.build(workspaceId, {

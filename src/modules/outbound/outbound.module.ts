@@ -6,6 +6,7 @@ import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { LogsModule } from '@/modules/logs/logs.module';
+import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { CampaignTasks } from './campaign-tasks';
 import { CampaignTransitions } from './campaign-transitions';
@@ -34,7 +35,7 @@ import { TasksService } from './tasks.service';
 
 /**
  * Outbound (§11): pools, rules, campaigns, tasks and the dispatcher that places their calls and messages.
- * WhatsApp templates come through the OUTBOUND_TEMPLATE_SENDER port, bound by the messaging module when present.
+ * WhatsApp templates come through the OUTBOUND_TEMPLATE_SENDER port, bound by the messaging module.
  */
 @Module({
   imports: [
@@ -46,6 +47,7 @@ import { TasksService } from './tasks.service';
     BlacklistModule,
     EventsModule,
     LogsModule,
+    MessagingModule,
   ],
   controllers: [PoolsController, RulesController, CampaignsController, TasksController, ListingsController],
   providers: [

@@ -60,6 +60,8 @@ export interface OutboundMessage {
 export interface MessagingAdapter {
   readonly provider: string;
   readonly simulated: boolean;
+  /** False while the deployment lacks the provider's credentials: nothing can be sent through it. */
+  readonly configured: boolean;
   /** Hands the message to the provider; answers its id. Throws MessagingProviderError on a refusal. */
   send(message: OutboundMessage): Promise<{ providerMessageId: string }>;
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { graphRequest } from './meta-graph';
+import { graphMedia, graphRequest } from './meta-graph';
 import {
   MessagingAdapter,
   MessagingProviderError,
@@ -33,6 +33,11 @@ export class MetaMessaging implements MessagingAdapter, TemplateProvider {
 
   get configured(): boolean {
     return !!this.config.meta.accessToken;
+  }
+
+  /** An inbound message's media file (a voice note), through the Graph API's media URL. */
+  downloadMedia(mediaId: string): Promise<{ bytes: Buffer; mimeType: string }> {
+    return graphMedia(this.config.meta.graphUrl, this.config.meta.accessToken, mediaId);
   }
 
   private call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {

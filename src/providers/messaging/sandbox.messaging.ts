@@ -17,6 +17,7 @@ type StatusJob = JobPayloads['messaging']['sandbox-status'];
 export class SandboxMessaging implements MessagingAdapter {
   readonly provider = 'sandbox';
   readonly simulated = true;
+  readonly configured = true;
 
   constructor(
     @InjectQueue(QUEUES.messaging) private readonly queue: Queue<StatusJob>,

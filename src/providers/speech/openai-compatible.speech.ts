@@ -30,9 +30,13 @@ export class OpenAiSpeechToText implements SpeechToText {
 
   constructor(private readonly endpoint: Endpoint) {}
 
-  async transcribe(wav: Buffer, options: { language?: string | null }): Promise<string> {
+  async transcribe(
+    wav: Buffer,
+    options: { language?: string | null; file?: { name: string; type: string } },
+  ): Promise<string> {
+    const file = options.file ?? { name: 'turn.wav', type: 'audio/wav' };
     const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/wav' }), 'turn.wav');
+    form.append('file', new Blob([new Uint8Array(wav)], { type: file.type }), file.name);
     form.append('model', this.endpoint.model);
     form.append('response_format', 'verbose_json');
     if (options.language) form.append('language', options.language);

@@ -1,8 +1,14 @@
 /** Speech to text for a call's turns: audio in, the words said. */
 export interface SpeechToText {
   readonly configured: boolean;
-  /** `wav`: a WAV file (16-bit PCM); `language`: a hint (ISO 639-1) or null. */
-  transcribe(wav: Buffer, options: { language?: string | null }): Promise<string>;
+  /**
+   * `wav`: a WAV file (16-bit PCM), or another container named by `file` (a WhatsApp voice note's Ogg/Opus);
+   * `language`: a hint (ISO 639-1) or null.
+   */
+  transcribe(
+    wav: Buffer,
+    options: { language?: string | null; file?: { name: string; type: string } },
+  ): Promise<string>;
 }
 
 /** Text to speech for the agent's words: 24 kHz 16-bit mono little-endian PCM. */

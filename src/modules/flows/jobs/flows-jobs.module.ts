@@ -9,14 +9,16 @@ import { FlowSchedules } from '../flow-schedules';
 import { FlowsRepository } from '../flows.repository';
 import { FlowDispatcher } from '../triggers/flow-dispatcher';
 import { FlowsProcessor } from './flows.processor';
+import { PURGE_EXECUTIONS_CRON, PurgeExecutionsProcessor } from './purge-executions.processor';
 
 /**
- * Flow workers: the outbox consumer that turns events into executions (inside webhook delivery's claim), the execution and cron processors, and the cron ticks of deployed flows scheduled
- * again at start (a lost tick job is found here).
+ * Flow workers: the outbox consumer that turns events into executions (inside webhook delivery's claim), the
+ * execution and cron processors, the cron ticks of deployed flows scheduled again at start (a lost tick job is
+ * found here), and the nightly purge of executions past retention.
  */
 @Module({
   imports: [FlowsModule, EventsModule],
-  providers: [FlowsProcessor],
+  providers: [FlowsProcessor, PurgeExecutionsProcessor],
 })
 export class FlowsJobsModule implements OnApplicationBootstrap {
   private readonly logger = new Logger(FlowsJobsModule.name);
@@ -27,6 +29,7 @@ export class FlowsJobsModule implements OnApplicationBootstrap {
     private readonly flows: FlowsRepository,
     private readonly schedules: FlowSchedules,
     @InjectQueue(QUEUES.flows) private readonly queue: Queue,
+    @InjectQueue(QUEUES.maintenance) private readonly maintenance: Queue,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -35,6 +38,11 @@ export class FlowsJobsModule implements OnApplicationBootstrap {
       'wake-queued',
       {},
       { repeat: { every: 5_000 }, jobId: 'flows-wake-queued', removeOnComplete: true },
+    );
+    await this.maintenance.add(
+      'purge-flow-executions',
+      {},
+      { repeat: { cron: PURGE_EXECUTIONS_CRON }, jobId: 'purge-flow-executions' },
     );
     for (const f of await this.flows.deployedSchedules())
       await this.schedules

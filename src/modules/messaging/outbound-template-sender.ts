@@ -1,0 +1,95 @@
+import { Injectable, Provider } from '@nestjs/common';
+import { AppException } from '@/common/errors/app.exception';
+import { isUuid } from '@/common/validation/validators';
+import {
+  OUTBOUND_TEMPLATE_SENDER,
+  TemplateDeliveryStatus,
+  TemplateSender,
+  TemplateSendRequest,
+} from '@/modules/outbound/template-sender.port';
+import { ProviderMessagesRepository } from './messaging.repositories';
+import { TemplateSettingsRepository } from './templates.repositories';
+import { WhatsappTemplateSends } from './whatsapp-template-sends';
+import { WhatsappTemplatesService } from './whatsapp-templates.service';
+
+const STATUSES: readonly TemplateDeliveryStatus[] = [
+  'queued',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+  'undelivered',
+];
+
+/**
+ * WhatsApp templates for campaigns and `send_message` tasks, through the very path of `POST /whatsapp/template`:
+ * the agent's WhatsApp number (sandbox or Meta), the do-not-call list, `APPROVED` only, setting tokens filled from
+ * the contact and the task's variables. A refusal before sending becomes the task's `failure_reason`: the error
+ * code in lower case, with the field when one is named (`template_not_approved`, `validation_error:parameters`).
+ */
+@Injectable()
+export class MessagingTemplateSender implements TemplateSender {
+  constructor(
+    private readonly sends: WhatsappTemplateSends,
+    private readonly templates: WhatsappTemplatesService,
+    private readonly settings: TemplateSettingsRepository,
+    private readonly records: ProviderMessagesRepository,
+  ) {}
+
+  async assertSendable(workspaceId: string, templateSettingId: string): Promise<void> {
+    const refuse = (message: string) =>
+      AppException.invalid('template_setting_uuid', message, 'VALIDATION_ERROR');
+    const setting = isUuid(templateSettingId)
+      ? await this.settings.findById(workspaceId, templateSettingId)
+      : null;
+    if (!setting) throw refuse('template_setting_uuid names no template setting of this workspace');
+    if (setting.status !== 'active' || !setting.templateId) throw refuse('The template setting is inactive');
+    const template = await this.templates.get(workspaceId, setting.templateId).catch(() => null);
+    if (!template) throw refuse('The template setting names no template');
+    if (template.status !== 'APPROVED')
+      throw refuse(`The template ${template.name} is ${template.status}, not APPROVED`);
+  }
+
+  async send(workspaceId: string, request: TemplateSendRequest): Promise<{ messageId: string }> {
+    try {
+      const message = await this.sends.send(workspaceId, {
+        agent_uuid: request.agentId,
+        to: request.to,
+        contact_uuid: request.contactId,
+        phone_number_uuid: request.phoneNumberId ?? undefined,
+        template_setting_uuid: request.templateSettingId ?? undefined,
+        template_uuid: request.templateSettingId ? undefined : (request.templateId ?? undefined),
+        parameters: request.templateSettingId ? undefined : strings(request.parameters),
+        variables: request.variables,
+      });
+      return { messageId: message.uuid };
+    } catch (err) {
+      if (!(err instanceof AppException)) throw err;
+      const field = err.options.field;
+      throw new AppException(err.code, `${err.code.toLowerCase()}${field ? `:${field}` : ''}`, err.options);
+    }
+  }
+
+  async status(
+    workspaceId: string,
+    messageId: string,
+  ): Promise<{ status: TemplateDeliveryStatus; at: Date } | null> {
+    const row = await this.records.view(workspaceId, messageId);
+    const status = row?.delivery_status as TemplateDeliveryStatus | null | undefined;
+    if (!row || !status || !STATUSES.includes(status)) return null;
+    return { status, at: row.status_updated_at ?? row.created_at };
+  }
+}
+
+/** Task parameters as the template's `{"1": "..."}` strings. */
+function strings(parameters: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(parameters).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
+}
+
+/** Binds the outbound module's template port to the messaging module. */
+export const OUTBOUND_TEMPLATE_SENDER_PROVIDER: Provider = {
+  provide: OUTBOUND_TEMPLATE_SENDER,
+  useExisting: MessagingTemplateSender,
+};
