@@ -55,7 +55,7 @@ export class InboundMessagesService {
     const ws = route.workspaceId;
     if (await this.records.seen(ws, item.provider, item.providerMessageId)) return null;
     const byPhone = item.channel === 'sms' || item.channel === 'whatsapp';
-    const contactId = byPhone ? await this.lines.contactFor(ws, item.from) : null;
+    const contactId = byPhone ? await this.lines.inboundContactFor(ws, item.from) : null;
     const thread = await this.lines.open(
       ws,
       {
