@@ -3,6 +3,14 @@ import { Allow, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
 import { IsUuidValue } from '@/common/validation/validators';
 import { APPROVAL_STATUSES, ApprovalStatus } from '../contact-approval.entity';
+import { MAX_TEXT_VALUE } from '../custom-fields';
+
+/** A contact field value: text, or a custom field's number or boolean. */
+const FIELD_VALUE = [
+  { type: 'string', maxLength: MAX_TEXT_VALUE },
+  { type: 'number' },
+  { type: 'boolean' },
+] as const;
 
 export const CONFIDENCE_BANDS = ['high', 'medium', 'low'] as const;
 
@@ -60,7 +68,7 @@ export class ListApprovalsQuery extends PageQuery {
 
 export class ApproveApprovalDto {
   @ApiPropertyOptional({
-    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+    oneOf: [...FIELD_VALUE],
     example: 'ada@newmail.example',
     description:
       'the value to write instead of the proposed one; checked like PUT /contacts/{uuid} (an invalid one is 422 on `value` and nothing changes)',
@@ -86,12 +94,13 @@ export class ApprovalResponse {
   session_uuid!: string | null;
   @ApiProperty({ example: 'email', description: '`email`, or `custom_fields.<key>`' }) field_name!: string;
   @ApiProperty({
+    oneOf: [...FIELD_VALUE],
     example: 'ada@example.com',
     nullable: true,
     description: 'the value stored when the proposal was made',
   })
   current_value!: unknown;
-  @ApiProperty({ example: 'ada@newmail.example' }) proposed_value!: unknown;
+  @ApiProperty({ oneOf: [...FIELD_VALUE], example: 'ada@newmail.example' }) proposed_value!: unknown;
   @ApiProperty({ type: Number, example: 0.92, nullable: true, minimum: 0, maximum: 1 })
   confidence!: number | null;
   @ApiProperty({ type: String, example: 'The customer said their new email address', nullable: true })
@@ -99,6 +108,7 @@ export class ApprovalResponse {
   @ApiProperty({ enum: APPROVAL_STATUSES, example: 'Pending' }) status!: ApprovalStatus;
   @ApiProperty({ type: String, example: null, nullable: true }) decided_at!: string | null;
   @ApiProperty({
+    oneOf: [...FIELD_VALUE],
     example: null,
     nullable: true,
     description: 'Approved: the value written (the proposed one or the edited one)',
