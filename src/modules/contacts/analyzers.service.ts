@@ -75,6 +75,12 @@ export const BUILT_IN_ANALYZERS: readonly BuiltIn[] = [
     goals: 'When the customer prefers to be reached',
     examples: 'weekdays 09:00-12:00',
   },
+  {
+    field: 'status',
+    label: 'Status',
+    goals: 'Whether the contact is still active',
+    examples: 'Active, Inactive',
+  },
 ];
 
 /** How memorize treats one contact field, with what the model is told about it. */
