@@ -68,6 +68,7 @@ describe('contact approvals, analyzers and contact settings', () => {
     beforeAll(async () => {
       for (const key of ['plan', 'company', 'city'])
         await createField(t, { key, label: key[0].toUpperCase() + key.slice(1), type: 'text' });
+      await createField(t, { key: 'seats', label: 'Seats', type: 'number' });
       contact = (
         await t.http
           .post('/api/v1/contacts')
@@ -87,6 +88,7 @@ describe('contact approvals, analyzers and contact settings', () => {
         f_plan: 'manual_approval',
         f_company: 'manual_approval',
         f_city: 'automatic_update',
+        f_seats: 'automatic_update',
       };
       for (const [id, update_behavior] of Object.entries(behaviors))
         await t.http.put(`/api/v1/analyzers/${id}`).send({ update_behavior }).expect(200);
@@ -107,6 +109,7 @@ describe('contact approvals, analyzers and contact settings', () => {
         'custom_fields.plan',
         'custom_fields.company',
         'custom_fields.city',
+        'custom_fields.seats',
       ];
       await t.http
         .put(`/api/v1/agents/${agentId}/memorize`)
@@ -128,6 +131,7 @@ describe('contact approvals, analyzers and contact settings', () => {
           reason: 'Maybe her employer',
         },
         'custom_fields.city': { value: 'Paris', confidence: 0.95, reason: 'She moved' },
+        'custom_fields.seats': { value: '12', confidence: 0.9, reason: 'Twelve people' },
         not_asked: 'ignored',
       });
       ({ sessionId, conversation } = await session(
@@ -144,7 +148,8 @@ describe('contact approvals, analyzers and contact settings', () => {
       expect(c.timezone).toBe('Europe/London'); // update_if_empty over a stored value: skipped
       expect(c.primary_language).toBe('en'); // update_if_empty into an empty field: written
       expect(c.preferred_contact_time).toBeNull(); // dont_update
-      expect(c.custom_fields).toEqual({ plan: 'gold', city: 'Paris' }); // manual_approval proposed, automatic written
+      // manual_approval proposed, automatic_update written (the number field's text became a number).
+      expect(c.custom_fields).toEqual({ plan: 'gold', city: 'Paris', seats: 12 });
 
       const page = await approvals(`?contact_uuid=${contact.uuid}`);
       expect(page.pagination.total).toBe(3);
@@ -250,11 +255,12 @@ describe('contact approvals, analyzers and contact settings', () => {
         409,
       );
 
-      // No value: the proposed one is written.
-      const proposed = await t.http
-        .post(`/api/v1/contacts/approvals/${company.uuid}/approve`)
-        .send({})
-        .expect(200);
+      // No value: the proposed one is written. Two approvals at once: one wins, the other is 409.
+      const raced = await Promise.all(
+        [0, 1].map(() => t.http.post(`/api/v1/contacts/approvals/${company.uuid}/approve`).send({})),
+      );
+      expect(raced.map((r) => r.status).sort()).toEqual([200, 409]);
+      const proposed = raced.find((r) => r.status === 200)!;
       expect(proposed.body.data.applied_value).toBe('Analytical Engines Ltd');
       const c = (await t.http.get(`/api/v1/contacts/${contact.uuid}`)).body.data;
       expect(c.custom_fields.company).toBe('Analytical Engines Ltd');

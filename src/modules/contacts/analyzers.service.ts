@@ -5,7 +5,7 @@ import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { isUuid } from '@/common/validation/validators';
 import { AnalyzersRepository } from './analyzers.repository';
 import { ContactAnalyzer, DEFAULT_UPDATE_BEHAVIOR, UpdateBehavior } from './contact-analyzer.entity';
-import { ContactField } from './contact-field.entity';
+import { ContactField, ContactFieldType } from './contact-field.entity';
 import { AnalyzerResponse, UpdateAnalyzerDto } from './dto/analyzer.dto';
 import { FieldsRepository } from './fields.repository';
 import { PipelineStage } from './pipeline-stage.entity';
@@ -88,6 +88,8 @@ export interface FieldAnalyzer {
   updateBehavior: UpdateBehavior;
   analysisGoals: string | null;
   exampleValues: string | null;
+  /** A custom field's type, so extracted text can become its number or boolean. */
+  valueType?: ContactFieldType;
 }
 
 type Target =
@@ -208,6 +210,7 @@ export class AnalyzersService {
         updateBehavior: row?.updateBehavior ?? DEFAULT_UPDATE_BEHAVIOR,
         analysisGoals: builtIn ? builtIn.goals : (row?.analysisGoals ?? null),
         exampleValues: builtIn ? builtIn.examples : (row?.exampleValues ?? null),
+        ...(field ? { valueType: field.type } : {}),
       });
     }
     return out;

@@ -5,6 +5,7 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AnalyzersService } from './analyzers.service';
 import { ApprovalsRepository, NewApproval } from './approvals.repository';
 import { ContactApproval } from './contact-approval.entity';
+import { ContactFieldType } from './contact-field.entity';
 import { ContactsService } from './contacts.service';
 import {
   ApprovalResponse,
@@ -44,6 +45,19 @@ const same = (a: unknown, b: unknown) => !isEmpty(a) && text(a) === text(b);
 function patchOf(field: string, value: unknown): Record<string, unknown> {
   const [head, sub] = field.split('.', 2);
   return sub ? { [head]: { [sub]: value } } : { [head]: value };
+}
+
+/** The model answers text: a custom number or boolean field gets the value of its type when the text is one. */
+function coerce(
+  value: string | number | boolean,
+  type: ContactFieldType | undefined,
+): string | number | boolean {
+  if (typeof value !== 'string') return value;
+  const t = value.trim();
+  if (type === 'number' && /^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (type === 'boolean' && /^(true|yes)$/i.test(t)) return true;
+  if (type === 'boolean' && /^(false|no)$/i.test(t)) return false;
+  return value;
 }
 
 function valueIn(contact: Record<string, unknown>, field: string): unknown {
@@ -162,8 +176,10 @@ export class ApprovalsService {
       values.map((v) => v.field),
     );
     const proposals: NewApproval[] = [];
-    for (const v of values) {
-      const behavior = analyzers.get(v.field)?.updateBehavior ?? 'update_if_empty';
+    for (const extracted of values) {
+      const analyzer = analyzers.get(extracted.field);
+      const v = { ...extracted, value: coerce(extracted.value, analyzer?.valueType) };
+      const behavior = analyzer?.updateBehavior ?? 'update_if_empty';
       const current = valueIn(fields, v.field);
       if (behavior === 'dont_update' || same(current, v.value)) continue;
       const empty = isEmpty(current);
