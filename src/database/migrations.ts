@@ -19,6 +19,7 @@ import { TranscriptionsOperations1763950000000 } from './migrations/176395000000
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
 import { FlowExecutionsRetention1763990000000 } from './migrations/1763990000000-FlowExecutionsRetention';
+import { Approvals1763960000000 } from './migrations/1763960000000-Approvals';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -46,4 +47,5 @@ export const MIGRATIONS = [
   VoiceRuntime1763900000000,
   Outbound1763930000000,
   FlowExecutionsRetention1763990000000,
+  Approvals1763960000000,
 ];

@@ -48,6 +48,12 @@ describe('conversation context: memorize and knowledge', () => {
         .expect(201)
     ).body.data;
     const agentId = await agent();
+    // Stored values are replaced only where the field's analyzer says so (the default fills empty fields only).
+    for (const id of ['b_email', 'f_plan'])
+      await suite.t.http
+        .put(`/api/v1/analyzers/${id}`)
+        .send({ update_behavior: 'automatic_update' })
+        .expect(200);
     await suite.t.http
       .put(`/api/v1/agents/${agentId}/memorize`)
       .send({

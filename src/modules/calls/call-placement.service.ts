@@ -201,13 +201,18 @@ export class CallPlacement {
       if (refusal) throw this.limitReached(refusal, c.number);
     }
     try {
-      const contactId = c.contactId ?? (await this.contactFor(workspaceId, c.customer));
+      // An inbound caller's contact follows the contact settings (it may stay without one).
+      const contactId =
+        c.contactId ??
+        (c.direction === 'Inbound'
+          ? await this.contacts.inboundContactFor(workspaceId, c.customer)
+          : await this.contactFor(workspaceId, c.customer));
       const row = await this.unitOfWork.run(async (m) => {
         const conversation = await this.conversations.insert(m, workspaceId, {
           id,
           agentId: c.agent.agent_uuid,
           channel: c.channel,
-          contactId,
+          contactId: contactId ?? undefined,
           phone: c.customer,
         });
         const call = this.calls.build(workspaceId, {

@@ -17,6 +17,7 @@ import {
 import { validateBody } from './dto/validate-body';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
+import { ContactSettingsService } from './contact-settings.service';
 
 /** The body of a contact create, as the API takes it (snake_case keys). */
 export type CreateContactInput = Partial<CreateContactDto> & Record<string, unknown>;
@@ -50,6 +51,7 @@ export class ContactsService {
     private readonly contacts: ContactsRepository,
     private readonly resolver: ContactInputResolver,
     private readonly outbox: OutboxService,
+    private readonly settings: ContactSettingsService,
   ) {}
 
   /** `contact_created`, one per contact, in the transaction that stores them (every creation path comes here). */
@@ -255,7 +257,58 @@ export class ContactsService {
   }
 
   /** Changes only the keys sent, validated like `PUT /contacts/{uuid}`; `custom_fields` are merged key by key. */
-  async update(workspaceId: string, id: string, input: UpdateContactInput): Promise<Contact> {
+  async update(
+    workspaceId: string,
+    id: string,
+    input: UpdateContactInput,
+    manager?: Transaction,
+  ): Promise<Contact> {
+    const contact = await this.prepareUpdate(workspaceId, id, input);
+    try {
+      await this.contacts.save(workspaceId, contact, manager);
+    } catch (err) {
+      if (isPgError(err, PG_UNIQUE_VIOLATION))
+        throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
+      throw err;
+    }
+    if (manager) return (await this.contacts.findWithTags(workspaceId, id, manager)) as Contact;
+    return this.get(workspaceId, id);
+  }
+
+  /** Checks a change exactly as `update` would (404, 409, 422), without writing it. */
+  async checkUpdate(workspaceId: string, id: string, input: UpdateContactInput): Promise<void> {
+    await this.prepareUpdate(workspaceId, id, input);
+  }
+
+  /**
+   * The contact of an inbound SMS, WhatsApp message or call from this number, following the contact settings:
+   * matched by phone number (unless `match_inbound_by` leaves it out), else created with the default country and
+   * time zone (unless `auto_create_contacts` is off); null when the conversation carries no contact.
+   */
+  async inboundContactFor(workspaceId: string, phone: string): Promise<string | null> {
+    const settings = await this.settings.effective(workspaceId);
+    if (!settings.matchInboundBy.includes('phone_number')) return null;
+    const found = await this.contacts.findByPhone(workspaceId, phone);
+    if (found) return found.id;
+    if (!settings.autoCreateContacts) return null;
+    try {
+      const created = await this.create(workspaceId, {
+        name: phone,
+        phone_number: phone,
+        ...(settings.defaultCountryCode ? { country_code: settings.defaultCountryCode } : {}),
+        ...(settings.defaultTimezone ? { timezone: settings.defaultTimezone } : {}),
+      });
+      return created.id;
+    } catch (err) {
+      // Another inbound created it meanwhile (the number is unique per workspace).
+      const raced = await this.contacts.findByPhone(workspaceId, phone);
+      if (raced) return raced.id;
+      throw err;
+    }
+  }
+
+  /** The contact with the change applied in memory, after every check of `PUT /contacts/{uuid}`. */
+  private async prepareUpdate(workspaceId: string, id: string, input: UpdateContactInput): Promise<Contact> {
     const dto = validateBody(UpdateContactDto, input);
     const contact = await this.get(workspaceId, id);
     const [resolved] = await this.resolver.resolve(workspaceId, [dto], () => '');
@@ -272,14 +325,7 @@ export class ContactsService {
       contact.pipelineStageId = dto.pipeline_stage_uuid;
       contact.pipelineStageChangedAt = new Date();
     }
-    try {
-      await this.contacts.save(workspaceId, contact);
-    } catch (err) {
-      if (isPgError(err, PG_UNIQUE_VIOLATION))
-        throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
-      throw err;
-    }
-    return this.get(workspaceId, id);
+    return contact;
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {

@@ -1,9 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { AppException } from '@/common/errors/app.exception';
+import { Injectable } from '@nestjs/common';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { EvaluationSettingsService } from '@/modules/evaluation/settings/evaluation-settings.service';
 import { MemorizeSettingsService } from '@/modules/agents/settings/memorize-settings.service';
+import { AnalyzersService } from '@/modules/contacts/analyzers.service';
+import { ApprovalsService } from '@/modules/contacts/approvals.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { KnowledgeService } from '@/modules/knowledge/knowledge.service';
 import {
@@ -11,8 +12,10 @@ import {
   ContactDirectory,
   ContactView,
   EffectiveEvaluation,
+  FieldAnalyzerView,
   KnowledgeHit,
   KnowledgeLookup,
+  MemorizedValue,
   MemorizeSettingsShape,
 } from './agent-context';
 
@@ -52,9 +55,11 @@ export class AgentsContextReader extends AgentContextReader {
 /** Contacts through the contacts module, with the same validation as the API. */
 @Injectable()
 export class ContactsDirectory extends ContactDirectory {
-  private readonly logger = new Logger(ContactsDirectory.name);
-
-  constructor(private readonly contacts: ContactsService) {
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly analyzerSettings: AnalyzersService,
+    private readonly approvals: ApprovalsService,
+  ) {
     super();
   }
 
@@ -67,23 +72,16 @@ export class ContactsDirectory extends ContactDirectory {
     };
   }
 
-  /** `custom_fields.x` keys become a custom_fields patch; a value the contact rules refuse is skipped, not fatal. */
-  async update(workspaceId: string, contactId: string, fields: Record<string, unknown>): Promise<void> {
-    const patches = Object.entries(fields).map(([key, value]) => {
-      const [head, sub] = key.split('.', 2);
-      return sub ? { custom_fields: { [sub]: value } } : { [head]: value };
-    });
-    for (const patch of patches) {
-      try {
-        await this.contacts.update(workspaceId, contactId, patch);
-      } catch (err) {
-        if (!(err instanceof AppException)) throw err;
-        this.logger.warn(
-          { workspaceId, contactId, field: err.options.field, code: err.code },
-          'memorized value refused',
-        );
-      }
-    }
+  analyzers(workspaceId: string, fields: string[]): Promise<Map<string, FieldAnalyzerView>> {
+    return this.analyzerSettings.forFields(workspaceId, fields);
+  }
+
+  memorize(
+    workspaceId: string,
+    session: { contactId: string; conversationId: string | null; sessionId: string },
+    values: MemorizedValue[],
+  ): Promise<{ written: Record<string, unknown>; proposed: string[] }> {
+    return this.approvals.fromMemorize(workspaceId, session, values);
   }
 }
 

@@ -58,12 +58,37 @@ export interface ContactView {
   fields: Record<string, unknown>;
 }
 
+/** How memorize may write one contact field (its analyzer), and what the model is told about the field. */
+export interface FieldAnalyzerView {
+  updateBehavior:
+    'dont_update' | 'update_if_empty' | 'ask_approval_if_existing' | 'manual_approval' | 'automatic_update';
+  analysisGoals: string | null;
+  exampleValues: string | null;
+}
+
+/** A value the model extracted for a contact field (`email`, `custom_fields.plan`). */
+export interface MemorizedValue {
+  field: string;
+  value: string;
+  confidence: number | null;
+  reason: string | null;
+}
+
 /** The contacts the runtime reads and, with memorize, updates. */
 export abstract class ContactDirectory {
   /** The contact, or null when it is not in this workspace. */
   abstract find(workspaceId: string, contactId: string): Promise<ContactView | null>;
-  /** Applies the given field changes (already limited to what the settings allow); invalid values are skipped. */
-  abstract update(workspaceId: string, contactId: string, fields: Record<string, unknown>): Promise<void>;
+  /** The analyzers of these fields (a field without one gets the defaults). */
+  abstract analyzers(workspaceId: string, fields: string[]): Promise<Map<string, FieldAnalyzerView>>;
+  /**
+   * Applies a session's extracted values through their analyzers: written, proposed for approval or skipped;
+   * invalid values are skipped. Answers the values written and the fields proposed.
+   */
+  abstract memorize(
+    workspaceId: string,
+    session: { contactId: string; conversationId: string | null; sessionId: string },
+    values: MemorizedValue[],
+  ): Promise<{ written: Record<string, unknown>; proposed: string[] }>;
 }
 
 export interface KnowledgeHit {

@@ -1,10 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
-import { AgentContextReader, ContactDirectory } from './agent-context';
-import { memorizePlan } from './memorize';
+import { AgentContextReader, ContactDirectory, MemorizedValue } from './agent-context';
+import { extractionPrompt, memorizePlan, parseExtraction } from './memorize';
 import { SessionsService } from './sessions.service';
 
-/** After a session: one model call may update the contact fields the memorize settings mark `read_write`. */
+/**
+ * After a session: one model call extracts the contact fields the memorize settings mark `read_write`; each value
+ * goes through its field's analyzer (written, proposed for approval, or skipped).
+ */
 @Injectable()
 export class MemorizeService {
   private readonly logger = new Logger(MemorizeService.name);
@@ -28,20 +31,19 @@ export class MemorizeService {
       return null;
     const plan = memorizePlan(await this.agents.memorize(workspaceId, session.agentId), session.channel);
     if (!plan.writable.length) return null;
+    // A field whose analyzer never updates is not asked for.
+    const analyzers = await this.contacts.analyzers(workspaceId, plan.writable);
+    const fields = plan.writable.filter((f) => analyzers.get(f)?.updateBehavior !== 'dont_update');
+    if (!fields.length) return null;
     const agent = await this.agents.agent(workspaceId, session.agentId).catch(() => null);
     if (!agent || !this.llm.isConfigured(agent.custom_llm_url)) return null;
     const transcript = await this.sessions.transcript(workspaceId, sessionId);
     if (!transcript.some((m) => m.sender === 'customer')) return null;
-    let changes: Record<string, unknown> = {};
+    let values: MemorizedValue[] = [];
     try {
       const answer = await this.llm.chat(
         [
-          {
-            role: 'system',
-            content:
-              'From the conversation, extract what the customer said about themselves. Answer one JSON object with ' +
-              `only these keys, and only those the customer clearly stated: ${plan.writable.join(', ')}. Values are strings.`,
-          },
+          { role: 'system', content: extractionPrompt(fields, analyzers) },
           {
             role: 'user',
             content: transcript
@@ -51,19 +53,19 @@ export class MemorizeService {
         ],
         { json: true, baseUrl: agent.custom_llm_url },
       );
-      const parsed: unknown = JSON.parse(answer.content);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-        changes = Object.fromEntries(
-          Object.entries(parsed as Record<string, unknown>).filter(
-            ([k, v]) => plan.writable.includes(k) && typeof v === 'string' && v.trim() !== '',
-          ),
-        );
+      values = parseExtraction(JSON.parse(answer.content), fields);
     } catch (err) {
       const reason = err instanceof LlmError || err instanceof SyntaxError ? err.message : 'unexpected error';
       this.logger.warn({ workspaceId, sessionId, reason }, 'memorize skipped: no usable model answer');
     }
+    // Marked first: a second run for the session (a retried job) finds it memorized and does nothing.
     if (!(await this.sessions.markMemorized(workspaceId, sessionId))) return null;
-    if (Object.keys(changes).length) await this.contacts.update(workspaceId, session.contactId, changes);
-    return changes;
+    if (!values.length) return {};
+    const outcome = await this.contacts.memorize(
+      workspaceId,
+      { contactId: session.contactId, conversationId: session.conversationId, sessionId },
+      values,
+    );
+    return outcome.written;
   }
 }

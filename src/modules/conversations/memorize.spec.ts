@@ -1,4 +1,4 @@
-import { memorizePlan, pickFields } from './memorize';
+import { extractionPrompt, memorizePlan, parseExtraction, pickFields } from './memorize';
 
 const base = { is_active: true, contact_field_settings: {}, conversation_settings: {}, channel_settings: {} };
 
@@ -57,5 +57,44 @@ describe('memorize plan', () => {
       name: 'Ada',
       'custom_fields.plan': 'gold',
     });
+  });
+});
+
+describe('memorize extraction', () => {
+  it('reads objects with confidence and reason, and plain strings, for the fields asked only', () => {
+    expect(
+      parseExtraction(
+        {
+          email: { value: ' ada@example.com ', confidence: 1.4, reason: ' said so ' },
+          name: 'Ada',
+          'custom_fields.age': { value: 36, confidence: 0.8123 },
+          surname: { value: '' },
+          other: 'x',
+        },
+        ['email', 'name', 'custom_fields.age', 'surname'],
+      ),
+    ).toEqual([
+      { field: 'email', value: 'ada@example.com', confidence: 1, reason: 'said so' },
+      { field: 'name', value: 'Ada', confidence: null, reason: null },
+      { field: 'custom_fields.age', value: '36', confidence: 0.812, reason: null },
+    ]);
+    expect(parseExtraction(['email'], ['email'])).toEqual([]);
+    expect(parseExtraction(null, ['email'])).toEqual([]);
+  });
+
+  it('lists each field with its goals and examples', () => {
+    const prompt = extractionPrompt(
+      ['email', 'custom_fields.plan'],
+      new Map([
+        ['email', { updateBehavior: 'update_if_empty', analysisGoals: 'Their email', exampleValues: null }],
+        [
+          'custom_fields.plan',
+          { updateBehavior: 'manual_approval', analysisGoals: null, exampleValues: 'gold' },
+        ],
+      ]),
+    );
+    expect(prompt).toMatch(/^From the conversation, extract/);
+    expect(prompt).toContain('clearly stated: email, custom_fields.plan.');
+    expect(prompt).toContain('- email: Their email\n- custom_fields.plan (for example: gold)');
   });
 });

@@ -1,5 +1,5 @@
 import type { Channel } from './channels';
-import type { MemorizeSettingsShape } from './agent-context';
+import type { FieldAnalyzerView, MemorizedValue, MemorizeSettingsShape } from './agent-context';
 
 export type FieldAccess = 'read' | 'read_write';
 
@@ -40,6 +40,55 @@ export function pickFields(contact: Record<string, unknown>, keys: string[]): Re
     const [head, sub] = key.split('.', 2);
     const value = sub ? (contact[head] as Record<string, unknown> | undefined)?.[sub] : contact[head];
     if (value !== undefined && value !== null && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+const MAX_REASON = 1000;
+
+/** The extraction instruction: the fields asked for, each with its analyzer's goals and example values. */
+export function extractionPrompt(fields: string[], analyzers: Map<string, FieldAnalyzerView>): string {
+  const lines = fields.map((f) => {
+    const a = analyzers.get(f);
+    const goals = a?.analysisGoals ? `: ${a.analysisGoals}` : '';
+    const examples = a?.exampleValues ? ` (for example: ${a.exampleValues})` : '';
+    return `- ${f}${goals}${examples}`;
+  });
+  return (
+    'From the conversation, extract what the customer said about themselves. Answer one JSON object with ' +
+    `only these keys, and only those the customer clearly stated: ${fields.join(', ')}. Each value is an object ` +
+    '{"value": string, "confidence": number from 0 to 1, "reason": where and how the customer stated it}.\n' +
+    `The fields:\n${lines.join('\n')}`
+  );
+}
+
+/**
+ * The values of the model's answer for the fields asked: `{"key": {"value", "confidence", "reason"}}`, or a plain
+ * string per key (no confidence, no reason). Empty values and other keys are dropped; confidence is clamped to 0–1.
+ */
+export function parseExtraction(parsed: unknown, fields: string[]): MemorizedValue[] {
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return [];
+  const out: MemorizedValue[] = [];
+  for (const [field, raw] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!fields.includes(field)) continue;
+    const item =
+      raw && typeof raw === 'object' && !Array.isArray(raw)
+        ? (raw as Record<string, unknown>)
+        : { value: raw };
+    const value =
+      typeof item.value === 'string'
+        ? item.value.trim()
+        : typeof item.value === 'number' || typeof item.value === 'boolean'
+          ? String(item.value)
+          : '';
+    if (!value) continue;
+    const confidence =
+      typeof item.confidence === 'number' && Number.isFinite(item.confidence)
+        ? Math.round(Math.min(1, Math.max(0, item.confidence)) * 1000) / 1000
+        : null;
+    const reason =
+      typeof item.reason === 'string' && item.reason.trim() ? item.reason.trim().slice(0, MAX_REASON) : null;
+    out.push({ field, value, confidence, reason });
   }
   return out;
 }

@@ -61,7 +61,7 @@ export class InboundMessagesService {
     const heard = audio ? await this.voiceNotes.transcribe(item) : null;
     const text = heard ?? item.text;
     const byPhone = item.channel === 'sms' || item.channel === 'whatsapp';
-    const contactId = byPhone ? await this.lines.contactFor(ws, item.from) : null;
+    const contactId = byPhone ? await this.lines.inboundContactFor(ws, item.from) : null;
     const thread = await this.lines.open(
       ws,
       {

@@ -45,6 +45,11 @@ export class MessagingLines {
     return this.threads.setHandledBy(workspaceId, threadId, 'Human');
   }
 
+  /** The contact of an inbound message from this number, as the contact settings say (or none). */
+  inboundContactFor(workspaceId: string, phone: string): Promise<string | null> {
+    return this.contacts.inboundContactFor(workspaceId, phone);
+  }
+
   /** The contact with this phone number, else a new one named after it (the number is unique per workspace). */
   async contactFor(workspaceId: string, phone: string): Promise<string> {
     const existing = await this.contacts.findByPhone(workspaceId, phone);

@@ -1,0 +1,16 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { ContactSettings } from './contact-settings.entity';
+
+@Injectable()
+export class ContactSettingsRepository extends WorkspaceScopedRepository<ContactSettings> {
+  constructor(@InjectRepository(ContactSettings) repo: Repository<ContactSettings>) {
+    super(repo);
+  }
+
+  findFor(workspaceId: string): Promise<ContactSettings | null> {
+    return this.findOne(workspaceId, {});
+  }
+}
