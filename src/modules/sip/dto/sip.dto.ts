@@ -64,16 +64,8 @@ const IsSipUser = custom(
   'must be 1 to 64 of A-Z a-z 0-9 * # + . _ -',
 );
 
-/** Fields a connector takes on create and change (all optional here; `CreatePbxConnectorDto` requires some). */
-export class UpdatePbxConnectorDto {
-  @ApiPropertyOptional({
-    format: 'uuid',
-    description: 'the agent whose extension forwards use this connector',
-  })
-  @OptionalNotNull()
-  @IsUuidValue()
-  agent_uuid?: string;
-
+/** The fields a connector may leave out, on create and change. */
+class PbxConnectorFieldsDto {
   @ApiPropertyOptional({
     type: String,
     example: '+14155550100',
@@ -84,29 +76,6 @@ export class UpdatePbxConnectorDto {
   @IsOptional()
   @IsE164()
   phone_number?: string | null;
-
-  @ApiPropertyOptional({ example: 'pbx.example.com', maxLength: 253, description: 'host name or IP only' })
-  @OptionalNotNull()
-  @IsSipHost()
-  registrar_server?: string;
-
-  @ApiPropertyOptional({ example: '1001', maxLength: 64 })
-  @OptionalNotNull()
-  @IsSipUser()
-  username_extension?: string;
-
-  @ApiPropertyOptional({
-    example: 's3cret-pbx',
-    minLength: 1,
-    maxLength: 128,
-    writeOnly: true,
-    description: 'sealed at rest, never answered (see has_password)',
-  })
-  @OptionalNotNull()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(128)
-  pbx_password?: string;
 
   @ApiPropertyOptional({ type: String, example: '203.0.113.10', nullable: true, description: 'IP or CIDR' })
   @IsOptional()
@@ -162,22 +131,56 @@ export class UpdatePbxConnectorDto {
   normalizer?: string | null;
 }
 
-export class CreatePbxConnectorDto extends UpdatePbxConnectorDto {
-  @ApiProperty({ format: 'uuid' }) @IsDefined() @IsUuidValue() declare agent_uuid: string;
+/** `PATCH`: only the fields sent change. */
+export class UpdatePbxConnectorDto extends PbxConnectorFieldsDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'the agent whose extension forwards use this connector',
+  })
+  @OptionalNotNull()
+  @IsUuidValue()
+  agent_uuid?: string;
+
+  @ApiPropertyOptional({ example: 'pbx.example.com', maxLength: 253, description: 'host name or IP only' })
+  @OptionalNotNull()
+  @IsSipHost()
+  registrar_server?: string;
+
+  @ApiPropertyOptional({ example: '1001', maxLength: 64 })
+  @OptionalNotNull()
+  @IsSipUser()
+  username_extension?: string;
+
+  @ApiPropertyOptional({
+    example: 's3cret-pbx',
+    minLength: 1,
+    maxLength: 128,
+    writeOnly: true,
+    description: 'sealed at rest, never answered (see has_password)',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
+  pbx_password?: string;
+}
+
+export class CreatePbxConnectorDto extends PbxConnectorFieldsDto {
+  @ApiProperty({ format: 'uuid' }) @IsDefined() @IsUuidValue() agent_uuid!: string;
   @ApiProperty({ example: 'pbx.example.com', maxLength: 253 })
   @IsDefined()
   @IsSipHost()
-  declare registrar_server: string;
+  registrar_server!: string;
   @ApiProperty({ example: '1001', maxLength: 64 })
   @IsDefined()
   @IsSipUser()
-  declare username_extension: string;
+  username_extension!: string;
   @ApiProperty({ example: 's3cret-pbx', minLength: 1, maxLength: 128, writeOnly: true })
   @IsDefined()
   @IsString()
   @MinLength(1)
   @MaxLength(128)
-  declare pbx_password: string;
+  pbx_password!: string;
 }
 
 export class ListPbxConnectorsQuery extends PageQuery {
