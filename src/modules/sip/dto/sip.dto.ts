@@ -77,7 +77,13 @@ class PbxConnectorFieldsDto {
   @IsE164()
   phone_number?: string | null;
 
-  @ApiPropertyOptional({ type: String, example: '203.0.113.10', nullable: true, description: 'IP or CIDR' })
+  @ApiPropertyOptional({
+    type: String,
+    example: '203.0.113.10',
+    nullable: true,
+    maxLength: 64,
+    description: 'IP or CIDR',
+  })
   @IsOptional()
   @IsIpOrCidr()
   allowed_ip?: string | null;
@@ -203,12 +209,12 @@ export class CreateSipTrunkDto {
   @IsE164()
   phone_number!: string;
 
-  @ApiProperty({ example: 'sip.carrier.example', description: 'host name or IP only' })
+  @ApiProperty({ example: 'sip.carrier.example', maxLength: 253, description: 'host name or IP only' })
   @IsDefined()
   @IsSipHost()
   gateway!: string;
 
-  @ApiPropertyOptional({ type: String, example: 'sip2.carrier.example', nullable: true })
+  @ApiPropertyOptional({ type: String, example: 'sip2.carrier.example', nullable: true, maxLength: 253 })
   @IsOptional()
   @IsSipHost()
   secondary_gateway?: string | null;
