@@ -53,7 +53,7 @@ export class TwilioHooksController {
   })
   @ApiProduces('text/xml')
   @ApiResponse(TWIML)
-  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE')
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_FORMAT')
   inbound(
     @Req() req: Request,
     @Query('channel') channel: string | undefined,
