@@ -236,9 +236,15 @@ describe('SIP: PBX extension connectors, SIP trunks, external numbers, extension
       const one = await t.http.get(`/api/v1/phone-numbers/${c.phone_number_uuid}`).expect(200);
       expect(one.body.data).toMatchObject({ number, source: 'external' });
       await t.http.get('/api/v1/phone-numbers/not-a-uuid').expect(422);
-      // The same number twice: 409.
+      // The same number twice: 409; a Twilio number has one owner across workspaces (inbound routing needs it).
       const again = await trunk({ phone_number: number });
       expect(again.status).toBe(409);
+      const elsewhere = await other.http.post('/api/v1/channels/sip-trunk/connections').send({
+        name: 'Theirs',
+        phone_number: number,
+        gateway: 'sip.carrier.example',
+      });
+      expect(elsewhere.status).toBe(409);
     });
 
     it('validates the gateway as a host only', async () => {

@@ -327,6 +327,10 @@ export class PhoneNumbersService {
     n: { number: string; provider: string; countryCode?: string | null },
     m: import('typeorm').EntityManager,
   ): Promise<PhoneNumber> {
+    // Inbound calls are routed by the number, so a real provider's number has one owner across workspaces.
+    const owner = n.provider === 'sandbox' ? null : await this.numbers.byProviderNumber(n.provider, n.number);
+    if (owner && owner.workspaceId !== workspaceId)
+      throw AppException.conflict('This number is already in use by another workspace');
     const entity = this.numbers.build(workspaceId, {
       number: n.number,
       provider: n.provider,
