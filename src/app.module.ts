@@ -51,12 +51,16 @@ import { ApiRequestLogMiddleware } from '@/modules/logs/request-log.middleware';
 import { OutboundJobsModule } from '@/modules/outbound/jobs/outbound-jobs.module';
 import { OutboundModule } from '@/modules/outbound/outbound.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { SipModule } from '@/modules/sip/sip.module';
 import { TranscriptionJobsModule } from '@/modules/transcription/jobs/transcription-jobs.module';
 import { TranscriptionsModule } from '@/modules/transcription/transcription.module';
 import { WorkspacesModule } from '@/modules/workspaces/workspaces.module';
 
 /** Domain modules: controllers, services, repositories. */
 const DOMAIN_MODULES: Type[] = [
+  // First: routes are registered in module order, so `/phone-numbers/trunks` (SIP) comes before the phone
+  // numbers module's `/phone-numbers/{uuid}`.
+  SipModule,
   HealthModule,
   WorkspacesModule,
   IdempotencyModule,

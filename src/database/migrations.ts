@@ -20,6 +20,7 @@ import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRunti
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
 import { FlowExecutionsRetention1763990000000 } from './migrations/1763990000000-FlowExecutionsRetention';
 import { Approvals1763960000000 } from './migrations/1763960000000-Approvals';
+import { Sip1763980000000 } from './migrations/1763980000000-Sip';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -48,4 +49,5 @@ export const MIGRATIONS = [
   Outbound1763930000000,
   FlowExecutionsRetention1763990000000,
   Approvals1763960000000,
+  Sip1763980000000,
 ];

@@ -54,6 +54,18 @@ export class TwilioServer {
     );
   }
 
+  // ---- SIP (trunks, SIP domains, extensions) -------------------------------------------------------------
+  /** Dials over a SIP trunk: `To` is a SIP address; the form keeps `SipAuthUsername`/`SipAuthPassword`. */
+  sipDials(): TwilioRequest[] {
+    return this.dials().filter((d) => String(d.form.To).startsWith('sip:'));
+  }
+
+  /** Call updates whose TwiML bridges to a SIP address (`<Dial><Sip>`: a forward to an extension). */
+  sipForwards(sid?: string): TwilioRequest[] {
+    return this.updates(sid).filter((u) => String(u.form.Twiml ?? '').includes('<Sip'));
+  }
+  // ---- end SIP ------------------------------------------------------------------------------------------
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);

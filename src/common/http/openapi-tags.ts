@@ -29,6 +29,11 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Data', description: 'Knowledge data sources: tables, imports, assignment to agents and search.' },
   { name: 'Analytics', description: 'Message export and aggregates of sessions, evaluations and calls.' },
   { name: 'Phone numbers', description: 'Numbers the workspace owns and the channels they serve.' },
+  {
+    name: 'SIP',
+    description:
+      'PBX extension connectors (forwards to extensions), SIP trunks and the external numbers they carry.',
+  },
   { name: 'Messaging', description: 'SMS sending, messages with their delivery status, the SMS sandbox.' },
   {
     name: 'WhatsApp',

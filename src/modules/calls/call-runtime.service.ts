@@ -8,6 +8,7 @@ import { ConversationsService } from '@/modules/conversations/conversations.serv
 import { MessageResponse, TurnAction, TurnResponse } from '@/modules/conversations/dto/responses';
 import type { Message } from '@/modules/conversations/message.entity';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
+import { SipDirectory } from '@/modules/sip/sip-directory';
 import type { Call, ForwardedTo } from './call.entity';
 import { callInstructions, voiceText } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
@@ -65,6 +66,7 @@ export class CallRuntime implements OnModuleInit {
     private readonly telephony: TelephonyRegistry,
     private readonly live: CallLive,
     private readonly unitOfWork: UnitOfWork,
+    private readonly sip: SipDirectory,
   ) {}
 
   onModuleInit(): void {
@@ -236,6 +238,10 @@ export class CallRuntime implements OnModuleInit {
     onSuccess: string | null,
   ): Promise<void> {
     const adapter = this.telephony.for(call.provider);
+    const sip =
+      target.type === 'extension'
+        ? await this.sip.extensionTarget(call.workspaceId, call.agentId, this.lineOf(call), target.value)
+        : null;
     const { connected } = await adapter.forward(
       {
         workspaceId: call.workspaceId,
@@ -248,6 +254,7 @@ export class CallRuntime implements OnModuleInit {
         whisper: whisper
           ? `Call from ${call.direction === 'Outbound' ? call.toNumber : call.fromNumber}`
           : null,
+        sip,
       },
     );
     if (!connected) {
@@ -256,6 +263,11 @@ export class CallRuntime implements OnModuleInit {
     }
     if (onSuccess) await this.say(call, onSuccess);
     await this.setForward(call, { type: target.type, value: target.value, agent_uuid: null }, 'Human');
+  }
+
+  /** The workspace number the call is on (the caller ID outbound, the dialled number inbound). */
+  private lineOf(call: Call): string {
+    return call.direction === 'Outbound' ? call.fromNumber : call.toNumber;
   }
 
   /** Another agent of the workspace takes over the same call. */

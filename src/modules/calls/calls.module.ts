@@ -5,6 +5,7 @@ import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { SipDirectoryModule } from '@/modules/sip/sip-directory';
 import { TelephonyModule } from '@/providers/telephony/telephony.module';
 import { Call } from './call.entity';
 import { CallControl } from './call-control.service';
@@ -30,6 +31,7 @@ import { CallsService } from './calls.service';
     BlacklistModule,
     EventsModule,
     TelephonyModule,
+    SipDirectoryModule,
   ],
   controllers: [CallsController],
   providers: [
@@ -59,6 +61,7 @@ import { CallsService } from './calls.service';
     CallLive,
     CallInstance,
     PhoneNumbersModule,
+    SipDirectoryModule,
   ],
 })
 export class CallsModule {}

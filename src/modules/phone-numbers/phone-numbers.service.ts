@@ -317,4 +317,52 @@ export class PhoneNumbersService {
       },
     };
   }
+
+  /**
+   * A number reached over the customer's own SIP trunk (`source: external`, `is_external: true`), call-capable
+   * only, in the caller's transaction. Already in the workspace: 409.
+   */
+  async registerExternal(
+    workspaceId: string,
+    n: { number: string; provider: string; countryCode?: string | null },
+    m: import('typeorm').EntityManager,
+  ): Promise<PhoneNumber> {
+    // Inbound calls are routed by the number, so a real provider's number has one owner across workspaces.
+    const owner = n.provider === 'sandbox' ? null : await this.numbers.byProviderNumber(n.provider, n.number);
+    if (owner && owner.workspaceId !== workspaceId)
+      throw AppException.conflict('This number is already in use by another workspace');
+    const entity = this.numbers.build(workspaceId, {
+      number: n.number,
+      provider: n.provider,
+      status: 'active',
+      countryCode: n.countryCode ?? parsePhoneNumberFromString(n.number)?.country ?? null,
+      type: null,
+      capabilities: { ...DEFAULT_CAPABILITIES, sms: false },
+      isExternal: true,
+      source: 'external',
+    });
+    try {
+      await this.numbers.save(workspaceId, entity, m);
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw AppException.conflict('This number is already registered in the workspace');
+      throw err;
+    }
+    return entity;
+  }
+
+  /** The workspace's numbers of one `source`, newest first. */
+  async listBySource(workspaceId: string, source: string, query: PageQuery): Promise<Page<PhoneNumber>> {
+    const [rows, total] = await this.numbers.findAndCount(workspaceId, {
+      where: { source },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      ...skipTake(query),
+    });
+    return pageOf(rows, total, query);
+  }
+
+  /** Frees one channel of a number from whichever agent serves it (a forced re-binding). */
+  async releaseChannel(workspaceId: string, phoneNumberId: string, channel: NumberChannel): Promise<number> {
+    return this.bindings.delete(workspaceId, { phoneNumberId, channel });
+  }
 }

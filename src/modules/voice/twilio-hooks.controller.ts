@@ -39,14 +39,29 @@ export class TwilioHooksController {
   @RawResponse()
   @HttpCode(200)
   @Header('Content-Type', 'text/xml')
-  @ApiOperation({ summary: 'Twilio: an inbound call reached a number (answers TwiML)' })
+  @ApiOperation({
+    summary: 'Twilio: an inbound call reached a number (answers TwiML)',
+    description:
+      'The Voice URL of numbers and of SIP domains. `To`/`From` may be SIP addresses (`sip:+1555...@domain`): ' +
+      'the dialled number routes the call. The SIP domain that receives WhatsApp calls from Meta uses ' +
+      '`?channel=whatsapp_call`, so the call is served by the number’s `whatsapp_call` binding.',
+  })
+  @ApiQuery({
+    name: 'channel',
+    required: false,
+    schema: { type: 'string', enum: ['phone', 'whatsapp_call'] },
+  })
   @ApiProduces('text/xml')
   @ApiResponse(TWIML)
-  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE')
-  inbound(@Req() req: Request, @Body() body: unknown): Promise<string> {
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_FORMAT')
+  inbound(
+    @Req() req: Request,
+    @Query('channel') channel: string | undefined,
+    @Body() body: unknown,
+  ): Promise<string> {
     const f = form(body);
     this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
-    return this.hooks.inbound(f);
+    return this.hooks.inbound(f, channel === 'whatsapp_call' ? 'whatsapp_call' : 'phone');
   }
 
   @Post('calls/:uuid/status')

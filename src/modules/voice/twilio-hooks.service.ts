@@ -11,7 +11,8 @@ import { InboundCalls } from '@/modules/calls/inbound-calls.service';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
-import { dialOutcomeKey, TwilioTelephony } from '@/providers/telephony/twilio.telephony';
+import type { CallChannel } from '@/modules/calls/call.entity';
+import { dialOutcomeKey, numberOfAddress, TwilioTelephony } from '@/providers/telephony/twilio.telephony';
 import { emptyTwiml, hangUp, rejectBusy, sayAndHangUp, sayOnly } from '@/providers/telephony/twilio-twiml';
 import { isValidTwilioSignature } from '@/providers/twilio/twilio-signature';
 
@@ -104,8 +105,12 @@ export class TwilioHooks {
   }
 
   /** An inbound call on a number: the stream TwiML for the bound agent, else a refusal said or signalled. */
-  async inbound(form: Form): Promise<string> {
-    const number = form.To ? await this.numbers.findProviderNumber(form.To, 'twilio') : null;
+  async inbound(form: Form, channel: CallChannel = 'phone'): Promise<string> {
+    // Through a Twilio SIP domain (a trunk, or WhatsApp calls from Meta) both legs are SIP addresses: the
+    // dialled number routes the call, the caller's number names the contact.
+    const to = numberOfAddress(form.To);
+    const from = numberOfAddress(form.From) ?? '';
+    const number = to ? await this.numbers.findProviderNumber(to, 'twilio') : null;
     if (!number) return sayAndHangUp(NOT_IN_SERVICE);
     const reason = this.twilio.unavailableReason();
     if (reason) return sayAndHangUp(reason);
@@ -113,7 +118,7 @@ export class TwilioHooks {
     const known = await this.redis.get(seenKey);
     if (known) return this.twilio.streamTwiml(known);
     try {
-      const call = await this.inboundCalls.inbound(number.workspaceId, number, form.From, 'phone', {
+      const call = await this.inboundCalls.inbound(number.workspaceId, number, from, channel, {
         storeRefusal: true,
       });
       if (call.status === 'busy') return rejectBusy();

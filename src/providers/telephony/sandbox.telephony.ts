@@ -49,8 +49,9 @@ export class SandboxTelephony implements TelephonyAdapter {
   async hangup(_call: ProviderCallRef, _answered: boolean): Promise<void> {}
 
   forward(_call: ProviderCallRef, target: ForwardTarget): Promise<{ connected: boolean }> {
-    // Extensions dial through a PBX connector; the sandbox has none, so such a forward fails.
-    if (target.type === 'extension') return Promise.resolve({ connected: false });
+    // Extensions dial through the agent's PBX connector: without one the forward fails; with one it takes the
+    // outcome of the extension's last digits, like a number.
+    if (target.type === 'extension' && !target.sip) return Promise.resolve({ connected: false });
     return Promise.resolve({ connected: sandboxOutcome(target.value).forwardConnects });
   }
 }

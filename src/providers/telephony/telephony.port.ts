@@ -24,6 +24,21 @@ export interface ProviderCallEvent {
   detail?: Record<string, unknown>;
 }
 
+/** A customer's SIP trunk that carries the caller number: the call goes to `sip:<to>@<gateway>`. */
+export interface TrunkRoute {
+  gateway: string;
+  secondaryGateway: string | null;
+  username: string | null;
+  password: string | null;
+}
+
+/** A SIP address to bridge to (an extension on a PBX) and its digest credentials. */
+export interface SipTarget {
+  uri: string;
+  username: string | null;
+  password: string | null;
+}
+
 export interface DialRequest {
   workspaceId: string;
   callId: string;
@@ -31,6 +46,8 @@ export interface DialRequest {
   to: string;
   ringTimeoutSeconds: number;
   record: boolean;
+  /** Set when the caller number rides on a SIP trunk. */
+  trunk?: TrunkRoute | null;
 }
 
 export interface ProviderCallRef {
@@ -45,6 +62,8 @@ export interface ForwardTarget {
   value: string;
   /** The line the person answering hears first, when whispered. */
   whisper: string | null;
+  /** For an extension: where the PBX connector says it is; none means no connector, and the forward fails. */
+  sip?: SipTarget | null;
 }
 
 /**

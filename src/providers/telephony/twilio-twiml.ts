@@ -55,7 +55,7 @@ export function dialTwiml(
   urls: TwilioUrls,
   callId: string,
   attempt: string,
-  target: { number?: string; sip?: { uri: string; username?: string; password?: string } },
+  target: { number?: string; sip?: { uri: string; username?: string | null; password?: string | null } },
   whisper: string | null,
   timeoutSeconds: number,
 ): string {
@@ -73,7 +73,10 @@ export function dialTwiml(
       { ...answered, ...(whisper ? { url: urls.hook(callId, 'whisper', { text: whisper }) } : {}) },
       target.number,
     );
-  else if (target.sip) dial.sip({ ...answered, ...target.sip }, target.sip.uri);
+  else if (target.sip) {
+    const { uri, username, password } = target.sip;
+    dial.sip({ ...answered, ...(username ? { username } : {}), ...(password ? { password } : {}) }, uri);
+  }
   return response.toString();
 }
 

@@ -80,7 +80,7 @@ export class TwilioTelephony implements TelephonyAdapter {
   async dial(request: DialRequest): Promise<{ providerCallId: string }> {
     const { callId } = request;
     const data: Record<string, unknown> = {
-      To: request.to,
+      To: request.trunk ? trunkAddress(request.to, request.trunk.gateway) : request.to,
       From: request.from,
       Timeout: request.ringTimeoutSeconds,
       Twiml: this.streamTwiml(callId),
@@ -95,7 +95,21 @@ export class TwilioTelephony implements TelephonyAdapter {
         RecordingStatusCallback: this.urls.hook(callId, 'recording'),
         RecordingStatusCallbackEvent: ['completed'],
       });
-    const body = await this.rest(this.callsUrl(), data);
+    const trunk = request.trunk;
+    if (trunk?.username) data.SipAuthUsername = trunk.username;
+    if (trunk?.password) data.SipAuthPassword = trunk.password;
+    let body: Record<string, unknown>;
+    try {
+      body = await this.rest(this.callsUrl(), data);
+    } catch (err) {
+      // A trunk with a second gateway: Twilio refusing the first address is tried once on the second.
+      if (!trunk?.secondaryGateway) throw err;
+      this.logger.warn({ callId }, 'trunk gateway refused, trying the secondary gateway');
+      body = await this.rest(this.callsUrl(), {
+        ...data,
+        To: trunkAddress(request.to, trunk.secondaryGateway),
+      });
+    }
     if (typeof body.sid !== 'string')
       throw new AppException('PROVIDER_ERROR', 'Twilio answered without a sid');
     return { providerCallId: body.sid };
@@ -111,14 +125,15 @@ export class TwilioTelephony implements TelephonyAdapter {
    * answered) or not (the `<Dial>` action with another outcome, which also reconnects the media stream).
    */
   async forward(call: ProviderCallRef, target: ForwardTarget): Promise<{ connected: boolean }> {
-    // An extension needs the number's PBX connector, which holds the SIP address and credentials: none here.
-    if (target.type === 'extension' || !call.providerCallId) return { connected: false };
+    // An extension is dialled as <Sip> on the PBX connector's registrar; without a connector it cannot be reached.
+    if (!call.providerCallId) return { connected: false };
+    if (target.type === 'extension' && !target.sip) return { connected: false };
     const attempt = Date.now().toString(36);
     const twiml = dialTwiml(
       this.urls,
       call.callId,
       attempt,
-      { number: target.value },
+      target.type === 'extension' ? { sip: target.sip! } : { number: target.value },
       target.whisper,
       FORWARD_RING_SECONDS,
     );
@@ -134,6 +149,25 @@ export class TwilioTelephony implements TelephonyAdapter {
     this.logger.warn({ callId: call.callId }, 'forward outcome never reported');
     return { connected: false };
   }
+}
+
+/** `sip:<number>@<gateway>`: a call over the customer's trunk. */
+export function trunkAddress(number: string, gateway: string): string {
+  return `sip:${number}@${gateway.includes(':') ? `[${gateway}]` : gateway}`;
+}
+
+/** The number in a SIP address Twilio hands over (`sip:+15551234567@domain;params`), else the value as is. */
+export function numberOfAddress(value: string | undefined): string | undefined {
+  if (!value) return value;
+  const m = /^sips?:([^@;]+)@/i.exec(value.trim());
+  if (!m) return value;
+  let user = m[1];
+  try {
+    user = decodeURIComponent(user);
+  } catch {
+    // kept as sent
+  }
+  return /^\+?\d{8,15}$/.test(user) ? (user.startsWith('+') ? user : `+${user}`) : user;
 }
 
 function safeJson(text: string): unknown {

@@ -4,6 +4,7 @@ import type { Job } from 'bull';
 import { AppException } from '@/common/errors/app.exception';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
+import { SipDirectory } from '@/modules/sip/sip-directory';
 import { CallLifecycle } from '../call-lifecycle.service';
 import { CallRuntime } from '../call-runtime.service';
 import { CallSlots } from '../call-slots';
@@ -22,6 +23,7 @@ export class CallsProcessor {
     private readonly runtime: CallRuntime,
     private readonly telephony: TelephonyRegistry,
     private readonly slots: CallSlots,
+    private readonly sip: SipDirectory,
   ) {}
 
   /** Places a queued call; a provider refusal ends it `failed` with the provider's error. */
@@ -38,6 +40,7 @@ export class CallsProcessor {
         to: call.toNumber,
         ringTimeoutSeconds: call.ringTimeoutSeconds,
         record: call.record,
+        trunk: call.phoneNumberId ? await this.sip.trunkRoute(workspaceId, call.phoneNumberId) : null,
       });
       // Only this column: the provider's events may already have moved the call meanwhile.
       await this.calls.setProviderCallId(workspaceId, callId, providerCallId);
