@@ -18,6 +18,7 @@ import { Messaging1763920000000 } from './migrations/1763920000000-Messaging';
 import { TranscriptionsOperations1763950000000 } from './migrations/1763950000000-TranscriptionsOperations';
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
+import { Numbers1763970000000 } from './migrations/1763970000000-Numbers';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -44,4 +45,5 @@ export const MIGRATIONS = [
   TranscriptionsOperations1763950000000,
   VoiceRuntime1763900000000,
   Outbound1763930000000,
+  Numbers1763970000000,
 ];

@@ -80,6 +80,7 @@ export class OutboundMessagesService {
   async send(workspaceId: string, req: OutboundRequest): Promise<ProviderMessageResponse> {
     const agent = await agentInBody(this.agents, workspaceId, req.agentId);
     const number = await this.senderNumber(workspaceId, agent.agent_uuid, req.channel, req.phoneNumberId);
+    this.numbers.assertCanSend(number, req.channel);
     if (req.contactId && !(await this.contacts.find(workspaceId, req.contactId)))
       throw AppException.invalid(
         'contact_uuid',

@@ -12,7 +12,14 @@ import { CallsRepository } from '@/modules/calls/calls.repository';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
 import { dialOutcomeKey, TwilioTelephony } from '@/providers/telephony/twilio.telephony';
-import { emptyTwiml, hangUp, rejectBusy, sayAndHangUp, sayOnly } from '@/providers/telephony/twilio-twiml';
+import {
+  emptyTwiml,
+  hangUp,
+  reject,
+  rejectBusy,
+  sayAndHangUp,
+  sayOnly,
+} from '@/providers/telephony/twilio-twiml';
 import { isValidTwilioSignature } from '@/providers/twilio/twilio-signature';
 
 export const NOT_IN_SERVICE = 'This number is not in service.';
@@ -107,6 +114,7 @@ export class TwilioHooks {
   async inbound(form: Form): Promise<string> {
     const number = form.To ? await this.numbers.findProviderNumber(form.To, 'twilio') : null;
     if (!number) return sayAndHangUp(NOT_IN_SERVICE);
+    if (!this.numbers.takesInbound(number)) return reject();
     const reason = this.twilio.unavailableReason();
     if (reason) return sayAndHangUp(reason);
     const seenKey = `${this.config.redis.prefix}:twilio:inbound:${form.CallSid}`;
