@@ -48,7 +48,7 @@ export class PhoneNumbersController {
   // The inventory's fixed paths come before `:uuid`, which would otherwise take them as (invalid) uuids.
   @Get('search')
   @ApiOperation({
-    summary: 'Numbers available to buy (Twilio when configured, else the sandbox inventory); at most 50',
+    summary: 'Numbers available to buy, up to fifty (Twilio when configured, else the sandbox inventory)',
   })
   @ApiEnvelope(AvailableNumberResponse, {
     isArray: true,

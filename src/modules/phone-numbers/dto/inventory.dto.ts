@@ -23,7 +23,7 @@ const TYPE_MESSAGE = `type must be one of ${INVENTORY_TYPES.join(', ')}`;
 export const MAX_SEARCH_LIMIT = 50;
 
 export class RequirementsQuery {
-  @ApiProperty({ example: 'US', description: 'ISO 3166-1 alpha-2' })
+  @ApiProperty({ example: 'US', description: 'ISO 3166-1 alpha-2', minLength: 2, maxLength: 2 })
   @IsDefined()
   @IsNotEmpty()
   @IsString()
@@ -90,7 +90,7 @@ export class PurchaseAddressDto {
   @MaxLength(20)
   postal_code!: string;
 
-  @ApiProperty({ example: 'GB' })
+  @ApiProperty({ example: 'GB', minLength: 2, maxLength: 2 })
   @IsDefined()
   @IsNotEmpty()
   @IsString()
@@ -105,7 +105,7 @@ export class PurchaseNumberDto {
   @IsE164()
   number!: string;
 
-  @ApiProperty({ example: 'US' })
+  @ApiProperty({ example: 'US', minLength: 2, maxLength: 2 })
   @IsDefined()
   @IsNotEmpty()
   @IsString()
