@@ -11,7 +11,13 @@ export interface AppConfig {
   database: { url: string };
   redis: { url: string; prefix: string };
   auth: { adminApiKey?: string; encryptionKey?: string };
-  limits: { ratePerMinute: number; maxConcurrentCalls: number; crawlMaxPages: number };
+  limits: {
+    ratePerMinute: number;
+    maxConcurrentCalls: number;
+    crawlMaxPages: number;
+    /** Numbers a workspace may hold bought through the number inventory. */
+    phoneNumberPurchases: number;
+  };
   network: { allowPrivateTargets: boolean };
   llm: { baseUrl?: string; apiKey?: string; model: string };
   embeddings: { baseUrl?: string; apiKey?: string; model: string };
@@ -61,6 +67,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
       ratePerMinute: env.RATE_LIMIT_PER_MINUTE ?? 1000,
       maxConcurrentCalls: env.MAX_CONCURRENT_CALLS ?? 50,
       crawlMaxPages: env.CRAWL_MAX_PAGES ?? 100,
+      phoneNumberPurchases: env.PHONE_NUMBER_PURCHASE_LIMIT ?? 10,
     },
     network: { allowPrivateTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS ?? false },
     llm: { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL ?? 'gpt-4o-mini' },

@@ -54,6 +54,7 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) TRUST_PROXY?: boolean;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_PER_MINUTE?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) MAX_CONCURRENT_CALLS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100000) PHONE_NUMBER_PURCHASE_LIMIT?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000) SANDBOX_ANSWER_DELAY_MS?: number;
   @IsOptional() @Transform(emptyToUndefined) @IsString() STORAGE_DIR?: string;
   @IsOptional()

@@ -21,6 +21,7 @@ import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
 import { FlowExecutionsRetention1763990000000 } from './migrations/1763990000000-FlowExecutionsRetention';
 import { Approvals1763960000000 } from './migrations/1763960000000-Approvals';
 import { Sip1763980000000 } from './migrations/1763980000000-Sip';
+import { Numbers1763970000000 } from './migrations/1763970000000-Numbers';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -50,4 +51,5 @@ export const MIGRATIONS = [
   FlowExecutionsRetention1763990000000,
   Approvals1763960000000,
   Sip1763980000000,
+  Numbers1763970000000,
 ];

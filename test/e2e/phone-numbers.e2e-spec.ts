@@ -24,7 +24,13 @@ describe('Phone numbers and channel bindings', () => {
         type: 'local',
         capabilities: { call: true, sms: true, whatsapp: true, whatsapp_call: false },
         is_external: false,
-        source: 'purchased',
+        source: 'registered',
+        monthly_fee: null,
+        channel_settings: {
+          voice: { enabled: true, channel_limit: 50, whitelisted_destinations: ['US'] },
+          sms: { enabled: true },
+          inbound: { enabled: true, channel_limit: 50 },
+        },
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });
@@ -67,7 +73,7 @@ describe('Phone numbers and channel bindings', () => {
         phone_number_uuid: n.uuid,
         number: n.number,
         is_external: false,
-        source: 'purchased',
+        source: 'registered',
         channels: {
           call: {
             capable: true,

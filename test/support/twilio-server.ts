@@ -5,6 +5,22 @@ import request from 'supertest';
 export const TWILIO_SID = 'AC00000000000000000000000000000001';
 export const TWILIO_TOKEN = 'twilio-test-auth-token';
 
+export interface TwilioAvailableNumber {
+  friendly_name: string;
+  phone_number: string;
+  lata: string;
+  locality: string;
+  rate_center: string;
+  latitude: string;
+  longitude: string;
+  region: string;
+  postal_code: string;
+  iso_country: string;
+  address_requirements: string;
+  beta: boolean;
+  capabilities: { voice: boolean; SMS: boolean; MMS: boolean; fax: boolean };
+}
+
 export interface TwilioRequest {
   method: string;
   path: string;
@@ -24,6 +40,16 @@ export class TwilioServer {
   recordings = new Map<string, Buffer>();
   deletedRecordings: string[] = [];
   private seq = 0;
+
+  // ---- Number inventory (AvailablePhoneNumbers, IncomingPhoneNumbers, Addresses) ----
+  /** Numbers Twilio offers, by `<country>/<Local|Mobile|TollFree>`; taken out of the list once bought. */
+  available = new Map<string, TwilioAvailableNumber[]>();
+  /** Numbers the account holds, by `PN...` sid. */
+  incoming = new Map<string, { sid: string; phone_number: string; voice_url: string; sms_url: string }>();
+  /** The next purchase's answer: a Twilio error, or null for success. */
+  purchaseError: { status: number; code: number; message: string } | null = null;
+  private numberSeq = 0;
+  // ---- end of number inventory state ----
 
   private constructor(
     private readonly server: Server,
@@ -92,6 +118,8 @@ export class TwilioServer {
       const sid = `CA${String(this.seq).padStart(32, '0')}`;
       return json(201, { sid, status: 'queued', to: form.To, from: form.From });
     }
+    if (path.startsWith(`${base}/AvailablePhoneNumbers/`) || /\/(IncomingPhoneNumbers|Addresses)/.test(path))
+      return this.handleNumbers(req.method ?? '', req.url ?? '', path, base, form, json);
     const update = new RegExp(`^${base}/Calls/(CA[0-9a-f]+)\\.json$`).exec(path);
     if (req.method === 'POST' && update)
       return json(200, { sid: update[1], status: form.Status ?? 'in-progress' });
@@ -107,6 +135,133 @@ export class TwilioServer {
     }
     json(404, { code: 20404, message: 'not found' });
   }
+
+  // ---- Number inventory ----
+  /** Offers numbers in `<country>/<Local|Mobile|TollFree>` as Twilio's AvailablePhoneNumbers lists them. */
+  offer(
+    country: string,
+    list: 'Local' | 'Mobile' | 'TollFree',
+    numbers: string[],
+    addressRequirements = 'none',
+  ) {
+    this.available.set(
+      `${country}/${list}`,
+      numbers.map((n) => ({
+        friendly_name: n,
+        phone_number: n,
+        lata: '722',
+        locality: 'Hoboken',
+        rate_center: 'HOBOKEN',
+        latitude: '40.7439',
+        longitude: '-74.0323',
+        region: 'NJ',
+        postal_code: '07030',
+        iso_country: country,
+        address_requirements: addressRequirements,
+        beta: false,
+        capabilities: { voice: true, SMS: true, MMS: true, fax: false },
+      })),
+    );
+  }
+
+  numberRequests(): TwilioRequest[] {
+    return this.requests.filter((r) => /AvailablePhoneNumbers|IncomingPhoneNumbers|Addresses/.test(r.path));
+  }
+
+  private handleNumbers(
+    method: string,
+    url: string,
+    path: string,
+    base: string,
+    form: Record<string, string | string[]>,
+    json: (status: number, body: unknown) => void,
+  ): void {
+    const search = new RegExp(
+      `^${base}/AvailablePhoneNumbers/([A-Z]{2})/(Local|Mobile|TollFree)\\.json$`,
+    ).exec(path);
+    if (method === 'GET' && search) {
+      const query = new URL(url, 'http://twilio').searchParams;
+      const contains = query.get('Contains') ?? '';
+      const size = Number(query.get('PageSize') ?? 50);
+      const listed = (this.available.get(`${search[1]}/${search[2]}`) ?? []).filter(
+        (n) => !contains || n.phone_number.includes(contains),
+      );
+      return json(200, {
+        available_phone_numbers: listed.slice(0, size),
+        end: Math.min(size, listed.length) - 1,
+        first_page_uri: path,
+        next_page_uri: null,
+        page: 0,
+        page_size: size,
+        previous_page_uri: null,
+        start: 0,
+        uri: url,
+      });
+    }
+    if (method === 'POST' && path === `${base}/Addresses.json`) {
+      this.numberSeq += 1;
+      return json(201, {
+        sid: `AD${String(this.numberSeq).padStart(32, '0')}`,
+        customer_name: form.CustomerName,
+        street: form.Street,
+        city: form.City,
+        region: form.Region,
+        postal_code: form.PostalCode,
+        iso_country: form.IsoCountry,
+      });
+    }
+    if (method === 'POST' && path === `${base}/IncomingPhoneNumbers.json`) {
+      if (this.purchaseError) {
+        const e = this.purchaseError;
+        this.purchaseError = null;
+        return json(e.status, { code: e.code, message: e.message, more_info: '', status: e.status });
+      }
+      const wanted = String(form.PhoneNumber ?? '');
+      const list = [...this.available.values()].find((l) => l.some((n) => n.phone_number === wanted));
+      if (!list)
+        return json(400, {
+          code: 21422,
+          message: 'PhoneNumber requested is not available',
+          more_info: 'https://www.twilio.com/docs/errors/21422',
+          status: 400,
+        });
+      list.splice(
+        list.findIndex((n) => n.phone_number === wanted),
+        1,
+      );
+      this.numberSeq += 1;
+      const sid = `PN${String(this.numberSeq).padStart(32, '0')}`;
+      const record = {
+        sid,
+        phone_number: wanted,
+        voice_url: String(form.VoiceUrl),
+        sms_url: String(form.SmsUrl),
+      };
+      this.incoming.set(sid, record);
+      return json(201, {
+        ...record,
+        account_sid: TWILIO_SID,
+        friendly_name: wanted,
+        status: 'in-use',
+        address_sid: form.AddressSid ?? null,
+        bundle_sid: form.BundleSid ?? null,
+        capabilities: { voice: true, sms: true, mms: true, fax: false },
+      });
+    }
+    const one = new RegExp(`^${base}/IncomingPhoneNumbers/(PN[0-9a-f]+)\\.json$`).exec(path);
+    if (method === 'DELETE' && one) {
+      if (!this.incoming.delete(one[1]))
+        return json(404, {
+          code: 20404,
+          message: `The requested resource ${path} was not found`,
+          more_info: 'https://www.twilio.com/docs/errors/20404',
+          status: 404,
+        });
+      return json(204, '');
+    }
+    json(404, { code: 20404, message: 'not found', status: 404 });
+  }
+  // ---- end of number inventory ----
 
   recordingUrl(sid: string): string {
     return `${this.url}/2010-04-01/Accounts/${TWILIO_SID}/Recordings/${sid}`;

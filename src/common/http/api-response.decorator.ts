@@ -77,6 +77,8 @@ const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   FORBIDDEN: 'The token lacks the scope for this method',
   RESOURCE_NOT_FOUND: 'Nothing with this identifier in this workspace (or unknown workspace)',
   CONFLICT: 'The current state forbids the operation',
+  PURCHASE_LIMIT_REACHED:
+    'The workspace holds PHONE_NUMBER_PURCHASE_LIMIT bought numbers; details: {limit, current}',
   VALIDATION_ERROR: 'A required field is missing or empty; error.field names it',
   INVALID_FORMAT: 'A field has the wrong type, enum value or format; error.field names it',
   INVALID_UUID: 'A malformed UUID; error.field names the parameter',
@@ -95,6 +97,8 @@ const EXAMPLES: Partial<Record<ErrorCode, { message: string; field?: string; ret
   RESOURCE_NOT_FOUND: { message: 'Agent not found' },
   CONFLICT: { message: 'The current state does not allow this operation' },
   WEBHOOK_LIMIT_REACHED: { message: 'An agent has at most 10 webhooks' },
+  PURCHASE_LIMIT_REACHED: { message: 'The workspace has bought 10 of its 10 numbers' },
+  PROVIDER_ERROR: { message: 'Twilio refused the purchase: This number is not available' },
   PAYLOAD_TOO_LARGE: { message: 'Request body is larger than 1mb' },
   VALIDATION_ERROR: { message: 'name should not be empty', field: 'name' },
   INVALID_FORMAT: { message: 'phone_number must be a phone number in E.164 format', field: 'phone_number' },

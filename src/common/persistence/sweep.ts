@@ -1,9 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The cross-tenant jobs allowed to read or write every workspace's rows in one statement. */
-export type SweepKind = 'delivery' | 'dispatch' | 'retention' | 'reconciliation';
+export type SweepKind = 'delivery' | 'dispatch' | 'retention' | 'reconciliation' | 'inventory';
 
-export const SWEEP_KINDS: readonly SweepKind[] = ['delivery', 'dispatch', 'retention', 'reconciliation'];
+export const SWEEP_KINDS: readonly SweepKind[] = [
+  'delivery',
+  'dispatch',
+  'retention',
+  'reconciliation',
+  'inventory',
+];
 
 const current = new AsyncLocalStorage<SweepKind>();
 

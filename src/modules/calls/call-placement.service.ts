@@ -107,6 +107,7 @@ export class CallPlacement {
       dto.phone_number_uuid ?? dto.from ?? dto.phoneNumber,
     );
     this.telephony.forCalls(number.provider);
+    this.numbers.assertCanCall(number, to);
     if (channel === 'whatsapp_call' && number.provider !== 'sandbox')
       throw AppException.conflict(
         'Outbound WhatsApp calls need the user’s prior permission, which is not requested',
@@ -197,7 +198,12 @@ export class CallPlacement {
     const id = newId();
     const live = !endReason;
     if (live) {
-      const refusal = await this.slots.acquire(workspaceId, id, c.number.id);
+      const refusal = await this.slots.acquire(
+        workspaceId,
+        id,
+        c.number.id,
+        this.numbers.callLimit(c.number, c.direction),
+      );
       if (refusal) throw this.limitReached(refusal, c.number);
     }
     try {

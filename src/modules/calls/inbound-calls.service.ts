@@ -42,6 +42,7 @@ export class InboundCalls {
     channel: CallChannel,
     options: { storeRefusal?: boolean } = {},
   ): Promise<CallResponse> {
+    this.numbers.assertTakesInbound(number);
     const agentId = await this.numbers.boundAgent(
       workspaceId,
       number.id,

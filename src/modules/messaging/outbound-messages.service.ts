@@ -83,6 +83,7 @@ export class OutboundMessagesService {
     const agent = await agentInBody(this.agents, workspaceId, req.agentId);
     const number = await this.senderNumber(workspaceId, agent.agent_uuid, req.channel, req.phoneNumberId);
     this.registry.assertCanSend(number, req.channel);
+    this.numbers.assertCanSend(number, req.channel);
     if (req.contactId && !(await this.contacts.find(workspaceId, req.contactId)))
       throw AppException.invalid(
         'contact_uuid',

@@ -11,6 +11,21 @@ export const DEFAULT_CAPABILITIES: Capabilities = {
   whatsapp_call: false,
 };
 
+/** Per-number channel settings as stored: a partial object, absent keys take their defaults (channel-settings.ts). */
+export interface ChannelSettings {
+  voice?: { enabled?: boolean; channel_limit?: number; whitelisted_destinations?: string[] };
+  sms?: { enabled?: boolean };
+  inbound?: { enabled?: boolean; channel_limit?: number };
+}
+
+export interface MonthlyFee {
+  amount: string;
+  currency: string;
+}
+
+/** Where a number comes from: bought here, registered as owned elsewhere, or reached over a SIP trunk. */
+export const NUMBER_SOURCES = ['purchased', 'registered', 'external'] as const;
+
 /** A number the workspace owns; its channels are served by agents through bindings. */
 @Entity('phone_numbers')
 export class PhoneNumber extends WorkspaceOwnedEntity {
@@ -21,7 +36,11 @@ export class PhoneNumber extends WorkspaceOwnedEntity {
   @Column('varchar', { length: 20, nullable: true }) type!: string | null;
   @Column('jsonb') capabilities!: Capabilities;
   @Column('boolean', { default: false }) isExternal!: boolean;
-  @Column('varchar', { length: 20, default: 'purchased' }) source!: string;
+  @Column('varchar', { length: 20, default: 'registered' }) source!: string;
+  /** The provider's id of a bought number (Twilio's `PN...` sid), used to release it. */
+  @Column('varchar', { length: 64, nullable: true }) providerSid!: string | null;
+  @Column('jsonb', { nullable: true }) monthlyFee!: MonthlyFee | null;
+  @Column('jsonb', { default: () => "'{}'::jsonb" }) channelSettings!: ChannelSettings;
 }
 
 /** One channel of one number, served by one agent (unique per number and channel). */

@@ -10,13 +10,23 @@ import {
   SnapshotQuery,
   UpdatePhoneNumberDto,
 } from './dto/phone-numbers.dto';
-import { PhoneNumberChannelSnapshotResponse, PhoneNumberResponse } from './dto/phone-numbers.response';
+import { PurchaseNumberDto, RequirementsQuery, SearchNumbersQuery } from './dto/inventory.dto';
+import {
+  AvailableNumberResponse,
+  PhoneNumberChannelSnapshotResponse,
+  PhoneNumberResponse,
+  SearchRequirementsResponse,
+} from './dto/phone-numbers.response';
+import { PhoneNumberInventoryService } from './phone-number-inventory.service';
 import { PhoneNumbersService } from './phone-numbers.service';
 
 @ApiTags('Phone numbers')
 @Controller('api/v1/phone-numbers')
 export class PhoneNumbersController {
-  constructor(private readonly numbers: PhoneNumbersService) {}
+  constructor(
+    private readonly numbers: PhoneNumbersService,
+    private readonly inventory: PhoneNumberInventoryService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List the phone numbers of the workspace, newest first' })
@@ -33,6 +43,40 @@ export class PhoneNumbersController {
   })
   create(@WorkspaceId() ws: string, @Body() dto: CreatePhoneNumberDto): Promise<PhoneNumberResponse> {
     return this.numbers.register(ws, dto);
+  }
+
+  // The inventory's fixed paths come before `:uuid`, which would otherwise take them as (invalid) uuids.
+  @Get('search')
+  @ApiOperation({
+    summary: 'Numbers available to buy, up to fifty (Twilio when configured, else the sandbox inventory)',
+  })
+  @ApiEnvelope(AvailableNumberResponse, {
+    isArray: true,
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'PROVIDER_ERROR'],
+  })
+  search(@Query() query: SearchNumbersQuery): Promise<AvailableNumberResponse[]> {
+    return this.inventory.search(query);
+  }
+
+  @Get('search/requirements')
+  @ApiOperation({ summary: 'What buying a number of this country and type asks for (address, documents)' })
+  @ApiEnvelope(SearchRequirementsResponse, {
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'PROVIDER_ERROR'],
+  })
+  requirements(@Query() query: RequirementsQuery): Promise<SearchRequirementsResponse> {
+    return this.inventory.requirements(query);
+  }
+
+  @Post('purchase')
+  @ApiOperation({
+    summary: 'Buy a number from the inventory; it answers the number with `source: purchased`',
+  })
+  @ApiEnvelope(PhoneNumberResponse, {
+    status: 201,
+    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'PURCHASE_LIMIT_REACHED', 'CONFLICT', 'PROVIDER_ERROR'],
+  })
+  purchase(@WorkspaceId() ws: string, @Body() dto: PurchaseNumberDto): Promise<PhoneNumberResponse> {
+    return this.inventory.purchase(ws, dto);
   }
 
   @Get('channels')
@@ -53,7 +97,7 @@ export class PhoneNumbersController {
   }
 
   @Patch(':uuid')
-  @ApiOperation({ summary: 'Change a phone number (its WhatsApp sender)' })
+  @ApiOperation({ summary: 'Change a phone number: its channel settings and its WhatsApp sender' })
   @ApiEnvelope(PhoneNumberResponse, {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
@@ -71,6 +115,16 @@ export class PhoneNumbersController {
   async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
     await this.numbers.remove(ws, id);
     return null;
+  }
+
+  @Post(':uuid/release')
+  @ApiOperation({
+    summary:
+      'Give a purchased number back to its provider; it is deleted with its bindings (answers it `released`)',
+  })
+  @ApiEnvelope(PhoneNumberResponse, { errors: ['INVALID_UUID', 'CONFLICT', 'PROVIDER_ERROR'] })
+  release(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<PhoneNumberResponse> {
+    return this.inventory.release(ws, id);
   }
 
   @Get(':uuid/channels')

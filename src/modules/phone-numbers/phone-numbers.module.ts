@@ -10,10 +10,15 @@ import {
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { PhoneNumberInventoryService } from './phone-number-inventory.service';
+import { NumberInventoryModule } from '@/providers/numbers/number-inventory.module';
 import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PhoneNumber, PhoneNumberBinding, MessengerPage, WhatsappNumber])],
+  imports: [
+    TypeOrmModule.forFeature([PhoneNumber, PhoneNumberBinding, MessengerPage, WhatsappNumber]),
+    NumberInventoryModule,
+  ],
   controllers: [PhoneNumbersController],
   providers: [
     PhoneNumbersRepository,
@@ -21,6 +26,7 @@ import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
     MessengerPagesRepository,
     WhatsappNumbersRepository,
     PhoneNumbersService,
+    PhoneNumberInventoryService,
     { provide: AgentBindingsSection, useClass: AgentBindingsView },
   ],
   exports: [PhoneNumbersService, AgentBindingsSection, WhatsappNumbersRepository],

@@ -72,6 +72,49 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
     );
     return rows[0] ? { id: rows[0].id, workspaceId: rows[0].workspace_id } : null;
   }
+
+  /**
+   * Which of these E.164 numbers any workspace holds (bought, registered or external): the inventory offers none of
+   * them and a purchase of one is 409.
+   */
+  @Sweep('inventory')
+  async heldAnywhere(numbers: string[], manager?: EntityManager): Promise<Set<string>> {
+    if (!numbers.length) return new Set();
+    const rows = await this.sql<{ number: string }[]>(
+      `SELECT DISTINCT number FROM phone_numbers WHERE number = ANY($1::varchar[])`,
+      [numbers],
+      manager,
+    );
+    return new Set(rows.map((r) => r.number));
+  }
+
+  /**
+   * Serialises the workspace's purchases until the transaction ends (a transaction-scoped advisory lock on the
+   * workspace), so counting against the limit and inserting cannot interleave.
+   */
+  async lockPurchases(workspaceId: string, manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `phone-number-purchase:${workspaceId}`,
+    ]);
+  }
+
+  /** The number's row, locked until the transaction ends (changes of its settings, its release). */
+  lockById(workspaceId: string, id: string, manager: EntityManager): Promise<PhoneNumber | null> {
+    return this.query(workspaceId, 'n', manager)
+      .setLock('pessimistic_write')
+      .andWhere('n.id = :id', { id })
+      .getOne();
+  }
+
+  /** The workspace's bought numbers (those the purchase limit counts). */
+  async countPurchased(workspaceId: string, manager: EntityManager): Promise<number> {
+    const rows = await this.sql<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM phone_numbers WHERE workspace_id = $1 AND source = 'purchased'`,
+      [workspaceId],
+      manager,
+    );
+    return rows[0]?.n ?? 0;
+  }
 }
 
 @Injectable()

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { QueryFailedError } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
@@ -15,6 +15,15 @@ import {
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
 import { WhatsappNumbersRepository } from './whatsapp-sender';
+import {
+  assertInboundEnabled,
+  assertOutboundCall,
+  assertSmsEnabled,
+  effectiveSettings,
+  inboundEnabled,
+  mergeSettings,
+  numberCallLimit,
+} from './channel-settings';
 
 const isUniqueViolation = (err: unknown) =>
   err instanceof QueryFailedError && (err.driverError as { code?: string })?.code === '23505';
@@ -34,7 +43,7 @@ export class PhoneNumbersService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  static toResponse(n: PhoneNumber): PhoneNumberResponse {
+  toResponse(n: PhoneNumber): PhoneNumberResponse {
     return {
       phone_number_uuid: n.id,
       uuid: n.id,
@@ -46,6 +55,8 @@ export class PhoneNumbersService {
       capabilities: { ...DEFAULT_CAPABILITIES, ...n.capabilities },
       is_external: n.isExternal,
       source: n.source,
+      monthly_fee: n.monthlyFee ?? null,
+      channel_settings: effectiveSettings(n, this.config.limits.maxConcurrentCalls),
       created_at: n.createdAt.toISOString(),
       updated_at: n.updatedAt.toISOString(),
     };
@@ -62,7 +73,10 @@ export class PhoneNumbersService {
       type: dto.type ?? null,
       capabilities: { ...DEFAULT_CAPABILITIES, ...(dto.capabilities ?? {}) },
       isExternal: false,
-      source: 'purchased',
+      source: 'registered',
+      providerSid: null,
+      monthlyFee: null,
+      channelSettings: {},
     });
     if (dto.whatsapp) entity.capabilities.whatsapp = true;
     await this.unitOfWork.run(async (m) => {
@@ -75,21 +89,39 @@ export class PhoneNumbersService {
       }
       if (dto.whatsapp) await this.setWhatsapp(workspaceId, entity.id, dto.whatsapp, m);
     });
-    return PhoneNumbersService.toResponse((await this.numbers.findById(workspaceId, entity.id))!);
+    return this.toResponse((await this.numbers.findById(workspaceId, entity.id))!);
   }
 
-  /** `PATCH /phone-numbers/{uuid}`: the WhatsApp sender (enabling the number's whatsapp capability). */
+  /**
+   * `PATCH /phone-numbers/{uuid}`: channel settings (merged: a key given replaces, null restores its default) and
+   * the WhatsApp sender (enabling the number's whatsapp capability), in one transaction.
+   */
   async update(workspaceId: string, id: string, dto: UpdatePhoneNumberDto): Promise<PhoneNumberResponse> {
     const number = await this.get(workspaceId, id);
-    if (dto.whatsapp) {
-      const config = dto.whatsapp;
-      this.checkWhatsapp(number.provider);
-      await this.unitOfWork.run(async (m) => {
-        number.capabilities = { ...DEFAULT_CAPABILITIES, ...number.capabilities, whatsapp: true };
-        await this.numbers.save(workspaceId, number, m);
-        await this.setWhatsapp(workspaceId, id, config, m);
+    const settings = dto.channel_settings;
+    if (settings?.voice?.whitelisted_destinations)
+      settings.voice.whitelisted_destinations.forEach((code, i) => {
+        if (!isSupportedCountry(code))
+          throw AppException.invalid(
+            `channel_settings.voice.whitelisted_destinations.${i}`,
+            `channel_settings.voice.whitelisted_destinations.${i} (${code}) is not a country with phone numbers`,
+          );
       });
-    }
+    if (dto.whatsapp) this.checkWhatsapp(number.provider);
+    if (!settings && !dto.whatsapp) return this.toResponse(number);
+    await this.unitOfWork.run(async (m) => {
+      const locked = await this.numbers.lockById(workspaceId, id, m);
+      if (!locked) throw AppException.notFound('Phone number');
+      if (settings)
+        locked.channelSettings = mergeSettings(
+          locked.channelSettings ?? {},
+          settings as unknown as Record<string, unknown>,
+        );
+      if (dto.whatsapp)
+        locked.capabilities = { ...DEFAULT_CAPABILITIES, ...locked.capabilities, whatsapp: true };
+      await this.numbers.save(workspaceId, locked, m);
+      if (dto.whatsapp) await this.setWhatsapp(workspaceId, id, dto.whatsapp, m);
+    });
     return this.read(workspaceId, id);
   }
 
@@ -144,7 +176,7 @@ export class PhoneNumbersService {
       ...skipTake(query),
     });
     return pageOf(
-      rows.map((n) => PhoneNumbersService.toResponse(n)),
+      rows.map((n) => this.toResponse(n)),
       total,
       query,
     );
@@ -196,7 +228,7 @@ export class PhoneNumbersService {
   }
 
   async read(workspaceId: string, id: string): Promise<PhoneNumberResponse> {
-    return PhoneNumbersService.toResponse(await this.get(workspaceId, id));
+    return this.toResponse(await this.get(workspaceId, id));
   }
 
   /** Removes the number and every binding of it. */
@@ -275,6 +307,31 @@ export class PhoneNumbersService {
     return pages.length;
   }
 
+  /** 409 unless the number may call `to` (voice enabled, destination whitelisted): `POST /call`. */
+  assertCanCall(number: PhoneNumber, to: string): void {
+    assertOutboundCall(number, to);
+  }
+
+  /** 409 when the number's SMS is switched off; other channels pass. */
+  assertCanSend(number: PhoneNumber, channel: NumberChannel): void {
+    if (channel === 'sms') assertSmsEnabled(number);
+  }
+
+  /** Whether the number takes inbound calls (`channel_settings.inbound.enabled`). */
+  takesInbound(number: PhoneNumber): boolean {
+    return inboundEnabled(number);
+  }
+
+  /** 409 when the number takes no inbound calls. */
+  assertTakesInbound(number: PhoneNumber): void {
+    assertInboundEnabled(number);
+  }
+
+  /** The number's live-call limit for a new call of that direction; undefined: the workspace's. */
+  callLimit(number: PhoneNumber, direction: 'Inbound' | 'Outbound'): number | undefined {
+    return numberCallLimit(number, direction);
+  }
+
   async snapshotById(workspaceId: string, id: string): Promise<PhoneNumberChannelSnapshotResponse> {
     return this.snapshot(workspaceId, await this.get(workspaceId, id));
   }
@@ -288,15 +345,16 @@ export class PhoneNumbersService {
   private async snapshot(workspaceId: string, n: PhoneNumber): Promise<PhoneNumberChannelSnapshotResponse> {
     const rows = await this.bindings.withAgents(workspaceId, [n.id]);
     const caps = { ...DEFAULT_CAPABILITIES, ...n.capabilities };
-    const limit = this.config.limits.maxConcurrentCalls;
+    const settings = effectiveSettings(n, this.config.limits.maxConcurrentCalls);
     const bound = (channel: NumberChannel): BindingRow | undefined => rows.find((r) => r.channel === channel);
     const voice = (channel: 'call' | 'sms') => {
       const b = bound(channel);
+      const on = channel === 'call' ? settings.voice.enabled : settings.sms.enabled;
       return {
         capable: caps[channel],
-        enabled: caps[channel] && !!b,
-        channel_limit: limit,
-        whitelisted_destinations: n.countryCode ? [n.countryCode] : [],
+        enabled: caps[channel] && !!b && on,
+        channel_limit: settings.voice.channel_limit,
+        whitelisted_destinations: settings.voice.whitelisted_destinations,
         bound: !!b,
         agent_uuid: b?.agent_id ?? null,
         agent_name: b?.agent_name ?? null,
@@ -313,7 +371,10 @@ export class PhoneNumbersService {
         call,
         sms: voice('sms'),
         whatsapp: { bound: !!wa, agent_uuid: wa?.agent_id ?? null, agent_name: wa?.agent_name ?? null },
-        inbound: { enabled: call.enabled, channel_limit: limit },
+        inbound: {
+          enabled: caps.call && !!bound('call') && settings.inbound.enabled,
+          channel_limit: settings.inbound.channel_limit,
+        },
       },
     };
   }

@@ -135,7 +135,7 @@ export class SipTrunksService {
     return numbers.map((n) => {
       const d = details.find((r) => r.phone_number_id === n.id);
       return {
-        ...PhoneNumbersService.toResponse(n),
+        ...this.numbers.toResponse(n),
         connection_uuid: d?.connection_id ?? null,
         agent_uuid: d?.agent_id ?? null,
       };

@@ -13,7 +13,14 @@ import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.servi
 import type { CallStatus } from '@/providers/telephony/telephony.port';
 import type { CallChannel } from '@/modules/calls/call.entity';
 import { dialOutcomeKey, numberOfAddress, TwilioTelephony } from '@/providers/telephony/twilio.telephony';
-import { emptyTwiml, hangUp, rejectBusy, sayAndHangUp, sayOnly } from '@/providers/telephony/twilio-twiml';
+import {
+  emptyTwiml,
+  hangUp,
+  reject,
+  rejectBusy,
+  sayAndHangUp,
+  sayOnly,
+} from '@/providers/telephony/twilio-twiml';
 import { isValidTwilioSignature } from '@/providers/twilio/twilio-signature';
 
 export const NOT_IN_SERVICE = 'This number is not in service.';
@@ -112,6 +119,7 @@ export class TwilioHooks {
     const from = numberOfAddress(form.From) ?? '';
     const number = to ? await this.numbers.findProviderNumber(to, 'twilio') : null;
     if (!number) return sayAndHangUp(NOT_IN_SERVICE);
+    if (!this.numbers.takesInbound(number)) return reject();
     const reason = this.twilio.unavailableReason();
     if (reason) return sayAndHangUp(reason);
     const seenKey = `${this.config.redis.prefix}:twilio:inbound:${form.CallSid}`;

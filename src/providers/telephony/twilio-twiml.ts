@@ -34,6 +34,13 @@ export function sayAndHangUp(text: string): string {
   return response.toString();
 }
 
+/** `<Reject/>`: the call is refused before it is answered (the caller hears it as not answered, no charge). */
+export function reject(): string {
+  const response = new twiml.VoiceResponse();
+  response.reject();
+  return response.toString();
+}
+
 export function rejectBusy(): string {
   const response = new twiml.VoiceResponse();
   response.reject({ reason: 'busy' });

@@ -1,8 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
   ArrayUnique,
   IsArray,
+  IsInt,
+  Max,
+  Min,
   IsBoolean,
   IsDefined,
   IsIn,
@@ -92,7 +97,108 @@ export class CreatePhoneNumberDto {
   whatsapp?: WhatsappSenderDto;
 }
 
+export class VoiceChannelSettingsDto {
+  @ApiPropertyOptional({ example: true, description: 'outbound calls from the number' })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: 1000,
+    example: 5,
+    description:
+      'live calls on the number above which a new outbound call is refused; null: the workspace limit',
+  })
+  @IsOptional()
+  @IsInt({ message: 'channel_settings.voice.channel_limit must be an integer' })
+  @Min(1)
+  @Max(1000)
+  channel_limit?: number | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['US', 'CA'],
+    description: "countries (ISO-2) outbound calls may reach; null: the number's own country",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty({ message: 'channel_settings.voice.whitelisted_destinations should not be empty' })
+  @ArrayMaxSize(250)
+  @ArrayUnique()
+  @Matches(/^[A-Z]{2}$/, {
+    each: true,
+    message: 'each of channel_settings.voice.whitelisted_destinations must be an ISO 3166-1 alpha-2 code',
+  })
+  whitelisted_destinations?: string[] | null;
+}
+
+export class SmsChannelSettingsDto {
+  @ApiPropertyOptional({ example: true, description: 'SMS sent from the number' })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+export class InboundChannelSettingsDto {
+  @ApiPropertyOptional({ example: true, description: 'inbound calls on the number' })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: 1000,
+    example: 5,
+    description:
+      'live calls on the number above which an inbound call is refused (busy); null: the workspace limit',
+  })
+  @IsOptional()
+  @IsInt({ message: 'channel_settings.inbound.channel_limit must be an integer' })
+  @Min(1)
+  @Max(1000)
+  channel_limit?: number | null;
+}
+
+export class ChannelSettingsDto {
+  @ApiPropertyOptional({ type: VoiceChannelSettingsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => VoiceChannelSettingsDto)
+  voice?: VoiceChannelSettingsDto;
+
+  @ApiPropertyOptional({ type: SmsChannelSettingsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SmsChannelSettingsDto)
+  sms?: SmsChannelSettingsDto;
+
+  @ApiPropertyOptional({ type: InboundChannelSettingsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => InboundChannelSettingsDto)
+  inbound?: InboundChannelSettingsDto;
+}
+
 export class UpdatePhoneNumberDto {
+  @ApiPropertyOptional({
+    type: ChannelSettingsDto,
+    description: 'merged into the stored settings: a key given replaces it, null puts back its default',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ChannelSettingsDto)
+  channel_settings?: ChannelSettingsDto;
+
   @ApiPropertyOptional({ type: WhatsappSenderDto, description: 'enables WhatsApp messaging on the number' })
   @IsOptional()
   @IsObject()

@@ -3,6 +3,58 @@ import { CapabilitiesResponse } from '@/modules/agents/dto/agent.response';
 
 const TS = '2026-11-22T04:17:55.123Z';
 
+export class MonthlyFeeResponse {
+  @ApiProperty({ example: '1.15', description: 'decimal string' }) amount!: string;
+  @ApiProperty({ example: 'USD' }) currency!: string;
+}
+
+export class VoiceSettingsResponse {
+  @ApiProperty({ example: true }) enabled!: boolean;
+  @ApiProperty({ example: 50 }) channel_limit!: number;
+  @ApiProperty({ example: ['US'], type: [String] }) whitelisted_destinations!: string[];
+}
+
+export class SmsSettingsResponse {
+  @ApiProperty({ example: true }) enabled!: boolean;
+}
+
+export class InboundSettingsResponse {
+  @ApiProperty({ example: true }) enabled!: boolean;
+  @ApiProperty({ example: 50 }) channel_limit!: number;
+}
+
+/** The number's channel settings with their defaults filled in. */
+export class ChannelSettingsResponse {
+  @ApiProperty({ type: VoiceSettingsResponse }) voice!: VoiceSettingsResponse;
+  @ApiProperty({ type: SmsSettingsResponse }) sms!: SmsSettingsResponse;
+  @ApiProperty({ type: InboundSettingsResponse }) inbound!: InboundSettingsResponse;
+}
+
+export class NumberRequirementsResponse {
+  @ApiProperty({ enum: ['none', 'any', 'local', 'foreign'], example: 'none' }) address!: string;
+  @ApiProperty({ type: [String], example: [], description: 'keys the purchase must give in `requirements`' })
+  documents!: string[];
+}
+
+export class SearchRequirementsResponse extends NumberRequirementsResponse {
+  @ApiProperty({ example: 'US' }) country_code!: string;
+  @ApiProperty({ enum: ['local', 'mobile', 'toll_free'], example: 'local' }) type!: string;
+  @ApiProperty({ example: 'sandbox', description: 'the inventory numbers are bought from' })
+  provider!: string;
+}
+
+export class AvailableNumberResponse {
+  @ApiProperty({ example: '+12015550123' }) number!: string;
+  @ApiProperty({ example: 'US' }) country_code!: string;
+  @ApiProperty({ enum: ['local', 'mobile', 'toll_free'], example: 'local' }) type!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'Hoboken' }) locality!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'NJ' }) region!: string | null;
+  @ApiProperty({ type: CapabilitiesResponse }) capabilities!: CapabilitiesResponse;
+  @ApiProperty({ type: MonthlyFeeResponse, nullable: true, description: 'null when the provider names none' })
+  monthly_fee!: MonthlyFeeResponse | null;
+  @ApiProperty({ type: NumberRequirementsResponse }) requirements!: NumberRequirementsResponse;
+}
+
 export class PhoneNumberResponse {
   @ApiProperty({ format: 'uuid' }) phone_number_uuid!: string;
   @ApiProperty({ format: 'uuid', description: 'the same as phone_number_uuid' }) uuid!: string;
@@ -13,7 +65,16 @@ export class PhoneNumberResponse {
   @ApiProperty({ type: String, example: 'local', nullable: true }) type!: string | null;
   @ApiProperty({ type: CapabilitiesResponse }) capabilities!: CapabilitiesResponse;
   @ApiProperty({ example: false }) is_external!: boolean;
-  @ApiProperty({ example: 'purchased' }) source!: string;
+  @ApiProperty({
+    enum: ['purchased', 'registered', 'external'],
+    example: 'purchased',
+    description:
+      'bought here (POST /phone-numbers/purchase), registered as owned elsewhere, or a SIP trunk number',
+  })
+  source!: string;
+  @ApiProperty({ type: MonthlyFeeResponse, nullable: true, description: 'bought numbers only' })
+  monthly_fee!: MonthlyFeeResponse | null;
+  @ApiProperty({ type: ChannelSettingsResponse }) channel_settings!: ChannelSettingsResponse;
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ example: TS }) updated_at!: string;
 }

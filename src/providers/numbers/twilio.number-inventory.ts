@@ -1,0 +1,167 @@
+import { Inject, Injectable } from '@nestjs/common';
+import twilio from 'twilio';
+import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { TwilioUrls } from '@/providers/telephony/twilio-twiml';
+import {
+  AvailableNumber,
+  InventoryProviderError,
+  InventorySearch,
+  InventoryType,
+  NumberInventory,
+  NumberRequirements,
+  PurchasedNumber,
+  PurchaseRequest,
+} from './number-inventory.port';
+
+type TwilioClient = ReturnType<typeof twilio>;
+type Capabilities = Record<string, boolean | undefined>;
+interface OfferedNumber {
+  phoneNumber: string;
+  isoCountry: string;
+  locality: string;
+  region: string;
+  capabilities: unknown;
+  addressRequirements: string;
+}
+
+const ADDRESS_REQUIREMENTS = ['none', 'any', 'local', 'foreign'] as const;
+
+/**
+ * Twilio's number inventory over its REST API (`TWILIO_API_URL`, the `twilio` package): `GET
+ * .../AvailablePhoneNumbers/{country}/{Local,Mobile,TollFree}.json`, `POST .../IncomingPhoneNumbers.json` with
+ * `VoiceUrl` and `SmsUrl` on our inbound hooks (an `address` given is first created as a Twilio Address and passed
+ * as `AddressSid`; `requirements.address_sid` and `requirements.bundle_sid` pass as they are), and `DELETE
+ * .../IncomingPhoneNumbers/{sid}.json`. Twilio's lists carry no price, so `monthly_fee` is null, and no document
+ * requirements (a bundle Twilio wants comes back as its refusal).
+ */
+@Injectable()
+export class TwilioNumberInventory implements NumberInventory {
+  readonly localRequirements = false;
+  readonly provider = 'twilio';
+  private client: TwilioClient | null = null;
+  private readonly urls: TwilioUrls;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.urls = new TwilioUrls(config.publicBaseUrl);
+  }
+
+  get configured(): boolean {
+    return !!this.config.twilio.accountSid && !!this.config.twilio.authToken;
+  }
+
+  private rest(): TwilioClient {
+    if (!this.configured) throw new InventoryProviderError(null, 'Twilio is not configured');
+    if (!this.client) {
+      const { accountSid, authToken, apiUrl } = this.config.twilio;
+      this.client = twilio(accountSid, authToken, { autoRetry: false });
+      this.client.api.baseUrl = apiUrl;
+    }
+    return this.client;
+  }
+
+  async search(query: InventorySearch): Promise<AvailableNumber[]> {
+    const country = this.rest().availablePhoneNumbers(query.countryCode);
+    const options: { limit: number; pageSize: number; contains?: string } = {
+      limit: query.limit,
+      pageSize: query.limit,
+    };
+    if (query.contains) options.contains = query.contains;
+    const found = await refusal<OfferedNumber[]>(() =>
+      query.type === 'local'
+        ? country.local.list(options)
+        : query.type === 'mobile'
+          ? country.mobile.list(options)
+          : country.tollFree.list(options),
+    );
+    return found.map((n) => ({
+      number: n.phoneNumber,
+      country_code: n.isoCountry ?? query.countryCode,
+      type: query.type,
+      locality: n.locality || null,
+      region: n.region || null,
+      capabilities: capabilitiesOf(n.capabilities as Capabilities),
+      monthly_fee: null,
+      requirements: { address: addressRequirement(n.addressRequirements), documents: [] },
+    }));
+  }
+
+  /** What the first number Twilio offers in that country and type asks for (`none` when it offers none). */
+  async requirements(countryCode: string, type: InventoryType): Promise<NumberRequirements> {
+    const [first] = await this.search({ countryCode, type, limit: 1 });
+    return first?.requirements ?? { address: 'none', documents: [] };
+  }
+
+  async purchase(request: PurchaseRequest): Promise<PurchasedNumber> {
+    const client = this.rest();
+    let addressSid = request.requirements?.address_sid;
+    if (!addressSid && request.address) {
+      const a = request.address;
+      const created = await refusal(() =>
+        client.addresses.create({
+          customerName: a.customer_name ?? a.street,
+          street: a.street,
+          city: a.city,
+          region: a.region ?? a.city,
+          postalCode: a.postal_code,
+          isoCountry: a.country_code,
+        }),
+      );
+      addressSid = created.sid;
+    }
+    const bought = await refusal(() =>
+      client.incomingPhoneNumbers.create({
+        phoneNumber: request.number,
+        voiceUrl: this.urls.inbound(),
+        voiceMethod: 'POST',
+        smsUrl: `${this.config.publicBaseUrl}/hooks/v1/twilio/sms/inbound`,
+        smsMethod: 'POST',
+        ...(addressSid ? { addressSid } : {}),
+        ...(request.requirements?.bundle_sid ? { bundleSid: request.requirements.bundle_sid } : {}),
+      }),
+    );
+    return {
+      providerSid: bought.sid,
+      capabilities: capabilitiesOf(bought.capabilities as unknown as Capabilities),
+      monthlyFee: null,
+    };
+  }
+
+  async release(providerSid: string): Promise<void> {
+    try {
+      await this.rest().incomingPhoneNumbers(providerSid).remove();
+    } catch (err) {
+      // Already gone at Twilio: released all the same.
+      if ((err as { status?: number }).status === 404) return;
+      throw toProviderError(err);
+    }
+  }
+}
+
+function capabilitiesOf(c: Capabilities | undefined): AvailableNumber['capabilities'] {
+  return {
+    call: !!(c?.voice ?? c?.Voice),
+    sms: !!(c?.SMS ?? c?.sms),
+    whatsapp: false,
+    whatsapp_call: false,
+  };
+}
+
+function addressRequirement(value: string | undefined): NumberRequirements['address'] {
+  return (ADDRESS_REQUIREMENTS as readonly string[]).includes(value ?? '')
+    ? (value as NumberRequirements['address'])
+    : 'none';
+}
+
+function toProviderError(err: unknown): InventoryProviderError {
+  if (err instanceof InventoryProviderError) return err;
+  const e = err as { code?: number | string; status?: number; message?: string };
+  return new InventoryProviderError(e.code ?? null, e.message ?? 'Twilio refused the request', e.status);
+}
+
+async function refusal<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw toProviderError(err);
+  }
+}
