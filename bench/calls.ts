@@ -27,7 +27,8 @@ import { percentile, runBench } from './stats';
  *
  * Each replica runs with bench/probe.ts preloaded, so the run also prints, per turn and per action of the saturation
  * phases, the replicas' CPU time, the SQL statements and the Redis commands they sent (BENCH_DETAIL=1 lists them)
- * and the event-loop delay. BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops.
+ * and the event-loop delay (BENCH_TRACE=text lists the statements containing `text` by calling function).
+ * BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops.
  */
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const TURNS = Number(process.env.BENCH_TURNS ?? 10);
