@@ -37,8 +37,17 @@ export interface CallTurnResponse extends TurnResponse {
 
 /** The call's audio, where it has any (Twilio media streams); the sandbox has none. */
 export interface CallMedia {
-  /** Speaks a stored agent message on the call; resolves once it was played (or could not be). */
-  speak(workspaceId: string, callId: string, text: string, messageId: string): Promise<void>;
+  /**
+   * Speaks a stored agent message on the call; resolves once it was played (or could not be). `provider`, the
+   * call's when the caller has the row, spares the media side a read of it for a call without media.
+   */
+  speak(
+    workspaceId: string,
+    callId: string,
+    text: string,
+    messageId: string,
+    provider?: string,
+  ): Promise<void>;
   /** Stops what the agent is saying now. */
   stop(callId: string): void;
 }
@@ -105,14 +114,14 @@ export class CallRuntime implements OnModuleInit {
   }
 
   /** A message the agent says on the call: stored as its message, published, and the silence clock restarted. */
-  private async say(call: Pick<Call, 'workspaceId' | 'id'>, text: string): Promise<Message> {
+  private async say(call: Pick<Call, 'workspaceId' | 'id' | 'provider'>, text: string): Promise<Message> {
     const message = await this.turns.speak(call.workspaceId, call.id, text);
     // The feed and the silence clock side by side (the clock restarts from the message's time either way).
     await Promise.all([
       this.live.publish(call.id, 'transcript', MessageResponse.of(message)),
       this.activity(call, message.createdAt),
     ]);
-    await this.media.speak(call.workspaceId, call.id, text, message.id);
+    await this.media.speak(call.workspaceId, call.id, text, message.id, call.provider);
     return message;
   }
 
@@ -156,7 +165,8 @@ export class CallRuntime implements OnModuleInit {
     if (turn.action) {
       await this.activity(call, at);
       // A rule's words are spoken before its action (the media session speaks only plain replies).
-      if (turn.reply) await this.media.speak(workspaceId, callId, turn.reply.content, turn.reply.uuid);
+      if (turn.reply)
+        await this.media.speak(workspaceId, callId, turn.reply.content, turn.reply.uuid, call.provider);
       await this.ruleAction(call, agent, turn.action);
       after = await this.calls.view(workspaceId, callId);
     } else after = await this.calls.touchAndView(workspaceId, callId, at);
