@@ -558,6 +558,29 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
           t.workspaceId,
         ])) as { version: string }[]
       )[0]?.version;
+    // Every table the turn context reads moves the version on insert, update and delete.
+    const triggers = (await db.query(
+      `SELECT DISTINCT event_object_table AS t, event_manipulation AS e FROM information_schema.triggers
+        WHERE action_statement LIKE '%bump_agent_config_version%'`,
+    )) as { t: string; e: string }[];
+    const covered = [
+      'agents',
+      'agent_notes',
+      'agent_training',
+      'agent_procedures',
+      'agent_intents',
+      'agent_webhooks',
+      'agent_routing_rules',
+      'agent_guard_rules',
+      'evaluation_settings',
+      'memorize_settings',
+      'phone_numbers',
+      'phone_number_bindings',
+      'messenger_pages',
+    ];
+    expect(triggers.map((r) => `${r.t} ${r.e}`).sort()).toEqual(
+      covered.flatMap((table) => ['DELETE', 'INSERT', 'UPDATE'].map((e) => `${table} ${e}`)).sort(),
+    );
     try {
       expect((await say('First question')).system).toContain('Speak like a pirate.');
       let before = reads.mock.calls.length;
