@@ -156,20 +156,26 @@ export class CallRuntime implements OnModuleInit {
       context,
       onDelta,
     });
-    await Promise.all([
+    const published = Promise.all([
       this.live.publish(callId, 'transcript', turn.message),
       turn.reply && this.live.publish(callId, 'transcript', turn.reply),
     ]);
     const at = new Date(turn.reply?.created_at ?? turn.message.created_at);
     let after: CallViewRow | null;
     if (turn.action) {
+      await published;
       await this.activity(call, at);
       // A rule's words are spoken before its action (the media session speaks only plain replies).
       if (turn.reply)
         await this.media.speak(workspaceId, callId, turn.reply.content, turn.reply.uuid, call.provider);
       await this.ruleAction(call, agent, turn.action);
       after = await this.calls.view(workspaceId, callId);
-    } else after = await this.calls.touchAndView(workspaceId, callId, at);
+    } else {
+      // The transcript's publish and the call's activity with its answer side by side.
+      published.catch(() => undefined); // awaited below
+      after = await this.calls.touchAndView(workspaceId, callId, at);
+      await published;
+    }
     return { ...turn, call: CallResponse.of(after!) };
   }
 
