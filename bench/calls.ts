@@ -13,14 +13,22 @@ import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
 
 /**
- * `npm run bench:calls`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis. 50 sandbox
- * calls are placed at once over both; each then takes 10 customer turns (`simulate say`) against a local model that
- * answers in a fixed 50 ms, and 5 live actions (`say`) posted to the replica that does not own the call. Prints the
- * set-up rate, the turn latency minus the model's 50 ms, and the action round trip (answered once the owner has
- * performed it), p50/p99; before those, BENCH_SOLO (40) turns and actions of one call alone, the pipeline's own
- * latency with nothing queued behind other calls. Each replica runs with bench/probe.ts preloaded, so the run also prints, per turn and per
- * action, the replicas' CPU time, the SQL statements and the Redis commands they sent (BENCH_DETAIL=1 lists them)
- * and the event-loop delay. BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops.
+ * `npm run bench:calls`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis; 50 sandbox
+ * calls are placed at once over both, against a local model that answers in a fixed 50 ms.
+ *
+ * - Live calls (the goals): the 50 calls run side by side the way live calls do, their customers speaking at a
+ *   human pace: each call takes 10 customer turns (`simulate say`) and 5 live actions (`say`, posted to the replica
+ *   that does not own the call) in a seeded random order, each step 1 to 2 s (BENCH_GAP_MS, jittered, seeded by
+ *   BENCH_SEED) after the previous step's answer. Prints the turn overhead (latency minus the model's 50 ms) and the
+ *   action round trip (answered once the owner has performed it), p50/p99, beside the goals.
+ * - Saturation (throughput, not a goal): the same calls then send their turns back to back, 50 always in flight,
+ *   then their actions; prints turns/s and actions/s at saturation and the latencies, which are queueing there.
+ * - Before both, BENCH_SOLO (40) turns and actions of one call alone.
+ *
+ * Each replica runs with bench/probe.ts preloaded, so the run also prints, per turn and per action of the saturation
+ * phases, the replicas' CPU time, the SQL statements and the Redis commands they sent (BENCH_DETAIL=1 lists them)
+ * and the event-loop delay (BENCH_TRACE=text lists the statements containing `text` by calling function).
+ * BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops.
  */
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const TURNS = Number(process.env.BENCH_TURNS ?? 10);
@@ -28,6 +36,23 @@ const ACTIONS = Number(process.env.BENCH_ACTIONS ?? 5);
 const MODEL_MS = 50;
 /** Turns and actions of one call alone before the concurrent phases. */
 const SOLO = Number(process.env.BENCH_SOLO ?? 40);
+/** A live call's pause between a step's answer and its next step (the customer speaking), in ms: `min-max`. */
+const [GAP_MIN, GAP_MAX] = (process.env.BENCH_GAP_MS ?? '1000-2000').split('-').map(Number);
+const SEED = Number(process.env.BENCH_SEED ?? 15);
+const TURN_GOAL_MS = 30;
+const ACTION_GOAL_MS = 50;
+
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same pauses and orders on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -159,6 +184,9 @@ const progress = (m: string) => process.stderr.write(`${new Date().toISOString()
 
 const fmt = (sorted: number[]) =>
   `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms (n=${sorted.length})`;
+const goal = (sorted: number[], ms: number) =>
+  `goal p99 < ${ms} ms: ${percentile(sorted, 99) < ms ? 'met' : 'not met'}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   const llm = await LlmServer.start();
@@ -239,20 +267,56 @@ async function main(): Promise<void> {
     }
     progress('single call done');
 
-    // Turns: each call takes its turns one after another on the replica that placed it; calls run side by side.
+    const turn = async (i: number, id: string, text: string): Promise<number> => {
+      const r = await call(replicas[i % 2], token, 'POST', `/api/v1/calls/${id}/simulate`, {
+        action: 'say',
+        text,
+      });
+      if (r.status !== 200) throw new Error(`turn: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.ms - MODEL_MS;
+    };
+    const action = async (i: number, id: string, message: string): Promise<number> => {
+      const r = await call(replicas[(i + 1) % 2], token, 'POST', `/api/v1/calls/action/${id}/say`, {
+        message,
+      });
+      if (r.status !== 200) throw new Error(`action: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.ms;
+    };
+
+    // Live calls: every call side by side, each step (a turn or an action, in a seeded order) 1 to 2 s after the
+    // previous step's answer, as a customer speaks; the first step of each call at a random moment of the first gap.
+    const random = seeded(SEED);
+    const gap = () => GAP_MIN + random() * (GAP_MAX - GAP_MIN);
+    const plans = ids.map(() => {
+      const steps = [...Array(TURNS).fill('turn'), ...Array(ACTIONS).fill('action')] as ('turn' | 'action')[];
+      for (let k = steps.length - 1; k > 0; k -= 1) {
+        const j = Math.floor(random() * (k + 1));
+        [steps[k], steps[j]] = [steps[j], steps[k]];
+      }
+      return steps.map((kind) => ({ kind, pause: gap() }));
+    });
+    const liveTurnMs: number[] = [];
+    const liveActionMs: number[] = [];
+    const liveStart = Date.now();
+    await Promise.all(
+      ids.map(async (id, i) => {
+        for (const [n, step] of plans[i].entries()) {
+          await sleep(n === 0 ? step.pause * random() : step.pause);
+          if (step.kind === 'turn') liveTurnMs.push(await turn(i, id, `Live question ${n} about my order`));
+          else liveActionMs.push(await action(i, id, `Live notice ${n}`));
+        }
+      }),
+    );
+    const liveSeconds = (Date.now() - liveStart) / 1000;
+    progress('live calls done');
+
+    // Saturation: each call takes its turns back to back on the replica that placed it; calls run side by side.
     const turnMs: number[] = [];
     const beforeTurns = await probe([a.child, b.child]);
     const turnsStart = Date.now();
     await Promise.all(
       ids.map(async (id, i) => {
-        for (let n = 0; n < TURNS; n += 1) {
-          const r = await call(replicas[i % 2], token, 'POST', `/api/v1/calls/${id}/simulate`, {
-            action: 'say',
-            text: `Question ${n} about my order`,
-          });
-          if (r.status !== 200) throw new Error(`turn: ${r.status} ${JSON.stringify(r.body)}`);
-          turnMs.push(r.ms - MODEL_MS);
-        }
+        for (let n = 0; n < TURNS; n += 1) turnMs.push(await turn(i, id, `Question ${n} about my order`));
       }),
     );
     const turnsSeconds = (Date.now() - turnsStart) / 1000;
@@ -261,17 +325,13 @@ async function main(): Promise<void> {
 
     // Actions: posted to the replica that does not own the call, answered once the owner performed them.
     const actionMs: number[] = [];
+    const actionsStart = Date.now();
     await Promise.all(
       ids.map(async (id, i) => {
-        for (let n = 0; n < ACTIONS; n += 1) {
-          const r = await call(replicas[(i + 1) % 2], token, 'POST', `/api/v1/calls/action/${id}/say`, {
-            message: `Notice ${n}`,
-          });
-          if (r.status !== 200) throw new Error(`action: ${r.status} ${JSON.stringify(r.body)}`);
-          actionMs.push(r.ms);
-        }
+        for (let n = 0; n < ACTIONS; n += 1) actionMs.push(await action(i, id, `Notice ${n}`));
       }),
     );
+    const actionsSeconds = (Date.now() - actionsStart) / 1000;
     const afterActions = await probe([a.child, b.child]);
     await Promise.all(
       ids.map((id, i) =>
@@ -279,18 +339,23 @@ async function main(): Promise<void> {
       ),
     );
 
-    for (const list of [turnMs, actionMs, soloTurnMs, soloActionMs]) list.sort((x, y) => x - y);
+    for (const list of [turnMs, actionMs, soloTurnMs, soloActionMs, liveTurnMs, liveActionMs])
+      list.sort((x, y) => x - y);
+    const steps = liveTurnMs.length + liveActionMs.length;
     process.stdout.write(
       [
         `calls set up:                      ${CALLS} in ${setupSeconds.toFixed(2)} s = ${(CALLS / setupSeconds).toFixed(1)} calls/s (POST /call to in-progress, 2 replicas)`,
-        `turns:                             ${turnMs.length} in ${turnsSeconds.toFixed(1)} s (${CALLS} calls side by side)`,
-        `turn latency minus the model 50 ms: ${fmt(turnMs)}`,
-        `action round trip (non-owner):     ${fmt(actionMs)}`,
+        `live calls:                        ${CALLS} side by side, each ${TURNS} turns and ${ACTIONS} actions, every step ${GAP_MIN}-${GAP_MAX} ms after the last answer (seed ${SEED}): ${steps} steps in ${liveSeconds.toFixed(1)} s = ${(steps / liveSeconds).toFixed(1)}/s`,
+        `  turn latency minus the model 50 ms: ${fmt(liveTurnMs)}; ${goal(liveTurnMs, TURN_GOAL_MS)}`,
+        `  action round trip (non-owner):      ${fmt(liveActionMs)}; ${goal(liveActionMs, ACTION_GOAL_MS)}`,
+        `saturation (back to back, ${CALLS} in flight; throughput, the latencies are queueing):`,
+        `  turns:   ${turnMs.length} in ${turnsSeconds.toFixed(1)} s = ${(turnMs.length / turnsSeconds).toFixed(1)} turns/s; latency minus the model ${fmt(turnMs)}`,
+        `  actions: ${actionMs.length} in ${actionsSeconds.toFixed(1)} s = ${(actionMs.length / actionsSeconds).toFixed(1)} actions/s; round trip ${fmt(actionMs)}`,
         `one call alone, turn minus model:  ${fmt(soloTurnMs.slice(SOLO > 10 ? 5 : 0))} (first 5 warm-up left out)`,
         `one call alone, action round trip: ${fmt(soloActionMs.slice(SOLO > 10 ? 5 : 0))}`,
         `model calls:                       ${llm.calls.length}`,
-        spent(beforeTurns, afterTurns, turnMs.length, 'per turn  '),
-        spent(afterTurns, afterActions, actionMs.length, 'per action'),
+        spent(beforeTurns, afterTurns, turnMs.length, 'per turn   (saturation)'),
+        spent(afterTurns, afterActions, actionMs.length, 'per action (saturation)'),
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
       ].join('\n') + '\n',
     );

@@ -24,12 +24,28 @@ if (dir) {
   const statements = new Map<string, number>();
   const redis = new Map<string, number>();
   const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  /** BENCH_TRACE=text: statements containing it are counted per calling function (the application's frames). */
+  const trace = process.env.BENCH_TRACE;
+  const callers = () =>
+    (new Error().stack ?? '')
+      .split('\n')
+      .filter((l) => l.includes('/src/modules/') || l.includes('/src/common/'))
+      .slice(0, 4)
+      .map((l) =>
+        l
+          .trim()
+          .replace(/^at /, '')
+          .replace(/ \(.*\/src\//, ' (')
+          .replace(/:\d+\)$/, ')'),
+      )
+      .join(' < ');
 
   const query = Client.prototype.query as (...args: unknown[]) => unknown;
   Client.prototype.query = function (this: Client, ...args: unknown[]) {
     const first = args[0] as string | { text?: string; name?: string };
     const text = typeof first === 'string' ? first : (first?.text ?? first?.name ?? '?');
-    bump(statements, text.replace(/\s+/g, ' ').trim().slice(0, 160));
+    const key = text.replace(/\s+/g, ' ').trim().slice(0, 160);
+    bump(statements, trace && key.includes(trace) ? `${key} @ ${callers()}` : key);
     return query.apply(this, args);
   } as typeof Client.prototype.query;
 

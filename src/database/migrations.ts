@@ -16,6 +16,7 @@ import { Flows1763940000000 } from './migrations/1763940000000-Flows';
 import { IntentActions1763910000000 } from './migrations/1763910000000-IntentActions';
 import { Messaging1763920000000 } from './migrations/1763920000000-Messaging';
 import { TranscriptionsOperations1763950000000 } from './migrations/1763950000000-TranscriptionsOperations';
+import { AgentConfigVersions1764000000000 } from './migrations/1764000000000-AgentConfigVersions';
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
 import { FlowExecutionsRetention1763990000000 } from './migrations/1763990000000-FlowExecutionsRetention';
@@ -52,4 +53,5 @@ export const MIGRATIONS = [
   Approvals1763960000000,
   Sip1763980000000,
   Numbers1763970000000,
+  AgentConfigVersions1764000000000,
 ];

@@ -5,6 +5,8 @@ import { QUEUES } from '@/common/queue/queues';
 import { CallRuntime } from '@/modules/calls/call-runtime.service';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
+import { AgentViewsRepository } from '@/modules/agents/agent-views.repository';
+import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
@@ -531,6 +533,122 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
     expect((await t.http.get(`/api/v1/conversations/${id}`)).body.data.agent_uuid).toBe(
       other.body.data.agent_uuid,
     );
+  });
+
+  it("keeps a live call's agent between turns and reads it again after any change to the agent or its settings", async () => {
+    const kept = await sandboxLine(t, { custom_prompt: 'Speak like a pirate.' });
+    const res = await t.http
+      .post('/api/v1/call')
+      .send({ agent_uuid: kept.agentId, to: sandboxDestination() })
+      .expect(201);
+    const id = res.body.data.uuid as string;
+    await statusOf(t, id, 'in-progress');
+    const reads = jest.spyOn(app.get<AgentViewsRepository>(AgentViewsRepository), 'loadWith');
+    const say = async (text: string) => {
+      llm.reset();
+      const turn = await t.http
+        .post(`/api/v1/calls/${id}/simulate`)
+        .send({ action: 'say', text })
+        .expect(200);
+      return { turn: turn.body.data, system: llm.callsOf('reply')[0]?.system ?? '' };
+    };
+    const version = async () =>
+      (
+        (await db.query(`SELECT version FROM agent_config_versions WHERE workspace_id = $1`, [
+          t.workspaceId,
+        ])) as { version: string }[]
+      )[0]?.version;
+    // Every table the turn context reads moves the version on insert, update and delete.
+    const triggers = (await db.query(
+      `SELECT DISTINCT event_object_table AS t, event_manipulation AS e FROM information_schema.triggers
+        WHERE action_statement LIKE '%bump_agent_config_version%'`,
+    )) as { t: string; e: string }[];
+    const covered = [
+      'agents',
+      'agent_notes',
+      'agent_training',
+      'agent_procedures',
+      'agent_intents',
+      'agent_webhooks',
+      'agent_routing_rules',
+      'agent_guard_rules',
+      'evaluation_settings',
+      'memorize_settings',
+      'phone_numbers',
+      'phone_number_bindings',
+      'messenger_pages',
+    ];
+    expect(triggers.map((r) => `${r.t} ${r.e}`).sort()).toEqual(
+      covered.flatMap((table) => ['DELETE', 'INSERT', 'UPDATE'].map((e) => `${table} ${e}`)).sort(),
+    );
+    try {
+      expect((await say('First question')).system).toContain('Speak like a pirate.');
+      let before = reads.mock.calls.length;
+      // Nothing changed: the next turns answer from the kept context.
+      await say('Second question');
+      await say('Third question');
+      expect(reads.mock.calls.length).toBe(before);
+      // Another workspace's changes leave this one's version (and the kept context) alone.
+      const v = await version();
+      const stranger = await createAgent(other, {});
+      await other.http.patch(`/api/v1/agents/${stranger.agent_uuid}`).send({ name: 'Renamed' }).expect(200);
+      await other.http.put('/api/v1/memorize/default').send({ is_active: false }).expect(200);
+      expect(await version()).toBe(v);
+      await say('Fourth question');
+      expect(reads.mock.calls.length).toBe(before);
+
+      // The agent itself.
+      await t.http
+        .patch(`/api/v1/agents/${kept.agentId}`)
+        .send({ custom_prompt: 'Speak like a poet.' })
+        .expect(200);
+      const afterPatch = await say('Fifth question');
+      expect(afterPatch.system).toContain('Speak like a poet.');
+      expect(afterPatch.system).not.toContain('pirate');
+      expect(reads.mock.calls.length).toBe(before + 1);
+      // The workspace defaults of both settings blocks move the version too.
+      for (const [path, body] of [
+        ['/api/v1/evaluate/default', { report_language: 'es' }],
+        ['/api/v1/memorize/default', { is_active: false }],
+      ] as const) {
+        before = reads.mock.calls.length;
+        const was = await version();
+        await t.http.put(path).send(body).expect(200);
+        expect(await version()).not.toBe(was);
+        await say(`After ${path}`);
+        expect(reads.mock.calls.length).toBe(before + 1);
+      }
+      // A collection: a guard rule added during the call acts on the very next turn.
+      await t.http
+        .post(`/api/v1/agents/${kept.agentId}/guard-rules`)
+        .send({
+          name: 'Stop',
+          when_condition: 'The customer asks to stop calling',
+          example_phrases: ['stop calling me'],
+          then_action: 'end_conversation',
+          say_before_end: 'Understood, goodbye.',
+        })
+        .expect(201);
+      llm.reset();
+      llm.respond = (c) =>
+        c.kind === 'classify'
+          ? {
+              content: JSON.stringify({
+                scores: [{ id: JSON.parse(c.messages[1].content).candidates[0].id, score: 0.95 }],
+              }),
+            }
+          : defaultAnswer(c);
+      const stop = await t.http
+        .post(`/api/v1/calls/${id}/simulate`)
+        .send({ action: 'say', text: 'stop calling me' })
+        .expect(200);
+      expect(stop.body.data.action).toMatchObject({ kind: 'guard', type: 'end_conversation' });
+      expect(stop.body.data.call).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
+    } finally {
+      reads.mockRestore();
+      llm.reset();
+      await t.http.put('/api/v1/memorize/default').send({ is_active: true });
+    }
   });
 
   it('a guard end_conversation hangs up as agent_hangup', async () => {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import type { AgentSettings, AgentStatus } from './agent.entity';
 import { AgentBindings, AgentBindingsSection, AgentWebhooksSection } from './agent-view.sections';
 import type {
@@ -25,7 +26,7 @@ const list = (select: string, from: string, order: string) =>
  * other modules own (numbers and channels, webhooks) are their sub-selects. Exported so that the benchmark's bare
  * handler runs the very same SELECT.
  */
-export const agentViewSql = (sections: { bindings: string; webhooks: string }): string => `
+export const agentViewSql = (sections: { bindings: string; webhooks: string }, extra = ''): string => `
 SELECT a.id, a.name, a.description, a.company_name, a.role, a.objective, a.tone, a.behavior_guidelines,
        a.company_service, a.topic, a.length_detail, a.interest_of_product, a.negative_response, a.custom_prompt,
        a.language, a.speed, a.timezone, a.custom_llm_url, a.recommendations, a.status,
@@ -76,7 +77,7 @@ SELECT a.id, a.name, a.description, a.company_name, a.role, a.objective, a.tone,
     'agent_guard_rules',
     'x.seq',
   )}) AS guard_rules,
-  (${sections.bindings}) AS bindings
+  (${sections.bindings}) AS bindings${extra}
 FROM agents a
 WHERE a.workspace_id = $1 AND a.id = ANY($2::uuid[])`;
 
@@ -117,10 +118,17 @@ export interface AgentViewRow {
   bindings: AgentBindings;
 }
 
+export type AgentViewWithExtras = AgentViewRow & { config_version: string | null } & Record<string, unknown>;
+
+/** More correlated sub-selects (other modules' rows, keyed by column name) read in the agent view's statement. */
+export type AgentViewExtras = Record<string, string>;
+
 /** The read model of agents: the whole agent with its collections, for one or many agents at once. */
 @Injectable()
 export class AgentViewsRepository {
   private readonly viewSql: string;
+  /** The view statement with each set of extras, by the name it is prepared under. */
+  private readonly extendedSql = new Map<string, string>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -142,6 +150,38 @@ export class AgentViewsRepository {
     }
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id)).filter((r): r is AgentViewRow => !!r);
+  }
+
+  /**
+   * One agent's row with `extras` and `config_version` (agentConfigVersionSql) as columns of the same statement, one
+   * snapshot: what the extras read is at least as new as the version beside it. `name` names the set of extras (the
+   * statement is prepared once per connection under it). Null when the agent is not in this workspace.
+   */
+  async loadWith(
+    workspaceId: string,
+    agentId: string,
+    name: string,
+    extras: AgentViewExtras,
+  ): Promise<AgentViewWithExtras | null> {
+    let text = this.extendedSql.get(name);
+    if (!text) {
+      const columns = Object.entries({ ...extras, config_version: agentConfigVersionSql('a').slice(1, -1) })
+        .map(([column, sql]) => `,\n  (${sql}) AS ${column}`)
+        .join('');
+      text = agentViewSql({ bindings: this.bindings.subSelect, webhooks: this.webhooks.subSelect }, columns);
+      this.extendedSql.set(name, text);
+    }
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const { rows } = await pool.query<AgentViewWithExtras>({
+      name: `agent_view_${name}`,
+      text,
+      values: [workspaceId, [agentId]],
+    });
+    const row = rows[0];
+    if (!row) return null;
+    row.bindings = this.bindings.toResponse(row.bindings);
+    row.webhooks = this.webhooks.toResponse(row.webhooks);
+    return row;
   }
 
   /**

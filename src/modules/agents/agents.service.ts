@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { Agent, AgentSettings } from './agent.entity';
-import { AgentViewRow, AgentViewsRepository } from './agent-views.repository';
+import { AgentViewExtras, AgentViewRow, AgentViewsRepository } from './agent-views.repository';
 import { AgentsRepository } from './agents.repository';
 import type { CreateAgentDto, ListAgentsQuery, UpdateAgentDto } from './dto/agent.dto';
 import type { AgentResponse, FlowCatalogAgentResponse } from './dto/agent.response';
@@ -71,6 +71,26 @@ export class AgentsService {
     const [view] = await this.loadViews(workspaceId, [agentId]);
     if (!view) throw AppException.notFound('Agent');
     return view;
+  }
+
+  /**
+   * The whole agent with other modules' rows read in the same statement (`extras`, correlated with `agents a`), and
+   * the workspace's agent configuration version as of that read; 404 when it is not in this workspace.
+   */
+  async viewWith(
+    workspaceId: string,
+    agentId: string,
+    name: string,
+    extras: AgentViewExtras,
+  ): Promise<{ view: AgentResponse; extras: Record<string, unknown>; configVersion: string | null }> {
+    const row = await this.views.loadWith(workspaceId, agentId, name, extras);
+    if (!row) throw AppException.notFound('Agent');
+    const picked = Object.fromEntries(Object.keys(extras).map((k) => [k, row[k]]));
+    return {
+      view: AgentsService.toResponse(row, row.bindings),
+      extras: picked,
+      configVersion: row.config_version,
+    };
   }
 
   async list(workspaceId: string, query: ListAgentsQuery): Promise<Page<AgentResponse>> {

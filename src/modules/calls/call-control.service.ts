@@ -33,6 +33,25 @@ interface Ack {
 export const controlStream = (callId: string) => `call:${callId}:control`;
 
 /**
+ * Appends the entry to the call's stream and, when the owner named in the call row is alive (its heartbeat key),
+ * wakes it: one round trip. Answers 1 when the owner was woken, 0 when its heartbeat has expired (the caller then
+ * takes the call over). KEYS: stream, owner's heartbeat; ARGV: entry, owner's channel, wake-up message.
+ */
+const DISPATCH = `
+redis.call('XADD', KEYS[1], '*', 'entry', ARGV[1])
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('PUBLISH', ARGV[2], ARGV[3])
+  return 1
+end
+return 0`;
+
+/** Removes a performed entry and acknowledges it: one round trip. KEYS: stream; ARGV: entry id, channel, ack. */
+const DONE = `
+redis.call('XDEL', KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1`;
+
+/**
  * Live actions: appended to the call's Redis stream `call:{uuid}:control` and performed, in stream order, by the
  * replica that owns the call (its media session). The requesting replica answers once the owner acknowledges, so
  * in the sandbox the action has taken effect when the answer arrives. A call whose owner died is taken over.
@@ -107,16 +126,10 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
         resolve(ack);
       });
     });
-    // Side by side: the shared client writes both commands at once (auto-pipelining).
-    const [, owner] = await Promise.all([
-      this.redis.xadd(controlStream(callId), '*', 'entry', JSON.stringify(entry)),
-      this.owner(workspaceId, callId, call.ownerId),
-    ]);
+    const owner = await this.append(workspaceId, callId, call.ownerId, entry);
     if (owner === this.instance.id) this.drain(workspaceId, callId);
-    else {
+    else
       this.logger.debug({ callId, actionId: entry.action_uuid, owner }, 'live action sent to the call owner');
-      await this.live.send(this.ownerChannel(owner), { workspaceId, callId });
-    }
     const ack = await acked;
     if (!ack.ok) throw new AppException(ack.code ?? 'CONFLICT', ack.message ?? 'The action failed');
     return {
@@ -128,9 +141,41 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
     };
   }
 
-  /** The live owner of the call; a dead owner's call passes to this replica. */
-  private async owner(workspaceId: string, callId: string, current: string | null): Promise<string> {
-    if (current && (await this.instance.isAlive(current))) return current;
+  /**
+   * Appends the entry and wakes the call's live owner in one round trip (DISPATCH); answers the owner, this replica
+   * when it owns the call. A dead owner's call passes to this replica, or to the replica that took it over first,
+   * which is then woken.
+   */
+  private async append(
+    workspaceId: string,
+    callId: string,
+    current: string | null,
+    entry: ControlEntry,
+  ): Promise<string> {
+    const raw = JSON.stringify(entry);
+    if (current === this.instance.id) {
+      await this.redis.xadd(controlStream(callId), '*', 'entry', raw);
+      return current;
+    }
+    const woken = current
+      ? ((await this.redis.eval(
+          DISPATCH,
+          2,
+          controlStream(callId),
+          this.instance.heartbeatKey(current),
+          raw,
+          this.ownerChannel(current),
+          JSON.stringify({ workspaceId, callId }),
+        )) as number)
+      : await this.redis.xadd(controlStream(callId), '*', 'entry', raw).then(() => 0);
+    if (woken === 1) return current!;
+    const owner = await this.takeOver(workspaceId, callId, current);
+    if (owner !== this.instance.id) await this.live.send(this.ownerChannel(owner), { workspaceId, callId });
+    return owner;
+  }
+
+  /** A dead owner's call passes to this replica (or to the one that claimed it first). */
+  private async takeOver(workspaceId: string, callId: string, current: string | null): Promise<string> {
     if (await this.calls.claimOwner(workspaceId, callId, current, this.instance.id)) {
       this.logger.log({ callId, previous: current }, 'call taken over from a replica that is gone');
       return this.instance.id;
@@ -165,10 +210,14 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
         for (const [id, fields] of entries) {
           const entry = JSON.parse(fields[1]) as ControlEntry;
           const ack = await this.performOne(workspaceId, callId, entry);
-          await Promise.all([
-            this.redis.xdel(controlStream(callId), id),
-            this.live.send(this.ackChannel(entry.reply_to), ack),
-          ]);
+          await this.redis.eval(
+            DONE,
+            1,
+            controlStream(callId),
+            id,
+            this.ackChannel(entry.reply_to),
+            JSON.stringify(ack),
+          );
         }
       } while (this.again.has(callId));
     })()

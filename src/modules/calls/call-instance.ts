@@ -28,15 +28,20 @@ export class CallInstance implements OnModuleInit, OnApplicationShutdown {
   async isAlive(instanceId: string | null): Promise<boolean> {
     if (!instanceId) return false;
     if (instanceId === this.id) return true;
-    return (await this.redis.exists(`calls:instance:${instanceId}`)) === 1;
+    return (await this.redis.exists(this.heartbeatKey(instanceId))) === 1;
+  }
+
+  /** The key that exists while the instance is alive (without the client's key prefix, which ioredis adds). */
+  heartbeatKey(instanceId: string): string {
+    return `calls:instance:${instanceId}`;
   }
 
   private async beat(): Promise<void> {
-    await this.redis.set(`calls:instance:${this.id}`, '1', 'PX', ALIVE_TTL_MS);
+    await this.redis.set(this.heartbeatKey(this.id), '1', 'PX', ALIVE_TTL_MS);
   }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.redis.del(`calls:instance:${this.id}`).catch(() => undefined);
+    await this.redis.del(this.heartbeatKey(this.id)).catch(() => undefined);
   }
 }

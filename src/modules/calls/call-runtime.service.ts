@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import { AgentContextReader } from '@/modules/conversations/agent-context';
+import { AgentContextReader, TurnContext } from '@/modules/conversations/agent-context';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { MessageResponse, TurnAction, TurnResponse } from '@/modules/conversations/dto/responses';
@@ -38,10 +38,25 @@ export interface CallTurnResponse extends TurnResponse {
 
 /** The call's audio, where it has any (Twilio media streams); the sandbox has none. */
 export interface CallMedia {
-  /** Speaks a stored agent message on the call; resolves once it was played (or could not be). */
-  speak(workspaceId: string, callId: string, text: string, messageId: string): Promise<void>;
+  /**
+   * Speaks a stored agent message on the call; resolves once it was played (or could not be). `provider`, the
+   * call's when the caller has the row, spares the media side a read of it for a call without media.
+   */
+  speak(
+    workspaceId: string,
+    callId: string,
+    text: string,
+    messageId: string,
+    provider?: string,
+  ): Promise<void>;
   /** Stops what the agent is saying now. */
   stop(callId: string): void;
+}
+
+/** A call row as read for a turn or an action, with the workspace's agent configuration version beside it. */
+export interface LoadedCall {
+  call: Call;
+  agentConfigVersion: string | null;
 }
 
 const NO_MEDIA: CallMedia = { speak: async () => undefined, stop: () => undefined };
@@ -79,17 +94,36 @@ export class CallRuntime implements OnModuleInit {
     return call;
   }
 
+  /** The call row and the agent configuration version, in one statement (every turn and action reads it). */
+  async loadForTurn(workspaceId: string, callId: string): Promise<LoadedCall> {
+    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId);
+    if (!loaded) throw AppException.notFound('Call');
+    return loaded;
+  }
+
+  /**
+   * The call's agent and its settings: kept by the reader between turns of the call and read again only when the
+   * workspace's agent configuration version read with the call row has moved (any change to the agent, its
+   * collections or settings).
+   */
+  private context(loaded: LoadedCall): Promise<TurnContext> {
+    return this.agents.forTurn(loaded.call.workspaceId, loaded.call.agentId!, loaded.agentConfigVersion);
+  }
+
   /** The agent speaks first once the call is answered, when it has a first message. */
   async greet(call: Call): Promise<void> {
     if (call.firstMessage) await this.say(call, call.firstMessage);
   }
 
   /** A message the agent says on the call: stored as its message, published, and the silence clock restarted. */
-  private async say(call: Pick<Call, 'workspaceId' | 'id'>, text: string): Promise<Message> {
+  private async say(call: Pick<Call, 'workspaceId' | 'id' | 'provider'>, text: string): Promise<Message> {
     const message = await this.turns.speak(call.workspaceId, call.id, text);
-    await this.live.publish(call.id, 'transcript', MessageResponse.of(message));
-    await this.media.speak(call.workspaceId, call.id, text, message.id);
-    await this.activity(call, message.createdAt);
+    // The feed and the silence clock side by side (the clock restarts from the message's time either way).
+    await Promise.all([
+      this.live.publish(call.id, 'transcript', MessageResponse.of(message)),
+      this.activity(call, message.createdAt),
+    ]);
+    await this.media.speak(call.workspaceId, call.id, text, message.id, call.provider);
     return message;
   }
 
@@ -100,41 +134,50 @@ export class CallRuntime implements OnModuleInit {
 
   /**
    * One customer turn on an answered call (sandbox `say` and `dtmf`, or a transcribed utterance). `loaded` is the
-   * call row when the caller has just read it.
+   * call row (loadForTurn) when the caller has just read it.
    */
   async customerTurn(
     workspaceId: string,
     callId: string,
     text: string,
     messageType: 'text' | 'dtmf' = 'text',
-    loaded?: Call,
+    loaded?: LoadedCall,
     onDelta?: (text: string) => void,
   ): Promise<CallTurnResponse> {
-    const call = loaded ?? (await this.load(workspaceId, callId));
+    const read = loaded ?? (await this.loadForTurn(workspaceId, callId));
+    const call = read.call;
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
     if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
     if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
-    const agent = await this.agents.agent(workspaceId, call.agentId!);
+    const context = await this.context(read);
+    const agent = context.agent;
     const turn = await this.turns.takeTurn(workspaceId, callId, text, {
       muted: call.muted,
       customPrompt: callInstructions(agent.custom_prompt, call),
       messageType,
-      agent,
+      context,
       onDelta,
     });
-    await Promise.all([
+    const published = Promise.all([
       this.live.publish(callId, 'transcript', turn.message),
       turn.reply && this.live.publish(callId, 'transcript', turn.reply),
     ]);
     const at = new Date(turn.reply?.created_at ?? turn.message.created_at);
     let after: CallViewRow | null;
     if (turn.action) {
+      await published;
       await this.activity(call, at);
       // A rule's words are spoken before its action (the media session speaks only plain replies).
-      if (turn.reply) await this.media.speak(workspaceId, callId, turn.reply.content, turn.reply.uuid);
+      if (turn.reply)
+        await this.media.speak(workspaceId, callId, turn.reply.content, turn.reply.uuid, call.provider);
       await this.ruleAction(call, agent, turn.action);
       after = await this.calls.view(workspaceId, callId);
-    } else after = await this.calls.touchAndView(workspaceId, callId, at);
+    } else {
+      // The transcript's publish and the call's activity with its answer side by side.
+      published.catch(() => undefined); // awaited below
+      after = await this.calls.touchAndView(workspaceId, callId, at);
+      await published;
+    }
     return { ...turn, call: CallResponse.of(after!) };
   }
 
@@ -176,14 +219,32 @@ export class CallRuntime implements OnModuleInit {
 
   /** Performs a live action on the owner, in the order dispatched; the action is stored and published. */
   async perform(workspaceId: string, callId: string, a: LiveAction): Promise<ActionOutcome> {
-    const call = await this.load(workspaceId, callId);
+    const loaded = await this.loadForTurn(workspaceId, callId);
+    const call = loaded.call;
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
     if (a.action !== 'hangup') {
       if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
       if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     }
-    // Stored before its effect so the transcript reads in order (the action, then what it made the agent say).
-    if (call.status === 'in-progress') await this.record(call, a);
+    // Stored before its effect so the transcript reads in order (the action, then what it made the agent say); its
+    // publish is not waited for before the effect (one connection keeps the feed in order), only before the answer.
+    const { published: announced } =
+      call.status === 'in-progress' ? await this.record(call, a) : { published: Promise.resolve() };
+    announced.catch(() => undefined); // awaited below
+    try {
+      return await this.act(workspaceId, callId, call, loaded, a);
+    } finally {
+      await announced;
+    }
+  }
+
+  private async act(
+    workspaceId: string,
+    callId: string,
+    call: Call,
+    loaded: LoadedCall,
+    a: LiveAction,
+  ): Promise<ActionOutcome> {
     switch (a.action) {
       case 'say':
         if (a.interrupt) this.media.stop(callId);
@@ -192,7 +253,9 @@ export class CallRuntime implements OnModuleInit {
         return {};
       case 'hangup': {
         if (call.status === 'in-progress') {
-          const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
+          const agent = await this.context(loaded)
+            .then((c) => c.agent)
+            .catch(() => null);
           const endText = agent && voiceText(agent, 'end_call_message');
           await this.say(call, a.message ?? endText ?? DEFAULT_END_MESSAGE);
         }
@@ -221,12 +284,13 @@ export class CallRuntime implements OnModuleInit {
     }
   }
 
-  private async record(call: Call, a: LiveAction): Promise<void> {
+  /** Stores the action as a system message; answers its publish on the live feed, under way. */
+  private async record(call: Call, a: LiveAction): Promise<{ published: Promise<void> }> {
     const message = await this.turns.speak(call.workspaceId, call.id, JSON.stringify(a), {
       sender: 'system',
       messageType: 'action',
     });
-    await this.live.publish(call.id, 'action', MessageResponse.of(message));
+    return { published: this.live.publish(call.id, 'action', MessageResponse.of(message)) };
   }
 
   /** A forward to a number or extension: connected, a human has the call; else the AI says so and carries on. */

@@ -27,20 +27,21 @@ export class CallSimulation {
   ) {}
 
   async simulate(workspaceId: string, callId: string, dto: SimulateCallDto): Promise<SimulationResponse> {
-    const call = await this.calls.findById(workspaceId, callId);
-    if (!call) throw AppException.notFound('Call');
+    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId);
+    if (!loaded) throw AppException.notFound('Call');
+    const call = loaded.call;
     if (call.provider !== 'sandbox') throw AppException.conflict('Simulations take sandbox calls only');
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
     switch (dto.action) {
       case 'say':
         if (!dto.text) throw AppException.invalid('text', 'text should not be empty', 'VALIDATION_ERROR');
-        return this.runtime.customerTurn(workspaceId, callId, dto.text, 'text', call);
+        return this.runtime.customerTurn(workspaceId, callId, dto.text, 'text', loaded);
       case 'dtmf': {
         const digits = dto.digits?.replace(/\s/g, '');
         if (!digits) throw AppException.invalid('digits', 'digits should not be empty', 'VALIDATION_ERROR');
         if (!/^[0-9*#]+$/.test(digits)) throw AppException.invalid('digits', 'digits must be 0-9, * and #');
         const pressed = `(pressed ${[...digits].join(' ')})`;
-        return this.runtime.customerTurn(workspaceId, callId, pressed, 'dtmf', call);
+        return this.runtime.customerTurn(workspaceId, callId, pressed, 'dtmf', loaded);
       }
       case 'hangup': {
         const answered = call.status === 'in-progress';

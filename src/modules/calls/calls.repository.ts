@@ -2,6 +2,7 @@ import { Sweep } from '@/common/persistence/sweep';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { Call } from './call.entity';
@@ -98,6 +99,24 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
       manager,
     );
     return rows.length ? entityOf(Call, rows[0]) : null;
+  }
+
+  /**
+   * The call row with the workspace's agent configuration version beside it, one statement: a turn or an action
+   * then answers from the agent context kept for the call while that version holds.
+   */
+  async findWithAgentVersion(
+    workspaceId: string,
+    id: string,
+  ): Promise<{ call: Call; agentConfigVersion: string | null } | null> {
+    const rows = await this.sql<Record<string, unknown>[]>(
+      `SELECT c.*, ${agentConfigVersionSql('c')} AS agent_config_version
+         FROM calls c WHERE c.workspace_id = $1 AND c.id = $2`,
+      [workspaceId, id],
+    );
+    if (!rows.length) return null;
+    const { agent_config_version: version, ...row } = rows[0];
+    return { call: entityOf(Call, row), agentConfigVersion: (version as string | null) ?? null };
   }
 
   /** The call row, locked for the rest of the transaction: concurrent moves of one call have one winner. */

@@ -1,10 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentsService } from '@/modules/agents/agents.service';
-import { EvaluationSettingsService } from '@/modules/evaluation/settings/evaluation-settings.service';
-import { MemorizeSettingsService } from '@/modules/agents/settings/memorize-settings.service';
 import { AnalyzersService } from '@/modules/contacts/analyzers.service';
 import { ApprovalsService } from '@/modules/contacts/approvals.service';
+import { EvaluationSettingsRepository } from '@/modules/evaluation/settings/evaluation-settings.repository';
+import {
+  EffectiveEvaluationSettings,
+  EvaluationSettingsService,
+} from '@/modules/evaluation/settings/evaluation-settings.service';
+import {
+  EffectiveMemorizeSettings,
+  MemorizeSettingsService,
+} from '@/modules/agents/settings/memorize-settings.service';
+import { SettingsRepository } from '@/modules/agents/settings/settings.repository';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { KnowledgeService } from '@/modules/knowledge/knowledge.service';
 import {
@@ -17,11 +25,24 @@ import {
   KnowledgeLookup,
   MemorizedValue,
   MemorizeSettingsShape,
+  TurnContext,
 } from './agent-context';
+
+/** How many agents' turn contexts a process keeps (the oldest read goes first). */
+const KEPT_CONTEXTS = 500;
+
+/** The other modules' rows a turn reads, placed in the agent view's statement. */
+const TURN_EXTRAS = {
+  evaluation_rows: EvaluationSettingsRepository.AGENT_VIEW_SUB_SELECT,
+  memorize_rows: SettingsRepository.AGENT_VIEW_SUB_SELECT,
+};
 
 /** The agent, its evaluation and memorize settings, through the agents module's services. */
 @Injectable()
 export class AgentsContextReader extends AgentContextReader {
+  /** Turn contexts by `workspace:agent`, each with the configuration version it was read at. */
+  private readonly kept = new Map<string, TurnContext>();
+
   constructor(
     private readonly agents: AgentsService,
     private readonly evaluations: EvaluationSettingsService,
@@ -34,22 +55,49 @@ export class AgentsContextReader extends AgentContextReader {
     return this.agents.view(workspaceId, agentId);
   }
 
+  async forTurn(workspaceId: string, agentId: string, version?: string | null): Promise<TurnContext> {
+    const key = `${workspaceId}:${agentId}`;
+    const kept = this.kept.get(key);
+    if (version && kept?.version === version) return kept;
+    const read = await this.agents.viewWith(workspaceId, agentId, 'turn_v1', TURN_EXTRAS);
+    const context: TurnContext = {
+      agent: read.view,
+      evaluation: evaluationShape(
+        EvaluationSettingsService.effectiveFromView(read.extras.evaluation_rows, agentId),
+      ),
+      memorize: memorizeShape(MemorizeSettingsService.effectiveFromView(read.extras.memorize_rows, agentId)),
+      version: read.configVersion,
+    };
+    // What was read is at least as new as its version (one statement), so keeping it under that version is safe.
+    this.kept.delete(key);
+    if (context.version) {
+      this.kept.set(key, context);
+      if (this.kept.size > KEPT_CONTEXTS) this.kept.delete(this.kept.keys().next().value!);
+    }
+    return context;
+  }
+
   async evaluation(workspaceId: string, agentId: string | null): Promise<EffectiveEvaluation> {
-    const effective = agentId
-      ? await this.evaluations.effectiveFor(workspaceId, agentId)
-      : await this.evaluations.getDefault(workspaceId);
-    const { version, source: _source, ...settings } = effective;
-    return { settings, version };
+    return evaluationShape(
+      agentId
+        ? await this.evaluations.effectiveFor(workspaceId, agentId)
+        : await this.evaluations.getDefault(workspaceId),
+    );
   }
 
   async memorize(workspaceId: string, agentId: string): Promise<MemorizeSettingsShape> {
-    const {
-      source: _source,
-      updated_at: _updated,
-      ...settings
-    } = await this.memorizeSettings.effectiveFor(workspaceId, agentId);
-    return settings;
+    return memorizeShape(await this.memorizeSettings.effectiveFor(workspaceId, agentId));
   }
+}
+
+function evaluationShape(effective: EffectiveEvaluationSettings): EffectiveEvaluation {
+  const { version, source: _source, ...settings } = effective;
+  return { settings, version };
+}
+
+function memorizeShape(effective: EffectiveMemorizeSettings): MemorizeSettingsShape {
+  const { source: _source, updated_at: _updated, ...settings } = effective;
+  return settings;
 }
 
 /** Contacts through the contacts module, with the same validation as the API. */

@@ -29,8 +29,27 @@ export interface MemorizeSettingsShape {
   channel_settings: Record<string, unknown>;
 }
 
+/** Everything a turn reads of its agent, read together (`AgentContextReader.forTurn`). */
+export interface TurnContext {
+  agent: AgentResponse;
+  evaluation: EffectiveEvaluation;
+  memorize: MemorizeSettingsShape;
+  /**
+   * The workspace's agent configuration version as of the read (every change to the agent, its collections, numbers
+   * or settings, the workspace defaults included, moves it); null when nothing was ever configured.
+   */
+  version: string | null;
+}
+
 /** What the conversation runtime needs of an agent, read through the agents module's services. */
 export abstract class AgentContextReader {
+  /**
+   * The agent with its evaluation and memorize settings, in one read (404 like `agent`). With `version` (the
+   * workspace's agent configuration version read just before, e.g. with a live call's row), a context kept from an
+   * earlier read at that same version is answered without reading; any other version reads again. The answer is
+   * shared: callers never change it.
+   */
+  abstract forTurn(workspaceId: string, agentId: string, version?: string | null): Promise<TurnContext>;
   /** The whole agent (profile, knowledge, rules) or 404 RESOURCE_NOT_FOUND. */
   abstract agent(workspaceId: string, agentId: string): Promise<AgentResponse>;
   /** The agent's effective evaluation settings (its override, else the workspace default) and their version. */

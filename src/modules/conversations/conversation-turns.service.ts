@@ -1,25 +1,19 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
-import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
-import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
-import { AgentContextReader, ContactDirectory, KnowledgeHit, KnowledgeLookup } from './agent-context';
+import { AgentContextReader, EffectiveEvaluation, TurnContext } from './agent-context';
 import type { Conversation } from './conversation.entity';
+import { ConversationReplyService } from './conversation-reply.service';
 import { MessagesRepository, SessionTarget } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 import { isVoiceChannel } from './channels';
 import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';
-import { memorizePlan, pickFields } from './memorize';
 import { Message } from './message.entity';
-import { buildReplyMessages } from './reply-prompt';
 import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
-import { TURN_TOOLS, TurnTools, TurnToolsContext } from './turn-tools.port';
-
-const HISTORY = 20;
 
 /** How a call shapes a turn: a muted agent does not answer; a call's prompt and context replace the agent's. */
 export interface TurnOptions {
@@ -29,8 +23,11 @@ export interface TurnOptions {
   customPrompt?: string | null;
   /** `dtmf` for key presses. */
   messageType?: string;
-  /** The conversation's agent as the caller already read it for this turn, so the turn does not read it again. */
-  agent?: AgentResponse;
+  /**
+   * The conversation's agent and settings as the caller already read them for this turn (a call's runtime, from
+   * what it keeps for the call), so the turn does not read them again.
+   */
+  context?: TurnContext;
   /** Streams the model's reply as it is generated (a call speaks it sentence by sentence). */
   onDelta?: (text: string) => void;
 }
@@ -41,23 +38,19 @@ const MINUTE = 60_000;
 
 /**
  * A customer's turn in a text conversation: store it (opening a session if none is active), run the rule engine
- * (guards, then routing), then act on the rule or answer through the language model.
+ * (guards, then routing), then act on the rule or answer (ConversationReplyService); and the messages the agent or
+ * the system says outside a turn.
  */
 @Injectable()
 export class ConversationTurnsService {
-  private readonly logger = new Logger(ConversationTurnsService.name);
-
   constructor(
     private readonly messages: MessagesRepository,
     private readonly conversationsService: ConversationsService,
     private readonly sessions: SessionsService,
     private readonly agents: AgentContextReader,
-    private readonly contacts: ContactDirectory,
-    private readonly knowledge: KnowledgeLookup,
     private readonly rules: RuleEngineService,
+    private readonly replies: ConversationReplyService,
     private readonly unitOfWork: UnitOfWork,
-    @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
-    @Optional() @Inject(TURN_TOOLS) private readonly tools?: TurnTools,
   ) {}
 
   async takeTurn(
@@ -67,13 +60,11 @@ export class ConversationTurnsService {
     options: TurnOptions = {},
   ): Promise<TurnResponse> {
     // A caller that read the agent (a call's runtime) skips the read ahead: the locked row is checked below.
-    const ahead = options.agent ? null : await this.conversationsService.get(workspaceId, conversationId);
+    const ahead = options.context ? null : await this.conversationsService.get(workspaceId, conversationId);
     if (ahead) this.assertOpen(ahead);
-    const agentId = options.agent?.agent_uuid ?? ahead!.agentId!;
-    const [agent, timeoutMs] = await Promise.all([
-      options.agent ?? this.agents.agent(workspaceId, agentId),
-      this.sessionTimeout(workspaceId, agentId),
-    ]);
+    const context = options.context ?? (await this.agents.forTurn(workspaceId, ahead!.agentId!));
+    const agent = context.agent;
+    const timeoutMs = timeoutOf(context.evaluation);
 
     // 1. The customer's message and the session, in one transaction with its event.
     const draft: Draft = {
@@ -117,13 +108,16 @@ export class ConversationTurnsService {
       return this.act(conversation, session, inbound, decision);
 
     // 3. Otherwise the agent's reply.
-    const { text, reason, action } = await this.reply(
+    const { text, reason, action } = await this.replies.reply({
       workspaceId,
       conversation,
-      options.customPrompt === undefined ? agent : { ...agent, custom_prompt: options.customPrompt },
-      content,
-      options.onDelta,
-    );
+      agent: options.customPrompt === undefined ? agent : { ...agent, custom_prompt: options.customPrompt },
+      utterance: content,
+      memorize: context.memorize,
+      onDelta: options.onDelta,
+      recordTool: (text, within) =>
+        this.speak(workspaceId, conversation.id, text, { sender: 'system', messageType: 'tool', within }),
+    });
     const reply = text === null ? null : await this.storeAgentMessage(conversation, session, text);
     return {
       message: MessageResponse.of(inbound),
@@ -166,98 +160,6 @@ export class ConversationTurnsService {
       reply_unavailable_reason: null,
       conversation: ConversationResponse.of(after),
     };
-  }
-
-  /** The reply text, or null with the reason (no model configured, or the model failed). */
-  private async reply(
-    workspaceId: string,
-    conversation: Conversation,
-    agent: AgentResponse,
-    utterance: string,
-    onDelta?: (text: string) => void,
-  ): Promise<{ text: string | null; reason: string | null; action: TurnAction | null }> {
-    if (!this.llm.isConfigured(agent.custom_llm_url)) {
-      const fired = await this.tools?.withoutModel(utterance, this.toolContext(conversation, agent));
-      if (fired?.content) return { text: fired.content, reason: null, action: fired.action };
-      return {
-        text: null,
-        reason: "No language model is configured: set LLM_BASE_URL or the agent's custom_llm_url",
-        action: fired?.action ?? null,
-      };
-    }
-    const memory = this.memory(workspaceId, conversation, agent.agent_uuid);
-    memory.catch(() => undefined); // awaited below; a failure must not go unhandled while history is read
-    const history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
-    const [remembered, knowledge] = await Promise.all([
-      memory,
-      this.knowledge
-        .forTurns(
-          workspaceId,
-          agent.agent_uuid,
-          history.filter((m) => m.sender === 'customer').map((m) => m.content),
-        )
-        .catch((err: Error): KnowledgeHit[] => {
-          this.logger.warn(
-            { err: err.message, conversationId: conversation.id },
-            'knowledge search failed; replying without it',
-          );
-          return [];
-        }),
-    ]);
-    try {
-      const messages = buildReplyMessages({
-        agent,
-        channel: conversation.channel,
-        history,
-        memory: remembered,
-        knowledge,
-      });
-      const options = { baseUrl: agent.custom_llm_url };
-      const result = this.tools
-        ? await this.tools.chat(messages, this.toolContext(conversation, agent), onDelta)
-        : {
-            ...(onDelta && this.llm.chatStream
-              ? await this.llm.chatStream(messages, options, onDelta)
-              : await this.llm.chat(messages, options)),
-            action: null,
-          };
-      const text = result.content?.trim();
-      return text
-        ? { text, reason: null, action: result.action }
-        : { text: null, reason: 'The language model answered with an empty reply', action: result.action };
-    } catch (err) {
-      if (err instanceof LlmError)
-        return { text: null, reason: `The language model failed: ${err.message}`, action: null };
-      throw err;
-    }
-  }
-
-  /** What the agent's tools need of this turn: who speaks, and how to store a call and hand over. */
-  private toolContext(conversation: Conversation, agent: AgentResponse): TurnToolsContext {
-    const ws = conversation.workspaceId;
-    return {
-      workspaceId: ws,
-      conversation,
-      agent,
-      recordTool: (content, within) =>
-        this.speak(ws, conversation.id, content, { sender: 'system', messageType: 'tool', within }),
-      handOver: (agentId) =>
-        this.unitOfWork.run((m) => this.conversationsService.handOver(m, ws, conversation.id, agentId)),
-    };
-  }
-
-  /** What memorize allows into the prompt: contact fields and recent session summaries with this contact. */
-  private async memory(workspaceId: string, conversation: Conversation, agentId: string) {
-    if (!conversation.contactId) return undefined;
-    const plan = memorizePlan(await this.agents.memorize(workspaceId, agentId), conversation.channel);
-    if (!plan.active) return undefined;
-    const [contact, summaries] = await Promise.all([
-      plan.readable.length ? this.contacts.find(workspaceId, conversation.contactId) : Promise.resolve(null),
-      plan.summaries
-        ? this.sessions.recentSummaries(workspaceId, conversation.contactId, plan.summaries)
-        : Promise.resolve([]),
-    ]);
-    return { contact: contact ? pickFields(contact.fields, plan.readable) : undefined, summaries };
   }
 
   private async storeAgentMessage(
@@ -334,8 +236,7 @@ export class ConversationTurnsService {
 
   /** The idle timeout of the agent's effective evaluation settings, in milliseconds. */
   private async sessionTimeout(workspaceId: string, agentId: string | null): Promise<number> {
-    const { settings } = await this.agents.evaluation(workspaceId, agentId);
-    return Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
+    return timeoutOf(await this.agents.evaluation(workspaceId, agentId));
   }
 
   /**
@@ -398,6 +299,11 @@ export class ConversationTurnsService {
       return written;
     });
   }
+}
+
+/** The idle timeout of effective evaluation settings, in milliseconds. */
+function timeoutOf({ settings }: EffectiveEvaluation): number {
+  return Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
 }
 
 interface Written {

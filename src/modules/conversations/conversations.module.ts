@@ -13,6 +13,7 @@ import { Conversation } from './conversation.entity';
 import { ConversationsController, SessionsController } from './conversations.controller';
 import { ConversationsRepository, MessagesRepository, SessionsRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
+import { ConversationReplyService } from './conversation-reply.service';
 import { ConversationTurnsService } from './conversation-turns.service';
 import { MemorizeService } from './memorize.service';
 import { Message } from './message.entity';
@@ -38,6 +39,7 @@ import { TranscriptConversationsService } from './transcript-conversations.servi
     SessionsRepository,
     ConversationsService,
     ConversationTurnsService,
+    ConversationReplyService,
     SessionsService,
     MemorizeService,
     TranscriptConversationsService,

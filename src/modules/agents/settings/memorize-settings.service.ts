@@ -45,6 +45,22 @@ export class MemorizeSettingsService {
       : factoryMemorizeSettings();
   }
 
+  /** The effective settings from the rows of `SettingsRepository.AGENT_VIEW_SUB_SELECT` (JSON), as effectiveFor. */
+  static effectiveFromView(json: unknown, agentId: string): EffectiveMemorizeSettings {
+    const rows = (json ?? []) as {
+      agent_id: string | null;
+      settings: Record<string, unknown>;
+      updated_at: string;
+    }[];
+    const agent = rows.find((r) => r.agent_id === agentId) ?? null;
+    const row = agent ?? rows.find((r) => r.agent_id === null) ?? null;
+    return {
+      source: agent ? 'agent' : 'default',
+      ...MemorizeSettingsService.read(row),
+      updated_at: row ? new Date(row.updated_at).toISOString() : null,
+    };
+  }
+
   async getDefault(workspaceId: string): Promise<EffectiveMemorizeSettings> {
     const { def } = await this.rows.memorizeRows(workspaceId, null);
     return {

@@ -13,6 +13,13 @@ export interface MemorizeRow {
 /** Memorize settings rows. */
 @Injectable()
 export class SettingsRepository extends SettingsRowsRepository {
+  /** The default's and the agent's memorize rows as a JSON array, correlated with an `agents a` row. */
+  static readonly AGENT_VIEW_SUB_SELECT = `
+    SELECT coalesce(json_agg(json_build_object('agent_id', m.agent_id, 'settings', m.settings,
+             'updated_at', m.updated_at)), '[]'::json)
+      FROM memorize_settings m
+     WHERE m.workspace_id = a.workspace_id AND (m.agent_id IS NULL OR m.agent_id = a.id)`;
+
   constructor(@InjectDataSource() dataSource: DataSource) {
     super(dataSource);
   }

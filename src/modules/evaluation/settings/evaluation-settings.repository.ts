@@ -15,6 +15,16 @@ export interface EvaluationRow {
 /** Evaluation settings rows. Every write takes a new number from one sequence, so versions only grow. */
 @Injectable()
 export class EvaluationSettingsRepository extends SettingsRowsRepository {
+  /**
+   * The default's and the agent's rows as a JSON array, correlated with an `agents a` row: the agents read model
+   * places it in its statement so that a turn reads the agent and its settings in one round trip.
+   */
+  static readonly AGENT_VIEW_SUB_SELECT = `
+    SELECT coalesce(json_agg(json_build_object('agent_id', e.agent_id, 'is_override', e.is_override,
+             'settings', e.settings, 'version', e.version::text, 'updated_at', e.updated_at)), '[]'::json)
+      FROM evaluation_settings e
+     WHERE e.workspace_id = a.workspace_id AND (e.agent_id IS NULL OR e.agent_id = a.id)`;
+
   constructor(@InjectDataSource() dataSource: DataSource) {
     super(dataSource);
   }

@@ -44,6 +44,17 @@ export class EvaluationSettingsService {
     return { source: 'default', version, ...EvaluationSettingsService.defaultOf(def) };
   }
 
+  /** The effective settings from the rows of `EvaluationSettingsRepository.AGENT_VIEW_SUB_SELECT` (JSON). */
+  static effectiveFromView(json: unknown, agentId: string): EffectiveEvaluationSettings {
+    const rows = ((json ?? []) as (Omit<EvaluationRow, 'updated_at'> & { updated_at: string })[]).map(
+      (r) => ({ ...r, updated_at: new Date(r.updated_at) }),
+    );
+    return EvaluationSettingsService.effective(
+      rows.find((r) => r.agent_id === null) ?? null,
+      rows.find((r) => r.agent_id === agentId) ?? null,
+    );
+  }
+
   async getDefault(workspaceId: string): Promise<EffectiveEvaluationSettings> {
     const { def } = await this.rows.evaluationRows(workspaceId, null);
     return EvaluationSettingsService.effective(def, null);

@@ -169,9 +169,17 @@ export class MediaStreamServer implements CallMedia, OnModuleInit, OnApplication
       .catch((err: Error) => this.logger.debug({ callId, err: err.message }, 'stream end after the call'));
   }
 
-  async speak(workspaceId: string, callId: string, text: string, messageId: string): Promise<void> {
+  async speak(
+    workspaceId: string,
+    callId: string,
+    text: string,
+    messageId: string,
+    provider?: string,
+  ): Promise<void> {
     const session = this.sessions.get(callId);
     if (session) return session.speak(text, messageId);
+    // Only a Twilio call's stream can still open and play what is kept for it.
+    if (provider !== undefined && provider !== 'twilio') return;
     const call = await this.calls.findById(workspaceId, callId);
     if (call?.provider !== 'twilio' || isEnded(call.status)) return;
     const key = this.pendingKey(callId);

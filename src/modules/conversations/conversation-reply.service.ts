@@ -1,0 +1,142 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
+import { ContactDirectory, KnowledgeHit, KnowledgeLookup, MemorizeSettingsShape } from './agent-context';
+import type { Conversation } from './conversation.entity';
+import { MessagesRepository } from './conversations.repository';
+import { ConversationsService } from './conversations.service';
+import type { TurnAction } from './dto/responses';
+import { memorizePlan, pickFields } from './memorize';
+import { buildReplyMessages } from './reply-prompt';
+import { SessionsService } from './sessions.service';
+import { TURN_TOOLS, TurnTools, TurnToolsContext } from './turn-tools.port';
+
+const HISTORY = 20;
+
+/** The agent's answer to a turn: its text, or null with the reason, and the action a tool asked for. */
+export interface Reply {
+  text: string | null;
+  reason: string | null;
+  action: TurnAction | null;
+}
+
+export interface ReplyInput {
+  workspaceId: string;
+  conversation: Conversation;
+  /** The agent with the instructions in force (a call's replace its `custom_prompt`). */
+  agent: AgentResponse;
+  utterance: string;
+  /** The agent's effective memorize settings, as the turn read them. */
+  memorize: MemorizeSettingsShape;
+  /** Streams the model's reply as it is generated. */
+  onDelta?: (text: string) => void;
+  /** Stores a tool's `system` message (the turn's message writer). */
+  recordTool: TurnToolsContext['recordTool'];
+}
+
+/**
+ * The reply step of a customer turn: the prompt (history, memorized contact fields and summaries, knowledge), the
+ * language model with the agent's tools, streamed when asked; without a model, the intent the classifier fires.
+ */
+@Injectable()
+export class ConversationReplyService {
+  private readonly logger = new Logger(ConversationReplyService.name);
+
+  constructor(
+    private readonly messages: MessagesRepository,
+    private readonly conversationsService: ConversationsService,
+    private readonly sessions: SessionsService,
+    private readonly contacts: ContactDirectory,
+    private readonly knowledge: KnowledgeLookup,
+    private readonly unitOfWork: UnitOfWork,
+    @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
+    @Optional() @Inject(TURN_TOOLS) private readonly tools?: TurnTools,
+  ) {}
+
+  /** The reply text, or null with the reason (no model configured, or the model failed). */
+  async reply(input: ReplyInput): Promise<Reply> {
+    const { workspaceId, conversation, agent, utterance, onDelta } = input;
+    if (!this.llm.isConfigured(agent.custom_llm_url)) {
+      const fired = await this.tools?.withoutModel(utterance, this.toolContext(input));
+      if (fired?.content) return { text: fired.content, reason: null, action: fired.action };
+      return {
+        text: null,
+        reason: "No language model is configured: set LLM_BASE_URL or the agent's custom_llm_url",
+        action: fired?.action ?? null,
+      };
+    }
+    const memory = this.memory(workspaceId, conversation, input.memorize);
+    memory.catch(() => undefined); // awaited below; a failure must not go unhandled while history is read
+    const history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
+    const [remembered, knowledge] = await Promise.all([
+      memory,
+      this.knowledge
+        .forTurns(
+          workspaceId,
+          agent.agent_uuid,
+          history.filter((m) => m.sender === 'customer').map((m) => m.content),
+        )
+        .catch((err: Error): KnowledgeHit[] => {
+          this.logger.warn(
+            { err: err.message, conversationId: conversation.id },
+            'knowledge search failed; replying without it',
+          );
+          return [];
+        }),
+    ]);
+    try {
+      const messages = buildReplyMessages({
+        agent,
+        channel: conversation.channel,
+        history,
+        memory: remembered,
+        knowledge,
+      });
+      const options = { baseUrl: agent.custom_llm_url };
+      const result = this.tools
+        ? await this.tools.chat(messages, this.toolContext(input), onDelta)
+        : {
+            ...(onDelta && this.llm.chatStream
+              ? await this.llm.chatStream(messages, options, onDelta)
+              : await this.llm.chat(messages, options)),
+            action: null,
+          };
+      const text = result.content?.trim();
+      return text
+        ? { text, reason: null, action: result.action }
+        : { text: null, reason: 'The language model answered with an empty reply', action: result.action };
+    } catch (err) {
+      if (err instanceof LlmError)
+        return { text: null, reason: `The language model failed: ${err.message}`, action: null };
+      throw err;
+    }
+  }
+
+  /** What the agent's tools need of this turn: who speaks, and how to store a call and hand over. */
+  private toolContext({ conversation, agent, recordTool }: ReplyInput): TurnToolsContext {
+    const ws = conversation.workspaceId;
+    return {
+      workspaceId: ws,
+      conversation,
+      agent,
+      recordTool,
+      handOver: (agentId) =>
+        this.unitOfWork.run((m) => this.conversationsService.handOver(m, ws, conversation.id, agentId)),
+    };
+  }
+
+  /** What memorize allows into the prompt: contact fields and recent session summaries with this contact. */
+  private async memory(workspaceId: string, conversation: Conversation, settings: MemorizeSettingsShape) {
+    if (!conversation.contactId) return undefined;
+    const plan = memorizePlan(settings, conversation.channel);
+    if (!plan.active) return undefined;
+    const [contact, summaries] = await Promise.all([
+      plan.readable.length ? this.contacts.find(workspaceId, conversation.contactId) : Promise.resolve(null),
+      plan.summaries
+        ? this.sessions.recentSummaries(workspaceId, conversation.contactId, plan.summaries)
+        : Promise.resolve([]),
+    ]);
+    return { contact: contact ? pickFields(contact.fields, plan.readable) : undefined, summaries };
+  }
+}
