@@ -30,6 +30,7 @@ import { percentile, runBench } from './stats';
 const SIZES = (process.env.BENCH_STREAMS ?? '10,25,50').split(',').map(Number);
 const TURNS = Number(process.env.BENCH_TURNS ?? 3);
 const ALIGNED = process.env.BENCH_ALIGNED === '1';
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 const STT_MS = 100;
 const LLM_MS = 200;
 const TTS_MS = 100;
@@ -102,7 +103,13 @@ async function main(): Promise<void> {
       channels: ['call'],
     });
 
-    for (const n of SIZES) {
+    // A first round of WARMUP streams is played and not reported: the first turns of a fresh process pay for
+    // compilation and first connections, which a running service has behind it.
+    const rounds = [
+      ...(WARMUP > 0 ? [{ n: WARMUP, warm: true }] : []),
+      ...SIZES.map((n) => ({ n, warm: false })),
+    ];
+    for (const { n, warm } of rounds) {
       speech.transcripts.push(
         ...Array.from({ length: n * TURNS * 2 }, () => 'I would like some help please'),
       );
@@ -187,7 +194,10 @@ async function main(): Promise<void> {
         `  frames sent ${playerStats.framesSent}, late (> 40 ms behind schedule) ${playerStats.framesLate}   goal: 0`,
         `  where the overhead goes, p50 / p95 ms: ${phases()}`,
       );
-      process.stdout.write(`${lines.slice(-6).join('\n')}\n`);
+      if (warm) {
+        lines.length = 0;
+        process.stdout.write(`warm-up: ${n} streams, ${n * TURNS} turns played, not reported\n`);
+      } else process.stdout.write(`${lines.slice(-6).join('\n')}\n`);
       for (const c of clients) c.close();
       for (const id of ids) await http('post', `/api/v1/calls/action/${id}/hangup`).send({ message: 'Bye' });
       await sleep(500);

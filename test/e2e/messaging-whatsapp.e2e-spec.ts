@@ -105,7 +105,7 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
       .post('/api/v1/phone-numbers')
       .send({
         number: wa.number,
-        provider: 'twilio',
+        provider: 'meta',
         whatsapp: { phone_number_id: wa.metaId, waba_id: wa.waba },
       })
       .expect(201);
@@ -137,8 +137,14 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
   it('the same Meta sender cannot be registered by another workspace', async () => {
     const res = await other.http
       .post('/api/v1/phone-numbers')
-      .send({ number: newNumber(), provider: 'twilio', whatsapp: { phone_number_id: wa.metaId } });
+      .send({ number: newNumber(), provider: 'meta', whatsapp: { phone_number_id: wa.metaId } });
     expect(res.status).toBe(409);
+    // A twilio number in a deployment without Twilio is refused on provider.
+    const twilio = await other.http
+      .post('/api/v1/phone-numbers')
+      .send({ number: newNumber(), provider: 'twilio' });
+    expect(twilio.status).toBe(422);
+    expect(twilio.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'provider' });
   });
 
   it('inbound WhatsApp text reaches the bound agent; the reply leaves through the Cloud API from the same sender', async () => {

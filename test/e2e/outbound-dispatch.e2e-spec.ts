@@ -319,6 +319,24 @@ describe('outbound dispatcher', () => {
     await clock.reset();
   });
 
+  it("fails a contact outside the number's whitelisted destinations without a call", async () => {
+    const pool = await createPool(t);
+    // The sandbox line is a US number: by default it calls the US only.
+    const abroad = await createContact(t, { phone_number: '+447400123456' });
+    await addMembers(t, pool.uuid, [abroad.uuid]);
+    const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
+    await start(campaign.uuid);
+    const [task] = await campaignTasks(campaign.uuid);
+    const failed = await taskWhere(task.uuid, (x) => x.status === 'failed');
+    expect(failed.failure_reason).toContain('GB');
+    expect(failed.failure_reason).toContain('whitelisted_destinations');
+    const calls = await db.query(
+      `SELECT count(*)::int AS n FROM calls WHERE workspace_id = $1 AND task_id = $2`,
+      [t.workspaceId, task.uuid],
+    );
+    expect(calls[0].n).toBe(0);
+  });
+
   it("removing a member mid-campaign cancels only that contact's not-started task of that pool", async () => {
     const ringing = await createPool(t, { type: 'FIFO' });
     const otherPool = await createPool(t);

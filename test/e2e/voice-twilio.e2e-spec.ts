@@ -230,12 +230,18 @@ describe('voice: the Twilio adapter (REST dial, signed hooks, inbound, hang-up, 
         .send({ agent_uuid: speechless.agentId, to: '+14155550125' });
       expect(res.status).toBe(409);
       expect(res.body.message).toBe('Speech services are not configured');
-      const inbound = await postSigned(mute.url, `${PUBLIC}/hooks/v1/twilio/voice/inbound`, {
-        CallSid: `CA${'3'.repeat(32)}`,
-        From: '+14155550998',
-        To: speechless.number,
-      }).expect(200);
+      const form = { CallSid: `CA${'3'.repeat(32)}`, From: '+14155550998', To: speechless.number };
+      const inbound = await postSigned(mute.url, `${PUBLIC}/hooks/v1/twilio/voice/inbound`, form).expect(200);
       expect(inbound.text).toContain('<Say>Speech services are not configured</Say><Hangup/>');
+      // Twilio repeats the hook: the same answer, still one stored call.
+      await postSigned(mute.url, `${PUBLIC}/hooks/v1/twilio/voice/inbound`, form).expect(200);
+      const calls = (await u.http.get('/api/v1/calls?direction=Inbound').expect(200)).body.data.items;
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toMatchObject({
+        status: 'failed',
+        end_reason: 'provider_error',
+        error: { code: 'SPEECH_UNAVAILABLE', message: 'Speech services are not configured' },
+      });
     } finally {
       await mute.close();
     }

@@ -44,7 +44,7 @@ export async function createPhoneNumber(
 ): Promise<any> {
   const res = await tenant.http
     .post('/api/v1/phone-numbers')
-    .send({ number: uniqueUsNumber(), provider: 'twilio', ...body });
+    .send({ number: uniqueUsNumber(), provider: 'sandbox', ...body });
   if (res.status !== 201)
     throw new Error(`createPhoneNumber failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;

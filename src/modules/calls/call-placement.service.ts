@@ -155,6 +155,9 @@ export class CallPlacement {
     if (agent.status === 'paused' || agent.status === 'completed')
       throw AppException.conflict(`Agent is ${agent.status}`);
     const number = await this.callerNumber(workspaceId, agent.agent_uuid, t.phoneNumberId ?? undefined);
+    // The number's own rules hold for every call from it: voice switched on, destination whitelisted (409: the
+    // task fails with that reason).
+    this.numbers.assertCanCall(number, t.to);
     const first = voiceText(agent, 'first_message');
     try {
       const call = await this.create(workspaceId, {
@@ -193,7 +196,8 @@ export class CallPlacement {
   async create(
     workspaceId: string,
     c: NewCall,
-    endReason?: 'agent_unavailable' | 'concurrency_limit',
+    endReason?: 'agent_unavailable' | 'concurrency_limit' | 'provider_error',
+    error: { code: string; message: string } | null = null,
   ): Promise<CallResponse> {
     const id = newId();
     const live = !endReason;
@@ -230,7 +234,7 @@ export class CallPlacement {
           channel: c.channel,
           status: c.status,
           endReason: endReason ?? null,
-          error: null,
+          error,
           handledBy: 'AI',
           fromNumber: c.from,
           toNumber: c.to,

@@ -40,7 +40,7 @@ export class InboundCalls {
     number: PhoneNumber,
     from: string,
     channel: CallChannel,
-    options: { storeRefusal?: boolean } = {},
+    options: { storeRefusal?: boolean; unavailable?: { code: string; message: string } } = {},
   ): Promise<CallResponse> {
     this.numbers.assertTakesInbound(number);
     const agentId = await this.numbers.boundAgent(
@@ -71,6 +71,14 @@ export class InboundCalls {
     };
     if (agent.status === 'paused' || agent.status === 'completed')
       return this.placement.create(workspaceId, { ...common, status: 'failed' }, 'agent_unavailable');
+    // The call reached a bound agent but the service cannot hold it (speech services missing): kept as failed.
+    if (options.unavailable)
+      return this.placement.create(
+        workspaceId,
+        { ...common, status: 'failed' },
+        'provider_error',
+        options.unavailable,
+      );
     try {
       return await this.placement.create(workspaceId, { ...common, status: 'ringing' });
     } catch (err) {

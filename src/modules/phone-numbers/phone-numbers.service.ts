@@ -64,6 +64,12 @@ export class PhoneNumbersService {
 
   async register(workspaceId: string, dto: CreatePhoneNumberDto): Promise<PhoneNumberResponse> {
     const parsed = parsePhoneNumberFromString(dto.number);
+    if (dto.provider === 'twilio' && !(this.config.twilio.accountSid && this.config.twilio.authToken))
+      throw AppException.invalid(
+        'provider',
+        'A twilio number needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN to be configured in this deployment',
+        'VALIDATION_ERROR',
+      );
     if (dto.whatsapp) this.checkWhatsapp(dto.provider ?? 'sandbox');
     const entity = this.numbers.build(workspaceId, {
       number: dto.number,

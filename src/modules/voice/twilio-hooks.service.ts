@@ -120,9 +120,20 @@ export class TwilioHooks {
     const number = to ? await this.numbers.findProviderNumber(to, 'twilio') : null;
     if (!number) return sayAndHangUp(NOT_IN_SERVICE);
     if (!this.numbers.takesInbound(number)) return reject();
-    const reason = this.twilio.unavailableReason();
-    if (reason) return sayAndHangUp(reason);
     const seenKey = `${this.config.redis.prefix}:twilio:inbound:${form.CallSid}`;
+    const reason = this.twilio.unavailableReason();
+    if (reason) {
+      // Said to the caller and stored failed (once per CallSid: Twilio may repeat the hook).
+      if (await this.first(`inbound-refused:${form.CallSid}`))
+        await this.inboundCalls
+          .inbound(number.workspaceId, number, from, channel, {
+            unavailable: { code: 'SPEECH_UNAVAILABLE', message: reason },
+          })
+          .catch((err: Error) =>
+            this.logger.warn({ callSid: form.CallSid, err: err.message }, 'refused inbound call not stored'),
+          );
+      return sayAndHangUp(reason);
+    }
     const known = await this.redis.get(seenKey);
     if (known) return this.twilio.streamTwiml(known);
     try {
