@@ -9,7 +9,7 @@ import {
   BindPhoneNumberDto,
   BindWhatsappDto,
 } from '@/modules/phone-numbers/dto/phone-numbers.dto';
-import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import { ChannelBindingsService } from '@/modules/phone-numbers/channel-bindings.service';
 import { AgentsService } from './agents.service';
 import { AgentChannelResponse, AgentResponse } from './dto/agent.response';
 
@@ -19,7 +19,7 @@ import { AgentChannelResponse, AgentResponse } from './dto/agent.response';
 export class AgentChannelsController {
   constructor(
     private readonly agents: AgentsService,
-    private readonly numbers: PhoneNumbersService,
+    private readonly bindings: ChannelBindingsService,
   ) {}
 
   @Get('channels')
@@ -48,7 +48,7 @@ export class AgentChannelsController {
     @Body() dto: BindPhoneNumberDto,
   ): Promise<AgentResponse> {
     await this.agents.get(ws, id);
-    await this.numbers.bind(ws, id, dto.phone_number_uuid.toLowerCase(), dto.channels);
+    await this.bindings.bind(ws, id, dto.phone_number_uuid.toLowerCase(), dto.channels);
     return this.agents.view(ws, id);
   }
 
@@ -63,7 +63,7 @@ export class AgentChannelsController {
     @Param('phoneNumberUuid', UuidParamPipe) numberId: string,
   ): Promise<AgentResponse> {
     await this.agents.get(ws, id);
-    await this.numbers.unbind(ws, id, numberId);
+    await this.bindings.unbind(ws, id, numberId);
     return this.agents.view(ws, id);
   }
 
@@ -77,7 +77,7 @@ export class AgentChannelsController {
     @Body() dto: BindWhatsappDto,
   ): Promise<AgentResponse> {
     await this.agents.get(ws, id);
-    await this.numbers.bind(ws, id, dto.phone_number_uuid.toLowerCase(), ['whatsapp']);
+    await this.bindings.bind(ws, id, dto.phone_number_uuid.toLowerCase(), ['whatsapp']);
     return this.agents.view(ws, id);
   }
 
@@ -90,7 +90,7 @@ export class AgentChannelsController {
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<AgentResponse> {
     await this.agents.get(ws, id);
-    await this.numbers.unbindChannel(ws, id, 'whatsapp');
+    await this.bindings.unbindChannel(ws, id, 'whatsapp');
     return this.agents.view(ws, id);
   }
 
@@ -106,7 +106,7 @@ export class AgentChannelsController {
     @Body() dto: BindMessengerDto,
   ): Promise<AgentResponse> {
     await this.agents.get(ws, id);
-    await this.numbers.bindMessenger(ws, id, dto.page_id, dto.page_name);
+    await this.bindings.bindMessenger(ws, id, dto.page_id, dto.page_name);
     return this.agents.view(ws, id);
   }
 
@@ -121,7 +121,7 @@ export class AgentChannelsController {
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<AgentResponse> {
     await this.agents.get(ws, id);
-    await this.numbers.unbindMessenger(ws, id);
+    await this.bindings.unbindMessenger(ws, id);
     return this.agents.view(ws, id);
   }
 }

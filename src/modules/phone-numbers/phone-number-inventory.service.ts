@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { QueryFailedError } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { newId } from '@/common/persistence/base.entity';
+import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { NumberInventoryRegistry } from '@/providers/numbers/number-inventory.module';
@@ -20,9 +20,6 @@ import { PhoneNumbersService } from './phone-numbers.service';
 const DEFAULT_LIMIT = 20;
 /** Offers asked of the provider beyond the limit, so numbers other workspaces hold can be left out. */
 const OVERFETCH = 25;
-
-const isUniqueViolation = (err: unknown) =>
-  err instanceof QueryFailedError && (err.driverError as { code?: string })?.code === '23505';
 
 /** A provider's refusal as the API answers it: 502 PROVIDER_ERROR with its code and message in `details`. */
 function providerError(err: unknown, action: string): unknown {
@@ -135,7 +132,8 @@ export class PhoneNumberInventoryService {
       } catch (err) {
         // Bought meanwhile by another workspace (the index on bought numbers): give ours back.
         await this.giveBack(inventory, bought.providerSid);
-        if (isUniqueViolation(err)) throw AppException.conflict(`The number ${dto.number} is already owned`);
+        if (isPgError(err, PG_UNIQUE_VIOLATION))
+          throw AppException.conflict(`The number ${dto.number} is already owned`);
         throw err;
       }
       return entity;

@@ -19,12 +19,14 @@ import {
 } from './dto/phone-numbers.response';
 import { PhoneNumberInventoryService } from './phone-number-inventory.service';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { ChannelBindingsService } from './channel-bindings.service';
 
 @ApiTags('Phone numbers')
 @Controller('api/v1/phone-numbers')
 export class PhoneNumbersController {
   constructor(
     private readonly numbers: PhoneNumbersService,
+    private readonly channels: ChannelBindingsService,
     private readonly inventory: PhoneNumberInventoryService,
   ) {}
 
@@ -86,7 +88,7 @@ export class PhoneNumbersController {
     @WorkspaceId() ws: string,
     @Query() query: SnapshotQuery,
   ): Promise<PhoneNumberChannelSnapshotResponse> {
-    return this.numbers.snapshotByNumber(ws, query.number);
+    return this.channels.snapshotByNumber(ws, query.number);
   }
 
   @Get(':uuid')
@@ -134,6 +136,6 @@ export class PhoneNumbersController {
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<PhoneNumberChannelSnapshotResponse> {
-    return this.numbers.snapshotById(ws, id);
+    return this.channels.snapshotById(ws, id);
   }
 }

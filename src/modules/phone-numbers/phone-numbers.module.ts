@@ -10,6 +10,8 @@ import {
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { ChannelBindingsService } from './channel-bindings.service';
+import { ExternalNumbersService } from './external-numbers.service';
 import { PhoneNumberInventoryService } from './phone-number-inventory.service';
 import { NumberInventoryModule } from '@/providers/numbers/number-inventory.module';
 import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
@@ -26,9 +28,17 @@ import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
     MessengerPagesRepository,
     WhatsappNumbersRepository,
     PhoneNumbersService,
+    ChannelBindingsService,
+    ExternalNumbersService,
     PhoneNumberInventoryService,
     { provide: AgentBindingsSection, useClass: AgentBindingsView },
   ],
-  exports: [PhoneNumbersService, AgentBindingsSection, WhatsappNumbersRepository],
+  exports: [
+    PhoneNumbersService,
+    ChannelBindingsService,
+    ExternalNumbersService,
+    AgentBindingsSection,
+    WhatsappNumbersRepository,
+  ],
 })
 export class PhoneNumbersModule {}

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { AppException } from '@/common/errors/app.exception';
+import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import {
@@ -54,6 +56,17 @@ export type AgentBindingRow =
 export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumber> {
   constructor(@InjectRepository(PhoneNumber) repo: Repository<PhoneNumber>) {
     super(repo);
+  }
+
+  /** Stores a new number in the caller's transaction; the same number twice in the workspace is 409. */
+  async insertNew(workspaceId: string, entity: PhoneNumber, m: EntityManager): Promise<void> {
+    try {
+      await this.save(workspaceId, entity, m);
+    } catch (err) {
+      if (isPgError(err, PG_UNIQUE_VIOLATION))
+        throw AppException.conflict('This number is already registered in the workspace');
+      throw err;
+    }
   }
 
   /**

@@ -7,6 +7,8 @@ import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsService } from '@/modules/agents/agents.service';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
+import { ChannelBindingsService } from '@/modules/phone-numbers/channel-bindings.service';
+import { ExternalNumbersService } from '@/modules/phone-numbers/external-numbers.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type {
   AssignTrunkNumberDto,
@@ -25,6 +27,8 @@ export class SipTrunksService {
     private readonly trunks: SipTrunkConnectionsRepository,
     private readonly trunkNumbers: SipTrunkNumbersRepository,
     private readonly numbers: PhoneNumbersService,
+    private readonly channels: ChannelBindingsService,
+    private readonly external: ExternalNumbersService,
     private readonly agents: AgentsService,
     private readonly secrets: SecretBox,
     private readonly unitOfWork: UnitOfWork,
@@ -68,7 +72,7 @@ export class SipTrunksService {
   async createConnection(workspaceId: string, dto: CreateSipTrunkDto): Promise<SipTrunkResponse> {
     const provider = this.provider(dto.provider);
     const trunk = await this.unitOfWork.run(async (m) => {
-      const number = await this.numbers.registerExternal(
+      const number = await this.external.registerExternal(
         workspaceId,
         { number: dto.phone_number, provider },
         m,
@@ -114,9 +118,9 @@ export class SipTrunksService {
         throw AppException.conflict(
           'The number is already served by another agent (send force: true to move it)',
         );
-      await this.numbers.releaseChannel(workspaceId, numberId, 'call');
+      await this.channels.releaseChannel(workspaceId, numberId, 'call');
     }
-    await this.numbers.bind(workspaceId, agentId, numberId, ['call']);
+    await this.channels.bind(workspaceId, agentId, numberId, ['call']);
   }
 
   /** `POST /agents/{uuid}/channels/call/sip-trunk`. */
@@ -149,7 +153,7 @@ export class SipTrunksService {
 
   /** `GET /phone-numbers/trunks`: the workspace's external numbers, newest first. */
   async listNumbers(workspaceId: string, query: PageQuery): Promise<Page<TrunkNumberResponse>> {
-    const page = await this.numbers.listBySource(workspaceId, 'external', query);
+    const page = await this.external.listBySource(workspaceId, 'external', query);
     return { ...page, items: await this.numberViews(workspaceId, page.items) };
   }
 
@@ -161,7 +165,7 @@ export class SipTrunksService {
       : undefined;
     const provider = this.provider(dto.provider, trunkProvider);
     const number = await this.unitOfWork.run(async (m) => {
-      const n = await this.numbers.registerExternal(
+      const n = await this.external.registerExternal(
         workspaceId,
         { number: dto.number, provider, countryCode: dto.country_code?.toUpperCase() ?? null },
         m,
