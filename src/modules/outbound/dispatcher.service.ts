@@ -176,8 +176,14 @@ export class Dispatcher {
           await this.runner.release(task);
           continue;
         }
-        const result = await this.runner.run(task, now).catch((err: Error) => {
+        const result = await this.runner.run(task, now).catch(async (err: Error) => {
           this.logger.error({ err: err.message, taskId: task!.id }, 'task run failed');
+          // Not left claimed until the stuck-claim sweep: started if its call was made, else pending again.
+          await this.settlement
+            .recover({ workspace_id: task!.workspace_id, id: task!.id }, now, { own: true })
+            .catch((e: Error) =>
+              this.logger.warn({ err: e.message, taskId: task!.id }, 'task recovery failed'),
+            );
           return 'gone' as const;
         });
         if (result === 'started') started += 1;

@@ -59,13 +59,14 @@ export class TaskSettlement {
   }
 
   /**
-   * A task left `queued` by a dispatcher that died: started if its call exists, else back to `pending` (the attempt
-   * was never made, so nothing is lost and nothing is dialled twice).
+   * A task left `queued` by a dispatcher that died (or, with `own`, by this dispatcher when placing it failed
+   * unexpectedly): started if its call exists, else back to `pending` (the attempt was never made, so nothing is
+   * lost and nothing is dialled twice).
    */
-  async recover(ref: TaskRef, now: number): Promise<void> {
+  async recover(ref: TaskRef, now: number, options: { own?: boolean } = {}): Promise<void> {
     const task = await this.tasks.get(ref.workspace_id, ref.id);
     if (task?.status !== 'queued' || !task.claimed_at) return;
-    if (await this.runner.instance.isAlive(task.claimed_by)) return;
+    if (!options.own && (await this.runner.instance.isAlive(task.claimed_by))) return;
     const contact = await this.dispatch.contact(ref.workspace_id, task.contact_id);
     const callId = await this.unitOfWork.run((tx) =>
       this.dispatch.callOfTask(task.workspace_id, task.id, task.claimed_at!, tx),
