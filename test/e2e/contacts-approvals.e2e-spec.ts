@@ -365,6 +365,252 @@ describe('contact approvals, analyzers and contact settings', () => {
     expect(after.surname).toBeNull();
   });
 
+  describe('memorize moves contacts between pipeline stages through the stage analyzers', () => {
+    let tenant: TestTenant;
+    let agentId: string;
+    const stage: Record<string, string> = {};
+    let foreignStage: string;
+    const contacts: Record<string, string> = {};
+    const sessions: Record<string, string> = {};
+    /** The model's stage answer for each customer, found by the customer's message. */
+    const answers: Record<string, unknown> = {};
+    let memorizeCalls: LlmCall[] = [];
+    const contactOf = async (id: string) =>
+      (await tenant.http.get(`/api/v1/contacts/${id}`).expect(200)).body.data;
+    const approvalsOf = async (contactId: string) =>
+      (await tenant.http.get(`/api/v1/contacts/approvals?contact_uuid=${contactId}`).expect(200)).body.data
+        .items as any[];
+
+    async function endSession(contactId: string, content: string) {
+      const c = (
+        await tenant.http
+          .post('/api/v1/conversations')
+          .send({ agent_uuid: agentId, channel: 'chat', contact_uuid: contactId })
+          .expect(201)
+      ).body.data.uuid;
+      const turn = await tenant.http
+        .post(`/api/v1/conversations/${c}/messages`)
+        .send({ content })
+        .expect(201);
+      await tenant.http.post(`/api/v1/conversations/${c}/close`).expect(200);
+      const sessionId = turn.body.data.message.session_uuid as string;
+      await waitFor(async () =>
+        (await tenant.http.get(`/api/v1/sessions/${sessionId}/evaluation`)).body.data.status === 'evaluated'
+          ? true
+          : undefined,
+      );
+      return sessionId;
+    }
+
+    beforeAll(async () => {
+      llm.reset();
+      tenant = await createTenant(app);
+      const behaviors: [string, string, string | null][] = [
+        ['New', 'update_if_empty', 'The customer made first contact'],
+        ['Qualified', 'automatic_update', 'The customer has a budget and a need'],
+        ['Demo', 'manual_approval', 'The customer booked a demo'],
+        ['Negotiation', 'ask_approval_if_existing', null],
+        ['Closed', 'dont_update', 'The customer signed'],
+        ['Trial', 'manual_approval', null],
+      ];
+      for (const [name, update_behavior, analysis_goals] of behaviors) {
+        stage[name] = (await createStage(tenant, { name })).uuid;
+        await tenant.http
+          .put(`/api/v1/analyzers/p_${stage[name]}`)
+          .send({ update_behavior, analysis_goals })
+          .expect(200);
+      }
+      foreignStage = (await createStage(other, { name: 'Qualified' })).uuid;
+      agentId = await createAgentId(tenant, { name: 'Pipeline' });
+      await tenant.http
+        .put(`/api/v1/agents/${agentId}/memorize`)
+        .send({ is_active: true, contact_field_settings: { pipeline_stage: 'read_write' } })
+        .expect(200);
+      const made = async (key: string, stageName?: string) => {
+        contacts[key] = (
+          await tenant.http
+            .post('/api/v1/contacts')
+            .send({ name: key, ...(stageName ? { pipeline_stage_uuid: stage[stageName] } : {}) })
+            .expect(201)
+        ).body.data.uuid;
+      };
+      // Customer → [stage now, what the model answers].
+      const cases: Record<string, [string | undefined, unknown]> = {
+        empty_new: [undefined, { value: stage.New, confidence: 0.7, reason: 'First contact' }],
+        kept_qualified: ['Qualified', { value: stage.New, confidence: 0.9, reason: 'Started over' }],
+        auto_qualified: ['New', { value: stage.Qualified, confidence: 0.85, reason: 'Has a budget' }],
+        proposed_demo: ['Qualified', { value: stage.Demo, confidence: 0.9, reason: 'Booked a demo' }],
+        empty_negotiation: [undefined, { value: stage.Negotiation, confidence: 0.6, reason: 'Talks price' }],
+        asked_negotiation: ['New', { value: stage.Negotiation, confidence: 0.55, reason: 'Talks price' }],
+        never_closed: ['Qualified', { value: stage.Closed, confidence: 1, reason: 'Signed' }],
+        foreign: [undefined, { value: foreignStage, confidence: 1, reason: 'Elsewhere' }],
+        by_name: [undefined, 'qualified'],
+        trial: ['New', { value: stage.Trial, confidence: 0.8, reason: 'Wants a trial' }],
+      };
+      for (const [key, [now, answer]] of Object.entries(cases)) {
+        await made(key, now);
+        answers[`I am ${key}`] = answer;
+      }
+      llm.respond = (call) => {
+        if (call.kind !== 'memorize')
+          return { content: call.kind === 'evaluate' ? '{"value": true}' : 'Sure.' };
+        const said = call.messages.find((m) => m.role === 'user')?.content ?? '';
+        const key = Object.keys(answers).find((k) => said.split('\n').includes(`Customer: ${k}`));
+        return { content: JSON.stringify(key ? { pipeline_stage: answers[key] } : {}) };
+      };
+      const ended = await Promise.all(
+        Object.keys(cases).map((key) => endSession(contacts[key], `I am ${key}`)),
+      );
+      Object.keys(cases).forEach((key, i) => (sessions[key] = ended[i]));
+      memorizeCalls = llm.callsOf('memorize');
+    });
+
+    it('asks in the one extraction call for the stages not on dont_update, with their goals', () => {
+      const calls = memorizeCalls;
+      expect(calls).toHaveLength(10);
+      const prompt = calls.find((c) =>
+        c.messages.some((m) => m.content.includes('Customer: I am auto_qualified')),
+      )!.system;
+      expect(prompt).toMatch(/^From the conversation, extract which pipeline stage/);
+      expect(prompt).toContain('"pipeline_stage"');
+      expect(prompt).toContain(`- ${stage.New}: New (The customer made first contact)`);
+      expect(prompt).toContain(`- ${stage.Negotiation}: Negotiation\n`);
+      expect(prompt).toContain('The contact is now in the stage "New".');
+      expect(prompt).not.toContain(stage.Closed);
+      expect(prompt).not.toContain(foreignStage);
+      const none = calls.find((c) =>
+        c.messages.some((m) => m.content.includes('Customer: I am empty_new')),
+      )!.system;
+      expect(none).toContain('The contact is in no stage yet.');
+    });
+
+    it('moves, keeps or proposes as the stage analyzer says', async () => {
+      const stageOf = async (key: string) => (await contactOf(contacts[key])).pipeline_stage_uuid;
+      // update_if_empty: into a contact without a stage only.
+      const moved = await contactOf(contacts.empty_new);
+      expect(moved.pipeline_stage_uuid).toBe(stage.New);
+      expect(moved.pipeline_stage_changed_at).toEqual(expect.any(String));
+      expect(await stageOf('kept_qualified')).toBe(stage.Qualified);
+      // automatic_update: moved from another stage; a stage named by its name works too.
+      expect(await stageOf('auto_qualified')).toBe(stage.Qualified);
+      expect(await stageOf('by_name')).toBe(stage.Qualified);
+      // manual_approval: proposed, not moved.
+      expect(await stageOf('proposed_demo')).toBe(stage.Qualified);
+      // ask_approval_if_existing: moved when no stage, proposed over another.
+      expect(await stageOf('empty_negotiation')).toBe(stage.Negotiation);
+      expect(await stageOf('asked_negotiation')).toBe(stage.New);
+      // dont_update: never moved into; another workspace's stage: ignored.
+      expect(await stageOf('never_closed')).toBe(stage.Qualified);
+      expect(await stageOf('foreign')).toBeNull();
+
+      for (const key of [
+        'empty_new',
+        'kept_qualified',
+        'auto_qualified',
+        'empty_negotiation',
+        'never_closed',
+      ])
+        expect(await approvalsOf(contacts[key])).toEqual([]);
+      expect(await approvalsOf(contacts.foreign)).toEqual([]);
+      const [demo] = await approvalsOf(contacts.proposed_demo);
+      expect(demo).toMatchObject({
+        field_name: 'pipeline_stage',
+        session_uuid: sessions.proposed_demo,
+        current_value: stage.Qualified,
+        proposed_value: stage.Demo,
+        confidence: 0.9,
+        reason: 'Booked a demo',
+        status: 'Pending',
+      });
+      const [negotiation] = await approvalsOf(contacts.asked_negotiation);
+      expect(negotiation).toMatchObject({
+        field_name: 'pipeline_stage',
+        current_value: stage.New,
+        proposed_value: stage.Negotiation,
+        confidence: 0.55,
+      });
+      const filtered = (
+        await tenant.http.get('/api/v1/contacts/approvals?field_name=pipeline_stage&per_page=100').expect(200)
+      ).body.data;
+      expect(filtered.pagination.total).toBe(3);
+    });
+
+    it('a second run for the session proposes nothing again', async () => {
+      const memorize = app.get<MemorizeService>(MemorizeService);
+      expect(await memorize.afterSession(tenant.workspaceId, sessions.proposed_demo)).toBeNull();
+      const db = app.get<DataSource>(DataSource);
+      await db.query(`UPDATE sessions SET memorized_at = NULL WHERE id = $1`, [sessions.proposed_demo]);
+      llm.respond = extraction({ pipeline_stage: { value: stage.Demo, confidence: 0.2, reason: 'again' } });
+      await memorize.afterSession(tenant.workspaceId, sessions.proposed_demo);
+      expect(llm.callsOf('memorize')).toHaveLength(1);
+      const again = await approvalsOf(contacts.proposed_demo);
+      expect(again).toHaveLength(1);
+      expect(again[0].reason).toBe('Booked a demo');
+      expect((await contactOf(contacts.proposed_demo)).pipeline_stage_uuid).toBe(stage.Qualified);
+    });
+
+    it('approve moves the stage through the contact checks; a deleted or foreign stage is 422 on value', async () => {
+      const [demo] = await approvalsOf(contacts.proposed_demo);
+      // Another workspace can neither see nor approve it.
+      const theirs = (
+        await other.http.get('/api/v1/contacts/approvals?field_name=pipeline_stage').expect(200)
+      ).body.data;
+      expect(theirs.pagination.total).toBe(0);
+      expect((await other.http.get(`/api/v1/contacts/approvals/${demo.uuid}`)).status).toBe(404);
+      expect((await other.http.post(`/api/v1/contacts/approvals/${demo.uuid}/approve`).send({})).status).toBe(
+        404,
+      );
+      const foreign = await tenant.http
+        .post(`/api/v1/contacts/approvals/${demo.uuid}/approve`)
+        .send({ value: foreignStage });
+      expect(foreign.status).toBe(422);
+      expect(foreign.body.error.field).toBe('value');
+      const approved = await tenant.http
+        .post(`/api/v1/contacts/approvals/${demo.uuid}/approve`)
+        .send({})
+        .expect(200);
+      expect(approved.body.data).toMatchObject({ status: 'Approved', applied_value: stage.Demo });
+      expect((await contactOf(contacts.proposed_demo)).pipeline_stage_uuid).toBe(stage.Demo);
+
+      // An edited value: another stage of the workspace.
+      const [negotiation] = await approvalsOf(contacts.asked_negotiation);
+      await tenant.http
+        .post(`/api/v1/contacts/approvals/${negotiation.uuid}/approve`)
+        .send({ value: stage.Closed })
+        .expect(200);
+      expect((await contactOf(contacts.asked_negotiation)).pipeline_stage_uuid).toBe(stage.Closed);
+
+      // The proposed stage deleted meanwhile: 422 on value, nothing changes, the approval can still be rejected.
+      const [trial] = await approvalsOf(contacts.trial);
+      expect(trial.proposed_value).toBe(stage.Trial);
+      await tenant.http.delete(`/api/v1/contacts/pipeline/stages/${stage.Trial}`).expect(200);
+      const gone = await tenant.http.post(`/api/v1/contacts/approvals/${trial.uuid}/approve`).send({});
+      expect(gone.status).toBe(422);
+      expect(gone.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'value' });
+      expect((await tenant.http.get(`/api/v1/contacts/approvals/${trial.uuid}`)).body.data.status).toBe(
+        'Pending',
+      );
+      expect((await contactOf(contacts.trial)).pipeline_stage_uuid).toBe(stage.New);
+      await tenant.http.post(`/api/v1/contacts/approvals/${trial.uuid}/reject`).send({}).expect(200);
+    });
+
+    it('without pipeline_stage read_write the model is not asked about stages', async () => {
+      await tenant.http
+        .put(`/api/v1/agents/${agentId}/memorize`)
+        .send({ contact_field_settings: { pipeline_stage: 'read', email: 'read_write' } })
+        .expect(200);
+      llm.reset();
+      llm.respond = (call) =>
+        call.kind === 'memorize'
+          ? { content: JSON.stringify({ pipeline_stage: stage.Qualified }) }
+          : { content: call.kind === 'evaluate' ? '{"value": true}' : 'Sure.' };
+      await endSession(contacts.foreign, 'Hello again');
+      const [call] = llm.callsOf('memorize');
+      expect(call.system).not.toContain('pipeline_stage');
+      expect((await contactOf(contacts.foreign)).pipeline_stage_uuid).toBeNull();
+    });
+  });
+
   describe('/analyzers', () => {
     it('lists built-in fields, custom fields and stages with their defaults', async () => {
       const tenant = await createTenant(app);

@@ -92,6 +92,14 @@ export interface FieldAnalyzer {
   valueType?: ContactFieldType;
 }
 
+/** How memorize may move a contact into one pipeline stage, with what the model is told about the stage. */
+export interface StageAnalyzer {
+  stageId: string;
+  name: string;
+  updateBehavior: UpdateBehavior;
+  analysisGoals: string | null;
+}
+
 type Target =
   | { kind: 'builtin'; builtIn: BuiltIn }
   | { kind: 'field'; field: ContactField }
@@ -214,6 +222,23 @@ export class AnalyzersService {
       });
     }
     return out;
+  }
+
+  /** Every pipeline stage of the workspace (by order) with its analyzer, defaults for those without a row. */
+  async forStages(workspaceId: string): Promise<StageAnalyzer[]> {
+    const [stages, rows] = await Promise.all([
+      this.stages.find(workspaceId, { order: { order: 'ASC', createdAt: 'ASC', id: 'ASC' } }),
+      this.analyzers.find(workspaceId, { where: { kind: 'stage' } }),
+    ]);
+    return stages.map((stage) => {
+      const row = rows.find((r) => r.stageId === stage.id);
+      return {
+        stageId: stage.id,
+        name: stage.name,
+        updateBehavior: row?.updateBehavior ?? DEFAULT_UPDATE_BEHAVIOR,
+        analysisGoals: row?.analysisGoals ?? null,
+      };
+    });
   }
 
   private async target(workspaceId: string, id: string): Promise<Target> {

@@ -4,6 +4,7 @@ import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AnalyzersService } from './analyzers.service';
 import { ApprovalsRepository, NewApproval } from './approvals.repository';
+import { DEFAULT_UPDATE_BEHAVIOR, UpdateBehavior } from './contact-analyzer.entity';
 import { ContactApproval } from './contact-approval.entity';
 import { ContactFieldType } from './contact-field.entity';
 import { ContactsService } from './contacts.service';
@@ -16,7 +17,7 @@ import {
 
 /** One value the model extracted from a session for a contact field. */
 export interface ExtractedValue {
-  /** `email`, or `custom_fields.<key>`. */
+  /** `email`, `custom_fields.<key>`, or `pipeline_stage` (the value a stage uuid). */
   field: string;
   value: string | number | boolean;
   confidence: number | null;
@@ -41,8 +42,16 @@ const text = (v: unknown) =>
   typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
 const same = (a: unknown, b: unknown) => !isEmpty(a) && text(a) === text(b);
 
-/** `email` → `{email: v}`; `custom_fields.plan` → `{custom_fields: {plan: v}}`. */
+/** The field name of a contact's pipeline stage in memorize's answers and in approvals; its value is a stage uuid. */
+export const PIPELINE_STAGE_FIELD = 'pipeline_stage';
+const STAGE_KEY = 'pipeline_stage_uuid';
+
+/**
+ * `email` → `{email: v}`; `custom_fields.plan` → `{custom_fields: {plan: v}}`; `pipeline_stage` →
+ * `{pipeline_stage_uuid: v}`.
+ */
 function patchOf(field: string, value: unknown): Record<string, unknown> {
+  if (field === PIPELINE_STAGE_FIELD) return { [STAGE_KEY]: value };
   const [head, sub] = field.split('.', 2);
   return sub ? { [head]: { [sub]: value } } : { [head]: value };
 }
@@ -61,6 +70,7 @@ function coerce(
 }
 
 function valueIn(contact: Record<string, unknown>, field: string): unknown {
+  if (field === PIPELINE_STAGE_FIELD) return contact[STAGE_KEY];
   const [head, sub] = field.split('.', 2);
   return sub ? (contact[head] as Record<string, unknown> | undefined)?.[sub] : contact[head];
 }
@@ -123,8 +133,8 @@ export class ApprovalsService {
 
   /**
    * Writes the proposed value (or `value`) through the contact checks and marks the approval `Approved`, in one
-   * transaction: a value the checks refuse is 422 on `value` and nothing changes; an approval no longer
-   * `Pending` is 409.
+   * transaction: a value the checks refuse is 422 on `value` and nothing changes (a `pipeline_stage` approval
+   * whose stage was deleted meanwhile among them); an approval no longer `Pending` is 409.
    */
   async approve(workspaceId: string, id: string, dto: ApproveApprovalDto): Promise<ApprovalResponse> {
     const approval = await this.find(workspaceId, id);
@@ -160,7 +170,9 @@ export class ApprovalsService {
    * `update_if_empty` writes into an empty field only; `automatic_update` writes; `manual_approval` proposes;
    * `ask_approval_if_existing` writes into an empty field and proposes over another stored value. A value equal
    * to the stored one does nothing; a value the contact checks refuse is skipped (logged). A proposal already
-   * made for the session and field is not made again.
+   * made for the session and field is not made again. `pipeline_stage` moves the contact into the stage named by
+   * its value through that stage's analyzer ("empty" is a contact without a stage); a stage not of the workspace
+   * (deleted meanwhile, or never its own) is skipped.
    */
   async fromMemorize(
     workspaceId: string,
@@ -171,15 +183,36 @@ export class ApprovalsService {
     const contact = await this.contacts.find(workspaceId, session.contactId);
     if (!contact || !values.length) return outcome;
     const fields = this.contacts.toResponse(contact) as unknown as Record<string, unknown>;
-    const analyzers = await this.analyzers.forFields(
-      workspaceId,
-      values.map((v) => v.field),
-    );
+    const wantsStage = values.some((v) => v.field === PIPELINE_STAGE_FIELD);
+    const [analyzers, stages] = await Promise.all([
+      this.analyzers.forFields(
+        workspaceId,
+        values.map((v) => v.field).filter((f) => f !== PIPELINE_STAGE_FIELD),
+      ),
+      wantsStage ? this.analyzers.forStages(workspaceId) : [],
+    ]);
     const proposals: NewApproval[] = [];
     for (const extracted of values) {
-      const analyzer = analyzers.get(extracted.field);
-      const v = { ...extracted, value: coerce(extracted.value, analyzer?.valueType) };
-      const behavior = analyzer?.updateBehavior ?? 'update_if_empty';
+      let v: ExtractedValue;
+      let behavior: UpdateBehavior;
+      if (extracted.field === PIPELINE_STAGE_FIELD) {
+        // A stage moves by the analyzer of the stage moved into; a uuid naming no stage of the workspace is ignored.
+        const id = typeof extracted.value === 'string' ? extracted.value.trim().toLowerCase() : '';
+        const stage = stages.find((s) => s.stageId === id);
+        if (!stage) {
+          this.logger.warn(
+            { workspaceId, contactId: session.contactId, field: extracted.field },
+            'memorized stage is no pipeline stage of the workspace',
+          );
+          continue;
+        }
+        v = { ...extracted, value: stage.stageId };
+        behavior = stage.updateBehavior;
+      } else {
+        const analyzer = analyzers.get(extracted.field);
+        v = { ...extracted, value: coerce(extracted.value, analyzer?.valueType) };
+        behavior = analyzer?.updateBehavior ?? DEFAULT_UPDATE_BEHAVIOR;
+      }
       const current = valueIn(fields, v.field);
       if (behavior === 'dont_update' || same(current, v.value)) continue;
       const empty = isEmpty(current);

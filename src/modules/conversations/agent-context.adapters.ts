@@ -18,6 +18,7 @@ import { KnowledgeService } from '@/modules/knowledge/knowledge.service';
 import {
   AgentContextReader,
   ContactDirectory,
+  StageAnalyzerView,
   ContactView,
   EffectiveEvaluation,
   FieldAnalyzerView,
@@ -122,6 +123,10 @@ export class ContactsDirectory extends ContactDirectory {
 
   analyzers(workspaceId: string, fields: string[]): Promise<Map<string, FieldAnalyzerView>> {
     return this.analyzerSettings.forFields(workspaceId, fields);
+  }
+
+  stages(workspaceId: string): Promise<StageAnalyzerView[]> {
+    return this.analyzerSettings.forStages(workspaceId);
   }
 
   memorize(

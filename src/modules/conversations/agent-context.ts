@@ -85,7 +85,15 @@ export interface FieldAnalyzerView {
   exampleValues: string | null;
 }
 
-/** A value the model extracted for a contact field (`email`, `custom_fields.plan`). */
+/** A pipeline stage memorize may move a contact into (its analyzer), and what the model is told about it. */
+export interface StageAnalyzerView {
+  stageId: string;
+  name: string;
+  updateBehavior: FieldAnalyzerView['updateBehavior'];
+  analysisGoals: string | null;
+}
+
+/** A value the model extracted for a contact field (`email`, `custom_fields.plan`, `pipeline_stage`). */
 export interface MemorizedValue {
   field: string;
   value: string;
@@ -99,6 +107,8 @@ export abstract class ContactDirectory {
   abstract find(workspaceId: string, contactId: string): Promise<ContactView | null>;
   /** The analyzers of these fields (a field without one gets the defaults). */
   abstract analyzers(workspaceId: string, fields: string[]): Promise<Map<string, FieldAnalyzerView>>;
+  /** The workspace's pipeline stages (by order) with their analyzers. */
+  abstract stages(workspaceId: string): Promise<StageAnalyzerView[]>;
   /**
    * Applies a session's extracted values through their analyzers: written, proposed for approval or skipped;
    * invalid values are skipped. Answers the values written and the fields proposed.

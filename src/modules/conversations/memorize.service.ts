@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { AgentContextReader, ContactDirectory, MemorizedValue } from './agent-context';
-import { extractionPrompt, memorizePlan, parseExtraction } from './memorize';
+import { extractionPrompt, memorizePlan, parseExtraction, STAGE_FIELD } from './memorize';
 import { SessionsService } from './sessions.service';
 
 /**
@@ -30,20 +30,32 @@ export class MemorizeService {
     )
       return null;
     const plan = memorizePlan(await this.agents.memorize(workspaceId, session.agentId), session.channel);
-    if (!plan.writable.length) return null;
-    // A field whose analyzer never updates is not asked for.
-    const analyzers = await this.contacts.analyzers(workspaceId, plan.writable);
-    const fields = plan.writable.filter((f) => analyzers.get(f)?.updateBehavior !== 'dont_update');
-    if (!fields.length) return null;
+    const asksStage = plan.writable.includes(STAGE_FIELD);
+    const writable = plan.writable.filter((f) => f !== STAGE_FIELD);
+    if (!writable.length && !asksStage) return null;
+    // A field whose analyzer never updates is not asked for, nor a stage whose analyzer never moves a contact in.
+    const [analyzers, allStages] = await Promise.all([
+      this.contacts.analyzers(workspaceId, writable),
+      asksStage ? this.contacts.stages(workspaceId) : [],
+    ]);
+    const fields = writable.filter((f) => analyzers.get(f)?.updateBehavior !== 'dont_update');
+    const stages = allStages.filter((st) => st.updateBehavior !== 'dont_update');
+    if (!fields.length && !stages.length) return null;
     const agent = await this.agents.agent(workspaceId, session.agentId).catch(() => null);
     if (!agent || !this.llm.isConfigured(agent.custom_llm_url)) return null;
     const transcript = await this.sessions.transcript(workspaceId, sessionId);
     if (!transcript.some((m) => m.sender === 'customer')) return null;
+    let currentStage: string | null = null;
+    if (stages.length) {
+      const contact = await this.contacts.find(workspaceId, session.contactId);
+      const stageId = contact?.fields.pipeline_stage_uuid;
+      currentStage = allStages.find((st) => st.stageId === stageId)?.name ?? null;
+    }
     let values: MemorizedValue[] = [];
     try {
       const answer = await this.llm.chat(
         [
-          { role: 'system', content: extractionPrompt(fields, analyzers) },
+          { role: 'system', content: extractionPrompt(fields, analyzers, stages, currentStage) },
           {
             role: 'user',
             content: transcript
@@ -53,7 +65,7 @@ export class MemorizeService {
         ],
         { json: true, baseUrl: agent.custom_llm_url },
       );
-      values = parseExtraction(JSON.parse(answer.content), fields);
+      values = parseExtraction(JSON.parse(answer.content), fields, stages);
     } catch (err) {
       const reason = err instanceof LlmError || err instanceof SyntaxError ? err.message : 'unexpected error';
       this.logger.warn({ workspaceId, sessionId, reason }, 'memorize skipped: no usable model answer');

@@ -97,4 +97,50 @@ describe('memorize extraction', () => {
     expect(prompt).toContain('clearly stated: email, custom_fields.plan.');
     expect(prompt).toContain('- email: Their email\n- custom_fields.plan (for example: gold)');
   });
+
+  const won = '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e01';
+  const lost = '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e02';
+  const stages = [
+    {
+      stageId: won,
+      name: 'Won',
+      updateBehavior: 'automatic_update' as const,
+      analysisGoals: 'The customer paid',
+    },
+    { stageId: lost, name: 'Lost', updateBehavior: 'manual_approval' as const, analysisGoals: null },
+  ];
+
+  it('asks for the stage in the same call, naming each stage with its goals and the current stage', () => {
+    const withFields = extractionPrompt(
+      ['email'],
+      new Map([['email', { updateBehavior: 'update_if_empty', analysisGoals: null, exampleValues: null }]]),
+      stages,
+      'Lost',
+    );
+    expect(withFields).toMatch(/^From the conversation, extract what the customer said/);
+    expect(withFields).toContain('clearly stated: email.');
+    expect(withFields).toContain('Also add the key "pipeline_stage"');
+    expect(withFields).toContain('The contact is now in the stage "Lost".');
+    expect(withFields).toContain(`- ${won}: Won (The customer paid)\n- ${lost}: Lost`);
+    const only = extractionPrompt([], new Map(), stages, null);
+    expect(only).toMatch(/^From the conversation, extract which pipeline stage/);
+    expect(only).toContain('The contact is in no stage yet.');
+    expect(extractionPrompt(['email'], new Map())).not.toContain('pipeline_stage');
+  });
+
+  it('reads the stage by id or by a name one stage has; a stage not offered is dropped', () => {
+    const read = (value: unknown, offered = stages) =>
+      parseExtraction({ pipeline_stage: value }, ['email'], offered);
+    expect(read({ value: won.toUpperCase(), confidence: 0.9, reason: 'paid' })).toEqual([
+      { field: 'pipeline_stage', value: won, confidence: 0.9, reason: 'paid' },
+    ]);
+    expect(read(' lost ')).toEqual([
+      { field: 'pipeline_stage', value: lost, confidence: null, reason: null },
+    ]);
+    expect(read('01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5eff')).toEqual([]);
+    expect(read({ value: null })).toEqual([]);
+    expect(read('Won', [...stages, { ...stages[0], stageId: lost, name: 'won' }])).toEqual([]);
+    // Not asked (no stages offered): ignored like any other key.
+    expect(read(won, [])).toEqual([]);
+  });
 });

@@ -1,5 +1,10 @@
 import type { Channel } from './channels';
-import type { FieldAnalyzerView, MemorizedValue, MemorizeSettingsShape } from './agent-context';
+import type {
+  FieldAnalyzerView,
+  MemorizedValue,
+  MemorizeSettingsShape,
+  StageAnalyzerView,
+} from './agent-context';
 
 export type FieldAccess = 'read' | 'read_write';
 
@@ -46,31 +51,84 @@ export function pickFields(contact: Record<string, unknown>, keys: string[]): Re
 
 const MAX_REASON = 1000;
 
-/** The extraction instruction: the fields asked for, each with its analyzer's goals and example values. */
-export function extractionPrompt(fields: string[], analyzers: Map<string, FieldAnalyzerView>): string {
-  const lines = fields.map((f) => {
-    const a = analyzers.get(f);
-    const goals = a?.analysisGoals ? `: ${a.analysisGoals}` : '';
-    const examples = a?.exampleValues ? ` (for example: ${a.exampleValues})` : '';
-    return `- ${f}${goals}${examples}`;
-  });
-  return (
-    'From the conversation, extract what the customer said about themselves. Answer one JSON object with ' +
-    `only these keys, and only those the customer clearly stated: ${fields.join(', ')}. Each value is an object ` +
-    '{"value": string, "confidence": number from 0 to 1, "reason": where and how the customer stated it}.\n' +
-    `The fields:\n${lines.join('\n')}`
-  );
+/**
+ * The key of the contact's pipeline stage: in `contact_field_settings` (`read_write` lets memorize move the contact
+ * between stages) and in the model's answer (the value is a stage id).
+ */
+export const STAGE_FIELD = 'pipeline_stage';
+
+const ANSWER_SHAPE =
+  '{"value": string, "confidence": number from 0 to 1, "reason": where and how the customer stated it}';
+
+/**
+ * The extraction instruction: the fields asked for, each with its analyzer's goals and example values; and, when
+ * stages are offered, which of them the contact now belongs to (each stage's id, name and its analyzer's goals, with
+ * the stage the contact is in now).
+ */
+export function extractionPrompt(
+  fields: string[],
+  analyzers: Map<string, FieldAnalyzerView>,
+  stages: StageAnalyzerView[] = [],
+  currentStage: string | null = null,
+): string {
+  const parts: string[] = [];
+  if (fields.length) {
+    const lines = fields.map((f) => {
+      const a = analyzers.get(f);
+      const goals = a?.analysisGoals ? `: ${a.analysisGoals}` : '';
+      const examples = a?.exampleValues ? ` (for example: ${a.exampleValues})` : '';
+      return `- ${f}${goals}${examples}`;
+    });
+    parts.push(
+      'From the conversation, extract what the customer said about themselves. Answer one JSON object with ' +
+        `only these keys, and only those the customer clearly stated: ${fields.join(', ')}. Each value is an ` +
+        `object ${ANSWER_SHAPE}.\nThe fields:\n${lines.join('\n')}`,
+    );
+  }
+  if (stages.length) {
+    const ask =
+      `the key "${STAGE_FIELD}" only when the conversation clearly shows which pipeline stage the contact now ` +
+      'belongs to, as {"value": the id of that stage, "confidence": number from 0 to 1, "reason": what in the ' +
+      'conversation shows it}; leave the key out when no stage fits.';
+    const lines = stages.map(
+      (st) => `- ${st.stageId}: ${st.name}${st.analysisGoals ? ` (${st.analysisGoals})` : ''}`,
+    );
+    parts.push(
+      (fields.length
+        ? `Also add ${ask}`
+        : `From the conversation, extract which pipeline stage the contact now belongs to. Answer one JSON object with ${ask}`) +
+        `\n${currentStage === null ? 'The contact is in no stage yet.' : `The contact is now in the stage "${currentStage}".`}` +
+        `\nThe stages (id: name (when the contact belongs there)):\n${lines.join('\n')}`,
+    );
+  }
+  return parts.join('\n');
+}
+
+/** The stage an answer names: by id, or by a name only one offered stage has (case-insensitive). */
+function stageNamed(value: string, stages: StageAnalyzerView[]): string | null {
+  const v = value.toLowerCase();
+  const byId = stages.find((s) => s.stageId === v);
+  if (byId) return byId.stageId;
+  const byName = stages.filter((s) => s.name.trim().toLowerCase() === v);
+  return byName.length === 1 ? byName[0].stageId : null;
 }
 
 /**
  * The values of the model's answer for the fields asked: `{"key": {"value", "confidence", "reason"}}`, or a plain
  * string per key (no confidence, no reason). Empty values and other keys are dropped; confidence is clamped to 0–1.
+ * With `stages`, `pipeline_stage` is read too, its value becoming the id of the offered stage it names (a stage not
+ * offered, e.g. of another workspace, drops it).
  */
-export function parseExtraction(parsed: unknown, fields: string[]): MemorizedValue[] {
+export function parseExtraction(
+  parsed: unknown,
+  fields: string[],
+  stages: StageAnalyzerView[] = [],
+): MemorizedValue[] {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return [];
   const out: MemorizedValue[] = [];
   for (const [field, raw] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!fields.includes(field)) continue;
+    const isStage = field === STAGE_FIELD && stages.length > 0;
+    if (!isStage && !fields.includes(field)) continue;
     const item =
       raw && typeof raw === 'object' && !Array.isArray(raw)
         ? (raw as Record<string, unknown>)
@@ -81,14 +139,15 @@ export function parseExtraction(parsed: unknown, fields: string[]): MemorizedVal
         : typeof item.value === 'number' || typeof item.value === 'boolean'
           ? String(item.value)
           : '';
-    if (!value) continue;
+    const stageId = isStage && value ? stageNamed(value, stages) : null;
+    if (!value || (isStage && !stageId)) continue;
     const confidence =
       typeof item.confidence === 'number' && Number.isFinite(item.confidence)
         ? Math.round(Math.min(1, Math.max(0, item.confidence)) * 1000) / 1000
         : null;
     const reason =
       typeof item.reason === 'string' && item.reason.trim() ? item.reason.trim().slice(0, MAX_REASON) : null;
-    out.push({ field, value, confidence, reason });
+    out.push({ field, value: stageId ?? value, confidence, reason });
   }
   return out;
 }

@@ -22,7 +22,8 @@ export class ListApprovalsQuery extends PageQuery {
 
   @ApiPropertyOptional({
     example: 'email',
-    description: 'the field as proposals name it: `email`, or `custom_fields.plan` for a custom field',
+    description:
+      'the field as proposals name it: `email`, `custom_fields.plan` for a custom field, `pipeline_stage`',
   })
   @IsOptional()
   @IsString()
@@ -92,7 +93,11 @@ export class ApprovalResponse {
   conversation_uuid!: string | null;
   @ApiProperty({ type: String, example: '01935f4e-5b7a-7c3d-9e2f-1a2b3c4d5e73', nullable: true })
   session_uuid!: string | null;
-  @ApiProperty({ example: 'email', description: '`email`, or `custom_fields.<key>`' }) field_name!: string;
+  @ApiProperty({
+    example: 'email',
+    description: '`email`, `custom_fields.<key>`, or `pipeline_stage` (its values are stage uuids)',
+  })
+  field_name!: string;
   @ApiProperty({
     oneOf: [...FIELD_VALUE],
     example: 'ada@example.com',
