@@ -4,6 +4,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, pgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { Contact } from './contact.entity';
+import { applyFields, contactResponse } from './contact-mapping';
 import { ContactInputResolver } from './contact-input.resolver';
 import { ContactsRepository } from './contacts.repository';
 import { mergeCustomFields } from './custom-fields';
@@ -25,20 +26,6 @@ export type CreateContactInput = Partial<CreateContactDto> & Record<string, unkn
 export type UpdateContactInput = Partial<UpdateContactDto> & Record<string, unknown>;
 
 const PHONE_TAKEN = 'A contact with this phone number already exists in the workspace';
-
-/** The simple fields copied from a body to the entity (JSON key, entity property). */
-const SIMPLE_FIELDS = [
-  ['name', 'name'],
-  ['surname', 'surname'],
-  ['email', 'email'],
-  ['phone_number', 'phoneNumber'],
-  ['number_type', 'numberType'],
-  ['country_code', 'countryCode'],
-  ['timezone', 'timezone'],
-  ['primary_language', 'primaryLanguage'],
-  ['preferred_contact_channel', 'preferredContactChannel'],
-  ['preferred_contact_time', 'preferredContactTime'],
-] as const;
 
 /**
  * Contacts: the one owner of the contacts table. Other modules (conversations, scheduling) read, find and
@@ -83,28 +70,7 @@ export class ContactsService {
   }
 
   toResponse(c: Contact): ContactResponse {
-    return {
-      uuid: c.id,
-      name: c.name,
-      surname: c.surname,
-      email: c.email,
-      phone_number: c.phoneNumber,
-      number_type: c.numberType,
-      country_code: c.countryCode,
-      timezone: c.timezone,
-      primary_language: c.primaryLanguage,
-      preferred_contact_channel: c.preferredContactChannel,
-      preferred_contact_time: c.preferredContactTime,
-      status: c.status,
-      custom_fields: c.customFields,
-      tags: [...(c.tags ?? [])]
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .map((t) => ({ uuid: t.id, name: t.name, color: t.color })),
-      pipeline_stage_uuid: c.pipelineStageId,
-      pipeline_stage_changed_at: c.pipelineStageChangedAt?.toISOString() ?? null,
-      created_at: c.createdAt.toISOString(),
-      updated_at: c.updatedAt.toISOString(),
-    };
+    return contactResponse(c);
   }
 
   async list(workspaceId: string, q: ListContactsQuery): Promise<Page<ContactResponse>> {
@@ -220,7 +186,7 @@ export class ContactsService {
     const now = new Date();
     const entities = items.map((item, i) => {
       const contact = this.contacts.build(workspaceId, { customFields: {} });
-      this.apply(contact, item);
+      applyFields(contact, item);
       contact.status = item.status ?? 'Active';
       contact.customFields = mergeCustomFields({}, resolved[i].customFields ?? {});
       contact.tags = resolved[i].tags ?? [];
@@ -316,7 +282,7 @@ export class ContactsService {
       const taken = await this.contacts.takenPhones(workspaceId, [dto.phone_number]);
       if (taken.size) throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
     }
-    this.apply(contact, dto);
+    applyFields(contact, dto);
     if (dto.status) contact.status = dto.status;
     if (resolved.customFields)
       contact.customFields = mergeCustomFields(contact.customFields, resolved.customFields);
@@ -330,13 +296,6 @@ export class ContactsService {
 
   async remove(workspaceId: string, id: string): Promise<void> {
     if (!(await this.contacts.delete(workspaceId, { id }))) throw AppException.notFound('Contact');
-  }
-
-  private apply(contact: Contact, body: Partial<CreateContactDto>): void {
-    for (const [json, prop] of SIMPLE_FIELDS) {
-      const value = body[json];
-      if (value !== undefined) contact[prop] = value ?? null;
-    }
   }
 
   private phoneConflict(field: string, message: string): AppException {
