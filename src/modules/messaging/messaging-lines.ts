@@ -18,9 +18,15 @@ export class MessagingLines {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async open(workspaceId: string, key: ThreadKey, contactId: string | null): Promise<MessagingThread> {
+  /** The line's active conversation, else a new one with the contact `contactFor` answers (asked only then). */
+  async open(
+    workspaceId: string,
+    key: ThreadKey,
+    contactFor: () => Promise<string | null>,
+  ): Promise<MessagingThread> {
     const found = await this.threads.latestActive(workspaceId, key);
     if (found) return found;
+    const contactId = await contactFor();
     return this.unitOfWork.run(async (m) => {
       const conversation = await this.conversations.insert(m, workspaceId, {
         agentId: key.agentId,

@@ -102,7 +102,7 @@ export class OutboundMessagesService {
         customerAddress: req.to,
         agentId: agent.agent_uuid,
       },
-      contactId,
+      () => Promise.resolve(contactId),
     );
     const message = await this.turns.speak(workspaceId, thread.id, req.content, {
       messageType: req.messageType,
