@@ -65,7 +65,7 @@ export class InboundMessagesService {
     let contact: Promise<string | null> | null = null;
     const contactId = () =>
       (contact ??= byPhone ? this.lines.inboundContactFor(ws, item.from) : Promise.resolve(null));
-    const thread = await this.lines.open(
+    const { thread, blacklisted } = await this.lines.open(
       ws,
       {
         channel: item.channel,
@@ -89,7 +89,7 @@ export class InboundMessagesService {
       keyword !== null ||
       (audio && heard === null) ||
       thread.handledBy === 'Human' ||
-      (byPhone && (await this.blacklist.isBlacklisted(ws, { phone: item.from })));
+      (byPhone && (blacklisted ?? (await this.blacklist.isBlacklisted(ws, { phone: item.from }))));
     const turn = await this.turns.takeTurn(ws, thread.id, text, {
       muted: silent,
       messageType: item.messageType,

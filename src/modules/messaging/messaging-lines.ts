@@ -18,16 +18,19 @@ export class MessagingLines {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  /** The line's active conversation, else a new one with the contact `contactFor` answers (asked only then). */
+  /**
+   * The line's active conversation, else a new one with the contact `contactFor` answers (asked only then); with
+   * whether the customer's number is on the do-not-contact list when the same read told (null for a new line).
+   */
   async open(
     workspaceId: string,
     key: ThreadKey,
     contactFor: () => Promise<string | null>,
-  ): Promise<MessagingThread> {
+  ): Promise<{ thread: MessagingThread; blacklisted: boolean | null }> {
     const found = await this.threads.latestActive(workspaceId, key);
     if (found) return found;
     const contactId = await contactFor();
-    return this.unitOfWork.run(async (m) => {
+    const thread = await this.unitOfWork.run(async (m) => {
       const conversation = await this.conversations.insert(m, workspaceId, {
         agentId: key.agentId,
         channel: key.channel,
@@ -45,6 +48,7 @@ export class MessagingLines {
       await this.threads.save(workspaceId, thread, m);
       return thread;
     });
+    return { thread, blacklisted: null };
   }
 
   handOff(workspaceId: string, threadId: string): Promise<void> {

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { phoneBlacklistedSql } from '@/modules/blacklist/blacklist.repository';
 import type { Channel } from '@/modules/conversations/channels';
 import { MessagingThread, ProviderMessage } from './messaging.entities';
 
@@ -181,8 +182,14 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
     super(repo);
   }
 
-  /** The latest active conversation of this agent (or of no agent) with the customer on this line. */
-  async latestActive(workspaceId: string, key: ThreadKey): Promise<MessagingThread | null> {
+  /**
+   * The latest active conversation of this agent (or of no agent) with the customer on this line, and whether the
+   * customer's address is on the do-not-contact list (read in the same statement).
+   */
+  async latestActive(
+    workspaceId: string,
+    key: ThreadKey,
+  ): Promise<{ thread: MessagingThread; blacklisted: boolean } | null> {
     const rows = await this.sql<
       {
         id: string;
@@ -193,10 +200,11 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
         page_id: string | null;
         customer_address: string;
         handled_by: 'AI' | 'Human';
+        blacklisted: boolean;
       }[]
     >(
       `SELECT t.id, t.created_at, t.updated_at, t.channel, t.phone_number_id, t.page_id, t.customer_address,
-              t.handled_by
+              t.handled_by, ${phoneBlacklistedSql('$1', '$3')} AS blacklisted
          FROM messaging_threads t JOIN conversations c ON c.id = t.id AND c.workspace_id = t.workspace_id
         WHERE t.workspace_id = $1 AND t.channel = $2 AND t.customer_address = $3
           AND t.phone_number_id IS NOT DISTINCT FROM $4 AND t.page_id IS NOT DISTINCT FROM $5
@@ -206,7 +214,7 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
     );
     const r = rows[0];
     if (!r) return null;
-    return this.build(workspaceId, {
+    const thread = this.build(workspaceId, {
       id: r.id,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
@@ -216,6 +224,7 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
       customerAddress: r.customer_address,
       handledBy: r.handled_by,
     });
+    return { thread, blacklisted: r.blacklisted };
   }
 
   async setHandledBy(workspaceId: string, id: string, handledBy: 'AI' | 'Human'): Promise<void> {
