@@ -5,7 +5,8 @@ const root = path.join(__dirname, '..');
 
 /**
  * An API replica (compiled by `tsc -p tsconfig.bench.json`, with its workers); answers its HTTPS address. With
- * `probe`, bench/probe.ts is preloaded (it counts when BENCH_PROBE_DIR is set).
+ * `probe`, bench/probe.ts is preloaded (it counts when BENCH_PROBE_DIR is set); BENCH_CPU_PROF_DIR writes a CPU
+ * profile of each replica there.
  */
 export function startServer(
   env: Record<string, string>,
@@ -18,6 +19,9 @@ export function startServer(
       '-r',
       'tsconfig-paths/register',
       ...(options.probe ? ['-r', path.join(root, '.bench-build', 'bench', 'probe.js')] : []),
+      ...(process.env.BENCH_CPU_PROF_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+        : []),
     ],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
