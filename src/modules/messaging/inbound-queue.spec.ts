@@ -41,16 +41,18 @@ describe('InboundQueue (against Redis)', () => {
     redis.disconnect();
   });
 
-  it('queues a drain only when the thread was idle; one drain handles every message in order', async () => {
+  it('queues a drain when the thread is idle, none while a drain holds it; one drain handles all in order', async () => {
     const thread = threadOf(item(1));
     await queue.push(item(1));
-    await queue.push(item(2));
     expect(jobs.added).toEqual([{ thread }]);
     const seen: string[] = [];
     await queue.drain(thread, async (i) => {
       seen.push(i.text);
-      // Pushed while the drain holds the thread: the same drain goes on with it, no new job.
-      if (i.text === 'msg 1') await queue.push(item(3));
+      // Pushed while the drain holds the thread: the same drain goes on with them, no new job.
+      if (i.text === 'msg 1') {
+        await queue.push(item(2));
+        await queue.push(item(3));
+      }
     });
     expect(seen).toEqual(['msg 1', 'msg 2', 'msg 3']);
     expect(jobs.added).toHaveLength(1);
@@ -61,12 +63,24 @@ describe('InboundQueue (against Redis)', () => {
     expect(jobs.added).toHaveLength(2);
   });
 
+  it('a message left without a drain (its process died before queueing one) is taken up by the next push', async () => {
+    const thread = threadOf(item(1));
+    // The dead process pushed msg 1 and never queued its drain.
+    await redis.rpush(`msg:inbox:{${thread}}`, JSON.stringify(item(1)));
+    await queue.push(item(2));
+    expect(jobs.added).toEqual([{ thread }]);
+    const seen: string[] = [];
+    await queue.drain(thread, async (i) => void seen.push(i.text));
+    expect(seen).toEqual(['msg 1', 'msg 2']);
+  });
+
   it('a holder that died leaves its message in place; a drain scheduled at the lock expiry handles it', async () => {
     const thread = threadOf(item(1));
-    await queue.push(item(1));
-    await queue.push(item(2));
     // A process took the thread and died while handling msg 1: its lock expires on its own.
     await redis.set(`msg:lock:{${thread}}`, 'dead-token', 'PX', 300);
+    await queue.push(item(1));
+    await queue.push(item(2));
+    expect(jobs.added).toHaveLength(1);
     const seen: string[] = [];
     const handle = async (i: InboundItem) => void seen.push(i.text);
     await queue.drain(thread, handle);

@@ -38,6 +38,12 @@ redis.call('LPOP', KEYS[2]) redis.call('PEXPIRE', KEYS[1], ARGV[2]) return redis
 /** KEYS: lock, list; ARGV: token. Releases the lock when still ours; answers the list's length. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return redis.call('LLEN', KEYS[2])`;
+/**
+ * KEYS: list, lock; ARGV: the message. Appends it; answers 1 when a drain job is owed: the list was empty, or no
+ * drain holds the thread (a message left by a process that died between its push and its job is taken up too).
+ */
+const PUSH = `local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+if n == 1 or redis.call('EXISTS', KEYS[2]) == 0 then return 1 end return 0`;
 /** KEYS: lock; ARGV: token, lock ms. Takes the lock (answers 0), else answers the holder's time left in ms. */
 const ACQUIRE = `if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 0 end
 local ttl = redis.call('PTTL', KEYS[1]) if ttl < 1 then return 1 end return ttl`;
@@ -48,7 +54,7 @@ export const threadOf = (item: InboundItem): string =>
 /**
  * Inbound messages of one thread (channel, our address, customer) in arrival order, one at a time across
  * processes: a hook appends to the thread's Redis list (RPUSH is the arrival order) and queues a `drain` job when
- * the list was empty; a drain takes the thread's lock, handles the head, removes it, and goes on until the list is
+ * the list was empty or no drain holds the thread; a drain takes the thread's lock, handles the head, removes it, and goes on until the list is
  * empty, each step one Lua script (one round trip). A process that dies holding the lock leaves the head in place;
  * the lock expires and a delayed drain (scheduled by the drain that found the lock taken, or by Bull's recovery of
  * the stalled drain job) takes the thread up again.
@@ -66,14 +72,14 @@ export class InboundQueue {
   private lock = (thread: string) => `msg:lock:{${thread}}`;
 
   /**
-   * Appends the message to its thread; a drain job is queued only when the list was empty. A longer list has a
-   * drain on it already: the lock's holder goes on to the end of the list (and looks again after releasing), and a
-   * drain that found the lock taken has scheduled another at its expiry.
+   * Appends the message to its thread (one script); a drain job is queued when the list was empty or no drain holds
+   * the thread. Otherwise the holder goes on to the end of the list (and looks again after releasing), and a drain
+   * that found the lock taken has scheduled another at its expiry.
    */
   async push(item: InboundItem): Promise<void> {
     const thread = threadOf(item);
-    const length = await this.redis.rpush(this.list(thread), JSON.stringify(item));
-    if (length === 1) await this.queue.add('drain', { thread });
+    const owed = await this.redis.eval(PUSH, 2, this.list(thread), this.lock(thread), JSON.stringify(item));
+    if (owed === 1) await this.queue.add('drain', { thread });
   }
 
   /** The `drain` job: handles the thread's messages in order while holding its lock; no-op when another holds it. */
