@@ -12,6 +12,7 @@ import {
   TwilioMessagingServer as TwilioServer,
 } from '../test/support/twilio-messaging-server';
 import { seedBenchTenant } from './seed-tenant';
+import { probe, spent } from './probe-report';
 import { startServer, stopServer } from './replicas';
 import { percentile, runBench } from './stats';
 
@@ -34,6 +35,7 @@ const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 dbUrl.pathname = `/cap_bench_${run}`;
 const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
+const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}`);
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 256 });
 
 function request(
@@ -75,7 +77,8 @@ const api = (base: string, token: string, method: string, p: string, body?: unkn
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 const fmt = (sorted: number[]) =>
   `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms (n=${sorted.length})`;
-const customerOf = (i: number) => `+1415${String(2000000 + i).padStart(7, '0')}`;
+// Ends in 1: the Twilio fake refuses a destination ending 0004 (code 21211), which would count as lost replies.
+const customerOf = (i: number) => `+1415${String(200000 + i).padStart(6, '0')}1`;
 
 async function main(): Promise<void> {
   const llm = await LlmServer.start();
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
     return { content: `re: ${last?.content ?? ''}` };
   };
   const twilio = await TwilioServer.start();
+  fs.mkdirSync(probeDir, { recursive: true });
   await migrate(dbUrl.toString());
   const db = new Client({ connectionString: dbUrl.toString() });
   await db.connect();
@@ -108,9 +112,10 @@ async function main(): Promise<void> {
     TWILIO_ACCOUNT_SID: 'ACbench',
     TWILIO_AUTH_TOKEN: AUTH_TOKEN,
     TWILIO_API_URL: twilio.url,
+    BENCH_PROBE_DIR: probeDir,
   };
-  const a = await startServer(env);
-  const b = await startServer(env);
+  const a = await startServer(env, { probe: true });
+  const b = await startServer(env, { probe: true });
   progress('replicas up');
   const replicas = [a.url, b.url];
   try {
@@ -126,6 +131,7 @@ async function main(): Promise<void> {
     });
 
     const hookPath = '/hooks/v1/twilio/sms/inbound';
+    const before = await probe([a.child, b.child], probeDir);
     const sentAt = new Map<string, number>();
     // When each hook answered: message k+1 of a conversation "arrived after" k only if k's hook had answered
     // before k+1 was sent (otherwise the two requests raced each other to the replicas).
@@ -162,6 +168,9 @@ async function main(): Promise<void> {
     while (twilio.messages.length < MESSAGES && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
     progress('replies collected');
+    // Settle what is still in flight (status jobs) before the second snapshot.
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await probe([a.child, b.child], probeDir);
 
     const replyMs: number[] = [];
     const byCustomer = new Map<string, number[]>();
@@ -200,6 +209,7 @@ async function main(): Promise<void> {
         `lost (no reply received):             ${MESSAGES - twilio.messages.length}  goal 0`,
         `out of order within a conversation:   ${outOfOrder} of ${judged} pairs whose hooks did not overlap  goal 0`,
         `model calls:                          ${llm.calls.length}`,
+        spent(before, after, MESSAGES, 'per inbound message (hook, turn, reply)'),
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${os.loadavg()[0].toFixed(2)}, node ${process.version}`,
       ].join('\n') + '\n',
     );
@@ -210,6 +220,7 @@ async function main(): Promise<void> {
     await twilio.close();
     await dropDatabase(dbUrl.toString());
     fs.rmSync(storage, { recursive: true, force: true });
+    fs.rmSync(probeDir, { recursive: true, force: true });
   }
 }
 

@@ -3,12 +3,26 @@ import * as path from 'node:path';
 
 const root = path.join(__dirname, '..');
 
-/** An API replica (compiled by `tsc -p tsconfig.bench.json`, with its workers); answers its HTTPS address. */
-export function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * An API replica (compiled by `tsc -p tsconfig.bench.json`, with its workers); answers its HTTPS address. With
+ * `probe`, bench/probe.ts is preloaded (it counts when BENCH_PROBE_DIR is set); BENCH_CPU_PROF_DIR writes a CPU
+ * profile of each replica there.
+ */
+export function startServer(
+  env: Record<string, string>,
+  options: { probe?: boolean } = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(path.join(root, '.bench-build', 'test', 'support', 'api-process.js'), [], {
     env: { ...env, TS_NODE_BASEURL: path.join(root, '.bench-build') },
     cwd: root,
-    execArgv: ['-r', 'tsconfig-paths/register'],
+    execArgv: [
+      '-r',
+      'tsconfig-paths/register',
+      ...(options.probe ? ['-r', path.join(root, '.bench-build', 'bench', 'probe.js')] : []),
+      ...(process.env.BENCH_CPU_PROF_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+        : []),
+    ],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {

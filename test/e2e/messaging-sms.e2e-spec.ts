@@ -315,6 +315,38 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
     ]);
   });
 
+  it('a blacklisted customer is answered nothing, in an open conversation and a new one, until the entry goes', async () => {
+    const known = sandboxDestination('1119');
+    const stranger = sandboxDestination('1120');
+    await inbound(known, line.number, 'first').expect(200);
+    await waitFor(async () => sentTo(known)[0]);
+    const entries: string[] = [];
+    for (const phone of [known, stranger]) {
+      const r = await t.http
+        .post('/api/v1/blacklist')
+        .send({ phone_number: phone, reason: 'Asked not to be contacted', is_permanent: true })
+        .expect(201);
+      entries.push(r.body.data.uuid as string);
+    }
+    await inbound(known, line.number, 'second').expect(200);
+    await inbound(stranger, line.number, 'hello?').expect(200);
+    const open = await conversationOf(known);
+    const fresh = await conversationOf(stranger);
+    await waitFor(async () => ((await messagesOf(open.uuid)).length === 3 ? true : undefined));
+    await waitFor(async () => ((await messagesOf(fresh.uuid)).length === 1 ? true : undefined));
+    for (const uuid of entries) await t.http.delete(`/api/v1/blacklist/${uuid}`).expect(200);
+    await inbound(known, line.number, 'third').expect(200);
+    await waitFor(async () => (sentTo(known).length === 2 ? true : undefined));
+    expect(sentTo(stranger)).toHaveLength(0);
+    expect((await messagesOf(open.uuid)).map((m) => m.content)).toEqual([
+      'first',
+      'Hello from the model.',
+      'second',
+      'third',
+      'Hello from the model.',
+    ]);
+  });
+
   it('a number with no sms binding keeps the message in an agentless conversation and replies nothing', async () => {
     const unbound = await register(t, 'twilio', []);
     const customer = sandboxDestination('1116');

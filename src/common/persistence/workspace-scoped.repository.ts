@@ -159,6 +159,23 @@ export abstract class WorkspaceScopedRepository<T extends WorkspaceOwnedEntity> 
     return runAsOwnedSave(() => repo.save(entity as DeepPartial<T>)) as unknown as Promise<E>;
   }
 
+  /**
+   * Inserts new entities built through this repository in one `INSERT` (no read ahead, as `save` does to tell an
+   * insert from an update).
+   */
+  async insertNew(workspaceId: WorkspaceId, entities: T[], manager?: EntityManager): Promise<void> {
+    if (entities.length === 0) return;
+    if (entities.some((e) => e.workspaceId !== workspaceId))
+      throw new Error('entity belongs to another workspace');
+    const repo = manager ? this.inTransaction(manager) : this.repo;
+    await repo
+      .createQueryBuilder()
+      .insert()
+      .values(entities as QueryDeepPartialEntity<T>[])
+      .updateEntity(false)
+      .execute();
+  }
+
   async delete(workspaceId: WorkspaceId, where: ScopedWhere<T>, manager?: EntityManager): Promise<number> {
     const repo = manager ? this.inTransaction(manager) : this.repo;
     const result = await repo.delete({ ...where, workspaceId });

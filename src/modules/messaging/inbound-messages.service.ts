@@ -2,22 +2,22 @@ import { Injectable, Logger } from '@nestjs/common';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
-import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
-import { WhatsappNumbersRepository } from '@/modules/phone-numbers/whatsapp-sender';
 import type { InboundItem } from './inbound-queue';
-import { MessageSender } from './message-sender';
+import { LineNumber, MessageSender } from './message-sender';
 import { MessagingLines } from './messaging-lines';
-import type { MessagingThread } from './messaging.entities';
+import type { MessagingThread, ProviderMessage } from './messaging.entities';
 import { ProviderMessagesRepository } from './messaging.repositories';
 import { optOutKeyword } from './opt-out';
 import { VoiceNotes } from './voice-notes';
 
 interface Route {
   workspaceId: string;
-  number: PhoneNumber | null;
+  number: LineNumber | null;
   pageId: string | null;
   agentId: string | null;
+  /** This provider message was received already (a repeated delivery). */
+  seen: boolean;
 }
 
 export interface InboundOutcome {
@@ -38,7 +38,6 @@ export class InboundMessagesService {
 
   constructor(
     private readonly numbers: PhoneNumbersService,
-    private readonly whatsappNumbers: WhatsappNumbersRepository,
     private readonly records: ProviderMessagesRepository,
     private readonly lines: MessagingLines,
     private readonly conversations: ConversationsService,
@@ -54,15 +53,19 @@ export class InboundMessagesService {
       this.logger.warn({ channel: item.channel, to: item.to }, 'inbound message for no known number or page');
       return null;
     }
+    if (route.seen) return null;
     const ws = route.workspaceId;
-    if (await this.records.seen(ws, item.provider, item.providerMessageId)) return null;
     // A voice note is its transcript; one not heard (no speech to text, or it failed) stays `[audio]`, unanswered.
     const audio = item.messageType === 'audio';
     const heard = audio ? await this.voiceNotes.transcribe(item) : null;
     const text = heard ?? item.text;
     const byPhone = item.channel === 'sms' || item.channel === 'whatsapp';
-    const contactId = byPhone ? await this.lines.inboundContactFor(ws, item.from) : null;
-    const thread = await this.lines.open(
+    // The contact is looked up (or created, as the contact settings say) only when it is needed: a new
+    // conversation, or an opt-out.
+    let contact: Promise<string | null> | null = null;
+    const contactId = () =>
+      (contact ??= byPhone ? this.lines.inboundContactFor(ws, item.from) : Promise.resolve(null));
+    const { thread, blacklisted } = await this.lines.open(
       ws,
       {
         channel: item.channel,
@@ -75,31 +78,33 @@ export class InboundMessagesService {
     );
     if (!route.agentId) {
       const stored = await this.conversations.storeUnattended(ws, thread.id, text, item.messageType);
-      await this.recordInbound(ws, stored.id, thread, route, item);
+      await this.records.insertNew(ws, [this.inboundRecord(ws, stored.id, thread, route, item)]);
       return { workspaceId: ws, messageId: stored.id, replyId: null, conversationId: thread.id };
     }
     // Only typed words opt out: a transcript is not a deliberate keyword.
     const keyword = byPhone && !audio ? optOutKeyword(item.text) : null;
-    if (keyword === 'stop') await this.blacklist.optOut(ws, item.from, contactId);
+    if (keyword === 'stop') await this.blacklist.optOut(ws, item.from, await contactId());
     if (keyword === 'start') await this.blacklist.liftOptOut(ws, item.from);
     const silent =
       keyword !== null ||
       (audio && heard === null) ||
       thread.handledBy === 'Human' ||
-      (byPhone && (await this.blacklist.isBlacklisted(ws, { phone: item.from })));
+      (byPhone && (blacklisted ?? (await this.blacklist.isBlacklisted(ws, { phone: item.from }))));
     const turn = await this.turns.takeTurn(ws, thread.id, text, {
       muted: silent,
       messageType: item.messageType,
     });
-    await this.recordInbound(ws, turn.message.uuid, thread, route, item);
+    const inbound = this.inboundRecord(ws, turn.message.uuid, thread, route, item);
     if (turn.action?.kind === 'guard' && turn.action.type === 'forward')
       await this.lines.handOff(ws, thread.id);
+    // The inbound record and the reply's go in one statement; the reply leaves at once, in the thread's turn.
     if (turn.reply)
       await this.sender.record(
         ws,
         { messageId: turn.reply.uuid, thread, number: route.number },
-        { inline: true },
+        { inline: { text: turn.reply.content }, alongside: [inbound] },
       );
+    else await this.records.insertNew(ws, [inbound]);
     return {
       workspaceId: ws,
       messageId: turn.message.uuid,
@@ -108,14 +113,14 @@ export class InboundMessagesService {
     };
   }
 
-  private async recordInbound(
+  private inboundRecord(
     workspaceId: string,
     messageId: string,
     thread: MessagingThread,
     route: Route,
     item: InboundItem,
-  ): Promise<void> {
-    const record = this.records.build(workspaceId, {
+  ): ProviderMessage {
+    return this.records.build(workspaceId, {
       id: messageId,
       conversationId: thread.id,
       phoneNumberId: route.number?.id ?? null,
@@ -132,29 +137,17 @@ export class InboundMessagesService {
       metadata: {},
       isSimulation: item.provider === 'sandbox',
     });
-    await this.records.save(workspaceId, record);
   }
 
-  /** The workspace and the line from the address the provider delivered to. */
+  /** The workspace and the line from the address the provider delivered to, and whether it was received before. */
   private async route(item: InboundItem): Promise<Route | null> {
     if (item.channel === 'messenger' || item.channel === 'instagram') {
       const page = await this.numbers.routePage(item.to);
-      return page
-        ? { workspaceId: page.workspaceId, number: null, pageId: item.to, agentId: page.agentId }
-        : null;
+      if (!page) return null;
+      const seen = await this.records.seen(page.workspaceId, item.provider, item.providerMessageId);
+      return { workspaceId: page.workspaceId, number: null, pageId: item.to, agentId: page.agentId, seen };
     }
-    let found: { workspaceId: string; id: string } | null;
-    if (item.workspaceId) {
-      const n = await this.numbers.findByNumber(item.workspaceId, item.to);
-      found = n ? { workspaceId: item.workspaceId, id: n.id } : null;
-    } else if (item.channel === 'whatsapp') {
-      const sender = await this.whatsappNumbers.byMetaId(item.to);
-      found = sender ? { workspaceId: sender.workspaceId, id: sender.id } : null;
-    } else found = await this.numbers.routeNumber(item.provider, item.to);
-    if (!found) return null;
-    const number = await this.numbers.find(found.workspaceId, found.id);
-    if (!number) return null;
-    const agentId = await this.numbers.boundAgent(found.workspaceId, number.id, item.channel);
-    return { workspaceId: found.workspaceId, number, pageId: null, agentId };
+    const found = await this.records.routeInbound(item);
+    return found ? { ...found, pageId: null } : null;
   }
 }

@@ -11,15 +11,18 @@ import {
   TemplatePayload,
 } from '@/providers/messaging/messaging.port';
 import { MessagingRegistry } from '@/providers/messaging/messaging.registry';
-import type { MessagingThread, TemplateRef } from './messaging.entities';
+import type { MessagingThread, ProviderMessage, TemplateRef } from './messaging.entities';
 import { MessageStatusService } from './message-status.service';
 import { ProviderMessagesRepository } from './messaging.repositories';
+
+/** What sending needs of a number. */
+export type LineNumber = Pick<PhoneNumber, 'id' | 'number' | 'provider'>;
 
 export interface OutboundRecord {
   messageId: string;
   thread: MessagingThread;
   /** The number the message leaves from (none for Messenger and Instagram pages). */
-  number: PhoneNumber | null;
+  number: LineNumber | null;
   template?: { ref: TemplateRef; payload: TemplatePayload } | null;
   metadata?: Record<string, unknown>;
 }
@@ -37,7 +40,7 @@ export class MessageSender {
   ) {}
 
   /** The provider serving a line: the number's, or for pages Meta when configured, else the sandbox. */
-  providerOf(thread: MessagingThread, number: PhoneNumber | null): string {
+  providerOf(thread: MessagingThread, number: LineNumber | null): string {
     if (number) return this.registry.providerFor(number.provider, thread.channel as MessagingChannel);
     return this.config.meta.accessToken ? 'meta' : 'sandbox';
   }
@@ -45,8 +48,14 @@ export class MessageSender {
   /**
    * Stores the message at `queued` and hands it to the provider: in a `send` job, or at once with `inline` (a reply
    * inside its thread's turn, so the replies of one conversation leave in order; the job remains the fallback).
+   * `inline` carries the message's text, so nothing is read back; `alongside` rows (the inbound message's provider
+   * side) are inserted in the same statement.
    */
-  async record(workspaceId: string, out: OutboundRecord, options: { inline?: boolean } = {}): Promise<void> {
+  async record(
+    workspaceId: string,
+    out: OutboundRecord,
+    options: { inline?: { text: string }; alongside?: ProviderMessage[] } = {},
+  ): Promise<void> {
     const provider = this.providerOf(out.thread, out.number);
     const record = this.records.build(workspaceId, {
       id: out.messageId,
@@ -68,10 +77,10 @@ export class MessageSender {
       },
       isSimulation: this.registry.for(provider).simulated,
     });
-    await this.records.save(workspaceId, record);
+    await this.records.insertNew(workspaceId, [...(options.alongside ?? []), record]);
     if (options.inline) {
       try {
-        return await this.deliver(workspaceId, out.messageId);
+        return await this.hand(record, options.inline.text, {});
       } catch {
         // Not a provider refusal (those end the message failed): the job retries it.
       }
@@ -95,6 +104,16 @@ export class MessageSender {
     const record = await this.records.findById(workspaceId, messageId);
     if (!record || record.providerMessageId || record.deliveryStatus !== 'queued') return;
     const view = (await this.records.view(workspaceId, messageId))!;
+    await this.hand(record, view.content, options);
+  }
+
+  /** Hands a queued record to its provider and keeps the provider's id; a refusal ends it `failed`. */
+  private async hand(
+    record: ProviderMessage,
+    text: string,
+    options: { lastAttempt?: boolean },
+  ): Promise<void> {
+    const { workspaceId, id: messageId } = record;
     const { template_payload: payload } = record.metadata as { template_payload?: TemplatePayload };
     try {
       const from = await this.senderAddress(workspaceId, record.channel as MessagingChannel, record);
@@ -104,7 +123,7 @@ export class MessageSender {
         channel: record.channel as MessagingChannel,
         from,
         to: record.toAddress,
-        text: view.content,
+        text,
         template: payload,
       });
       await this.records.setProviderId(workspaceId, messageId, providerMessageId);

@@ -18,10 +18,19 @@ export class MessagingLines {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async open(workspaceId: string, key: ThreadKey, contactId: string | null): Promise<MessagingThread> {
+  /**
+   * The line's active conversation, else a new one with the contact `contactFor` answers (asked only then); with
+   * whether the customer's number is on the do-not-contact list when the same read told (null for a new line).
+   */
+  async open(
+    workspaceId: string,
+    key: ThreadKey,
+    contactFor: () => Promise<string | null>,
+  ): Promise<{ thread: MessagingThread; blacklisted: boolean | null }> {
     const found = await this.threads.latestActive(workspaceId, key);
     if (found) return found;
-    return this.unitOfWork.run(async (m) => {
+    const contactId = await contactFor();
+    const thread = await this.unitOfWork.run(async (m) => {
       const conversation = await this.conversations.insert(m, workspaceId, {
         agentId: key.agentId,
         channel: key.channel,
@@ -39,6 +48,7 @@ export class MessagingLines {
       await this.threads.save(workspaceId, thread, m);
       return thread;
     });
+    return { thread, blacklisted: null };
   }
 
   handOff(workspaceId: string, threadId: string): Promise<void> {

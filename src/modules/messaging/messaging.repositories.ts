@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { phoneBlacklistedSql } from '@/modules/blacklist/blacklist.repository';
 import type { Channel } from '@/modules/conversations/channels';
 import { MessagingThread, ProviderMessage } from './messaging.entities';
 
@@ -98,10 +99,73 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
     return rows[0] ? { id: rows[0].id, workspaceId: rows[0].workspace_id } : null;
   }
 
+  /**
+   * Inbound routing in one statement: the number addressed (by the workspace's own number for the sandbox
+   * simulation, Meta's phone_number_id for WhatsApp, else the provider's active number, the oldest when several),
+   * the agent bound to it on the channel, and whether this provider message was received already (a repeated
+   * delivery).
+   */
+  @Sweep('delivery')
+  async routeInbound(item: {
+    workspaceId?: string;
+    channel: string;
+    provider: string;
+    to: string;
+    providerMessageId: string;
+  }): Promise<InboundRoute | null> {
+    const where = item.workspaceId
+      ? `n.workspace_id = $5 AND n.number = $1`
+      : item.channel === 'whatsapp'
+        ? `(n.id, n.workspace_id) = (SELECT w.id, w.workspace_id FROM whatsapp_numbers w WHERE w.meta_phone_number_id = $1)`
+        : `n.number = $1 AND n.provider = $2 AND n.status = 'active'`;
+    const rows = await this.sql<
+      {
+        id: string;
+        workspace_id: string;
+        number: string;
+        provider: string;
+        agent_id: string | null;
+        seen: boolean;
+      }[]
+    >(
+      `SELECT n.id, n.workspace_id, n.number, n.provider,
+              (SELECT b.agent_id FROM phone_number_bindings b
+                WHERE b.workspace_id = n.workspace_id AND b.phone_number_id = n.id AND b.channel = $3) AS agent_id,
+              EXISTS (SELECT 1 FROM provider_messages p
+                       WHERE p.workspace_id = n.workspace_id AND p.provider = $2 AND p.provider_message_id = $4) AS seen
+         FROM phone_numbers n
+        WHERE ${where}
+        ORDER BY n.created_at LIMIT 1`,
+      [
+        item.to,
+        item.provider,
+        item.channel,
+        item.providerMessageId,
+        ...(item.workspaceId ? [item.workspaceId] : []),
+      ],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      workspaceId: r.workspace_id,
+      number: { id: r.id, number: r.number, provider: r.provider },
+      agentId: r.agent_id,
+      seen: r.seen,
+    };
+  }
+
   /** Whether this provider message was received already (a repeated delivery). */
   seen(workspaceId: string, provider: string, providerMessageId: string): Promise<boolean> {
     return this.exists(workspaceId, { provider, providerMessageId });
   }
+}
+
+/** The number an inbound message addressed, its workspace, the agent bound on the channel; a repeat is `seen`. */
+export interface InboundRoute {
+  workspaceId: string;
+  number: { id: string; number: string; provider: string };
+  agentId: string | null;
+  seen: boolean;
 }
 
 export interface ThreadKey {
@@ -118,17 +182,49 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
     super(repo);
   }
 
-  /** The latest active conversation of this agent (or of no agent) with the customer on this line. */
-  async latestActive(workspaceId: string, key: ThreadKey): Promise<MessagingThread | null> {
-    const rows = await this.sql<{ id: string }[]>(
-      `SELECT t.id FROM messaging_threads t JOIN conversations c ON c.id = t.id AND c.workspace_id = t.workspace_id
+  /**
+   * The latest active conversation of this agent (or of no agent) with the customer on this line, and whether the
+   * customer's address is on the do-not-contact list (read in the same statement).
+   */
+  async latestActive(
+    workspaceId: string,
+    key: ThreadKey,
+  ): Promise<{ thread: MessagingThread; blacklisted: boolean } | null> {
+    const rows = await this.sql<
+      {
+        id: string;
+        created_at: Date;
+        updated_at: Date;
+        channel: Channel;
+        phone_number_id: string | null;
+        page_id: string | null;
+        customer_address: string;
+        handled_by: 'AI' | 'Human';
+        blacklisted: boolean;
+      }[]
+    >(
+      `SELECT t.id, t.created_at, t.updated_at, t.channel, t.phone_number_id, t.page_id, t.customer_address,
+              t.handled_by, ${phoneBlacklistedSql('$1', '$3')} AS blacklisted
+         FROM messaging_threads t JOIN conversations c ON c.id = t.id AND c.workspace_id = t.workspace_id
         WHERE t.workspace_id = $1 AND t.channel = $2 AND t.customer_address = $3
           AND t.phone_number_id IS NOT DISTINCT FROM $4 AND t.page_id IS NOT DISTINCT FROM $5
           AND c.agent_id IS NOT DISTINCT FROM $6 AND c.status = 'active'
         ORDER BY t.created_at DESC LIMIT 1`,
       [workspaceId, key.channel, key.customerAddress, key.phoneNumberId, key.pageId, key.agentId],
     );
-    return rows[0] ? this.findById(workspaceId, rows[0].id) : null;
+    const r = rows[0];
+    if (!r) return null;
+    const thread = this.build(workspaceId, {
+      id: r.id,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      channel: r.channel,
+      phoneNumberId: r.phone_number_id,
+      pageId: r.page_id,
+      customerAddress: r.customer_address,
+      handledBy: r.handled_by,
+    });
+    return { thread, blacklisted: r.blacklisted };
   }
 
   async setHandledBy(workspaceId: string, id: string, handledBy: 'AI' | 'Human'): Promise<void> {

@@ -93,7 +93,7 @@ export class OutboundMessagesService {
     await this.blacklist.assertAllowed(workspaceId, { phone: req.to });
     if (req.channel === 'whatsapp' && !req.template) await this.assertWindow(workspaceId, number, req.to);
     const contactId = req.contactId ?? (await this.lines.contactFor(workspaceId, req.to));
-    const thread = await this.lines.open(
+    const { thread } = await this.lines.open(
       workspaceId,
       {
         channel: req.channel,
@@ -102,7 +102,7 @@ export class OutboundMessagesService {
         customerAddress: req.to,
         agentId: agent.agent_uuid,
       },
-      contactId,
+      () => Promise.resolve(contactId),
     );
     const message = await this.turns.speak(workspaceId, thread.id, req.content, {
       messageType: req.messageType,

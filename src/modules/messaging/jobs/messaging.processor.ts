@@ -22,7 +22,9 @@ export class MessagingProcessor {
     private readonly templates: WhatsappTemplatesService,
   ) {}
 
-  @Process({ name: 'drain', concurrency: 64 })
+  // Each drain works through a thread's backlog; 16 per process cover 100 messages/s at ~100 ms a turn, and fewer
+  // turns at once leave the event loop to the hooks (64 kept the loop busy with interleaved turns).
+  @Process({ name: 'drain', concurrency: 16 })
   drain(job: Job<Jobs['drain']>): Promise<void> {
     return this.inboundQueue.drain(job.data.thread, (item) => this.inbound.process(item));
   }

@@ -1,0 +1,124 @@
+import Redis from 'ioredis';
+import type { Queue } from 'bull';
+import { randomBytes } from 'node:crypto';
+import { InboundItem, InboundQueue, threadOf } from './inbound-queue';
+
+/** Drain jobs as the queue would receive them (name, thread, delay); the tests run them by hand. */
+class RecordedQueue {
+  readonly added: { thread: string; delay?: number; jobId?: string }[] = [];
+  add(_name: string, data: { thread: string }, opts: { delay?: number; jobId?: string } = {}) {
+    this.added.push({ thread: data.thread, delay: opts.delay, jobId: opts.jobId });
+    return Promise.resolve();
+  }
+}
+
+const item = (n: number, from = '+14155550101'): InboundItem => ({
+  channel: 'sms',
+  provider: 'twilio',
+  to: '+16282000200',
+  from,
+  text: `msg ${n}`,
+  messageType: 'text',
+  providerMessageId: `SM${n}`,
+  receivedAt: Date.now(),
+});
+
+describe('InboundQueue (against Redis)', () => {
+  let redis: Redis;
+  let jobs: RecordedQueue;
+  let queue: InboundQueue;
+
+  beforeEach(() => {
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
+      keyPrefix: `spec-inbound-${randomBytes(4).toString('hex')}:`,
+    });
+    jobs = new RecordedQueue();
+    queue = new InboundQueue(redis, jobs as unknown as Queue<{ thread: string }>);
+  });
+  afterEach(async () => {
+    const keys = await redis.keys(`${redis.options.keyPrefix}*`);
+    if (keys.length) await redis.del(...keys.map((k) => k.slice(redis.options.keyPrefix!.length)));
+    redis.disconnect();
+  });
+
+  it('queues a drain when the thread is idle, none while a drain holds it; one drain handles all in order', async () => {
+    const thread = threadOf(item(1));
+    await queue.push(item(1));
+    expect(jobs.added).toEqual([{ thread }]);
+    const seen: string[] = [];
+    await queue.drain(thread, async (i) => {
+      seen.push(i.text);
+      // Pushed while the drain holds the thread: the same drain goes on with them, no new job.
+      if (i.text === 'msg 1') {
+        await queue.push(item(2));
+        await queue.push(item(3));
+      }
+    });
+    expect(seen).toEqual(['msg 1', 'msg 2', 'msg 3']);
+    expect(jobs.added).toHaveLength(1);
+    expect(await redis.llen(`msg:inbox:{${thread}}`)).toBe(0);
+    expect(await redis.exists(`msg:lock:{${thread}}`)).toBe(0);
+    // Idle again: the next message queues a drain.
+    await queue.push(item(4));
+    expect(jobs.added).toHaveLength(2);
+  });
+
+  it('a message left without a drain (its process died before queueing one) is taken up by the next push', async () => {
+    const thread = threadOf(item(1));
+    // The dead process pushed msg 1 and never queued its drain.
+    await redis.rpush(`msg:inbox:{${thread}}`, JSON.stringify(item(1)));
+    await queue.push(item(2));
+    expect(jobs.added).toEqual([{ thread }]);
+    const seen: string[] = [];
+    await queue.drain(thread, async (i) => void seen.push(i.text));
+    expect(seen).toEqual(['msg 1', 'msg 2']);
+  });
+
+  it('a holder that died leaves its message in place; a drain scheduled at the lock expiry handles it', async () => {
+    const thread = threadOf(item(1));
+    // A process took the thread and died while handling msg 1: its lock expires on its own.
+    await redis.set(`msg:lock:{${thread}}`, 'dead-token', 'PX', 300);
+    await queue.push(item(1));
+    await queue.push(item(2));
+    expect(jobs.added).toHaveLength(1);
+    const seen: string[] = [];
+    const handle = async (i: InboundItem) => void seen.push(i.text);
+    await queue.drain(thread, handle);
+    expect(seen).toEqual([]);
+    const retry = jobs.added[1];
+    expect(retry.thread).toBe(thread);
+    expect(retry.delay).toBeGreaterThan(0);
+    expect(retry.delay).toBeLessThanOrEqual(400);
+    await new Promise((r) => setTimeout(r, retry.delay));
+    await queue.drain(thread, handle);
+    expect(seen).toEqual(['msg 1', 'msg 2']);
+  });
+
+  it('two drains of one thread at once handle each message once, in arrival order', async () => {
+    const thread = threadOf(item(1));
+    for (let n = 1; n <= 20; n++) await queue.push(item(n));
+    const seen: string[] = [];
+    let inside = 0;
+    const handle = async (i: InboundItem) => {
+      inside += 1;
+      expect(inside).toBe(1);
+      await new Promise((r) => setTimeout(r, 2));
+      seen.push(i.text);
+      inside -= 1;
+    };
+    await Promise.all([queue.drain(thread, handle), queue.drain(thread, handle)]);
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, k) => `msg ${k + 1}`));
+  });
+
+  it('a message that keeps failing is skipped after three attempts and the thread goes on', async () => {
+    const thread = threadOf(item(1));
+    await queue.push(item(1));
+    await queue.push(item(2));
+    const attempts: string[] = [];
+    await queue.drain(thread, async (i) => {
+      attempts.push(i.text);
+      if (i.text === 'msg 1') throw new Error('broken');
+    });
+    expect(attempts).toEqual(['msg 1', 'msg 1', 'msg 1', 'msg 2']);
+  });
+});
