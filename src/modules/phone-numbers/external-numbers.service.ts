@@ -34,7 +34,7 @@ export class ExternalNumbersService {
       isExternal: true,
       source: 'external',
     });
-    await this.numbers.insertNew(workspaceId, entity, m);
+    await this.numbers.insertOwned(workspaceId, entity, m);
     return entity;
   }
 

@@ -59,7 +59,7 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
   }
 
   /** Stores a new number in the caller's transaction; the same number twice in the workspace is 409. */
-  async insertNew(workspaceId: string, entity: PhoneNumber, m: EntityManager): Promise<void> {
+  async insertOwned(workspaceId: string, entity: PhoneNumber, m: EntityManager): Promise<void> {
     try {
       await this.save(workspaceId, entity, m);
     } catch (err) {

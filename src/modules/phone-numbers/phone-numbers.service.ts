@@ -81,7 +81,7 @@ export class PhoneNumbersService {
     });
     if (dto.whatsapp) entity.capabilities.whatsapp = true;
     await this.unitOfWork.run(async (m) => {
-      await this.numbers.insertNew(workspaceId, entity, m);
+      await this.numbers.insertOwned(workspaceId, entity, m);
       if (dto.whatsapp) await this.setWhatsapp(workspaceId, entity.id, dto.whatsapp, m);
     });
     return this.toResponse((await this.numbers.findById(workspaceId, entity.id))!);
