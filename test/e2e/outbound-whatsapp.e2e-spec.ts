@@ -116,7 +116,7 @@ describe('outbound WhatsApp templates', () => {
       sandbox,
       await whatsappLine('sandbox', { phone_number_id: `SBX${uniq()}`, waba_id: `SBXWABA${uniq()}` }),
     );
-    Object.assign(real, await whatsappLine('twilio', { phone_number_id: real.metaId, waba_id: real.waba }));
+    Object.assign(real, await whatsappLine('meta', { phone_number_id: real.metaId, waba_id: real.waba }));
   });
   afterAll(async () => {
     await clock.reset();
