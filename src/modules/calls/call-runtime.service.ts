@@ -151,12 +151,19 @@ export class CallRuntime implements OnModuleInit {
     if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     const context = await this.context(read);
     const agent = context.agent;
+    // Without a rule's action, the call's activity with its answer is written beside the reply message.
+    let touched: Promise<CallViewRow | null> | null = null;
     const turn = await this.turns.takeTurn(workspaceId, callId, text, {
       muted: call.muted,
       customPrompt: callInstructions(agent.custom_prompt, call),
       messageType,
       context,
       onDelta,
+      besideReply: (at, action) => {
+        if (action) return Promise.resolve();
+        touched = this.calls.touchAndView(workspaceId, callId, at);
+        return touched;
+      },
     });
     const published = Promise.all([
       this.live.publish(callId, 'transcript', turn.message),
@@ -173,9 +180,10 @@ export class CallRuntime implements OnModuleInit {
       await this.ruleAction(call, agent, turn.action);
       after = await this.calls.view(workspaceId, callId);
     } else {
-      // The transcript's publish and the call's activity with its answer side by side.
+      // The transcript's publish and the call's activity with its answer side by side (the activity is already
+      // written when the turn had a reply step).
       published.catch(() => undefined); // awaited below
-      after = await this.calls.touchAndView(workspaceId, callId, at);
+      after = await (touched ?? this.calls.touchAndView(workspaceId, callId, at));
       await published;
     }
     return { ...turn, call: CallResponse.of(after!) };
