@@ -226,8 +226,13 @@ export class CallRuntime implements OnModuleInit {
   }
 
   /** Performs a live action on the owner, in the order dispatched; the action is stored and published. */
-  async perform(workspaceId: string, callId: string, a: LiveAction): Promise<ActionOutcome> {
-    const loaded = await this.loadForTurn(workspaceId, callId);
+  async perform(
+    workspaceId: string,
+    callId: string,
+    a: LiveAction,
+    row?: Promise<LoadedCall>,
+  ): Promise<ActionOutcome> {
+    const loaded = await (row ?? this.loadForTurn(workspaceId, callId));
     const call = loaded.call;
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
     if (a.action !== 'hangup') {
