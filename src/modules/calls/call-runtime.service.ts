@@ -117,12 +117,13 @@ export class CallRuntime implements OnModuleInit {
 
   /** A message the agent says on the call: stored as its message, published, and the silence clock restarted. */
   private async say(call: Pick<Call, 'workspaceId' | 'id' | 'provider'>, text: string): Promise<Message> {
-    const message = await this.turns.speak(call.workspaceId, call.id, text);
-    // The feed and the silence clock side by side (the clock restarts from the message's time either way).
-    await Promise.all([
-      this.live.publish(call.id, 'transcript', MessageResponse.of(message)),
-      this.activity(call, message.createdAt),
+    // The message and the silence clock side by side (the clock restarts from now, the moment the words are
+    // decided), then the feed.
+    const [message] = await Promise.all([
+      this.turns.speak(call.workspaceId, call.id, text),
+      this.activity(call, new Date()),
     ]);
+    await this.live.publish(call.id, 'transcript', MessageResponse.of(message));
     await this.media.speak(call.workspaceId, call.id, text, message.id, call.provider);
     return message;
   }
