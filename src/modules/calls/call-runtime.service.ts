@@ -298,11 +298,17 @@ export class CallRuntime implements OnModuleInit {
     }
   }
 
-  /** Stores the action as a system message; answers its publish on the live feed, under way. */
+  /**
+   * Stores the action as a system message; answers its publish on the live feed, under way. Its commit does not wait
+   * for the WAL flush: the action's effect (a spoken message, the call's new state) commits synchronously after it
+   * and before the action is acknowledged, and that flush writes the record out too. An action that fails or changes
+   * nothing leaves its record to the WAL writer (a fraction of a second), which a PostgreSQL crash could lose.
+   */
   private async record(call: Call, a: LiveAction): Promise<{ published: Promise<void> }> {
     const message = await this.turns.speak(call.workspaceId, call.id, JSON.stringify(a), {
       sender: 'system',
       messageType: 'action',
+      flushLater: true,
     });
     return { published: this.live.publish(call.id, 'action', MessageResponse.of(message)) };
   }

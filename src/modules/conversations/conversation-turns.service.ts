@@ -211,6 +211,11 @@ export class ConversationTurnsService {
       messageType?: string;
       /** More writes in the message's transaction (its records). */
       within?: (m: import('typeorm').EntityManager, message: Message) => Promise<void>;
+      /**
+       * The caller commits another write synchronously before it answers (MessagesRepository.append `flushLater`),
+       * so this message need not wait for its own WAL flush.
+       */
+      flushLater?: boolean;
     } = {},
   ): Promise<Message> {
     const draft: Draft = {
@@ -239,7 +244,16 @@ export class ConversationTurnsService {
     }
     // Into the active session (the common case: no settings to read); else the idle timeout is read outside any
     // transaction (a transaction never waits for a second connection) and a transaction opens the session.
-    const spoken = await this.append(workspaceId, conversationId, draft, { active: true }, check);
+    const spoken = await this.append(
+      workspaceId,
+      conversationId,
+      draft,
+      { active: true },
+      check,
+      undefined,
+      undefined,
+      options.flushLater,
+    );
     if (spoken) return spoken.message;
     const current = await this.conversationsService.get(workspaceId, conversationId);
     const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
@@ -277,6 +291,7 @@ export class ConversationTurnsService {
     check: (conv: Conversation) => void,
     manager?: Transaction,
     id: string = newId(),
+    flushLater = false,
   ): Promise<Written | null> {
     const skeleton = MessageResponse.of(
       Object.assign(new Message(), { ...draft, id, conversationId, sessionId: null, createdAt: new Date(0) }),
@@ -288,7 +303,7 @@ export class ConversationTurnsService {
       draft,
       target,
       { message: skeleton, conversation_uuid: conversationId },
-      { manager, requireAgent: draft.sender === 'customer' },
+      { manager, requireAgent: draft.sender === 'customer', flushLater },
     );
     if (!written.conversation) throw AppException.notFound('Conversation');
     check(written.conversation);
