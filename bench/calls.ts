@@ -29,7 +29,9 @@ import { percentile, runBench } from './stats';
  * Each replica runs with bench/probe.ts preloaded, so the run also prints, per turn and per action of the saturation
  * phases, the replicas' CPU time, the SQL statements and the Redis commands they sent (BENCH_DETAIL=1 lists them)
  * and the event-loop delay (BENCH_TRACE=text lists the statements containing `text` by calling function).
- * BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops.
+ * BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops. BENCH_TRACE=timeline prints, for
+ * the turns and actions of one call alone, every statement, Redis command and model request either replica started
+ * during the request, with median start offsets and durations (see timelineReport).
  */
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const TURNS = Number(process.env.BENCH_TURNS ?? 10);
