@@ -8,7 +8,8 @@ import { Client } from 'pg';
 import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
 import { LlmServer } from '../test/support/llm-server';
-import type { ProbeSnapshot } from './probe';
+import { performance } from 'node:perf_hooks';
+import type { ProbeSnapshot, TimelineEvent } from './probe';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
 
@@ -28,7 +29,9 @@ import { percentile, runBench } from './stats';
  * Each replica runs with bench/probe.ts preloaded, so the run also prints, per turn and per action of the saturation
  * phases, the replicas' CPU time, the SQL statements and the Redis commands they sent (BENCH_DETAIL=1 lists them)
  * and the event-loop delay (BENCH_TRACE=text lists the statements containing `text` by calling function).
- * BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops.
+ * BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops. BENCH_TRACE=timeline prints, for
+ * the turns and actions of one call alone, every statement, Redis command and model request either replica started
+ * during the request, with median start offsets and durations (see timelineReport).
  */
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const TURNS = Number(process.env.BENCH_TURNS ?? 10);
@@ -180,6 +183,56 @@ function spent(from: ProbeSnapshot[], to: ProbeSnapshot[], units: number, label:
   return lines.join('\n');
 }
 
+/** The probe's clock (bench/probe.ts): ms since the epoch, comparable between the processes of one machine. */
+const clock = (): number => performance.timeOrigin + performance.now();
+
+/**
+ * BENCH_TRACE=timeline: where one request's time goes. For each request (its client-side window), every wait that
+ * either replica started inside the window (the incoming request itself, statements, Redis commands, outgoing
+ * fetches), labelled by what it was and its occurrence in the window; printed in order of median start with the
+ * median start offset and duration, and how many of the windows had it.
+ */
+function timelineReport(label: string, windows: [number, number][], events: TimelineEvent[]): string {
+  const byLabel = new Map<string, { starts: number[]; durations: number[] }>();
+  const order: string[] = [];
+  const pids = [...new Set(events.map((e) => e.pid))].sort();
+  for (const [from, to] of windows) {
+    const seen = new Map<string, number>();
+    for (const e of events) {
+      if (e.from < from || e.from > to) continue;
+      const base = `r${pids.indexOf(e.pid)}${e.inRequest ? '*' : ' '} ${e.kind.padEnd(5)} ${e.what.slice(0, 110)}`;
+      const n = (seen.get(base) ?? 0) + 1;
+      seen.set(base, n);
+      const key = n > 1 ? `${base} #${n}` : base;
+      let slot = byLabel.get(key);
+      if (!slot) {
+        slot = { starts: [], durations: [] };
+        byLabel.set(key, slot);
+        order.push(key);
+      }
+      slot.starts.push(e.from - from);
+      slot.durations.push(e.to - e.from);
+    }
+  }
+  const med = (l: number[]) =>
+    percentile(
+      [...l].sort((x, y) => x - y),
+      50,
+    );
+  const totals = windows.map(([f, t]) => t - f).sort((x, y) => x - y);
+  const rows = order
+    .map((k) => ({ k, s: byLabel.get(k)! }))
+    .filter(({ s }) => s.starts.length >= windows.length / 2)
+    .sort((x, y) => med(x.s.starts) - med(y.s.starts));
+  return [
+    `${label}: ${windows.length} requests, client-side p50 ${percentile(totals, 50).toFixed(1)} ms (start offset, duration, in how many; medians; * = sent while serving a request)`,
+    ...rows.map(
+      ({ k, s }) =>
+        `  +${med(s.starts).toFixed(1).padStart(6)}  ${med(s.durations).toFixed(1).padStart(6)} ms  ${String(s.starts.length).padStart(3)}  ${k}`,
+    ),
+  ].join('\n');
+}
+
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
 const fmt = (sorted: number[]) =>
@@ -252,20 +305,35 @@ async function main(): Promise<void> {
     // Alone: one call's turns and actions with nothing else in flight, the pipeline's own latency without queueing.
     const soloTurnMs: number[] = [];
     const soloActionMs: number[] = [];
+    const timeline = process.env.BENCH_TRACE === 'timeline';
+    const turnWindows: [number, number][] = [];
+    const actionWindows: [number, number][] = [];
+    const beforeSolo = timeline ? await probe([a.child, b.child]) : [];
     for (let n = 0; n < SOLO; n += 1) {
+      const turnFrom = clock();
       const r = await call(replicas[0], token, 'POST', `/api/v1/calls/${ids[0]}/simulate`, {
         action: 'say',
         text: `Warm-up question ${n}`,
       });
       if (r.status !== 200) throw new Error(`turn: ${r.status} ${JSON.stringify(r.body)}`);
       soloTurnMs.push(r.ms - MODEL_MS);
+      if (n >= 5) turnWindows.push([turnFrom, clock()]);
+      const actionFrom = clock();
       const act = await call(replicas[1], token, 'POST', `/api/v1/calls/action/${ids[0]}/say`, {
         message: `Alone ${n}`,
       });
       if (act.status !== 200) throw new Error(`action: ${act.status} ${JSON.stringify(act.body)}`);
       soloActionMs.push(act.ms);
+      if (n >= 5) actionWindows.push([actionFrom, clock()]);
     }
     progress('single call done');
+    if (timeline) {
+      void beforeSolo;
+      const events = (await probe([a.child, b.child])).flatMap((s) => s.timeline ?? []);
+      process.stdout.write(
+        `${timelineReport('one call alone, turn', turnWindows, events)}\n${timelineReport('one call alone, action', actionWindows, events)}\n`,
+      );
+    }
 
     const turn = async (i: number, id: string, text: string): Promise<number> => {
       const r = await call(replicas[i % 2], token, 'POST', `/api/v1/calls/${id}/simulate`, {

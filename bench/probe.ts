@@ -5,8 +5,11 @@
  * writes a snapshot to `BENCH_PROBE_DIR/<pid>-<n>.json`, so the benchmark diffs two snapshots around a phase.
  */
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import * as path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 
@@ -17,7 +20,23 @@ export interface ProbeSnapshot {
   redis: Record<string, number>;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  /** BENCH_TRACE=timeline: what the process waited on since the last snapshot, on a clock shared by processes. */
+  timeline?: TimelineEvent[];
 }
+
+/** One wait: `kind` sql/redis/fetch/http (an incoming request, start to finish), `from`/`to` in ms since the epoch. */
+export interface TimelineEvent {
+  pid: number;
+  kind: 'sql' | 'redis' | 'fetch' | 'http';
+  what: string;
+  /** Sent while serving an incoming request (its async context), not by background work. */
+  inRequest: boolean;
+  from: number;
+  to: number;
+}
+
+/** Milliseconds since the epoch with sub-millisecond precision, comparable between processes of one machine. */
+export const clock = (): number => performance.timeOrigin + performance.now();
 
 const dir = process.env.BENCH_PROBE_DIR;
 if (dir) {
@@ -25,7 +44,21 @@ if (dir) {
   const redis = new Map<string, number>();
   const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   /** BENCH_TRACE=text: statements containing it are counted per calling function (the application's frames). */
-  const trace = process.env.BENCH_TRACE;
+  const trace = process.env.BENCH_TRACE === 'timeline' ? undefined : process.env.BENCH_TRACE;
+  /** BENCH_TRACE=timeline: every statement, Redis command, outgoing fetch and incoming request, timed. */
+  let timeline: TimelineEvent[] | undefined = process.env.BENCH_TRACE === 'timeline' ? [] : undefined;
+  const requests = new AsyncLocalStorage<boolean>();
+  const record = (kind: TimelineEvent['kind'], what: string, from: number, inRequest?: boolean) => {
+    if (timeline && timeline.length < 500_000)
+      timeline.push({
+        pid: process.pid,
+        kind,
+        what,
+        from,
+        to: clock(),
+        inRequest: inRequest ?? requests.getStore() === true,
+      });
+  };
   const callers = () =>
     (new Error().stack ?? '')
       .split('\n')
@@ -46,14 +79,78 @@ if (dir) {
     const text = typeof first === 'string' ? first : (first?.text ?? first?.name ?? '?');
     const key = text.replace(/\s+/g, ' ').trim().slice(0, 160);
     bump(statements, trace && key.includes(trace) ? `${key} @ ${callers()}` : key);
-    return query.apply(this, args);
+    if (!timeline) return query.apply(this, args);
+    const from = clock();
+    const inRequest = requests.getStore() === true;
+    const done = () => record('sql', key, from, inRequest);
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const cb = args[last] as (...r: unknown[]) => unknown;
+      args[last] = (...r: unknown[]) => {
+        done();
+        return cb(...r);
+      };
+      return query.apply(this, args);
+    }
+    const out = query.apply(this, args) as { then?: (a: () => void, b: () => void) => unknown } | undefined;
+    if (out && typeof out.then === 'function') out.then(done, done);
+    return out;
   } as typeof Client.prototype.query;
 
   const send = Redis.prototype.sendCommand;
   Redis.prototype.sendCommand = function (this: Redis, command, ...rest) {
-    bump(redis, (command as { name: string }).name);
+    const name = (command as { name: string }).name;
+    bump(redis, name);
+    if (timeline) {
+      const from = clock();
+      const inRequest = requests.getStore() === true;
+      const done = () => record('redis', name, from, inRequest);
+      (command as unknown as { promise: Promise<unknown> }).promise.then(done, done);
+    }
     return send.call(this, command, ...rest);
   } as typeof Redis.prototype.sendCommand;
+
+  if (timeline) {
+    const fetchOriginal = globalThis.fetch;
+    globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      const from = clock();
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      try {
+        return await fetchOriginal(input, init);
+      } finally {
+        record('fetch', `${init?.method ?? 'GET'} ${new URL(url).pathname} (to headers)`, from);
+      }
+    }) as typeof fetch;
+    // The modules themselves (a namespace import's properties are read-only).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const libs = [require('node:http'), require('node:https')] as { request: typeof http.request }[];
+    for (const lib of libs) {
+      const request = lib.request;
+      lib.request = function (...args: unknown[]) {
+        const from = clock();
+        const inRequest = requests.getStore() === true;
+        const req = (request as (...a: unknown[]) => http.ClientRequest).apply(lib, args);
+        req.once('response', () =>
+          record('fetch', `${req.method} ${req.path} (to headers)`, from, inRequest),
+        );
+        return req;
+      } as typeof http.request;
+    }
+    for (const proto of [http.Server.prototype, https.Server.prototype]) {
+      const emit = proto.emit;
+      proto.emit = function (this: http.Server, event: string, ...rest: unknown[]) {
+        if (event === 'request') {
+          const [req, res] = rest as [http.IncomingMessage, http.ServerResponse];
+          const from = clock();
+          res.once('finish', () => record('http', `${req.method} ${req.url}`, from, true));
+          return requests.run(true, () =>
+            (emit as (...a: unknown[]) => boolean).apply(this, [event, ...rest]),
+          );
+        }
+        return (emit as (...a: unknown[]) => boolean).apply(this, [event, ...rest]);
+      } as typeof proto.emit;
+    }
+  }
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -67,7 +164,9 @@ if (dir) {
       redis: Object.fromEntries(redis),
       loopDelayP99Ms: loop.percentile(99) / 1e6,
       loopDelayMaxMs: loop.max / 1e6,
+      ...(timeline ? { timeline } : {}),
     };
+    if (timeline) timeline = [];
     loop.reset();
     n += 1;
     fs.writeFileSync(path.join(dir, `${process.pid}-${n}.json`), JSON.stringify(snap));

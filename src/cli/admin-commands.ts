@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Command, InvalidArgumentError } from 'commander';
 import { AppConfig } from '@/config/app.config';
 import { ConfigModule } from '@/config/config.module';
+import { RedisModule } from '@/common/redis/redis.module';
 import { dataSourceOptions } from '@/database/data-source';
 import { TOKEN_SCOPES, TokenScope } from '@/modules/workspaces/api-token.entity';
 import { TokensService } from '@/modules/workspaces/tokens.service';
@@ -26,6 +27,8 @@ export async function openAdminContext(
     imports: [
       ConfigModule.forRoot(config),
       TypeOrmModule.forRoot({ ...dataSourceOptions(config.database.url), autoLoadEntities: true }),
+      // A token revocation is published to every API process (TokenCache).
+      RedisModule,
       WorkspacesModule,
     ],
   })

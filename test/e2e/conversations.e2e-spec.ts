@@ -53,6 +53,24 @@ describe('conversations, sessions and automatic evaluation', () => {
   });
   beforeEach(() => llm.reset());
 
+  it("gives the model each earlier message once and the turn's own last, though it is read while being written", async () => {
+    const agentId = await createAgent(t);
+    const conversationId = await openChat(t, agentId);
+    for (const content of ['First question', 'Second question', 'Third question'])
+      await t.http.post(`/api/v1/conversations/${conversationId}/messages`).send({ content }).expect(201);
+    const replies = llm.callsOf('reply');
+    expect(replies).toHaveLength(3);
+    const turns = (n: number) => replies[n].messages.filter((m) => m.role !== 'system');
+    expect(turns(0)).toEqual([{ role: 'user', content: 'First question' }]);
+    expect(turns(2)).toEqual([
+      { role: 'user', content: 'First question' },
+      { role: 'assistant', content: 'Hello from the model.' },
+      { role: 'user', content: 'Second question' },
+      { role: 'assistant', content: 'Hello from the model.' },
+      { role: 'user', content: 'Third question' },
+    ]);
+  });
+
   it('runs a chat end to end: turn, model reply, close, one call per feature, summary, records and events', async () => {
     const agentId = await createAgent(t, { tone: 'warm' });
     await t.http

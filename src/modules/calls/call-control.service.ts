@@ -7,7 +7,7 @@ import { REDIS } from '@/common/redis/redis.module';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { CallInstance } from './call-instance';
 import { CallLive } from './call-live';
-import { CallRuntime, LiveAction } from './call-runtime.service';
+import { CallRuntime, LiveAction, LoadedCall } from './call-runtime.service';
 import { isEnded } from './call-states';
 import { CallsRepository } from './calls.repository';
 import type { CallActionResponse } from './dto/responses';
@@ -206,10 +206,14 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
     const run = (async () => {
       do {
         this.again.delete(callId);
+        // The call row for the first entry is read alongside the stream (later entries read it again, after the
+        // entries before them changed the call).
+        const row = this.runtime.loadForTurn(workspaceId, callId);
+        row.catch(() => undefined); // awaited by the first entry's perform
         const entries = await this.redis.xrange(controlStream(callId), '-', '+');
-        for (const [id, fields] of entries) {
+        for (const [n, [id, fields]] of entries.entries()) {
           const entry = JSON.parse(fields[1]) as ControlEntry;
-          const ack = await this.performOne(workspaceId, callId, entry);
+          const ack = await this.performOne(workspaceId, callId, entry, n === 0 ? row : undefined);
           await this.redis.eval(
             DONE,
             1,
@@ -226,9 +230,14 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
     this.draining.set(callId, run);
   }
 
-  private async performOne(workspaceId: string, callId: string, entry: ControlEntry): Promise<Ack> {
+  private async performOne(
+    workspaceId: string,
+    callId: string,
+    entry: ControlEntry,
+    row?: Promise<LoadedCall>,
+  ): Promise<Ack> {
     try {
-      const outcome = await this.runtime.perform(workspaceId, callId, entry.body);
+      const outcome = await this.runtime.perform(workspaceId, callId, entry.body, row);
       this.logger.debug(
         { callId, actionId: entry.action_uuid, action: entry.body.action, owner: this.instance.id },
         'live action performed',

@@ -117,12 +117,13 @@ export class CallRuntime implements OnModuleInit {
 
   /** A message the agent says on the call: stored as its message, published, and the silence clock restarted. */
   private async say(call: Pick<Call, 'workspaceId' | 'id' | 'provider'>, text: string): Promise<Message> {
-    const message = await this.turns.speak(call.workspaceId, call.id, text);
-    // The feed and the silence clock side by side (the clock restarts from the message's time either way).
-    await Promise.all([
-      this.live.publish(call.id, 'transcript', MessageResponse.of(message)),
-      this.activity(call, message.createdAt),
+    // The message and the silence clock side by side (the clock restarts from now, the moment the words are
+    // decided), then the feed.
+    const [message] = await Promise.all([
+      this.turns.speak(call.workspaceId, call.id, text),
+      this.activity(call, new Date()),
     ]);
+    await this.live.publish(call.id, 'transcript', MessageResponse.of(message));
     await this.media.speak(call.workspaceId, call.id, text, message.id, call.provider);
     return message;
   }
@@ -151,12 +152,19 @@ export class CallRuntime implements OnModuleInit {
     if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     const context = await this.context(read);
     const agent = context.agent;
+    // Without a rule's action, the call's activity with its answer is written beside the reply message.
+    let touched: Promise<CallViewRow | null> | null = null;
     const turn = await this.turns.takeTurn(workspaceId, callId, text, {
       muted: call.muted,
       customPrompt: callInstructions(agent.custom_prompt, call),
       messageType,
       context,
       onDelta,
+      besideReply: (at, action) => {
+        if (action) return Promise.resolve();
+        touched = this.calls.touchAndView(workspaceId, callId, at);
+        return touched;
+      },
     });
     const published = Promise.all([
       this.live.publish(callId, 'transcript', turn.message),
@@ -173,9 +181,10 @@ export class CallRuntime implements OnModuleInit {
       await this.ruleAction(call, agent, turn.action);
       after = await this.calls.view(workspaceId, callId);
     } else {
-      // The transcript's publish and the call's activity with its answer side by side.
+      // The transcript's publish and the call's activity with its answer side by side (the activity is already
+      // written when the turn had a reply step).
       published.catch(() => undefined); // awaited below
-      after = await this.calls.touchAndView(workspaceId, callId, at);
+      after = await (touched ?? this.calls.touchAndView(workspaceId, callId, at));
       await published;
     }
     return { ...turn, call: CallResponse.of(after!) };
@@ -218,8 +227,13 @@ export class CallRuntime implements OnModuleInit {
   }
 
   /** Performs a live action on the owner, in the order dispatched; the action is stored and published. */
-  async perform(workspaceId: string, callId: string, a: LiveAction): Promise<ActionOutcome> {
-    const loaded = await this.loadForTurn(workspaceId, callId);
+  async perform(
+    workspaceId: string,
+    callId: string,
+    a: LiveAction,
+    row?: Promise<LoadedCall>,
+  ): Promise<ActionOutcome> {
+    const loaded = await (row ?? this.loadForTurn(workspaceId, callId));
     const call = loaded.call;
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
     if (a.action !== 'hangup') {
@@ -284,11 +298,17 @@ export class CallRuntime implements OnModuleInit {
     }
   }
 
-  /** Stores the action as a system message; answers its publish on the live feed, under way. */
+  /**
+   * Stores the action as a system message; answers its publish on the live feed, under way. Its commit does not wait
+   * for the WAL flush: the action's effect (a spoken message, the call's new state) commits synchronously after it
+   * and before the action is acknowledged, and that flush writes the record out too. An action that fails or changes
+   * nothing leaves its record to the WAL writer (a fraction of a second), which a PostgreSQL crash could lose.
+   */
   private async record(call: Call, a: LiveAction): Promise<{ published: Promise<void> }> {
     const message = await this.turns.speak(call.workspaceId, call.id, JSON.stringify(a), {
       sender: 'system',
       messageType: 'action',
+      flushLater: true,
     });
     return { published: this.live.publish(call.id, 'action', MessageResponse.of(message)) };
   }

@@ -60,7 +60,15 @@ const VIEW_OF = (source: string) => `
                         ORDER BY started_at LIMIT 1) s ON true`;
 const VIEW = VIEW_OF('calls');
 /** Someone spoke: the activity recorded and the call read as its answer embeds it, in one statement. */
-const TOUCH_VIEW = `WITH t AS (UPDATE calls SET last_activity_at = $3 WHERE workspace_id = $1 AND id = $2 RETURNING *)
+/**
+ * The activity is committed without waiting for its WAL flush (`synchronous_commit` off for this statement's own
+ * transaction): a write that waits for the disk costs 2 to 4 ms on the development machine against 0.3 ms, and a
+ * PostgreSQL crash that loses the last fraction of a second of activity at most lets a silence timer fire a little
+ * early on a call that the crash has disturbed anyway. Only for statements that are their own transaction.
+ */
+const NO_FLUSH_WAIT = `set_config('synchronous_commit', 'off', true) IS NOT NULL`;
+const TOUCH_VIEW = `WITH t AS (UPDATE calls SET last_activity_at = $3
+   WHERE workspace_id = $1 AND id = $2 AND ${NO_FLUSH_WAIT} RETURNING *)
 ${VIEW_OF('t')}`;
 
 export interface CallListFilter {
@@ -212,19 +220,21 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
     ]);
   }
 
-  /** Records the last moment someone spoke on the call and answers the call's view (null: no such call). */
+  /**
+   * Records the last moment someone spoke on the call and answers the call's view (null: no such call); its own
+   * transaction, committed without waiting for the WAL flush.
+   */
   async touchAndView(workspaceId: string, id: string, at: Date): Promise<CallViewRow | null> {
     const rows = (await this.sql(TOUCH_VIEW, [workspaceId, id, at])) as CallViewRow[];
     return rows[0] ?? null;
   }
 
-  /** Records the last moment someone spoke on the call. */
+  /** Records the last moment someone spoke on the call (its own transaction; no wait for the WAL flush). */
   async touch(workspaceId: string, id: string, at: Date): Promise<void> {
-    await this.sql(`UPDATE calls SET last_activity_at = $3 WHERE workspace_id = $1 AND id = $2`, [
-      workspaceId,
-      id,
-      at,
-    ]);
+    await this.sql(
+      `UPDATE calls SET last_activity_at = $3 WHERE workspace_id = $1 AND id = $2 AND ${NO_FLUSH_WAIT}`,
+      [workspaceId, id, at],
+    );
   }
 
   /**

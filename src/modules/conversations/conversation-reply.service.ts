@@ -4,6 +4,7 @@ import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { ContactDirectory, KnowledgeHit, KnowledgeLookup, MemorizeSettingsShape } from './agent-context';
 import type { Conversation } from './conversation.entity';
+import type { Message } from './message.entity';
 import { MessagesRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 import type { TurnAction } from './dto/responses';
@@ -33,6 +34,16 @@ export interface ReplyInput {
   onDelta?: (text: string) => void;
   /** Stores a tool's `system` message (the turn's message writer). */
   recordTool: TurnToolsContext['recordTool'];
+  /** The customer's message of this turn, as stored. */
+  inbound?: Message;
+  /** The history and knowledge reads started before the customer's message was written (`prefetch`). */
+  reads?: ReplyReads | null;
+}
+
+/** A turn's history (without its customer message) and knowledge, read while that message is written. */
+export interface ReplyReads {
+  history: Promise<Message[]>;
+  knowledge: Promise<KnowledgeHit[]>;
 }
 
 /**
@@ -54,6 +65,49 @@ export class ConversationReplyService {
     @Optional() @Inject(TURN_TOOLS) private readonly tools?: TurnTools,
   ) {}
 
+  /**
+   * Starts the reads a reply needs that do not depend on the turn's customer message being stored: the last
+   * messages before it (`messageId`, the id it will be stored with, left out should the read see it) and the
+   * knowledge for the customer's turns so far and this one. Null when no model is configured (no reply reads them).
+   */
+  prefetch(
+    workspaceId: string,
+    conversationId: string,
+    agent: AgentResponse,
+    utterance: string,
+    messageId: string,
+  ): ReplyReads | null {
+    if (!this.llm.isConfigured(agent.custom_llm_url)) return null;
+    const history = this.messages
+      .recent(workspaceId, conversationId, HISTORY)
+      .then((rows) => rows.filter((m) => m.id !== messageId));
+    const knowledge = history.then(
+      (rows) =>
+        this.searchKnowledge(workspaceId, conversationId, agent, [
+          ...rows
+            .slice(-(HISTORY - 1))
+            .filter((m) => m.sender === 'customer')
+            .map((m) => m.content),
+          utterance,
+        ]),
+      (): KnowledgeHit[] => [],
+    );
+    history.catch(() => undefined); // awaited by the reply; the turn may end before it (a rule, a closed conversation)
+    return { history, knowledge };
+  }
+
+  private searchKnowledge(
+    workspaceId: string,
+    conversationId: string,
+    agent: AgentResponse,
+    customerTurns: string[],
+  ): Promise<KnowledgeHit[]> {
+    return this.knowledge.forTurns(workspaceId, agent.agent_uuid, customerTurns).catch((err: Error) => {
+      this.logger.warn({ err: err.message, conversationId }, 'knowledge search failed; replying without it');
+      return [];
+    });
+  }
+
   /** The reply text, or null with the reason (no model configured, or the model failed). */
   async reply(input: ReplyInput): Promise<Reply> {
     const { workspaceId, conversation, agent, utterance, onDelta } = input;
@@ -68,30 +122,28 @@ export class ConversationReplyService {
     }
     const memory = this.memory(workspaceId, conversation, input.memorize);
     memory.catch(() => undefined); // awaited below; a failure must not go unhandled while history is read
-    const history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
-    const [remembered, knowledge] = await Promise.all([
-      memory,
-      this.knowledge
-        .forTurns(
-          workspaceId,
-          agent.agent_uuid,
-          history.filter((m) => m.sender === 'customer').map((m) => m.content),
-        )
-        .catch((err: Error): KnowledgeHit[] => {
-          this.logger.warn(
-            { err: err.message, conversationId: conversation.id },
-            'knowledge search failed; replying without it',
-          );
-          return [];
-        }),
-    ]);
+    let history: Message[];
+    let knowledge: KnowledgeHit[] | Promise<KnowledgeHit[]>;
+    if (input.reads && input.inbound) {
+      history = [...(await input.reads.history), input.inbound].sort(byTime).slice(-HISTORY);
+      knowledge = input.reads.knowledge;
+    } else {
+      history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
+      knowledge = this.searchKnowledge(
+        workspaceId,
+        conversation.id,
+        agent,
+        history.filter((m) => m.sender === 'customer').map((m) => m.content),
+      );
+    }
+    const [remembered, hits] = await Promise.all([memory, knowledge]);
     try {
       const messages = buildReplyMessages({
         agent,
         channel: conversation.channel,
         history,
         memory: remembered,
-        knowledge,
+        knowledge: hits,
       });
       const options = { baseUrl: agent.custom_llm_url };
       const result = this.tools
@@ -139,4 +191,9 @@ export class ConversationReplyService {
     ]);
     return { contact: contact ? pickFields(contact.fields, plan.readable) : undefined, summaries };
   }
+}
+
+/** Messages in the order the history reads them: by time, then id. */
+function byTime(a: Message, b: Message): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -30,6 +30,11 @@ export interface TurnOptions {
   context?: TurnContext;
   /** Streams the model's reply as it is generated (a call speaks it sentence by sentence). */
   onDelta?: (text: string) => void;
+  /**
+   * Work to run beside the agent's reply message write, once the reply is known (a call records its activity):
+   * `at` is when the reply was decided, `action` what a tool asked for.
+   */
+  besideReply?: (at: Date, action: TurnAction | null) => Promise<unknown>;
 }
 
 /** A message as the turn decides it; the conversation supplies the rest. */
@@ -66,6 +71,13 @@ export class ConversationTurnsService {
     const agent = context.agent;
     const timeoutMs = timeoutOf(context.evaluation);
 
+    // The history and the knowledge for the reply are read while the customer's message is written (they do not
+    // depend on it: the message is known, and its id is left out of the history read and added after).
+    const id = newId();
+    const reads = options.muted
+      ? null
+      : this.replies.prefetch(workspaceId, conversationId, agent, content, id);
+
     // 1. The customer's message and the session, in one transaction with its event.
     const draft: Draft = {
       direction: 'inbound',
@@ -81,9 +93,16 @@ export class ConversationTurnsService {
       message: inbound,
       session,
       previousActivityMs,
-    } = (await this.append(workspaceId, conversationId, draft, target, check)) ??
-    (await this.appendOpening(workspaceId, conversationId, draft, target, check, (m, conv) =>
-      this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
+    } = (await this.append(workspaceId, conversationId, draft, target, check, undefined, id)) ??
+    (await this.appendOpening(
+      workspaceId,
+      conversationId,
+      draft,
+      target,
+      check,
+      (m, conv) => this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
+      undefined,
+      id,
     ));
     // A call's session ends with the call, never by idleness.
     if (!isVoiceChannel(conversation.channel))
@@ -114,11 +133,17 @@ export class ConversationTurnsService {
       agent: options.customPrompt === undefined ? agent : { ...agent, custom_prompt: options.customPrompt },
       utterance: content,
       memorize: context.memorize,
+      inbound,
+      reads,
       onDelta: options.onDelta,
       recordTool: (text, within) =>
         this.speak(workspaceId, conversation.id, text, { sender: 'system', messageType: 'tool', within }),
     });
-    const reply = text === null ? null : await this.storeAgentMessage(conversation, session, text);
+    const at = new Date();
+    const [reply] = await Promise.all([
+      text === null ? null : this.storeAgentMessage(conversation, session, text),
+      options.besideReply?.(at, action),
+    ]);
     return {
       message: MessageResponse.of(inbound),
       reply: reply ? MessageResponse.of(reply) : null,
@@ -186,6 +211,11 @@ export class ConversationTurnsService {
       messageType?: string;
       /** More writes in the message's transaction (its records). */
       within?: (m: import('typeorm').EntityManager, message: Message) => Promise<void>;
+      /**
+       * The caller commits another write synchronously before it answers (MessagesRepository.append `flushLater`),
+       * so this message need not wait for its own WAL flush.
+       */
+      flushLater?: boolean;
     } = {},
   ): Promise<Message> {
     const draft: Draft = {
@@ -214,7 +244,16 @@ export class ConversationTurnsService {
     }
     // Into the active session (the common case: no settings to read); else the idle timeout is read outside any
     // transaction (a transaction never waits for a second connection) and a transaction opens the session.
-    const spoken = await this.append(workspaceId, conversationId, draft, { active: true }, check);
+    const spoken = await this.append(
+      workspaceId,
+      conversationId,
+      draft,
+      { active: true },
+      check,
+      undefined,
+      undefined,
+      options.flushLater,
+    );
     if (spoken) return spoken.message;
     const current = await this.conversationsService.get(workspaceId, conversationId);
     const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
@@ -251,8 +290,9 @@ export class ConversationTurnsService {
     target: SessionTarget,
     check: (conv: Conversation) => void,
     manager?: Transaction,
+    id: string = newId(),
+    flushLater = false,
   ): Promise<Written | null> {
-    const id = newId();
     const skeleton = MessageResponse.of(
       Object.assign(new Message(), { ...draft, id, conversationId, sessionId: null, createdAt: new Date(0) }),
     );
@@ -263,7 +303,7 @@ export class ConversationTurnsService {
       draft,
       target,
       { message: skeleton, conversation_uuid: conversationId },
-      { manager, requireAgent: draft.sender === 'customer' },
+      { manager, requireAgent: draft.sender === 'customer', flushLater },
     );
     if (!written.conversation) throw AppException.notFound('Conversation');
     check(written.conversation);
@@ -285,14 +325,15 @@ export class ConversationTurnsService {
     check: (conv: Conversation) => void,
     open: (m: Transaction, conv: Conversation) => Promise<Session>,
     after?: (m: Transaction, message: Message) => Promise<void>,
+    id: string = newId(),
   ): Promise<Written> {
     return this.unitOfWork.run(async (m) => {
-      let written = await this.append(workspaceId, conversationId, draft, target, check, m);
+      let written = await this.append(workspaceId, conversationId, draft, target, check, m, id);
       if (!written) {
         const conv = (await this.conversationsService.get(workspaceId, conversationId, m))!;
         const session = await open(m, conv);
         const into = { id: session.id, count: false };
-        const fresh = (await this.append(workspaceId, conversationId, draft, into, check, m))!;
+        const fresh = (await this.append(workspaceId, conversationId, draft, into, check, m, id))!;
         written = { ...fresh, session, previousActivityMs: null };
       }
       await after?.(m, written.message);

@@ -38,8 +38,14 @@ export interface Appended {
 const S_COLUMNS = SESSION_COLUMNS.split(',')
   .map((c) => `s.${c.trim()} AS s_${c.trim()}`)
   .join(', ');
-/** The conversation locked first: turns of one conversation run one at a time. */
-const CONV = `conv AS (SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE workspace_id = $1 AND id = $2 FOR UPDATE)`;
+/**
+ * The conversation locked first: turns of one conversation run one at a time. `commitNow` false: the statement's own
+ * transaction commits without waiting for the WAL flush (see `append`).
+ */
+const CONV = (commitNow: boolean) =>
+  `conv AS (SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE workspace_id = $1 AND id = $2${
+    commitNow ? '' : ` AND set_config('synchronous_commit', 'off', true) IS NOT NULL`
+  } FOR UPDATE)`;
 /** The message copies the agent, contact and channel of the locked conversation. */
 const INSERT_MESSAGE = (session: string, from: string) => `m AS (INSERT INTO messages (id, workspace_id,
     conversation_id, session_id, agent_id, contact_id, channel, direction, sender, message_type, content)
@@ -68,7 +74,7 @@ const EVENT = (session: string) => `e AS (INSERT INTO outbox_events (id, workspa
  * snapshot: when a concurrent turn ended or opened one meanwhile, nothing is written and the caller opens or finds
  * it in a transaction of its own.
  */
-const APPEND_ACTIVE = `WITH ${CONV},
+const APPEND_ACTIVE = (commitNow: boolean) => `WITH ${CONV(commitNow)},
 prev AS (
   SELECT id, last_activity_at FROM sessions WHERE workspace_id = $1 AND conversation_id = $2 AND status = 'active'),
 s AS (UPDATE sessions SET message_count = message_count + 1,
@@ -85,7 +91,7 @@ SELECT conv.*, ${S_COLUMNS}, prev.last_activity_at AS previous_activity_at, ${WR
   FROM conv LEFT JOIN s ON true LEFT JOIN prev ON true LEFT JOIN m ON true LEFT JOIN c ON true`;
 
 /** A message into a given session, counted there when asked and still active; the conversation touched. */
-const APPEND_TO_SESSION = `WITH ${CONV},
+const APPEND_TO_SESSION = (commitNow: boolean) => `WITH ${CONV(commitNow)},
 s AS (UPDATE sessions SET message_count = message_count + 1, updated_at = now()
    WHERE workspace_id = $1 AND id = $8 AND status = 'active' AND $9::boolean AND EXISTS (SELECT 1 FROM conv)
    RETURNING id),
@@ -94,6 +100,11 @@ ${TOUCH_CONVERSATION},
 ${EVENT('$8::uuid')}
 SELECT conv.*, ${WRITTEN}, (SELECT count(*) FROM s)::int AS counted, (SELECT count(*) FROM e)::int AS events
   FROM conv LEFT JOIN m ON true LEFT JOIN c ON true`;
+const APPEND_ACTIVE_SQL: Record<string, string> = { true: APPEND_ACTIVE(true), false: APPEND_ACTIVE(false) };
+const APPEND_TO_SESSION_SQL: Record<string, string> = {
+  true: APPEND_TO_SESSION(true),
+  false: APPEND_TO_SESSION(false),
+};
 
 @Injectable()
 export class ConversationsRepository extends WorkspaceScopedRepository<Conversation> {
@@ -143,6 +154,9 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
    * the conversation locked, the message (copying its agent, contact and channel), its session's count (and idle
    * clock), the conversation's last message time, and its `conversation_update` event (`eventData`, completed with
    * the session and the message's time). The conversation answers as locked, with the write's times.
+   * `flushLater` (outside a transaction only): the statement commits without waiting for its WAL flush, for a
+   * message the caller follows with a synchronous commit before it answers anyone (a later flush writes out every
+   * earlier commit, so the message is then as durable as that one).
    */
   async append(
     workspaceId: string,
@@ -151,7 +165,7 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
     message: Pick<Message, 'direction' | 'sender' | 'messageType' | 'content'>,
     target: SessionTarget,
     eventData: Record<string, unknown>,
-    options: { requireAgent?: boolean; manager?: EntityManager } = {},
+    options: { requireAgent?: boolean; manager?: EntityManager; flushLater?: boolean } = {},
   ): Promise<Appended> {
     const values = [
       workspaceId,
@@ -164,8 +178,9 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
     ];
     const event = [JSON.stringify(eventData), newId()];
     const active = 'active' in target;
+    const commitNow = !options.flushLater || !!options.manager;
     const [row] = await this.sql<Row[]>(
-      active ? APPEND_ACTIVE : APPEND_TO_SESSION,
+      active ? APPEND_ACTIVE_SQL[String(commitNow)] : APPEND_TO_SESSION_SQL[String(commitNow)],
       active
         ? [...values, target.activityAt ?? null, target.timeoutMs ?? null, ...event, !!options.requireAgent]
         : [...values, target.id, target.count, ...event],

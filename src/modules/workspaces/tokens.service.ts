@@ -3,6 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import type { AuthContext } from '@/common/auth/request-context';
 import { isUuid } from '@/common/validation/validators';
 import { ApiToken, TOKEN_SCOPES, TokenScope } from './api-token.entity';
+import { TokenCache } from './token-cache';
 import { generateTokenValue, hashToken, isWellFormedToken } from './token-format';
 import { ApiTokensRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
@@ -22,6 +23,7 @@ export class TokensService {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly tokens: ApiTokensRepository,
+    private readonly cache: TokenCache,
   ) {}
 
   async create(
@@ -71,24 +73,46 @@ export class TokensService {
       token.revokedAt = new Date();
       await this.tokens.save(ws.id, token);
     }
+    await this.cache.revoked(token.id);
     return token;
   }
 
   /**
-   * The live token of this workspace with this value, or null. Read from PostgreSQL on every request (no
-   * per-process cache), so a revocation holds on the very next request on every replica.
+   * The live token of this workspace with this value, or null. Kept in the process for a few seconds after it is
+   * read (TokenCache); a revocation drops it in every process as soon as it is committed.
    */
   async authenticate(workspaceId: string, value: string): Promise<AuthContext | null> {
     if (!isWellFormedToken(value)) return null;
-    const token = await this.tokens.findLive(workspaceId, hashToken(value));
-    if (!token) return null;
-    if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > 60_000) {
-      this.tokens
-        .touch(workspaceId, token.id)
-        .catch((err: Error) =>
-          this.logger.warn({ err: err.message, tokenId: token.id }, 'could not record token use'),
-        );
+    const hash = hashToken(value);
+    const kept = this.cache.get(workspaceId, hash);
+    if (kept) {
+      if (this.stale(kept.lastUsedAt)) {
+        kept.lastUsedAt = Date.now();
+        this.recordUse(workspaceId, kept.auth.tokenId);
+      }
+      return kept.auth;
     }
-    return { tokenId: token.id, tokenName: token.name, userId: token.userId, scopes: token.scopes };
+    const mark = this.cache.mark();
+    const token = await this.tokens.findLive(workspaceId, hash);
+    if (!token) return null;
+    let lastUsedAt = token.lastUsedAt?.getTime() ?? null;
+    if (this.stale(lastUsedAt)) {
+      lastUsedAt = Date.now();
+      this.recordUse(workspaceId, token.id);
+    }
+    const auth = { tokenId: token.id, tokenName: token.name, userId: token.userId, scopes: token.scopes };
+    this.cache.keep(workspaceId, hash, auth, lastUsedAt, mark);
+    return auth;
+  }
+
+  /** `last_used_at` is written at most once a minute per token. */
+  private stale(lastUsedAt: number | null): boolean {
+    return lastUsedAt === null || Date.now() - lastUsedAt > 60_000;
+  }
+
+  private recordUse(workspaceId: string, tokenId: string): void {
+    this.tokens
+      .touch(workspaceId, tokenId)
+      .catch((err: Error) => this.logger.warn({ err: err.message, tokenId }, 'could not record token use'));
   }
 }

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiToken } from './api-token.entity';
 import { InternalController } from './internal.controller';
 import { MeController } from './me.controller';
+import { TokenCache } from './token-cache';
 import { TokensService } from './tokens.service';
 import { User } from './user.entity';
 import { Workspace } from './workspace.entity';
@@ -19,6 +20,7 @@ import { WorkspacesService } from './workspaces.service';
     ApiTokensRepository,
     WorkspacesService,
     TokensService,
+    TokenCache,
     // The ports common/auth reads the tenant and the token through.
     { provide: TenantResolver, useExisting: WorkspacesService },
     { provide: TokenAuthenticator, useExisting: TokensService },
