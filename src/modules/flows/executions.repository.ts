@@ -18,6 +18,53 @@ export interface NewExecution {
   steps?: StepRecord[];
 }
 
+/** A claimed execution with its flow's name (for the action log at its end). */
+export interface ClaimedExecution {
+  execution: FlowExecution;
+  flowName: string | null;
+}
+
+interface RawExecution {
+  id: string;
+  workspace_id: string;
+  created_at: Date;
+  updated_at: Date;
+  flow_id: string;
+  version: number;
+  status: ExecutionStatus;
+  trigger: ExecutionTrigger;
+  trigger_ref: string | null;
+  chain: string[];
+  retry_of: string | null;
+  resume_at: number;
+  error: FlowExecution['error'];
+  steps: StepRecord[];
+  started_at: Date | null;
+  finished_at: Date | null;
+  flow_name: string | null;
+}
+
+function fromRow(r: RawExecution): FlowExecution {
+  return Object.assign(new FlowExecution(), {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    flowId: r.flow_id,
+    version: r.version,
+    status: r.status,
+    trigger: r.trigger,
+    triggerRef: r.trigger_ref,
+    chain: r.chain,
+    retryOf: r.retry_of,
+    resumeAt: r.resume_at,
+    error: r.error,
+    steps: r.steps,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+  });
+}
+
 @Injectable()
 export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExecution> {
   constructor(@InjectRepository(FlowExecution) repo: Repository<FlowExecution>) {
@@ -54,41 +101,36 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
   }
 
   /**
-   * Moves a queued execution to running when the workspace has fewer than `limit` running; a transaction-scoped
-   * advisory lock per workspace makes the count and the move one step. Answers whether it started.
+   * Moves the workspace's oldest queued executions to running, as many as it has free slots under `limit`, in one
+   * statement; a transaction-scoped advisory lock per workspace makes the count and the move one step (two
+   * processes claiming at once take turns, so the limit holds across processes). Answers the started executions with
+   * their flow's name, in the order they were queued.
    */
-  async start(
-    workspaceId: string,
-    id: string,
-    limit: number,
-    tx: Transaction,
-  ): Promise<'started' | 'full' | 'gone'> {
+  async claim(tx: Transaction, workspaceId: string, limit: number): Promise<ClaimedExecution[]> {
     await this.sql(
       `SELECT pg_advisory_xact_lock(hashtext('flow_executions:' || $1::text))`,
       [workspaceId],
       tx,
     );
-    const [{ running }] = await this.sql<Array<{ running: number }>>(
-      `SELECT count(*)::int AS running FROM flow_executions WHERE workspace_id = $1 AND status = 'running'`,
-      [workspaceId],
-      tx,
-    );
-    if (running >= limit) {
-      const still = await this.sql<unknown[]>(
-        `SELECT 1 FROM flow_executions WHERE workspace_id = $1 AND id = $2 AND status = 'queued'`,
-        [workspaceId, id],
-        tx,
-      );
-      return still.length ? 'full' : 'gone';
-    }
     // An UPDATE answers [rows, count].
-    const [, moved] = await this.sql<[unknown[], number]>(
-      `UPDATE flow_executions SET status = 'running', started_at = COALESCE(started_at, now()), updated_at = now()
-        WHERE workspace_id = $1 AND id = $2 AND status = 'queued'`,
-      [workspaceId, id],
+    const [rows] = await this.sql<[RawExecution[], number]>(
+      `WITH next AS (
+         SELECT id FROM flow_executions WHERE workspace_id = $1 AND status = 'queued'
+          ORDER BY created_at, id
+          LIMIT GREATEST(0, $2 - (SELECT count(*) FROM flow_executions WHERE workspace_id = $1 AND status = 'running')))
+       UPDATE flow_executions e SET status = 'running', started_at = COALESCE(e.started_at, now()), updated_at = now()
+         FROM next WHERE e.workspace_id = $1 AND e.id = next.id
+       RETURNING e.*, (SELECT f.name FROM flows f WHERE f.workspace_id = $1 AND f.id = e.flow_id) AS flow_name`,
+      [workspaceId, limit],
       tx,
     );
-    return moved ? 'started' : 'gone';
+    return rows
+      .map((r) => ({ execution: fromRow(r), flowName: r.flow_name }))
+      .sort(
+        (x, y) =>
+          x.execution.createdAt.getTime() - y.execution.createdAt.getTime() ||
+          (x.execution.id < y.execution.id ? -1 : 1),
+      );
   }
 
   /** Stores the step records so far (each step's record is kept as soon as it ends). */
@@ -168,16 +210,6 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
       [workspaceId, flowId],
       tx,
     );
-  }
-
-  /** The oldest queued executions of the workspace (to start when a slot frees). */
-  async oldestQueued(workspaceId: string, limit: number): Promise<string[]> {
-    const rows = await this.sql<Array<{ id: string }>>(
-      `SELECT id FROM flow_executions WHERE workspace_id = $1 AND status = 'queued'
-        ORDER BY created_at, id LIMIT $2`,
-      [workspaceId, limit],
-    );
-    return rows.map((r) => r.id);
   }
 
   list(
