@@ -112,13 +112,14 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
       [workspaceId],
       tx,
     );
-    // An UPDATE answers [rows, count].
+    // An UPDATE answers [rows, count]. `started_at` is the statement's time, after the lock: claims in turn get
+    // times in turn.
     const [rows] = await this.sql<[RawExecution[], number]>(
       `WITH next AS (
          SELECT id FROM flow_executions WHERE workspace_id = $1 AND status = 'queued'
           ORDER BY created_at, id
           LIMIT GREATEST(0, $2 - (SELECT count(*) FROM flow_executions WHERE workspace_id = $1 AND status = 'running')))
-       UPDATE flow_executions e SET status = 'running', started_at = COALESCE(e.started_at, now()), updated_at = now()
+       UPDATE flow_executions e SET status = 'running', started_at = COALESCE(e.started_at, statement_timestamp()), updated_at = now()
          FROM next WHERE e.workspace_id = $1 AND e.id = next.id
        RETURNING e.*, (SELECT f.name FROM flows f WHERE f.workspace_id = $1 AND f.id = e.flow_id) AS flow_name`,
       [workspaceId, limit],
