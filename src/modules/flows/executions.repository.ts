@@ -71,33 +71,53 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
     super(repo);
   }
 
-  /** Queued executions; one whose trigger occurrence already made one for that flow is skipped. Answers ids made. */
+  /**
+   * Queued executions, in one statement; one whose trigger occurrence already made one for that flow is skipped.
+   * Answers the ids made, in the order given.
+   */
   async insertQueued(tx: Transaction, workspaceId: string, rows: NewExecution[]): Promise<string[]> {
-    const made: string[] = [];
-    for (const r of rows) {
+    if (!rows.length) return [];
+    const values = rows.map((r) => {
       const id = newId();
-      const inserted = await this.sql<Array<{ id: string }>>(
-        `INSERT INTO flow_executions (id, workspace_id, flow_id, version, status, trigger, trigger_ref, chain,
-                                      retry_of, resume_at, steps)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10)
-         ON CONFLICT (flow_id, trigger_ref) WHERE trigger_ref IS NOT NULL DO NOTHING RETURNING id`,
-        [
-          id,
-          workspaceId,
-          r.flowId,
-          r.version,
-          JSON.stringify(r.trigger),
-          r.triggerRef,
-          [...r.chain, id],
-          r.retryOf ?? null,
-          r.resumeAt ?? 0,
-          JSON.stringify(r.steps ?? []),
-        ],
-        tx,
+      return {
+        id,
+        flow_id: r.flowId,
+        version: r.version,
+        trigger: r.trigger,
+        trigger_ref: r.triggerRef,
+        chain: [...r.chain, id],
+        retry_of: r.retryOf ?? null,
+        resume_at: r.resumeAt ?? 0,
+        steps: r.steps ?? [],
+      };
+    });
+    const params: unknown[] = [workspaceId];
+    const tuples = values.map((v) => {
+      const at = params.length;
+      params.push(
+        v.id,
+        v.flow_id,
+        v.version,
+        JSON.stringify(v.trigger),
+        v.trigger_ref,
+        v.chain,
+        v.retry_of,
+        v.resume_at,
+        JSON.stringify(v.steps),
       );
-      if (inserted.length) made.push(id);
-    }
-    return made;
+      const p = (k: number) => `$${at + k}`;
+      return `(${p(1)}, $1, ${p(2)}, ${p(3)}, 'queued', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)})`;
+    });
+    const inserted = await this.sql<Array<{ id: string }>>(
+      `INSERT INTO flow_executions (id, workspace_id, flow_id, version, status, trigger, trigger_ref, chain,
+                                    retry_of, resume_at, steps)
+       VALUES ${tuples.join(', ')}
+       ON CONFLICT (flow_id, trigger_ref) WHERE trigger_ref IS NOT NULL DO NOTHING RETURNING id`,
+      params,
+      tx,
+    );
+    const made = new Set(inserted.map((r) => r.id));
+    return values.filter((v) => made.has(v.id)).map((v) => v.id);
   }
 
   /**
