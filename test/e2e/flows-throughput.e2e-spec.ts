@@ -6,7 +6,7 @@ import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
- * Two API processes with their workers on one database and one Redis: executions start back to back as slots free,
+ * Two API instances, each with its workers and connection pool, on one database and one Redis: executions start back to back as slots free,
  * yet a workspace never runs more than 20 at once, every execution runs once, and they start in the order queued.
  */
 describe('automation flows: starting executions back to back across two workers', () => {
