@@ -162,18 +162,18 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
     );
   }
 
-  async finish(
+  /** Ends several executions of the workspace in one statement. */
+  async finishMany(
     tx: Transaction,
     workspaceId: string,
-    id: string,
-    status: ExecutionStatus,
-    steps: StepRecord[],
-    error: FlowExecution['error'],
+    rows: Array<{ id: string; status: ExecutionStatus; steps: StepRecord[]; error: FlowExecution['error'] }>,
   ): Promise<void> {
     await this.sql(
-      `UPDATE flow_executions SET status = $3, steps = $4, error = $5, finished_at = now(), updated_at = now()
-        WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id, status, JSON.stringify(steps), error ? JSON.stringify(error) : null],
+      `UPDATE flow_executions e SET status = v.status, steps = v.steps, error = v.error, finished_at = now(),
+                                    updated_at = now()
+         FROM jsonb_to_recordset($2::jsonb) AS v(id uuid, status varchar, steps jsonb, error jsonb)
+        WHERE e.workspace_id = $1 AND e.id = v.id`,
+      [workspaceId, JSON.stringify(rows)],
       tx,
     );
   }
