@@ -78,8 +78,9 @@ export interface JobPayloads {
   };
   flows: {
     /**
-     * Starts a queued flow execution when the workspace has fewer than 20 running (else it stays queued until a
-     * slot frees), or, with `resume`, goes on with a running one at the step that asked to be tried again.
+     * Starts the workspace's oldest queued flow executions while it has fewer than 20 running and runs them, with
+     * the ones their ends start, back to back (`executionId` names the execution that asked; the oldest start
+     * first); or, with `resume`, goes on with that running one at the step that asked to be tried again.
      */
     'run-execution': { workspaceId: string; executionId: string; resume?: boolean };
     /** Safety net (repeatable, every 5 s): starts waiting executions of workspaces with free slots. */

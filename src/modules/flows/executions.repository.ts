@@ -18,77 +18,140 @@ export interface NewExecution {
   steps?: StepRecord[];
 }
 
+/** A claimed execution with its flow's name (for the action log at its end). */
+export interface ClaimedExecution {
+  execution: FlowExecution;
+  flowName: string | null;
+}
+
+interface RawExecution {
+  id: string;
+  workspace_id: string;
+  created_at: Date;
+  updated_at: Date;
+  flow_id: string;
+  version: number;
+  status: ExecutionStatus;
+  trigger: ExecutionTrigger;
+  trigger_ref: string | null;
+  chain: string[];
+  retry_of: string | null;
+  resume_at: number;
+  error: FlowExecution['error'];
+  steps: StepRecord[];
+  started_at: Date | null;
+  finished_at: Date | null;
+  flow_name: string | null;
+}
+
+function fromRow(r: RawExecution): FlowExecution {
+  return Object.assign(new FlowExecution(), {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    flowId: r.flow_id,
+    version: r.version,
+    status: r.status,
+    trigger: r.trigger,
+    triggerRef: r.trigger_ref,
+    chain: r.chain,
+    retryOf: r.retry_of,
+    resumeAt: r.resume_at,
+    error: r.error,
+    steps: r.steps,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+  });
+}
+
 @Injectable()
 export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExecution> {
   constructor(@InjectRepository(FlowExecution) repo: Repository<FlowExecution>) {
     super(repo);
   }
 
-  /** Queued executions; one whose trigger occurrence already made one for that flow is skipped. Answers ids made. */
+  /**
+   * Queued executions, in one statement; one whose trigger occurrence already made one for that flow is skipped.
+   * Answers the ids made, in the order given.
+   */
   async insertQueued(tx: Transaction, workspaceId: string, rows: NewExecution[]): Promise<string[]> {
-    const made: string[] = [];
-    for (const r of rows) {
+    if (!rows.length) return [];
+    const values = rows.map((r) => {
       const id = newId();
-      const inserted = await this.sql<Array<{ id: string }>>(
-        `INSERT INTO flow_executions (id, workspace_id, flow_id, version, status, trigger, trigger_ref, chain,
-                                      retry_of, resume_at, steps)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10)
-         ON CONFLICT (flow_id, trigger_ref) WHERE trigger_ref IS NOT NULL DO NOTHING RETURNING id`,
-        [
-          id,
-          workspaceId,
-          r.flowId,
-          r.version,
-          JSON.stringify(r.trigger),
-          r.triggerRef,
-          [...r.chain, id],
-          r.retryOf ?? null,
-          r.resumeAt ?? 0,
-          JSON.stringify(r.steps ?? []),
-        ],
-        tx,
+      return {
+        id,
+        flow_id: r.flowId,
+        version: r.version,
+        trigger: r.trigger,
+        trigger_ref: r.triggerRef,
+        chain: [...r.chain, id],
+        retry_of: r.retryOf ?? null,
+        resume_at: r.resumeAt ?? 0,
+        steps: r.steps ?? [],
+      };
+    });
+    const params: unknown[] = [workspaceId];
+    const tuples = values.map((v) => {
+      const at = params.length;
+      params.push(
+        v.id,
+        v.flow_id,
+        v.version,
+        JSON.stringify(v.trigger),
+        v.trigger_ref,
+        v.chain,
+        v.retry_of,
+        v.resume_at,
+        JSON.stringify(v.steps),
       );
-      if (inserted.length) made.push(id);
-    }
-    return made;
+      const p = (k: number) => `$${at + k}`;
+      return `(${p(1)}, $1, ${p(2)}, ${p(3)}, 'queued', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)})`;
+    });
+    const inserted = await this.sql<Array<{ id: string }>>(
+      `INSERT INTO flow_executions (id, workspace_id, flow_id, version, status, trigger, trigger_ref, chain,
+                                    retry_of, resume_at, steps)
+       VALUES ${tuples.join(', ')}
+       ON CONFLICT (flow_id, trigger_ref) WHERE trigger_ref IS NOT NULL DO NOTHING RETURNING id`,
+      params,
+      tx,
+    );
+    const made = new Set(inserted.map((r) => r.id));
+    return values.filter((v) => made.has(v.id)).map((v) => v.id);
   }
 
   /**
-   * Moves a queued execution to running when the workspace has fewer than `limit` running; a transaction-scoped
-   * advisory lock per workspace makes the count and the move one step. Answers whether it started.
+   * Moves the workspace's oldest queued executions to running, as many as it has free slots under `limit`, in one
+   * statement; a transaction-scoped advisory lock per workspace makes the count and the move one step (two
+   * processes claiming at once take turns, so the limit holds across processes). Answers the started executions with
+   * their flow's name, in the order they were queued.
    */
-  async start(
-    workspaceId: string,
-    id: string,
-    limit: number,
-    tx: Transaction,
-  ): Promise<'started' | 'full' | 'gone'> {
+  async claim(tx: Transaction, workspaceId: string, limit: number): Promise<ClaimedExecution[]> {
     await this.sql(
       `SELECT pg_advisory_xact_lock(hashtext('flow_executions:' || $1::text))`,
       [workspaceId],
       tx,
     );
-    const [{ running }] = await this.sql<Array<{ running: number }>>(
-      `SELECT count(*)::int AS running FROM flow_executions WHERE workspace_id = $1 AND status = 'running'`,
-      [workspaceId],
+    // An UPDATE answers [rows, count]. `started_at` is the statement's time, after the lock: claims in turn get
+    // times in turn.
+    const [rows] = await this.sql<[RawExecution[], number]>(
+      `WITH next AS (
+         SELECT id FROM flow_executions WHERE workspace_id = $1 AND status = 'queued'
+          ORDER BY created_at, id
+          LIMIT GREATEST(0, $2 - (SELECT count(*) FROM flow_executions WHERE workspace_id = $1 AND status = 'running')))
+       UPDATE flow_executions e SET status = 'running', started_at = COALESCE(e.started_at, statement_timestamp()), updated_at = now()
+         FROM next WHERE e.workspace_id = $1 AND e.id = next.id
+       RETURNING e.*, (SELECT f.name FROM flows f WHERE f.workspace_id = $1 AND f.id = e.flow_id) AS flow_name`,
+      [workspaceId, limit],
       tx,
     );
-    if (running >= limit) {
-      const still = await this.sql<unknown[]>(
-        `SELECT 1 FROM flow_executions WHERE workspace_id = $1 AND id = $2 AND status = 'queued'`,
-        [workspaceId, id],
-        tx,
+    return rows
+      .map((r) => ({ execution: fromRow(r), flowName: r.flow_name }))
+      .sort(
+        (x, y) =>
+          x.execution.createdAt.getTime() - y.execution.createdAt.getTime() ||
+          (x.execution.id < y.execution.id ? -1 : 1),
       );
-      return still.length ? 'full' : 'gone';
-    }
-    // An UPDATE answers [rows, count].
-    const [, moved] = await this.sql<[unknown[], number]>(
-      `UPDATE flow_executions SET status = 'running', started_at = COALESCE(started_at, now()), updated_at = now()
-        WHERE workspace_id = $1 AND id = $2 AND status = 'queued'`,
-      [workspaceId, id],
-      tx,
-    );
-    return moved ? 'started' : 'gone';
   }
 
   /** Stores the step records so far (each step's record is kept as soon as it ends). */
@@ -99,18 +162,18 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
     );
   }
 
-  async finish(
+  /** Ends several executions of the workspace in one statement. */
+  async finishMany(
     tx: Transaction,
     workspaceId: string,
-    id: string,
-    status: ExecutionStatus,
-    steps: StepRecord[],
-    error: FlowExecution['error'],
+    rows: Array<{ id: string; status: ExecutionStatus; steps: StepRecord[]; error: FlowExecution['error'] }>,
   ): Promise<void> {
     await this.sql(
-      `UPDATE flow_executions SET status = $3, steps = $4, error = $5, finished_at = now(), updated_at = now()
-        WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id, status, JSON.stringify(steps), error ? JSON.stringify(error) : null],
+      `UPDATE flow_executions e SET status = v.status, steps = v.steps, error = v.error, finished_at = now(),
+                                    updated_at = now()
+         FROM jsonb_to_recordset($2::jsonb) AS v(id uuid, status varchar, steps jsonb, error jsonb)
+        WHERE e.workspace_id = $1 AND e.id = v.id`,
+      [workspaceId, JSON.stringify(rows)],
       tx,
     );
   }
@@ -168,16 +231,6 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
       [workspaceId, flowId],
       tx,
     );
-  }
-
-  /** The oldest queued executions of the workspace (to start when a slot frees). */
-  async oldestQueued(workspaceId: string, limit: number): Promise<string[]> {
-    const rows = await this.sql<Array<{ id: string }>>(
-      `SELECT id FROM flow_executions WHERE workspace_id = $1 AND status = 'queued'
-        ORDER BY created_at, id LIMIT $2`,
-      [workspaceId, limit],
-    );
-    return rows.map((r) => r.id);
   }
 
   list(

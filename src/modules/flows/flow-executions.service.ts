@@ -25,8 +25,9 @@ export class FlowExecutionsService {
   ) {}
 
   /**
-   * Queues a run of the execution: a start (a no-op unless it is queued and a slot is free), or with `resume` the
-   * rest of a running one after `delayMs`. Several jobs for one execution are harmless: only one start wins.
+   * Queues a run for the execution's workspace: it starts the oldest waiting executions for the free slots (a no-op
+   * when none is free) and runs them; or, with `resume`, the rest of this running one after `delayMs`. Several jobs
+   * are harmless: each execution is started once, under the workspace's lock.
    */
   async enqueue(
     workspaceId: string,

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { runInChain } from '@/modules/events/event-chain';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { ActionLog } from '@/modules/logs/action-log.service';
@@ -8,7 +8,7 @@ import { FlowActions } from './actions/flow-actions';
 import { FlowExecution, StepRecord } from './flow.entity';
 import { executionView, maskSecrets } from './flow-view';
 import { FlowExecutionsService } from './flow-executions.service';
-import { FlowExecutionsRepository } from './executions.repository';
+import { ClaimedExecution, FlowExecutionsRepository } from './executions.repository';
 import { FlowsRepository, FlowVersionsRepository } from './flows.repository';
 import { render } from './steps/references';
 import { StoredStep } from './steps/step-tree';
@@ -16,13 +16,40 @@ import { StoredStep } from './steps/step-tree';
 import { MAX_RUNNING_PER_WORKSPACE } from './flow-limits';
 
 export { MAX_RUNNING_PER_WORKSPACE };
-/** A finishing execution wakes this many of the oldest waiting ones (each start checks the limit again). */
-const WAKE = 2;
+/** At most this many ends in one transaction. */
+const END_BATCH = 50;
 
-/** Runs one execution: the steps of its version in order, each recorded with input, output, attempts and timing. */
+interface PendingEnd {
+  execution: FlowExecution;
+  name: string;
+  status: 'succeeded' | 'failed';
+  records: StepRecord[];
+  error: FlowExecution['error'];
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+interface EndQueue {
+  items: PendingEnd[];
+  writing: boolean;
+}
+
+/** Deployed versions kept in memory (they never change once written), keyed by workspace, flow and number. */
+const VERSION_CACHE_SIZE = 1000;
+
+/**
+ * Runs executions: the steps of each one's version in order, each recorded with input, output, attempts and timing.
+ * A run job starts as many of the workspace's waiting executions as it has free slots; as soon as one ends, the
+ * oldest waiting ones are started for the slots free and run in the same job (no job, queue hop or polling delay
+ * between one execution and the next).
+ */
 @Injectable()
 export class FlowRunner {
   private readonly logger = new Logger(FlowRunner.name);
+  private readonly versionSteps = new Map<string, StoredStep[]>();
+  /** Workspaces with a claim under way in this process; `again` asks it for one more round. */
+  private readonly claiming = new Map<string, { again: boolean }>();
+  /** Ends waiting to be written, per workspace, while a previous batch is being written. */
+  private readonly ends = new Map<string, EndQueue>();
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
@@ -36,28 +63,91 @@ export class FlowRunner {
   ) {}
 
   /**
-   * Starts a queued execution if the workspace has a free slot; when it has none the execution stays queued and is
-   * woken by the next one that ends (or the wake-queued safety net). `resume` goes on with a running execution.
+   * Starts the workspace's oldest waiting executions while it has free slots and runs them, and after them the ones
+   * their ends start; with none free it does nothing (the next ending execution starts the waiting ones, or the
+   * wake-queued safety net). `resume` goes on with that running execution (a step retried later).
    */
   async run(workspaceId: string, executionId: string, resume = false): Promise<void> {
-    if (!resume) {
-      const started = await this.unitOfWork.run((tx) =>
-        this.executions.start(workspaceId, executionId, MAX_RUNNING_PER_WORKSPACE, tx),
+    const lanes: Array<Promise<void>> = [];
+    const failures: unknown[] = [];
+    const spawn = (c: ClaimedExecution, fromStore = false) =>
+      lanes.push(
+        this.execute(c, fromStore)
+          .then(async (ended) => {
+            if (ended) await this.claimFor(workspaceId, spawn);
+          })
+          .catch((err: unknown) => {
+            failures.push(err);
+            this.logger.error(`execution ${c.execution.id}: ${(err as Error).message}`);
+          }),
       );
-      if (started !== 'started') return;
+    if (resume) {
+      const e = await this.executions.findById(workspaceId, executionId);
+      if (!e || e.status !== 'running') return;
+      spawn({ execution: e, flowName: null }, true);
+    } else await this.claimFor(workspaceId, spawn);
+    // Runs are added only while another of this job is still going, so once the last awaited has ended the list is
+    // complete.
+    for (let i = 0; i < lanes.length; i++) await lanes[i];
+    if (failures.length) throw failures[0];
+  }
+
+  /**
+   * Starts waiting executions for the workspace's free slots and hands each to `spawn`. One claim at a time per
+   * workspace in this process: a call made while one is under way only asks it for another round, and that round
+   * takes every slot freed meanwhile in one statement (so ends do not queue one by one on the workspace's lock).
+   */
+  private async claimFor(workspaceId: string, spawn: (c: ClaimedExecution) => unknown): Promise<void> {
+    const busy = this.claiming.get(workspaceId);
+    if (busy) {
+      busy.again = true;
+      return;
     }
-    const e = await this.executions.findById(workspaceId, executionId);
-    if (!e || e.status !== 'running') return;
-    const version = await this.versions.get(workspaceId, e.flowId, e.version);
-    if (!version)
-      return this.finish(e, 'failed', e.steps, {
+    const me = { again: true };
+    this.claiming.set(workspaceId, me);
+    try {
+      while (me.again) {
+        me.again = false;
+        const claimed = await this.unitOfWork.run((tx) =>
+          this.executions.claim(tx, workspaceId, MAX_RUNNING_PER_WORKSPACE),
+        );
+        claimed.forEach((c) => spawn(c));
+      }
+    } finally {
+      this.claiming.delete(workspaceId);
+    }
+  }
+
+  /** One execution to its end or pause; answers whether it ended (and so freed its slot). */
+  private async execute(c: ClaimedExecution, fromStore: boolean): Promise<boolean> {
+    const e = c.execution;
+    const steps = await this.stepsOf(e, fromStore);
+    if (!steps)
+      return this.finish(c, 'failed', e.steps, {
         code: 'CONFLICT',
         message: 'The flow version no longer exists',
       });
-    await this.walk(e, version.steps);
+    return this.walk(c, steps);
   }
 
-  private async walk(e: FlowExecution, steps: StoredStep[]): Promise<void> {
+  /**
+   * The version's steps: from memory for a fresh start (versions are immutable), from the database on a resume (so
+   * a version deleted meanwhile fails the execution).
+   */
+  private async stepsOf(e: FlowExecution, fromStore: boolean): Promise<StoredStep[] | null> {
+    const key = `${e.workspaceId}:${e.flowId}:${e.version}`;
+    const cached = fromStore ? undefined : this.versionSteps.get(key);
+    if (cached) return cached;
+    const version = await this.versions.get(e.workspaceId, e.flowId, e.version);
+    if (!version) return null;
+    if (this.versionSteps.size >= VERSION_CACHE_SIZE)
+      this.versionSteps.delete(this.versionSteps.keys().next().value as string);
+    this.versionSteps.set(key, version.steps);
+    return version.steps;
+  }
+
+  private async walk(c: ClaimedExecution, steps: StoredStep[]): Promise<boolean> {
+    const e = c.execution;
     const records: StepRecord[] = [...e.steps];
     const outputs = new Map<number, unknown>();
     records.forEach((r) => r.status === 'succeeded' && outputs.set(r.step_number, r.output));
@@ -91,17 +181,18 @@ export class FlowRunner {
         );
         records.push(this.record(step, n, 'succeeded', input, output ?? null, null, attempt, at, t0));
         outputs.set(n, output ?? null);
-        await this.executions.saveSteps(e.workspaceId, e.id, records);
+        // The last step's record is written by the finish, which follows at once.
+        if (i < steps.length - 1) await this.executions.saveSteps(e.workspaceId, e.id, records);
       } catch (err) {
         const error = stepError(err);
         records.push(this.record(step, n, 'failed', input, null, error, attempt, at, t0));
         if (err instanceof RetryStep) return this.later(e, i, records, err.delayMs);
         for (let j = i + 1; j < steps.length; j++)
           records.push(this.record(steps[j], j + 1, 'skipped', null, null, null, 0, null));
-        return this.finish(e, 'failed', records, { ...error, step_number: n });
+        return this.finish(c, 'failed', records, { ...error, step_number: n });
       }
     }
-    return this.finish(e, 'succeeded', records, null);
+    return this.finish(c, 'succeeded', records, null);
   }
 
   /** A step inside a branch that did not run: its condition went the other way or was itself skipped. */
@@ -116,57 +207,102 @@ export class FlowRunner {
   }
 
   /** A step to try again later: the execution pauses at that step and a delayed job resumes it. */
-  private async later(e: FlowExecution, i: number, records: StepRecord[], delayMs: number): Promise<void> {
+  private async later(e: FlowExecution, i: number, records: StepRecord[], delayMs: number): Promise<boolean> {
     await this.executions.pause(e.workspaceId, e.id, i, records);
     await this.service.enqueue(e.workspaceId, e.id, { delayMs, resume: true });
+    return false;
   }
 
+  /**
+   * Ends the execution: its status and records, `flow_execution` and the action-log row, committed together. Ends
+   * that come while the workspace's previous ends are being written share the next transaction (one update for all
+   * their rows), so ends cost fewer round trips the busier the workspace is.
+   */
   private async finish(
-    e: FlowExecution,
+    c: ClaimedExecution,
     status: 'succeeded' | 'failed',
     records: StepRecord[],
     error: FlowExecution['error'],
-  ): Promise<void> {
-    const flow = await this.flows.findById(e.workspaceId, e.flowId);
-    const done = { ...e, status, steps: records, error, finishedAt: new Date() } as FlowExecution;
-    const durationMs = e.startedAt ? Date.now() - new Date(e.startedAt).getTime() : null;
-    await this.unitOfWork.run(async (tx) => {
-      await this.executions.finish(tx, e.workspaceId, e.id, status, records, error);
+  ): Promise<boolean> {
+    const e = c.execution;
+    const name = c.flowName ?? (await this.flows.findById(e.workspaceId, e.flowId))?.name ?? 'flow';
+    await new Promise<void>((resolve, reject) => {
+      let q = this.ends.get(e.workspaceId);
+      if (!q) this.ends.set(e.workspaceId, (q = { items: [], writing: false }));
+      q.items.push({ execution: e, name, status, records, error, resolve, reject });
+      if (!q.writing) void this.writeEnds(e.workspaceId, q);
+    });
+    return true;
+  }
+
+  /** Writes the workspace's waiting ends, a transaction per batch; a failed batch is tried again one end at a time. */
+  private async writeEnds(workspaceId: string, q: EndQueue): Promise<void> {
+    q.writing = true;
+    try {
+      while (q.items.length) {
+        const batch = q.items.splice(0, END_BATCH);
+        try {
+          await this.unitOfWork.run((tx) => this.writeBatch(tx, workspaceId, batch));
+          batch.forEach((b) => b.resolve());
+        } catch {
+          for (const b of batch)
+            await this.unitOfWork
+              .run((tx) => this.writeBatch(tx, workspaceId, [b]))
+              .then(b.resolve, b.reject);
+        }
+      }
+    } finally {
+      q.writing = false;
+      this.ends.delete(workspaceId);
+    }
+  }
+
+  private async writeBatch(tx: Transaction, workspaceId: string, batch: PendingEnd[]): Promise<void> {
+    await this.executions.finishMany(
+      tx,
+      workspaceId,
+      batch.map((b) => ({ id: b.execution.id, status: b.status, steps: b.records, error: b.error })),
+    );
+    for (const b of batch) {
+      const e = b.execution;
+      const done = {
+        ...e,
+        status: b.status,
+        steps: b.records,
+        error: b.error,
+        finishedAt: new Date(),
+      } as FlowExecution;
+      const durationMs = e.startedAt ? Date.now() - new Date(e.startedAt).getTime() : null;
       await runInChain(e.chain, () =>
-        this.outbox.record(tx, e.workspaceId, [
+        this.outbox.record(tx, workspaceId, [
           { type: 'flow_execution', agentId: null, data: { execution: executionView(done, false) } },
         ]),
       );
       await this.actionLog.record(
-        e.workspaceId,
+        workspaceId,
         {
           type: 'workflow',
-          name: flow?.name ?? 'flow',
-          status,
+          name: b.name,
+          status: b.status,
           durationMs: durationMs ?? undefined,
           subjectId: e.id,
           request: maskSecrets(e.trigger) as Record<string, unknown>,
           response: {
-            steps: records.map((r) => ({ step_number: r.step_number, key: r.key, status: r.status })),
+            steps: b.records.map((r) => ({ step_number: r.step_number, key: r.key, status: r.status })),
           },
-          error: error ? `${error.code}: ${error.message}` : undefined,
+          error: b.error ? `${b.error.code}: ${b.error.message}` : undefined,
         },
         tx,
       );
-    });
-    await this.wakeWaiting(e.workspaceId);
+    }
   }
 
-  /** The safety net: waiting executions of every workspace with free slots get a start job. */
+  /** The safety net: every workspace with waiting executions and free slots gets one run job. */
   async wakeStartable(): Promise<void> {
     const rows = await this.executions.startable(MAX_RUNNING_PER_WORKSPACE, 2000);
-    await Promise.all(rows.map((r) => this.service.enqueue(r.workspace_id, r.id)));
-  }
-
-  /** A slot freed: queue a run of the oldest waiting executions (each run checks the limit again). */
-  private async wakeWaiting(workspaceId: string): Promise<void> {
-    const ids = await this.executions.oldestQueued(workspaceId, WAKE);
-    await Promise.all(ids.map((id) => this.service.enqueue(workspaceId, id)));
+    const first = new Map<string, string>();
+    for (const r of rows) if (!first.has(r.workspace_id)) first.set(r.workspace_id, r.id);
+    await Promise.all([...first].map(([ws, id]) => this.service.enqueue(ws, id)));
   }
 
   private record(

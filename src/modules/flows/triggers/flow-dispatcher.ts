@@ -5,7 +5,6 @@ import type { OutboxConsumer } from '@/modules/events/outbox-consumers';
 import type { ClaimedEvent } from '@/modules/events/outbox.service';
 import { NewExecution } from '../executions.repository';
 import { FlowExecutionsService } from '../flow-executions.service';
-import { MAX_RUNNING_PER_WORKSPACE } from '../flow-limits';
 import { FlowsRepository, LiveFlow } from '../flows.repository';
 import { matches, triggerKeysFor } from './trigger-match';
 
@@ -40,9 +39,9 @@ export class FlowDispatcher implements OutboxConsumer {
     }
     const made: Array<{ ws: string; id: string }> = [];
     for (const [ws, list] of rows) {
-      // Start jobs for as many as may run at once; the rest wait queued and are woken as others end.
+      // One run job per workspace: it starts as many as have free slots; the rest wait queued and start as others end.
       const ids = await this.executions.create(tx, ws, list);
-      for (const id of ids.slice(0, MAX_RUNNING_PER_WORKSPACE)) made.push({ ws, id });
+      if (ids.length) made.push({ ws, id: ids[0] });
     }
     return async () => {
       await Promise.all(made.map((m) => this.executions.enqueue(m.ws, m.id)));

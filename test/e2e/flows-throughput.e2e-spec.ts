@@ -1,0 +1,117 @@
+import { DataSource } from 'typeorm';
+import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { startTestApp, TestApp } from '../setup/test-app';
+import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
+import { waitFor } from '../support/wait';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * Two API instances, each with its workers and connection pool, on one database and one Redis: executions start back to back as slots free,
+ * yet a workspace never runs more than 20 at once, every execution runs once, and they start in the order queued.
+ */
+describe('automation flows: starting executions back to back across two workers', () => {
+  const COUNT = 120;
+  const DELAY_MS = 1000;
+  let dbUrl: string;
+  let a: TestApp;
+  let b: TestApp;
+  let t: TestTenant;
+  let hooks: WebhookReceiver;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    dbUrl = await isolatedDatabase('flows_throughput');
+    const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: `${process.env.REDIS_PREFIX}-flows-throughput` };
+    a = await startTestApp(env);
+    b = await startTestApp(env);
+    db = a.get<DataSource>(DataSource);
+    t = await createTenant(a);
+    hooks = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await hooks?.close();
+    await a?.close();
+    await b?.close();
+    if (dbUrl) await dropDatabase(dbUrl);
+  });
+
+  it('never more than 20 running, each execution once, started in queued order, none lost', async () => {
+    hooks.on('/work', () => ({ status: 200, body: '{}', delayMs: DELAY_MS }));
+    const f = (await t.http.post('/api/v1/flows').send({ name: 'throughput' }).expect(201)).body.data;
+    await t.http
+      .post(`/api/v1/flow/${f.uuid}/steps`)
+      .send({ kind: 'trigger', trigger_key: 'webhook', config: {} })
+      .expect(201);
+    await t.http
+      .post(`/api/v1/flow/${f.uuid}/steps`)
+      .send({ kind: 'action', action_key: 'send_webhook', config: { url: hooks.url('/work'), body: {} } })
+      .expect(201);
+    const deployed = (await t.http.post(`/api/v1/flow/${f.uuid}/deploy`).expect(200)).body.data;
+    const path = new URL(deployed.steps[0].config.url as string).pathname;
+
+    // Sample the running count while the triggers arrive through both processes and the executions run.
+    let sampling = true;
+    let maxRunning = 0;
+    const sampler = (async () => {
+      while (sampling) {
+        const [{ n }] = await db.query(
+          `SELECT count(*)::int AS n FROM flow_executions WHERE workspace_id = $1 AND status = 'running'`,
+          [t.workspaceId],
+        );
+        maxRunning = Math.max(maxRunning, n);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    const other = b.http(t.host, t.token);
+    // One after another (each committed before the next is sent), so the order queued is the order committed.
+    for (let i = 0; i < COUNT; i++) await (i % 2 ? other : t.http).post(path).send({ i }).expect(202);
+    const rows = await waitFor(
+      async () => {
+        const r: Array<{ status: string; created_at: Date; started_at: Date; id: string }> = await db.query(
+          `SELECT id, status, created_at, started_at FROM flow_executions WHERE workspace_id = $1 AND flow_id = $2`,
+          [t.workspaceId, f.uuid],
+        );
+        return r.filter((x) => x.status === 'succeeded' || x.status === 'failed').length >= COUNT
+          ? r
+          : undefined;
+      },
+      60_000,
+      `${COUNT} executions ended`,
+    );
+    sampling = false;
+    await sampler;
+
+    expect(rows).toHaveLength(COUNT);
+    expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
+    expect(maxRunning).toBe(20); // the waiting line built up: the limit was reached
+    expect(maxRunning).toBeLessThanOrEqual(20);
+    // Each execution sent its webhook once.
+    const received = hooks.at('/work');
+    expect(received).toHaveLength(COUNT);
+    expect(new Set(received.map((x) => x.headers['webhook-id'])).size).toBe(COUNT);
+    // Requests in flight at once (each held DELAY_MS by the receiver) never pass the limit.
+    const arrivals = received.map((x) => x.at).sort((x, y) => x - y);
+    const overlap = Math.max(
+      ...arrivals.map((s) => arrivals.filter((o) => o >= s && o < s + DELAY_MS - 20).length),
+    );
+    expect(overlap).toBeLessThanOrEqual(20);
+    // Started in the order queued: one queued earlier never starts after one queued later.
+    const byQueue = [...rows].sort(
+      (x, y) => +new Date(x.created_at) - +new Date(y.created_at) || (x.id < y.id ? -1 : 1),
+    );
+    for (let i = 1; i < byQueue.length; i++)
+      expect(+new Date(byQueue[i].started_at)).toBeGreaterThanOrEqual(+new Date(byQueue[i - 1].started_at));
+    // Back to back: 120 executions of 1 s, 20 at a time, take about 6 s of running, not one poll per start.
+    const span =
+      Math.max(...rows.map((r) => +new Date(r.started_at))) -
+      Math.min(...rows.map((r) => +new Date(r.started_at)));
+    expect(span).toBeLessThan(15_000);
+  });
+
+  it("another workspace's token can neither read nor detect these executions", async () => {
+    const flows = (await t.http.get('/api/v1/flows').expect(200)).body.data.items as Array<{ uuid: string }>;
+    const intruder = await createTenant(b);
+    const res = await intruder.http.get(`/api/v1/flow/${flows[0].uuid}/executions`);
+    expect(res.status).toBe(404);
+  });
+});
