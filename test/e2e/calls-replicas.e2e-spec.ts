@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { REDIS } from '@/common/redis/redis.module';
 import { CallInstance } from '@/modules/calls/call-instance';
-import { CallRuntime } from '@/modules/calls/call-runtime.service';
+import { CallActions } from '@/modules/calls/call-actions.service';
 import { CallSlots } from '@/modules/calls/call-slots';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
@@ -109,7 +109,7 @@ describe('calls across two API processes', () => {
     expect(row.owner_id).not.toBe(mine);
 
     // This replica's runtime must not perform it: the owner's must.
-    const performedHere = jest.spyOn(a.get<CallRuntime>(CallRuntime), 'perform');
+    const performedHere = jest.spyOn(a.get<CallActions>(CallActions), 'perform');
     const say = await t.http
       .post(`/api/v1/calls/action/${id}/say`)
       .send({ message: 'From the other replica' })

@@ -2,7 +2,7 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { QUEUES } from '@/common/queue/queues';
-import { CallRuntime } from '@/modules/calls/call-runtime.service';
+import { CallTimers } from '@/modules/calls/call-timers.service';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { AgentViewsRepository } from '@/modules/agents/agent-views.repository';
@@ -705,7 +705,7 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
     const job = await queue.getJob(`max:${id}`);
     expect(job?.opts.delay).toBe(30_000);
     // The job's body, run now instead of in 30 s.
-    await app.get<CallRuntime>(CallRuntime).maxDuration(t.workspaceId, id);
+    await app.get<CallTimers>(CallTimers).maxDuration(t.workspaceId, id);
     expect((await t.http.get(`/api/v1/calls/${id}`)).body.data).toMatchObject({
       status: 'completed',
       end_reason: 'max_duration',

@@ -7,6 +7,7 @@ import { REDIS } from '@/common/redis/redis.module';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { CallInstance } from './call-instance';
 import { CallLive } from './call-live';
+import { CallActions } from './call-actions.service';
 import { CallRuntime, LiveAction, LoadedCall } from './call-runtime.service';
 import { isEnded } from './call-states';
 import { CallsRepository } from './calls.repository';
@@ -69,6 +70,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(REDIS) private readonly redis: Redis,
     private readonly calls: CallsRepository,
     private readonly runtime: CallRuntime,
+    private readonly actions: CallActions,
     private readonly agents: AgentContextReader,
     private readonly instance: CallInstance,
     private readonly live: CallLive,
@@ -237,7 +239,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
     row?: Promise<LoadedCall>,
   ): Promise<Ack> {
     try {
-      const outcome = await this.runtime.perform(workspaceId, callId, entry.body, row);
+      const outcome = await this.actions.perform(workspaceId, callId, entry.body, row);
       this.logger.debug(
         { callId, actionId: entry.action_uuid, action: entry.body.action, owner: this.instance.id },
         'live action performed',

@@ -13,7 +13,9 @@ import { CallInstance } from './call-instance';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
 import { CallRecordings } from './call-recordings.service';
+import { CallActions } from './call-actions.service';
 import { CallRuntime } from './call-runtime.service';
+import { CallTimers } from './call-timers.service';
 import { CallSimulation } from './call-simulation.service';
 import { CallSlots } from './call-slots';
 import { CallsController } from './calls.controller';
@@ -41,6 +43,8 @@ import { CallsService } from './calls.service';
     InboundCalls,
     CallLifecycle,
     CallRuntime,
+    CallActions,
+    CallTimers,
     CallControl,
     CallSimulation,
     CallSlots,
@@ -52,6 +56,7 @@ import { CallsService } from './calls.service';
     CallsService,
     CallLifecycle,
     CallRuntime,
+    CallTimers,
     CallSlots,
     CallsRepository,
     TelephonyModule,

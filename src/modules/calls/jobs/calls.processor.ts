@@ -6,7 +6,7 @@ import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import { SipDirectory } from '@/modules/sip/sip-directory';
 import { CallLifecycle } from '../call-lifecycle.service';
-import { CallRuntime } from '../call-runtime.service';
+import { CallTimers } from '../call-timers.service';
 import { CallSlots } from '../call-slots';
 import { CallsRepository } from '../calls.repository';
 
@@ -20,7 +20,7 @@ export class CallsProcessor {
   constructor(
     private readonly calls: CallsRepository,
     private readonly lifecycle: CallLifecycle,
-    private readonly runtime: CallRuntime,
+    private readonly timers: CallTimers,
     private readonly telephony: TelephonyRegistry,
     private readonly slots: CallSlots,
     private readonly sip: SipDirectory,
@@ -63,17 +63,17 @@ export class CallsProcessor {
 
   @Process({ name: 'ring-timeout', concurrency: 8 })
   ringTimeout(job: Job<Jobs['ring-timeout']>): Promise<void> {
-    return this.runtime.ringTimeout(job.data.workspaceId, job.data.callId);
+    return this.timers.ringTimeout(job.data.workspaceId, job.data.callId);
   }
 
   @Process({ name: 'max-duration', concurrency: 8 })
   maxDuration(job: Job<Jobs['max-duration']>): Promise<void> {
-    return this.runtime.maxDuration(job.data.workspaceId, job.data.callId);
+    return this.timers.maxDuration(job.data.workspaceId, job.data.callId);
   }
 
   @Process({ name: 'silence-timeout', concurrency: 8 })
   silence(job: Job<Jobs['silence-timeout']>): Promise<void> {
-    return this.runtime.silenceTimeout(job.data.workspaceId, job.data.callId, job.data.activityMs);
+    return this.timers.silenceTimeout(job.data.workspaceId, job.data.callId, job.data.activityMs);
   }
 
   /** Every 30 s: the concurrency sets become what PostgreSQL says is live. */

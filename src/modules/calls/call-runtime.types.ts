@@ -1,0 +1,45 @@
+import type { TurnResponse } from '@/modules/conversations/dto/responses';
+import type { Call } from './call.entity';
+import type { CallResponse } from './dto/responses';
+
+export const DEFAULT_FORWARD_MESSAGE = 'Transferring your call now.';
+export const DEFAULT_FORWARD_FAILED = "I couldn't connect you, let me keep helping.";
+export const DEFAULT_END_MESSAGE = 'Good Bye';
+
+export type LiveAction =
+  | { action: 'say'; message: string; end_call_after_spoken?: boolean; interrupt?: boolean }
+  | { action: 'forward'; number?: string; agent_uuid?: string; message?: string; whisper?: boolean }
+  | { action: 'hangup'; message?: string }
+  | { action: 'mute' }
+  | { action: 'unmute' };
+
+export interface ActionOutcome {
+  muted?: boolean;
+}
+
+export interface CallTurnResponse extends TurnResponse {
+  call: CallResponse;
+}
+
+/** The call's audio, where it has any (Twilio media streams); the sandbox has none. */
+export interface CallMedia {
+  /**
+   * Speaks a stored agent message on the call; resolves once it was played (or could not be). `provider`, the
+   * call's when the caller has the row, spares the media side a read of it for a call without media.
+   */
+  speak(
+    workspaceId: string,
+    callId: string,
+    text: string,
+    messageId: string,
+    provider?: string,
+  ): Promise<void>;
+  /** Stops what the agent is saying now. */
+  stop(callId: string): void;
+}
+
+/** A call row as read for a turn or an action, with the workspace's agent configuration version beside it. */
+export interface LoadedCall {
+  call: Call;
+  agentConfigVersion: string | null;
+}

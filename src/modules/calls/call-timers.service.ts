@@ -1,0 +1,84 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppException } from '@/common/errors/app.exception';
+import { AgentContextReader } from '@/modules/conversations/agent-context';
+import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
+import { MessageResponse } from '@/modules/conversations/dto/responses';
+import type { Call } from './call.entity';
+import { voiceText } from './call-context';
+import { CallLifecycle } from './call-lifecycle.service';
+import { CallLive } from './call-live';
+import { CallRuntime } from './call-runtime.service';
+import { DEFAULT_END_MESSAGE } from './call-runtime.types';
+import { CallsRepository } from './calls.repository';
+
+/** The call's timers, run by the calls queue's delayed jobs: ring timeout, maximum duration, silence. */
+@Injectable()
+export class CallTimers {
+  private readonly logger = new Logger(CallTimers.name);
+
+  constructor(
+    private readonly calls: CallsRepository,
+    private readonly lifecycle: CallLifecycle,
+    private readonly runtime: CallRuntime,
+    private readonly turns: ConversationTurnsService,
+    private readonly agents: AgentContextReader,
+    private readonly live: CallLive,
+  ) {}
+
+  /** `no-answer` when the call still rings at its ring timeout. */
+  async ringTimeout(workspaceId: string, callId: string): Promise<void> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (call?.status !== 'ringing') return;
+    await this.lifecycle
+      .move(workspaceId, callId, 'no-answer', {
+        endReason: 'no_answer',
+        check: (c) => this.still(c, 'ringing'),
+      })
+      .catch(ignoreMoved);
+  }
+
+  /** The hard end of an answered call. */
+  async maxDuration(workspaceId: string, callId: string): Promise<void> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (call?.status !== 'in-progress') return;
+    await this.runtime.end(workspaceId, callId, 'max_duration').catch(ignoreMoved);
+  }
+
+  /**
+   * The silence timer armed at `activityMs`. Newer activity re-arms it from the last activity (one timer per call,
+   * none added per turn); else no one spoke for the silence timeout: the agent says goodbye and hangs up.
+   */
+  async silenceTimeout(workspaceId: string, callId: string, activityMs: number): Promise<void> {
+    const call = await this.calls.findById(workspaceId, callId);
+    if (call?.status !== 'in-progress' || call.handledBy === 'Human') return;
+    const lastMs = call.lastActivityAt?.getTime() ?? 0;
+    if (lastMs > activityMs) {
+      await this.lifecycle.scheduleSilence(call, lastMs);
+      return;
+    }
+    const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
+    const endText = agent && voiceText(agent, 'end_call_message');
+    // A goodbye that cannot be stored or published never keeps the call open: the hang-up comes first in importance.
+    await this.turns
+      .speak(workspaceId, callId, endText ?? DEFAULT_END_MESSAGE)
+      .then((m) => this.live.publish(callId, 'transcript', MessageResponse.of(m)))
+      .catch((err: unknown) => {
+        if (err instanceof AppException && (err.code === 'CONFLICT' || err.code === 'CALL_ENDED')) return;
+        this.logger.warn(
+          { err: (err as Error).message, callId },
+          'silence timeout: the goodbye was not said',
+        );
+      });
+    await this.runtime.end(workspaceId, callId, 'silence_timeout').catch(ignoreMoved);
+  }
+
+  private still(call: Call, status: Call['status']): void {
+    if (call.status !== status) throw AppException.conflict(`Call is ${call.status}`);
+  }
+}
+
+/** A timer that lost a race with another move has nothing left to do. */
+function ignoreMoved(err: unknown): void {
+  if (err instanceof AppException && (err.code === 'CONFLICT' || err.code === 'CALL_ENDED')) return;
+  throw err;
+}
