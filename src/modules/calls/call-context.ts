@@ -1,5 +1,7 @@
 import { AppException } from '@/common/errors/app.exception';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import type { Call } from './call.entity';
+import type { CreateCallDto } from './dto/requests';
 
 const KEY_RE = /^[A-Za-z0-9_]{1,40}$/;
 const MAX_KEYS = 50;
@@ -89,3 +91,21 @@ export const voiceFlag = (agent: AgentResponse, key: string, fallback: boolean):
   const v = (agent.settings?.voice ?? {})[key];
   return typeof v === 'boolean' ? v : fallback;
 };
+
+/** `prompt` of `POST /call`: a string (appended) or `{content, overwrite}`; 422 naming the field otherwise. */
+export function checkPrompt(value: CreateCallDto['prompt']): Call['prompt'] {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') {
+    if (value.length > 20000) throw AppException.invalid('prompt', 'prompt must be at most 20000 characters');
+    return { content: value, overwrite: false };
+  }
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw AppException.invalid('prompt', 'prompt must be an object {content, overwrite}');
+  if (typeof value.content !== 'string' || !value.content)
+    throw AppException.invalid('prompt.content', 'prompt.content should not be empty', 'VALIDATION_ERROR');
+  if (value.content.length > 20000)
+    throw AppException.invalid('prompt.content', 'prompt.content must be at most 20000 characters');
+  if (value.overwrite !== undefined && typeof value.overwrite !== 'boolean')
+    throw AppException.invalid('prompt.overwrite', 'prompt.overwrite must be a boolean value');
+  return { content: value.content, overwrite: value.overwrite ?? false };
+}

@@ -6,7 +6,6 @@ import { newId } from '@/common/persistence/base.entity';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { isE164, isUuid } from '@/common/validation/validators';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
-import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
@@ -16,9 +15,10 @@ import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { ConversationResponse } from '@/modules/conversations/dto/responses';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
-import type { CallStatus } from '@/providers/telephony/telephony.port';
-import type { Call, CallChannel, CallDirection } from './call.entity';
-import { checkMetadata, checkVariables, fill, voiceSetting, voiceText } from './call-context';
+import { checkMetadata, checkPrompt, checkVariables, fill, voiceSetting, voiceText } from './call-context';
+import type { NewCall, TaskCall } from './call-placement.types';
+
+export type { TaskCall } from './call-placement.types';
 import { CallInstance } from './call-instance';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
@@ -31,40 +31,6 @@ const RETRY_AFTER_SECONDS = 5;
 export const DEFAULT_RING_TIMEOUT = 30;
 export const DEFAULT_MAX_DURATION = 1800;
 const DEFAULT_SILENCE_TIMEOUT = 30;
-
-interface NewCall {
-  direction: CallDirection;
-  channel: CallChannel;
-  status: CallStatus;
-  agent: AgentResponse;
-  number: PhoneNumber;
-  contactId: string | null;
-  customer: string;
-  from: string;
-  to: string;
-  firstMessage: string | null;
-  prompt: Call['prompt'];
-  about: string | null;
-  variables: Record<string, string>;
-  metadata: Record<string, unknown>;
-  record: boolean;
-  maxDurationSeconds: number;
-  ringTimeoutSeconds: number;
-  campaignId?: string | null;
-  taskId?: string | null;
-}
-
-/** A task's attempt: the call to place for it (the do-not-call check is the caller's). */
-export interface TaskCall {
-  agentId: string;
-  to: string;
-  contactId: string;
-  phoneNumberId: string | null;
-  campaignId: string | null;
-  taskId: string;
-  variables: Record<string, string>;
-  metadata: Record<string, unknown>;
-}
 
 /** Placing calls: `POST /call` and the sandbox's inbound simulation (checks, a slot, the call, the dial job). */
 @Injectable()
@@ -93,7 +59,7 @@ export class CallPlacement {
     const to = dto.to ?? dto.participant?.number;
     if (!to) throw AppException.invalid('to', 'to should not be empty', 'VALIDATION_ERROR');
     if (!isE164(to)) throw AppException.invalid('to', 'to must be a valid phone number in E.164 format');
-    const prompt = this.prompt(dto.prompt);
+    const prompt = checkPrompt(dto.prompt);
     const variables = checkVariables(dto.variables);
     const metadata = checkMetadata(dto.metadata);
     const channel = dto.channel ?? 'phone';
@@ -302,24 +268,6 @@ export class CallPlacement {
         ? `Concurrent call limit reached (${r.count} of ${r.limit} active)`
         : `Concurrent call limit of ${number.number} reached (${r.count} of ${r.limit} active)`;
     return new AppException('CONCURRENCY_LIMIT_EXCEEDED', message, { retryAfter: RETRY_AFTER_SECONDS });
-  }
-
-  private prompt(value: CreateCallDto['prompt']): Call['prompt'] {
-    if (value === undefined || value === null) return null;
-    if (typeof value === 'string') {
-      if (value.length > 20000)
-        throw AppException.invalid('prompt', 'prompt must be at most 20000 characters');
-      return { content: value, overwrite: false };
-    }
-    if (typeof value !== 'object' || Array.isArray(value))
-      throw AppException.invalid('prompt', 'prompt must be an object {content, overwrite}');
-    if (typeof value.content !== 'string' || !value.content)
-      throw AppException.invalid('prompt.content', 'prompt.content should not be empty', 'VALIDATION_ERROR');
-    if (value.content.length > 20000)
-      throw AppException.invalid('prompt.content', 'prompt.content must be at most 20000 characters');
-    if (value.overwrite !== undefined && typeof value.overwrite !== 'boolean')
-      throw AppException.invalid('prompt.overwrite', 'prompt.overwrite must be a boolean value');
-    return { content: value.content, overwrite: value.overwrite ?? false };
   }
 
   /** The caller ID: the number named (by UUID or E.164), else the one bound to the agent's call channel. */
