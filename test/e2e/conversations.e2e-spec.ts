@@ -149,10 +149,12 @@ describe('conversations, sessions and automatic evaluation', () => {
     expect(ended.evaluated_at).toEqual(expect.any(String));
 
     const db = app.get<DataSource>(DataSource);
-    const events = await db.query(
-      `SELECT type, data FROM outbox_events WHERE workspace_id = $1 ORDER BY created_at, id`,
-      [t.workspaceId],
-    );
+    // This conversation's events (other tests of the suite share the workspace).
+    const events = (
+      await db.query(`SELECT type, data FROM outbox_events WHERE workspace_id = $1 ORDER BY created_at, id`, [
+        t.workspaceId,
+      ])
+    ).filter((e: { data: unknown }) => JSON.stringify(e.data).includes(conversationId));
     const types = events.map((e: { type: string }) => e.type);
     expect(types.filter((x: string) => x === 'conversation_status')).toHaveLength(2);
     expect(types.filter((x: string) => x === 'conversation_update')).toHaveLength(2);
