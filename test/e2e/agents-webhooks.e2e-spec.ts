@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { AgentWebhooksService } from '@/modules/events/agent-webhooks/agent-webhooks.service';
-import { startTestApp, TestApp } from '../setup/test-app';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
 import { useTestApp } from '../setup/suite';
@@ -137,14 +136,12 @@ describe('Agents: webhooks', () => {
 });
 
 describe('Agents: webhooks outside tests accept https only', () => {
-  let app: TestApp;
+  const suite = useTestApp({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'false' }, tenants: ['tenant'] });
   let tenant: TestTenant;
 
-  beforeAll(async () => {
-    app = await startTestApp({ ALLOW_PRIVATE_NETWORK_TARGETS: 'false' });
-    tenant = await createTenant(app);
+  beforeAll(() => {
+    tenant = suite.tenant;
   });
-  afterAll(() => app.close());
 
   it('rejects a plain http url with 422 INVALID_FORMAT on url', async () => {
     const a = await createAgent(tenant);

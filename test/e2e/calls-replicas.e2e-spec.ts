@@ -7,12 +7,18 @@ import { CallSlots } from '@/modules/calls/call-slots';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { ApiProcess, startApiProcess } from '../support/api-process-client';
 import { waitFor } from '../support/wait';
 
 /** Two API replicas, each its own OS process, sharing PostgreSQL and Redis: the limit and actions hold across them. */
 describe('calls across two API processes', () => {
+  // Declared before the suite start so the second replica stops before the first app closes.
+  afterAll(async () => {
+    await b?.kill();
+  });
+  const suite = useTestApp({ env: { SANDBOX_ANSWER_DELAY_MS: '100' } });
   let a: TestApp;
   let b: ApiProcess;
   let db: DataSource;
@@ -47,8 +53,9 @@ describe('calls across two API processes', () => {
     return { t, body };
   };
 
+  // The second replica is started from the first app's configuration, so after it.
   beforeAll(async () => {
-    a = await startTestApp({ SANDBOX_ANSWER_DELAY_MS: '100' });
+    a = suite.app;
     db = a.get<DataSource>(DataSource);
     b = await startApiProcess({
       DATABASE_URL: a.config.database.url,
@@ -59,10 +66,6 @@ describe('calls across two API processes', () => {
       LOG_LEVEL: 'silent',
     });
   }, 180_000);
-  afterAll(async () => {
-    await b?.kill();
-    await a?.close();
-  });
 
   it('60 simultaneous POST /call over both: exactly 50 201 and 10 429 with Retry-After; ending one lets the next in', async () => {
     const { t, body } = await ringingLine();

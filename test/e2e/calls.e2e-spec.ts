@@ -8,8 +8,9 @@ import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { AgentViewsRepository } from '@/modules/agents/agent-views.repository';
 import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { defaultAnswer, LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 
@@ -31,6 +32,11 @@ const messagesOf = async (t: TestTenant, id: string) =>
   }[];
 
 describe('calls: POST /call, records, states, actions, sandbox', () => {
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model', SANDBOX_ANSWER_DELAY_MS: '100' }),
+    tenants: ['t', 'other'],
+  });
   let llm: LlmServer;
   let app: TestApp;
   let t: TestTenant;
@@ -52,20 +58,9 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
   };
 
   beforeAll(async () => {
-    llm = await LlmServer.start();
-    app = await startTestApp({
-      LLM_BASE_URL: llm.url,
-      LLM_MODEL: 'test-model',
-      SANDBOX_ANSWER_DELAY_MS: '100',
-    });
+    ({ llm, app, t, other } = suite);
     db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
     line = await sandboxLine(t, { settings: { voice: { first_message: 'Hello {{name}}!' } } });
-  });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
   });
 
   it('places a sandbox call that answers and says its first message; its uuid is the conversation', async () => {

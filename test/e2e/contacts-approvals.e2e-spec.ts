@@ -4,7 +4,8 @@ import { createAgentId } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
 import { createField, createStage } from '../factories/contact.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { LlmCall, LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 
@@ -15,20 +16,18 @@ const newNumber = () => {
 };
 
 describe('contact approvals, analyzers and contact settings', () => {
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url, SANDBOX_ANSWER_DELAY_MS: '100' }),
+    tenants: ['t', 'other'],
+  });
   let llm: LlmServer;
   let app: TestApp;
   let t: TestTenant;
   let other: TestTenant;
 
-  beforeAll(async () => {
-    llm = await LlmServer.start();
-    app = await startTestApp({ LLM_BASE_URL: llm.url, SANDBOX_ANSWER_DELAY_MS: '100' });
-    t = await createTenant(app);
-    other = await createTenant(app);
-  });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
+  beforeAll(() => {
+    ({ llm, app, t, other } = suite);
   });
   beforeEach(() => llm.reset());
 

@@ -6,8 +6,9 @@ import { QUEUES } from '@/common/queue/queues';
 import { PURGE_EXECUTIONS_CRON } from '@/modules/flows/jobs/purge-executions.processor';
 import { createAgentId, uniqueUsNumber } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -19,7 +20,11 @@ jest.setTimeout(60_000);
 
 /** Flows fed by inbound SMS, steps tried again after transient failures, retry from the failed step, retention. */
 describe('automation flows: the inbound SMS trigger, step retries, execution retention', () => {
-  let llm: LlmServer;
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start(), hooks: () => WebhookReceiver.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model', SANDBOX_ANSWER_DELAY_MS: '100' }),
+    tenants: ['t', 'other'],
+  });
   let app: TestApp;
   let t: TestTenant;
   let other: TestTenant;
@@ -73,22 +78,9 @@ describe('automation flows: the inbound SMS trigger, step retries, execution ret
         .expect(202)
     ).body.execution_uuid as string;
 
-  beforeAll(async () => {
-    llm = await LlmServer.start();
-    app = await startTestApp({
-      LLM_BASE_URL: llm.url,
-      LLM_MODEL: 'test-model',
-      SANDBOX_ANSWER_DELAY_MS: '100',
-    });
+  beforeAll(() => {
+    ({ app, t, other, hooks } = suite);
     db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
-    hooks = await WebhookReceiver.start();
-  });
-  afterAll(async () => {
-    await app.close();
-    await hooks.close();
-    await llm.close();
   });
 
   it('an inbound sandbox SMS fires a message_received flow with the event as webhooks see it', async () => {

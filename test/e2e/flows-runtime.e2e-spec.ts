@@ -2,8 +2,9 @@ import { DataSource } from 'typeorm';
 import { createAgentId, uniqueUsNumber } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
 import { createContact } from '../factories/contact.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -11,7 +12,11 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 type Exec = { uuid: string; status: string };
 
 describe('automation flows at run time: text and evaluation triggers, branches, limits, events and logs', () => {
-  let llm: LlmServer;
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start(), hooks: () => WebhookReceiver.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model' }),
+    tenants: ['t'],
+  });
   let app: TestApp;
   let t: TestTenant;
   let hooks: WebhookReceiver;
@@ -50,17 +55,9 @@ describe('automation flows at run time: text and evaluation triggers, branches, 
   const detail = async (flow: string, id: string) =>
     (await t.http.get(`/api/v1/flow/${flow}/executions/${id}`).expect(200)).body.data;
 
-  beforeAll(async () => {
-    llm = await LlmServer.start();
-    app = await startTestApp({ LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model' });
+  beforeAll(() => {
+    ({ app, t, hooks } = suite);
     db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    hooks = await WebhookReceiver.start();
-  });
-  afterAll(async () => {
-    await app.close();
-    await hooks.close();
-    await llm.close();
   });
 
   it('message_received and session_evaluated fire from a real chat; a condition runs one branch', async () => {

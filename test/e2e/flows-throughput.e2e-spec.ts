@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
 import { startTestApp, TestApp } from '../setup/test-app';
-import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -12,27 +12,28 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 describe('automation flows: starting executions back to back across two workers', () => {
   const COUNT = 120;
   const DELAY_MS = 1000;
-  let dbUrl: string;
+  const REDIS_PREFIX = `${process.env.REDIS_PREFIX}-flows-throughput`;
+  // Declared before the suite start so the second instance closes before the first.
+  afterAll(async () => {
+    await b?.close();
+  });
+  const suite = useTestApp({
+    servers: { hooks: () => WebhookReceiver.start() },
+    database: 'flows_throughput',
+    env: { REDIS_PREFIX },
+    tenants: ['t'],
+  });
   let a: TestApp;
   let b: TestApp;
   let t: TestTenant;
   let hooks: WebhookReceiver;
   let db: DataSource;
 
+  // The second instance shares the first one's database and Redis prefix.
   beforeAll(async () => {
-    dbUrl = await isolatedDatabase('flows_throughput');
-    const env = { DATABASE_URL: dbUrl, REDIS_PREFIX: `${process.env.REDIS_PREFIX}-flows-throughput` };
-    a = await startTestApp(env);
-    b = await startTestApp(env);
+    ({ app: a, t, hooks } = suite);
+    b = await startTestApp({ DATABASE_URL: suite.databaseUrl, REDIS_PREFIX });
     db = a.get<DataSource>(DataSource);
-    t = await createTenant(a);
-    hooks = await WebhookReceiver.start();
-  });
-  afterAll(async () => {
-    await hooks?.close();
-    await a?.close();
-    await b?.close();
-    if (dbUrl) await dropDatabase(dbUrl);
   });
 
   it('never more than 20 running, each execution once, started in queued order, none lost', async () => {

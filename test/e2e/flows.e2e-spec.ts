@@ -2,8 +2,9 @@ import { FlowClock } from '@/modules/flows/flow-clock';
 import { createContact } from '../factories/contact.factory';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createAvailabilityType, createSchedule, future } from '../factories/scheduling.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
 import { waitFor } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -18,6 +19,7 @@ type Flow = {
 type Step = { uuid: string; step_number: number; config: Record<string, any>; validation_errors: unknown[] };
 
 describe('automation flows: steps, deploy and versions, triggers, actions, executions', () => {
+  const suite = useTestApp({ servers: { hooks: () => WebhookReceiver.start() }, tenants: ['t', 'other'] });
   let app: TestApp;
   let t: TestTenant;
   let other: TestTenant;
@@ -52,15 +54,8 @@ describe('automation flows: steps, deploy and versions, triggers, actions, execu
   const execution = async (flow: string, id: string) =>
     (await t.http.get(`/api/v1/flow/${flow}/executions/${id}`).expect(200)).body.data;
 
-  beforeAll(async () => {
-    app = await startTestApp();
-    t = await createTenant(app);
-    other = await createTenant(app);
-    hooks = await WebhookReceiver.start();
-  });
-  afterAll(async () => {
-    await app.close();
-    await hooks.close();
+  beforeAll(() => {
+    ({ app, t, other, hooks } = suite);
   });
 
   it('step 1 is always the trigger; a second trigger is 409, an action first is 422, later references 422', async () => {

@@ -2,10 +2,9 @@ import * as https from 'node:https';
 import * as zlib from 'node:zlib';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { client, startTestApp, TestApp } from '../setup/test-app';
+import { client, TestApp } from '../setup/test-app';
 import { createTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
-import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 import { waitFor } from '../support/wait';
 import { nestedText } from '../support/fuzz/generate';
 import { useTestApp } from '../setup/suite';
@@ -234,16 +233,11 @@ describe('Hostile requests', () => {
 });
 
 describe('Server errors', () => {
-  let dbUrl: string;
+  const suite = useTestApp({ database: 'server_errors', env: { LOG_LEVEL: 'info' }, captureLogs: true });
   let app: TestApp;
 
-  beforeAll(async () => {
-    dbUrl = await isolatedDatabase('server_errors');
-    app = await startTestApp({ DATABASE_URL: dbUrl, LOG_LEVEL: 'info' }, { captureLogs: true });
-  });
-  afterAll(async () => {
-    await app.close();
-    await dropDatabase(dbUrl);
+  beforeAll(() => {
+    app = suite.app;
   });
 
   it('every 5xx logs its cause once, with the request id', async () => {

@@ -1,5 +1,5 @@
 import { uniqueSlug } from '../factories/workspace.factory';
-import { ADMIN_KEY, client, startTestApp, TestApp } from '../setup/test-app';
+import { ADMIN_KEY, client, TestApp } from '../setup/test-app';
 import { useTestApp } from '../setup/suite';
 
 describe('internal module: workspaces, users, tokens, policies', () => {
@@ -208,11 +208,11 @@ describe('internal module: workspaces, users, tokens, policies', () => {
 });
 
 describe('internal module without ADMIN_API_KEY', () => {
+  const suite = useTestApp({ env: { ADMIN_API_KEY: '' } });
   let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp({ ADMIN_API_KEY: '' });
+  beforeAll(() => {
+    app = suite.app;
   });
-  afterAll(() => app.close());
 
   it('does not exist: 404 ENDPOINT_NOT_FOUND even with a key', async () => {
     const res = await client(app.url, 'ops.test', ADMIN_KEY)

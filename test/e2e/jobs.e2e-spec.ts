@@ -56,11 +56,11 @@ describe('queues: Bull wiring, the nightly purge, API and worker processes', () 
 });
 
 describe('retention of delivered events', () => {
+  const suite = useTestApp();
   let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
+  beforeAll(() => {
+    app = suite.app;
   });
-  afterAll(() => app.close());
 
   async function event(
     db: DataSource,

@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
 import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { defaultAnswer, LlmServer } from '../support/llm-server';
 import { twilioSignature, TwilioMessagingServer as TwilioServer } from '../support/twilio-messaging-server';
 import { waitFor } from '../support/wait';
@@ -16,6 +17,19 @@ const newNumber = () => {
 };
 
 describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () => {
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start(), twilio: () => TwilioServer.start() },
+    env: ({ llm, twilio }) => ({
+      LLM_BASE_URL: llm.url,
+      LLM_MODEL: 'test-model',
+      SANDBOX_ANSWER_DELAY_MS: '100',
+      PUBLIC_BASE_URL: PUBLIC,
+      TWILIO_ACCOUNT_SID: 'ACtest0123456789',
+      TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+      TWILIO_API_URL: twilio.url,
+    }),
+    tenants: ['t', 'other'],
+  });
   let llm: LlmServer;
   let twilio: TwilioServer;
   let app: TestApp;
@@ -69,28 +83,11 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
   const sentTo = (to: string) => twilio.messages.filter((m) => m.params.To === to);
 
   beforeAll(async () => {
-    llm = await LlmServer.start();
-    twilio = await TwilioServer.start();
-    app = await startTestApp({
-      LLM_BASE_URL: llm.url,
-      LLM_MODEL: 'test-model',
-      SANDBOX_ANSWER_DELAY_MS: '100',
-      PUBLIC_BASE_URL: PUBLIC,
-      TWILIO_ACCOUNT_SID: 'ACtest0123456789',
-      TWILIO_AUTH_TOKEN: AUTH_TOKEN,
-      TWILIO_API_URL: twilio.url,
-    });
+    ({ llm, twilio, app, t, other } = suite);
     db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
     agentId = (await createAgent(t)).agent_uuid;
     line = await register(t, 'twilio', ['sms']);
     sandbox = await register(t, 'sandbox', ['sms']);
-  });
-  afterAll(async () => {
-    await app.close();
-    await twilio.close();
-    await llm.close();
   });
 
   it('an inbound SMS reaches the bound agent and the reply leaves from the same number through Twilio', async () => {

@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
 import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { metaSignature, MetaServer } from '../support/meta-server';
 import { defaultSttAnswer, SttServer } from '../support/stt-server';
@@ -18,6 +19,22 @@ const newNumber = () => {
 };
 
 describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenger', () => {
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start(), meta: () => MetaServer.start(), stt: () => SttServer.start() },
+    env: ({ llm, meta, stt }) => ({
+      STT_BASE_URL: stt.url,
+      STT_API_KEY: 'stt-key',
+      LLM_BASE_URL: llm.url,
+      LLM_MODEL: 'test-model',
+      SANDBOX_ANSWER_DELAY_MS: '100',
+      PUBLIC_BASE_URL: 'https://hooks.example.test',
+      META_GRAPH_URL: meta.url,
+      META_ACCESS_TOKEN: 'meta-access-token',
+      META_APP_SECRET: APP_SECRET,
+      META_VERIFY_TOKEN: VERIFY,
+    }),
+    tenants: ['t', 'other'],
+  });
   let llm: LlmServer;
   let meta: MetaServer;
   let stt: SttServer;
@@ -81,24 +98,8 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     });
 
   beforeAll(async () => {
-    llm = await LlmServer.start();
-    meta = await MetaServer.start();
-    stt = await SttServer.start();
-    app = await startTestApp({
-      STT_BASE_URL: stt.url,
-      STT_API_KEY: 'stt-key',
-      LLM_BASE_URL: llm.url,
-      LLM_MODEL: 'test-model',
-      SANDBOX_ANSWER_DELAY_MS: '100',
-      PUBLIC_BASE_URL: 'https://hooks.example.test',
-      META_GRAPH_URL: meta.url,
-      META_ACCESS_TOKEN: 'meta-access-token',
-      META_APP_SECRET: APP_SECRET,
-      META_VERIFY_TOKEN: VERIFY,
-    });
+    ({ llm, meta, stt, app, t, other } = suite);
     db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
     agentId = (await createAgent(t)).agent_uuid;
     wa.number = newNumber();
     const res = await t.http
@@ -115,12 +116,6 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
       .post(`/api/v1/agents/${agentId}/phone-numbers`)
       .send({ phone_number_uuid: wa.id, channels: ['whatsapp'] })
       .expect(201);
-  });
-  afterAll(async () => {
-    await app.close();
-    await meta.close();
-    await stt.close();
-    await llm.close();
   });
 
   it('answers the verify handshake with the challenge, 403 otherwise', async () => {

@@ -1,4 +1,3 @@
-import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 import { DataSource } from 'typeorm';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallPlacement } from '@/modules/calls/call-placement.service';
@@ -6,8 +5,9 @@ import { OutboundClock } from '@/modules/outbound/outbound-clock';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createContact } from '../factories/contact.factory';
 import { addMembers, createCampaign, createPool, createRule, tasksOf } from '../factories/outbound.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { waitFor } from '../support/wait';
 
 const HOUR = 3600_000;
@@ -17,12 +17,25 @@ type Task = Record<string, any>;
 jest.setTimeout(120_000);
 
 describe('outbound dispatcher', () => {
+  // Declared before the suite start so the clock is reset while the app still runs.
+  afterAll(async () => {
+    await clock.reset();
+  });
+  // Dispatchers claim every workspace's due tasks: other suites' apps (other limits) must not see these.
+  const suite = useTestApp({
+    database: 'outbound',
+    env: {
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-outbound`,
+      SANDBOX_ANSWER_DELAY_MS: '131',
+      MAX_CONCURRENT_CALLS: '4',
+    },
+    tenants: ['t'],
+  });
   let app: TestApp;
   let t: TestTenant;
   let line: { agentId: string; numberId: string; number: string };
   let db: DataSource;
   let clock: OutboundClock;
-  let dbUrl: string;
 
   /** Contacts with sandbox numbers ending in the digits given (answered calls end after 1 s of silence). */
   const contacts = async (lastFours: string[], body: object = {}) => {
@@ -97,24 +110,11 @@ describe('outbound dispatcher', () => {
     [...tasks].sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at)).map((x) => x.contact_uuid);
 
   beforeAll(async () => {
-    // Dispatchers claim every workspace's due tasks: other suites' apps (other limits) must not see these.
-    dbUrl = await isolatedDatabase('outbound');
-    app = await startTestApp({
-      DATABASE_URL: dbUrl,
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-outbound`,
-      SANDBOX_ANSWER_DELAY_MS: '131',
-      MAX_CONCURRENT_CALLS: '4',
-    });
+    ({ app, t } = suite);
     db = app.get<DataSource>(DataSource);
     clock = app.get<OutboundClock>(OutboundClock);
     await clock.reset();
-    t = await createTenant(app);
     line = await sandboxLine(t, { settings: { voice: { silence_timeout_seconds: 1 } } });
-  });
-  afterAll(async () => {
-    await clock.reset();
-    await app.close();
-    await dropDatabase(dbUrl);
   });
 
   it('FIFO dials one member at a time, oldest first; LIFO newest first', async () => {

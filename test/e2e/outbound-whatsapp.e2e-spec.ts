@@ -4,9 +4,9 @@ import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
 import { createContact } from '../factories/contact.factory';
 import { addMembers, createCampaign, createPool, tasksOf } from '../factories/outbound.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
-import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { metaSignature, MetaServer } from '../support/meta-server';
 import { waitFor } from '../support/wait';
 
@@ -23,13 +23,30 @@ jest.setTimeout(90_000);
 
 /** WhatsApp campaigns and `send_message` tasks send real templates through the messaging module. */
 describe('outbound WhatsApp templates', () => {
+  // Declared before the suite start so the clock is reset while the app still runs.
+  afterAll(async () => {
+    await clock.reset();
+  });
+  // Dispatchers claim every workspace's due tasks: other suites' apps must not see these.
+  const suite = useTestApp({
+    servers: { meta: () => MetaServer.start() },
+    database: 'outbound_wa',
+    env: ({ meta }) => ({
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-outbound-wa`,
+      SANDBOX_ANSWER_DELAY_MS: '100',
+      PUBLIC_BASE_URL: 'https://hooks.example.test',
+      META_GRAPH_URL: meta.url,
+      META_ACCESS_TOKEN: 'meta-access-token',
+      META_APP_SECRET: APP_SECRET,
+    }),
+    tenants: ['t', 'other'],
+  });
   let app: TestApp;
   let meta: MetaServer;
   let t: TestTenant;
   let other: TestTenant;
   let db: DataSource;
   let clock: OutboundClock;
-  let dbUrl: string;
   const sandbox = { agentId: '', numberId: '', number: '' };
   const real = { agentId: '', numberId: '', number: '', metaId: `PN${uniq()}`, waba: `WABA${uniq()}` };
 
@@ -95,34 +112,15 @@ describe('outbound WhatsApp templates', () => {
   const ended = (x: Task) => ['completed', 'failed', 'cancelled', 'expired'].includes(x.status);
 
   beforeAll(async () => {
-    // Dispatchers claim every workspace's due tasks: other suites' apps must not see these.
-    dbUrl = await isolatedDatabase('outbound_wa');
-    meta = await MetaServer.start();
-    app = await startTestApp({
-      DATABASE_URL: dbUrl,
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-outbound-wa`,
-      SANDBOX_ANSWER_DELAY_MS: '100',
-      PUBLIC_BASE_URL: 'https://hooks.example.test',
-      META_GRAPH_URL: meta.url,
-      META_ACCESS_TOKEN: 'meta-access-token',
-      META_APP_SECRET: APP_SECRET,
-    });
+    ({ meta, app, t, other } = suite);
     db = app.get<DataSource>(DataSource);
     clock = app.get<OutboundClock>(OutboundClock);
     await clock.reset();
-    t = await createTenant(app);
-    other = await createTenant(app);
     Object.assign(
       sandbox,
       await whatsappLine('sandbox', { phone_number_id: `SBX${uniq()}`, waba_id: `SBXWABA${uniq()}` }),
     );
     Object.assign(real, await whatsappLine('meta', { phone_number_id: real.metaId, waba_id: real.waba }));
-  });
-  afterAll(async () => {
-    await clock.reset();
-    await app.close();
-    await meta.close();
-    await dropDatabase(dbUrl);
   });
 
   it('a campaign over sandbox contacts sends one rendered template per contact and its tasks settle', async () => {

@@ -10,12 +10,14 @@ import {
   createRule,
   tasksOf,
 } from '../factories/outbound.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
 
 /** Pools, rules, campaigns and tasks through the API: shapes, transitions and 409s (campaigns start in a year: no dialling). */
 describe('outbound: pools, rules, campaigns, tasks', () => {
+  const suite = useTestApp({ env: { SANDBOX_ANSWER_DELAY_MS: '121' }, tenants: ['t', 'other'] });
   let app: TestApp;
   let t: TestTenant;
   let other: TestTenant;
@@ -26,14 +28,9 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     createAnyCampaign(tenant, { start_at: nextYear, ...body });
 
   beforeAll(async () => {
-    app = await startTestApp({ SANDBOX_ANSWER_DELAY_MS: '121' });
+    ({ app, t, other } = suite);
     db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
     line = await sandboxLine(t);
-  });
-  afterAll(async () => {
-    await app.close();
   });
 
   it('creates, lists, changes and deletes pools; members are added, skipped, reported and listed', async () => {

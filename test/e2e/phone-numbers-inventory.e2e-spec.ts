@@ -1,7 +1,8 @@
 import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
 import { postSigned, TWILIO_SID, TWILIO_TOKEN, TwilioServer } from '../support/twilio-server';
 
@@ -18,6 +19,10 @@ interface Offer {
 
 describe('phone numbers: inventory search, purchase and release; channel settings', () => {
   describe('sandbox inventory', () => {
+    const suite = useTestApp({
+      env: { PHONE_NUMBER_PURCHASE_LIMIT: String(LIMIT), SANDBOX_ANSWER_DELAY_MS: '100' },
+      tenants: ['t', 'other'],
+    });
     let app: TestApp;
     let t: TestTenant;
     let other: TestTenant;
@@ -31,15 +36,9 @@ describe('phone numbers: inventory search, purchase and release; channel setting
         .post('/api/v1/phone-numbers/purchase')
         .send({ number: offer.number, country_code: offer.country_code, type: offer.type, ...extra });
 
-    beforeAll(async () => {
-      app = await startTestApp({
-        PHONE_NUMBER_PURCHASE_LIMIT: String(LIMIT),
-        SANDBOX_ANSWER_DELAY_MS: '100',
-      });
-      t = await createTenant(app);
-      other = await createTenant(app);
+    beforeAll(() => {
+      ({ app, t, other } = suite);
     });
-    afterAll(() => app.close());
 
     it('searches a deterministic inventory by country, type and digits, at most 50', async () => {
       const first = await search(t, 'country_code=US&type=local&limit=5');
@@ -388,23 +387,26 @@ describe('phone numbers: inventory search, purchase and release; channel setting
     let t: TestTenant;
     let other: TestTenant;
     const offered = ['+12015550141', '+12015550142', '+12015550143', '+12015550144'];
-
-    beforeAll(async () => {
-      twilio = await TwilioServer.start();
-      twilio.offer('US', 'Local', offered);
-      twilio.offer('US', 'TollFree', ['+18005550100'], 'any');
-      app = await startTestApp({
+    const suite = useTestApp({
+      servers: {
+        twilio: async () => {
+          const server = await TwilioServer.start();
+          server.offer('US', 'Local', offered);
+          server.offer('US', 'TollFree', ['+18005550100'], 'any');
+          return server;
+        },
+      },
+      env: ({ twilio }) => ({
         TWILIO_ACCOUNT_SID: TWILIO_SID,
         TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
         TWILIO_API_URL: twilio.url,
         PUBLIC_BASE_URL: PUBLIC,
-      });
-      t = await createTenant(app);
-      other = await createTenant(app);
+      }),
+      tenants: ['t', 'other'],
     });
-    afterAll(async () => {
-      await app.close();
-      await twilio.close();
+
+    beforeAll(() => {
+      ({ twilio, app, t, other } = suite);
     });
 
     const basic = `Basic ${Buffer.from(`${TWILIO_SID}:${TWILIO_TOKEN}`).toString('base64')}`;

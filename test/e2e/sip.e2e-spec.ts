@@ -2,8 +2,9 @@ import { DataSource } from 'typeorm';
 import { createAgent } from '../factories/agent.factory';
 import { sandboxLine } from '../factories/call.factory';
 import { twilioLine } from '../factories/twilio.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
 import { LlmServer } from '../support/llm-server';
 import { MediaClient } from '../support/media-client';
@@ -25,8 +26,31 @@ const uniqueNumber = (prefix = '+1332') => {
 };
 
 describe('SIP: PBX extension connectors, SIP trunks, external numbers, extension forwards', () => {
+  // Declared before the suite start so the media clients close before the app does.
+  afterAll(() => {
+    for (const c of clients) c.close();
+  });
+  const suite = useTestApp({
+    servers: {
+      twilio: () => TwilioServer.start(),
+      llm: () => LlmServer.start(),
+      speech: () => SpeechServer.start(),
+    },
+    env: ({ llm, speech, twilio }) => ({
+      LLM_BASE_URL: llm.url,
+      STT_BASE_URL: speech.url,
+      TTS_BASE_URL: speech.url,
+      TWILIO_ACCOUNT_SID: TWILIO_SID,
+      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
+      TWILIO_API_URL: twilio.url,
+      PUBLIC_BASE_URL: PUBLIC,
+      SANDBOX_ANSWER_DELAY_MS: '100',
+      LOG_LEVEL: 'debug',
+    }),
+    captureLogs: true,
+    tenants: ['t', 'other'],
+  });
   let twilio: TwilioServer;
-  let llm: LlmServer;
   let speech: SpeechServer;
   let app: TestApp;
   let db: DataSource;
@@ -53,34 +77,9 @@ describe('SIP: PBX extension connectors, SIP trunks, external numbers, extension
     });
   const callOf = async (id: string) => (await t.http.get(`/api/v1/calls/${id}`).expect(200)).body.data;
 
-  beforeAll(async () => {
-    twilio = await TwilioServer.start();
-    llm = await LlmServer.start();
-    speech = await SpeechServer.start();
-    app = await startTestApp(
-      {
-        LLM_BASE_URL: llm.url,
-        STT_BASE_URL: speech.url,
-        TTS_BASE_URL: speech.url,
-        TWILIO_ACCOUNT_SID: TWILIO_SID,
-        TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
-        TWILIO_API_URL: twilio.url,
-        PUBLIC_BASE_URL: PUBLIC,
-        SANDBOX_ANSWER_DELAY_MS: '100',
-        LOG_LEVEL: 'debug',
-      },
-      { captureLogs: true },
-    );
+  beforeAll(() => {
+    ({ twilio, speech, app, t, other } = suite);
     db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
-  });
-  afterAll(async () => {
-    for (const c of clients) c.close();
-    await app.close();
-    await speech.close();
-    await llm.close();
-    await twilio.close();
   });
 
   describe('PBX extension connectors', () => {

@@ -1,7 +1,7 @@
 import * as https from 'node:https';
 import { generate } from 'selfsigned';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { TestApp } from '../setup/test-app';
 import { plainRequest } from '../support/http';
 import { handshake } from '../support/tls-client';
 import { useTestApp } from '../setup/suite';
@@ -79,14 +79,13 @@ describe('transport: HTTPS only, TLS 1.2 or newer', () => {
 });
 
 describe('transport: TRUST_PROXY behind a TLS-terminating proxy', () => {
+  const suite = useTestApp({ env: { TRUST_PROXY: 'true' }, tenants: ['tenant'] });
   let app: TestApp;
   let tenant: TestTenant;
 
-  beforeAll(async () => {
-    app = await startTestApp({ TRUST_PROXY: 'true' });
-    tenant = await createTenant(app);
+  beforeAll(() => {
+    ({ app, tenant } = suite);
   });
-  afterAll(() => app.close());
 
   it('serves requests whose X-Forwarded-Proto is https', async () => {
     const res = await plainRequest(app.port, '/api/v1/me', {

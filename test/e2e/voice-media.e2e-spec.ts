@@ -1,6 +1,7 @@
-import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { TestTenant } from '../factories/workspace.factory';
 import { twilioLine } from '../factories/twilio.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { ApiProcess, startApiProcess } from '../support/api-process-client';
 import { defaultAnswer, LlmServer } from '../support/llm-server';
 import { MediaClient } from '../support/media-client';
@@ -12,6 +13,25 @@ const PUBLIC = 'https://voice.example.test';
 const REPLY = 'Sure, I can help with that today. What is your order number please?';
 
 describe('voice: media streams, turn-taking, streamed replies, barge-in', () => {
+  // Declared before the suite start so the media clients close before the app does.
+  afterAll(() => clients.forEach((c) => c.close()));
+  const suite = useTestApp({
+    servers: {
+      twilio: () => TwilioServer.start(),
+      llm: () => LlmServer.start(),
+      speech: () => SpeechServer.start(),
+    },
+    env: ({ llm, speech, twilio }) => ({
+      LLM_BASE_URL: llm.url,
+      STT_BASE_URL: speech.url,
+      TTS_BASE_URL: speech.url,
+      TWILIO_ACCOUNT_SID: TWILIO_SID,
+      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
+      TWILIO_API_URL: twilio.url,
+      PUBLIC_BASE_URL: PUBLIC,
+    }),
+    tenants: ['t', 'other'],
+  });
   let twilio: TwilioServer;
   let llm: LlmServer;
   let speech: SpeechServer;
@@ -62,20 +82,7 @@ describe('voice: media streams, turn-taking, streamed replies, barge-in', () => 
     );
 
   beforeAll(async () => {
-    twilio = await TwilioServer.start();
-    llm = await LlmServer.start();
-    speech = await SpeechServer.start();
-    app = await startTestApp({
-      LLM_BASE_URL: llm.url,
-      STT_BASE_URL: speech.url,
-      TTS_BASE_URL: speech.url,
-      TWILIO_ACCOUNT_SID: TWILIO_SID,
-      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
-      TWILIO_API_URL: twilio.url,
-      PUBLIC_BASE_URL: PUBLIC,
-    });
-    t = await createTenant(app);
-    other = await createTenant(app);
+    ({ twilio, llm, speech, app, t, other } = suite);
     line = await twilioLine(t, {
       language: 'en',
       settings: {
@@ -83,11 +90,6 @@ describe('voice: media streams, turn-taking, streamed replies, barge-in', () => 
       },
     });
     llm.respond = (call) => (call.kind === 'reply' ? { content: REPLY } : defaultAnswer(call));
-  });
-  afterAll(async () => {
-    clients.forEach((c) => c.close());
-    await app.close();
-    await Promise.all([llm.close(), speech.close(), twilio.close()]);
   });
 
   it('the stream answers the call, the agent greets; two utterances give two customer messages and two replies as media then a mark', async () => {

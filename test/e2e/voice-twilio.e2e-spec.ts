@@ -1,4 +1,5 @@
 import { createTenant, TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
 import { twilioLine } from '../factories/twilio.factory';
 import { startTestApp, TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
@@ -9,8 +10,18 @@ import { waitFor } from '../support/wait';
 const PUBLIC = 'https://voice.example.test';
 
 describe('voice: the Twilio adapter (REST dial, signed hooks, inbound, hang-up, recordings)', () => {
+  const suite = useTestApp({
+    servers: { twilio: () => TwilioServer.start(), llm: () => LlmServer.start() },
+    env: ({ llm, twilio }) => ({
+      LLM_BASE_URL: llm.url,
+      TWILIO_ACCOUNT_SID: TWILIO_SID,
+      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
+      TWILIO_API_URL: twilio.url,
+      PUBLIC_BASE_URL: PUBLIC,
+    }),
+    tenants: ['t', 'other'],
+  });
   let twilio: TwilioServer;
-  let llm: LlmServer;
   let app: TestApp;
   let t: TestTenant;
   let other: TestTenant;
@@ -36,23 +47,8 @@ describe('voice: the Twilio adapter (REST dial, signed hooks, inbound, hang-up, 
   };
 
   beforeAll(async () => {
-    twilio = await TwilioServer.start();
-    llm = await LlmServer.start();
-    app = await startTestApp({
-      LLM_BASE_URL: llm.url,
-      TWILIO_ACCOUNT_SID: TWILIO_SID,
-      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
-      TWILIO_API_URL: twilio.url,
-      PUBLIC_BASE_URL: PUBLIC,
-    });
-    t = await createTenant(app);
-    other = await createTenant(app);
+    ({ twilio, app, t, other } = suite);
     line = await twilioLine(t);
-  });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
-    await twilio.close();
   });
 
   it('dials through REST with the <Connect><Stream> TwiML, the status callback and basic auth', async () => {

@@ -2,8 +2,9 @@ import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
 import { DataSource } from 'typeorm';
 import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
-import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestTenant } from '../factories/workspace.factory';
+import { useTestApp } from '../setup/suite';
+import { TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { postSigned, TWILIO_SID, TWILIO_TOKEN, TwilioServer } from '../support/twilio-server';
 import { waitFor } from '../support/wait';
@@ -17,8 +18,20 @@ const uniqueNumber = () => {
 };
 
 describe('WhatsApp calling (§15.9): channel whatsapp_call on the voice runtime', () => {
+  const suite = useTestApp({
+    servers: { twilio: () => TwilioServer.start(), llm: () => LlmServer.start() },
+    env: ({ llm, twilio }) => ({
+      LLM_BASE_URL: llm.url,
+      LLM_MODEL: 'test-model',
+      TWILIO_ACCOUNT_SID: TWILIO_SID,
+      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
+      TWILIO_API_URL: twilio.url,
+      PUBLIC_BASE_URL: PUBLIC,
+      SANDBOX_ANSWER_DELAY_MS: '100',
+    }),
+    tenants: ['t', 'other'],
+  });
   let twilio: TwilioServer;
-  let llm: LlmServer;
   let app: TestApp;
   let db: DataSource;
   let t: TestTenant;
@@ -54,26 +67,9 @@ describe('WhatsApp calling (§15.9): channel whatsapp_call on the voice runtime'
   };
 
   beforeAll(async () => {
-    twilio = await TwilioServer.start();
-    llm = await LlmServer.start();
-    app = await startTestApp({
-      LLM_BASE_URL: llm.url,
-      LLM_MODEL: 'test-model',
-      TWILIO_ACCOUNT_SID: TWILIO_SID,
-      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
-      TWILIO_API_URL: twilio.url,
-      PUBLIC_BASE_URL: PUBLIC,
-      SANDBOX_ANSWER_DELAY_MS: '100',
-    });
+    ({ twilio, app, t, other } = suite);
     db = app.get<DataSource>(DataSource);
-    t = await createTenant(app);
-    other = await createTenant(app);
     line = await sandboxLine(t, { settings: { voice: { first_message: 'Hi from WhatsApp!' } } });
-  });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
-    await twilio.close();
   });
 
   it('a sandbox inbound WhatsApp call runs turns and is evaluated with the voice block at its end', async () => {
