@@ -3,7 +3,7 @@ import { ConversationsService } from '@/modules/conversations/conversations.serv
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { EvaluationService } from '@/modules/evaluation/evaluation.service';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
-import { startTestApp, TestApp } from '../setup/test-app';
+import { TestApp } from '../setup/test-app';
 import { LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 import { createAgentId } from '../factories/agent.factory';
@@ -36,20 +36,18 @@ async function evaluationOf(t: TestTenant, sessionId: string) {
 }
 
 describe('conversations, sessions and automatic evaluation', () => {
+  const suite = useTestApp({
+    servers: { llm: () => LlmServer.start() },
+    env: ({ llm }) => ({ LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model' }),
+    tenants: ['t', 'other'],
+  });
   let llm: LlmServer;
   let app: TestApp;
   let t: TestTenant;
   let other: TestTenant;
 
-  beforeAll(async () => {
-    llm = await LlmServer.start();
-    app = await startTestApp({ LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model' });
-    t = await createTenant(app);
-    other = await createTenant(app);
-  });
-  afterAll(async () => {
-    await app.close();
-    await llm.close();
+  beforeAll(() => {
+    ({ llm, app, t, other } = suite);
   });
   beforeEach(() => llm.reset());
 
