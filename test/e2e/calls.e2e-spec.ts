@@ -697,8 +697,9 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
   it('max_duration_seconds is a Bull delayed job that ends the answered call as max_duration', async () => {
     const id = await answered({ max_duration_seconds: 30 });
     const queue = app.get<Queue>(getQueueToken(QUEUES.calls));
-    const job = await queue.getJob(`max:${id}`);
-    expect(job?.opts.delay).toBe(30_000);
+    // Scheduled right after the answer commits (the call reads in-progress a moment before).
+    const job = await waitFor(async () => (await queue.getJob(`max:${id}`)) ?? undefined);
+    expect(job.opts.delay).toBe(30_000);
     // The job's body, run now instead of in 30 s.
     await app.get<CallTimers>(CallTimers).maxDuration(t.workspaceId, id);
     expect((await t.http.get(`/api/v1/calls/${id}`)).body.data).toMatchObject({
