@@ -24,7 +24,7 @@ export interface ImportOptions {
 
 /** A typed table or an imported knowledge source; its rows live in its own table (see records-table.ts). */
 @Entity('data_sources')
-export class DataSource extends WorkspaceOwnedEntity {
+export class KnowledgeSource extends WorkspaceOwnedEntity {
   @Column('varchar', { length: 200 }) name!: string;
   @Column('text', { nullable: true }) description!: string | null;
   @Column('varchar', { length: 20 }) type!: DataSourceType;

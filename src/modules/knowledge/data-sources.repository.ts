@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceId, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { DataSource } from './data-source.entity';
+import { KnowledgeSource } from './data-source.entity';
 
 @Injectable()
-export class DataSourcesRepository extends WorkspaceScopedRepository<DataSource> {
-  constructor(@InjectRepository(DataSource) repo: Repository<DataSource>) {
+export class DataSourcesRepository extends WorkspaceScopedRepository<KnowledgeSource> {
+  constructor(@InjectRepository(KnowledgeSource) repo: Repository<KnowledgeSource>) {
     super(repo);
   }
 
@@ -14,7 +14,7 @@ export class DataSourcesRepository extends WorkspaceScopedRepository<DataSource>
   async patch(
     workspaceId: WorkspaceId,
     id: string,
-    values: Partial<Omit<DataSource, 'id' | 'workspaceId'>>,
+    values: Partial<Omit<KnowledgeSource, 'id' | 'workspaceId'>>,
     manager?: EntityManager,
   ): Promise<void> {
     await this.updateWhere(workspaceId, { id }, values as never, manager);

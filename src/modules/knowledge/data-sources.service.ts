@@ -4,7 +4,7 @@ import { AppException, FieldError } from '@/common/errors/app.exception';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { checkRecord, cleanRecord, Column, Row } from './column-types';
-import { DataSource, PROCESS_WORDS } from './data-source.entity';
+import { KnowledgeSource, PROCESS_WORDS } from './data-source.entity';
 import { DataSourcesRepository } from './data-sources.repository';
 import { CreateTableDto } from './dto/create-table.dto';
 import { AddRecordsDto, MAX_BATCH, UpdateRecordDto } from './dto/records.dto';
@@ -12,7 +12,7 @@ import { DataSourceDetailResponse, DataSourceResponse, RecordResponse } from './
 import { KnowledgeIndexRepository } from './knowledge-index.repository';
 import { RecordRow, RecordsRepository } from './records.repository';
 
-export function toDataSourceResponse(ds: DataSource): DataSourceResponse {
+export function toDataSourceResponse(ds: KnowledgeSource): DataSourceResponse {
   const progress =
     ds.progressDone === null ? null : { done: ds.progressDone, total: ds.progressTotal ?? null };
   return {
@@ -53,7 +53,7 @@ export class DataSourcesService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async get(workspaceId: string, id: string): Promise<DataSource> {
+  async get(workspaceId: string, id: string): Promise<KnowledgeSource> {
     const ds = await this.sources.findById(workspaceId, id);
     if (!ds) throw AppException.notFound('Data source');
     return ds;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as fs from 'node:fs';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { TRANSCRIPTION, TranscriptionPort } from '@/providers/transcription/transcription.port';
-import type { DataSource } from './data-source.entity';
+import type { KnowledgeSource } from './data-source.entity';
 import { Crawler } from './importers/crawler';
 import { fillCsv } from './importers/csv-import';
 import type { FileKind } from './importers/detect-kind';
@@ -29,7 +29,7 @@ export class ImportSources {
   ) {}
 
   /** Fills the records table from the data source's origin, by its kind. */
-  fill(ds: DataSource, writer: RecordsLoad, progress: Progress): Promise<FillResult> {
+  fill(ds: KnowledgeSource, writer: RecordsLoad, progress: Progress): Promise<FillResult> {
     const o = ds.options;
     switch (ds.type) {
       case 'copypaste':

@@ -12,7 +12,7 @@ import { OutboundError } from '@/common/net/outbound-http';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { TranscriptionError } from '@/providers/transcription/transcription.port';
-import { DataSource, DataSourceType, ImportOptions, STATUS } from './data-source.entity';
+import { KnowledgeSource, DataSourceType, ImportOptions, STATUS } from './data-source.entity';
 import { DataSourcesRepository } from './data-sources.repository';
 import { toDataSourceResponse } from './data-sources.service';
 import { CopyPasteImportDto, FileImportDto, MAX_UPLOAD_BYTES, WebsiteImportDto } from './dto/import.dto';
@@ -219,7 +219,7 @@ export class ImportsService {
     }
   }
 
-  private async removeFile(ds: DataSource): Promise<void> {
+  private async removeFile(ds: KnowledgeSource): Promise<void> {
     if (ds.options.file) await fsp.rm(ds.options.file, { force: true }).catch(() => undefined);
   }
 }

@@ -4,7 +4,7 @@ import { AgentsModule } from '@/modules/agents/agents.module';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
 import { EmbeddingsModule } from '@/providers/embeddings/embeddings.module';
 import { TranscriptionModule } from '@/providers/transcription/transcription.module';
-import { DataSource } from './data-source.entity';
+import { KnowledgeSource } from './data-source.entity';
 import { DataSourcesController } from './data-sources.controller';
 import { DataSourcesRepository } from './data-sources.repository';
 import { DataSourcesService } from './data-sources.service';
@@ -22,7 +22,7 @@ import { diskUploads } from './upload-storage';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([DataSource]),
+    TypeOrmModule.forFeature([KnowledgeSource]),
     AgentsModule,
     IdempotencyModule,
     TranscriptionModule,
