@@ -9,7 +9,8 @@ import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
 import { LlmServer } from '../test/support/llm-server';
 import { performance } from 'node:perf_hooks';
-import type { ProbeSnapshot, TimelineEvent } from './probe';
+import type { TimelineEvent } from './probe';
+import { probe, spent } from './probe-report';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
 
@@ -145,44 +146,6 @@ function stopServer(child: ChildProcess): Promise<void> {
   });
 }
 
-/** One probe snapshot of each replica (bench/probe.ts), asked for with SIGUSR2. */
-async function probe(children: ChildProcess[]): Promise<ProbeSnapshot[]> {
-  const before = new Set(fs.readdirSync(probeDir));
-  for (const c of children) c.kill('SIGUSR2');
-  for (let i = 0; i < 500; i += 1) {
-    const fresh = fs.readdirSync(probeDir).filter((f) => !before.has(f));
-    if (fresh.length === children.length) {
-      await new Promise((r) => setTimeout(r, 20));
-      return fresh.map((f) => JSON.parse(fs.readFileSync(path.join(probeDir, f), 'utf8')) as ProbeSnapshot);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the replicas wrote no probe snapshot');
-}
-
-/** What both replicas spent between two snapshots, per unit of work. */
-function spent(from: ProbeSnapshot[], to: ProbeSnapshot[], units: number, label: string): string {
-  const sum = (pick: (s: ProbeSnapshot) => Record<string, number>) => {
-    const out = new Map<string, number>();
-    for (const s of to) for (const [k, v] of Object.entries(pick(s))) out.set(k, (out.get(k) ?? 0) + v);
-    for (const s of from) for (const [k, v] of Object.entries(pick(s))) out.set(k, (out.get(k) ?? 0) - v);
-    return [...out].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
-  };
-  const cpu = to.reduce((t, s) => t + s.cpuMs, 0) - from.reduce((t, s) => t + s.cpuMs, 0);
-  const statements = sum((s) => s.statements);
-  const redis = sum((s) => s.redis);
-  const total = (l: [string, number][]) => l.reduce((t, [, v]) => t + v, 0);
-  const per = (v: number) => (v / units).toFixed(1);
-  const lines = [
-    `${label}: replica CPU ${per(cpu)} ms, SQL statements ${per(total(statements))}, Redis commands ${per(total(redis))}; event-loop delay p99 ${Math.max(...to.map((s) => s.loopDelayP99Ms)).toFixed(1)} ms, max ${Math.max(...to.map((s) => s.loopDelayMaxMs)).toFixed(1)} ms`,
-  ];
-  if (process.env.BENCH_DETAIL) {
-    for (const [k, v] of statements) lines.push(`    sql   ${per(v).padStart(6)}  ${k}`);
-    for (const [k, v] of redis) lines.push(`    redis ${per(v).padStart(6)}  ${k}`);
-  }
-  return lines.join('\n');
-}
-
 /** The probe's clock (bench/probe.ts): ms since the epoch, comparable between the processes of one machine. */
 const clock = (): number => performance.timeOrigin + performance.now();
 
@@ -308,7 +271,7 @@ async function main(): Promise<void> {
     const timeline = process.env.BENCH_TRACE === 'timeline';
     const turnWindows: [number, number][] = [];
     const actionWindows: [number, number][] = [];
-    const beforeSolo = timeline ? await probe([a.child, b.child]) : [];
+    const beforeSolo = timeline ? await probe([a.child, b.child], probeDir) : [];
     for (let n = 0; n < SOLO; n += 1) {
       const turnFrom = clock();
       const r = await call(replicas[0], token, 'POST', `/api/v1/calls/${ids[0]}/simulate`, {
@@ -329,7 +292,7 @@ async function main(): Promise<void> {
     progress('single call done');
     if (timeline) {
       void beforeSolo;
-      const events = (await probe([a.child, b.child])).flatMap((s) => s.timeline ?? []);
+      const events = (await probe([a.child, b.child], probeDir)).flatMap((s) => s.timeline ?? []);
       process.stdout.write(
         `${timelineReport('one call alone, turn', turnWindows, events)}\n${timelineReport('one call alone, action', actionWindows, events)}\n`,
       );
@@ -380,7 +343,7 @@ async function main(): Promise<void> {
 
     // Saturation: each call takes its turns back to back on the replica that placed it; calls run side by side.
     const turnMs: number[] = [];
-    const beforeTurns = await probe([a.child, b.child]);
+    const beforeTurns = await probe([a.child, b.child], probeDir);
     const turnsStart = Date.now();
     await Promise.all(
       ids.map(async (id, i) => {
@@ -389,7 +352,7 @@ async function main(): Promise<void> {
     );
     const turnsSeconds = (Date.now() - turnsStart) / 1000;
     progress('turns done');
-    const afterTurns = await probe([a.child, b.child]);
+    const afterTurns = await probe([a.child, b.child], probeDir);
 
     // Actions: posted to the replica that does not own the call, answered once the owner performed them.
     const actionMs: number[] = [];
@@ -400,7 +363,7 @@ async function main(): Promise<void> {
       }),
     );
     const actionsSeconds = (Date.now() - actionsStart) / 1000;
-    const afterActions = await probe([a.child, b.child]);
+    const afterActions = await probe([a.child, b.child], probeDir);
     await Promise.all(
       ids.map((id, i) =>
         call(replicas[i % 2], token, 'POST', `/api/v1/calls/${id}/simulate`, { action: 'hangup' }),
