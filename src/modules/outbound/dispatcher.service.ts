@@ -169,28 +169,22 @@ export class Dispatcher {
   private async place(claimed: TaskRow[], now: number): Promise<number> {
     let started = 0;
     const full = new Set<string>();
-    const queue = [...claimed];
-    const worker = async () => {
-      for (let task = queue.shift(); task; task = queue.shift()) {
-        if (task.type === 'make_call' && full.has(task.workspace_id)) {
-          await this.runner.release(task);
-          continue;
-        }
-        const result = await this.runner.run(task, now).catch(async (err: Error) => {
-          this.logger.error({ err: err.message, taskId: task!.id }, 'task run failed');
-          // Not left claimed until the stuck-claim sweep: started if its call was made, else pending again.
-          await this.settlement
-            .recover({ workspace_id: task!.workspace_id, id: task!.id }, now, { own: true })
-            .catch((e: Error) =>
-              this.logger.warn({ err: e.message, taskId: task!.id }, 'task recovery failed'),
-            );
-          return 'gone' as const;
-        });
-        if (result === 'started') started += 1;
-        if (result === 'no_slot') full.add(task.workspace_id);
+    await eachLimited(claimed, PLACE_PARALLELISM, async (task) => {
+      if (task.type === 'make_call' && full.has(task.workspace_id)) {
+        await this.runner.release(task);
+        return;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(PLACE_PARALLELISM, claimed.length) }, worker));
+      const result = await this.runner.run(task, now).catch(async (err: Error) => {
+        this.logger.error({ err: err.message, taskId: task.id }, 'task run failed');
+        // Not left claimed until the stuck-claim sweep: started if its call was made, else pending again.
+        await this.settlement
+          .recover({ workspace_id: task.workspace_id, id: task.id }, now, { own: true })
+          .catch((e: Error) => this.logger.warn({ err: e.message, taskId: task.id }, 'task recovery failed'));
+        return 'gone' as const;
+      });
+      if (result === 'started') started += 1;
+      if (result === 'no_slot') full.add(task.workspace_id);
+    });
     return started;
   }
 }
