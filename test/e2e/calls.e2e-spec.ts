@@ -572,6 +572,7 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
       'phone_numbers',
       'phone_number_bindings',
       'messenger_pages',
+      'knowledge_index_stats',
     ];
     expect(triggers.map((r) => `${r.t} ${r.e}`).sort()).toEqual(
       covered.flatMap((table) => ['DELETE', 'INSERT', 'UPDATE'].map((e) => `${table} ${e}`)).sort(),

@@ -121,6 +121,7 @@ export class CallRuntime implements OnModuleInit {
       customPrompt: callInstructions(agent.custom_prompt, call),
       messageType,
       context,
+      conversation: { id: callId, workspaceId, channel: call.channel, contactId: call.contactId },
       onDelta,
       besideReply: (at, action) => {
         if (action) return Promise.resolve();

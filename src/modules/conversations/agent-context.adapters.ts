@@ -36,6 +36,8 @@ const KEPT_CONTEXTS = 500;
 const TURN_EXTRAS = {
   evaluation_rows: EvaluationSettingsRepository.AGENT_VIEW_SUB_SELECT,
   memorize_rows: SettingsRepository.AGENT_VIEW_SUB_SELECT,
+  knowledge_passages: `(SELECT coalesce(sum(s.passages), 0)::int FROM knowledge_index_stats s
+                         WHERE s.workspace_id = a.workspace_id AND s.agent_id = a.id)`,
 };
 
 /** The agent, its evaluation and memorize settings, through the agents module's services. */
@@ -68,6 +70,7 @@ export class AgentsContextReader extends AgentContextReader {
       ),
       memorize: memorizeShape(MemorizeSettingsService.effectiveFromView(read.extras.memorize_rows, agentId)),
       version: read.configVersion,
+      hasKnowledge: Number(read.extras.knowledge_passages) > 0,
     };
     // What was read is at least as new as its version (one statement), so keeping it under that version is safe.
     this.kept.delete(key);

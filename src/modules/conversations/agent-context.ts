@@ -39,6 +39,8 @@ export interface TurnContext {
    * or settings, the workspace defaults included, moves it); null when nothing was ever configured.
    */
   version: string | null;
+  /** Whether the agent has any knowledge passage (a turn of an agent without any skips the search). */
+  hasKnowledge?: boolean;
 }
 
 /** What the conversation runtime needs of an agent, read through the agents module's services. */

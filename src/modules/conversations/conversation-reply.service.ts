@@ -3,7 +3,7 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { ContactDirectory, KnowledgeHit, KnowledgeLookup, MemorizeSettingsShape } from './agent-context';
-import type { Conversation } from './conversation.entity';
+import type { ConversationRef } from './conversation.entity';
 import type { Message } from './message.entity';
 import { MessagesRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
@@ -24,7 +24,7 @@ export interface Reply {
 
 export interface ReplyInput {
   workspaceId: string;
-  conversation: Conversation;
+  conversation: ConversationRef;
   /** The agent with the instructions in force (a call's replace its `custom_prompt`). */
   agent: AgentResponse;
   utterance: string;
@@ -34,16 +34,22 @@ export interface ReplyInput {
   onDelta?: (text: string) => void;
   /** Stores a tool's `system` message (the turn's message writer). */
   recordTool: TurnToolsContext['recordTool'];
-  /** The customer's message of this turn, as stored. */
+  /** False when the agent has no knowledge passage: the search is skipped. */
+  hasKnowledge?: boolean;
+  /** The customer's message of this turn (as it is being stored: its id, content and time). */
   inbound?: Message;
-  /** The history and knowledge reads started before the customer's message was written (`prefetch`). */
+  /** The history, knowledge and memory reads started before the customer's message was written (`prefetch`). */
   reads?: ReplyReads | null;
 }
 
-/** A turn's history (without its customer message) and knowledge, read while that message is written. */
+/** What memorize lets into the prompt. */
+type Memory = { contact?: Record<string, unknown>; summaries: string[] } | undefined;
+
+/** A turn's history (without its customer message), knowledge and memory, read while that message is written. */
 export interface ReplyReads {
   history: Promise<Message[]>;
   knowledge: Promise<KnowledgeHit[]>;
+  memory: Promise<Memory>;
 }
 
 /**
@@ -67,23 +73,27 @@ export class ConversationReplyService {
 
   /**
    * Starts the reads a reply needs that do not depend on the turn's customer message being stored: the last
-   * messages before it (`messageId`, the id it will be stored with, left out should the read see it) and the
-   * knowledge for the customer's turns so far and this one. Null when no model is configured (no reply reads them).
+   * messages before it (`messageId`, the id it will be stored with, left out should the read see it), the
+   * knowledge for the customer's turns so far and this one, and what memorize lets into the prompt. Null when no
+   * model is configured (no reply reads them).
    */
   prefetch(
     workspaceId: string,
-    conversationId: string,
+    conversation: ConversationRef,
     agent: AgentResponse,
+    memorize: MemorizeSettingsShape,
     utterance: string,
     messageId: string,
+    hasKnowledge = true,
   ): ReplyReads | null {
     if (!this.llm.isConfigured(agent.custom_llm_url)) return null;
+    const conversationId = conversation.id;
     const history = this.messages
       .recent(workspaceId, conversationId, HISTORY)
       .then((rows) => rows.filter((m) => m.id !== messageId));
     const knowledge = history.then(
       (rows) =>
-        this.searchKnowledge(workspaceId, conversationId, agent, [
+        this.searchKnowledge(workspaceId, conversationId, agent, hasKnowledge, [
           ...rows
             .slice(-(HISTORY - 1))
             .filter((m) => m.sender === 'customer')
@@ -92,16 +102,20 @@ export class ConversationReplyService {
         ]),
       (): KnowledgeHit[] => [],
     );
-    history.catch(() => undefined); // awaited by the reply; the turn may end before it (a rule, a closed conversation)
-    return { history, knowledge };
+    const memory = this.memory(workspaceId, conversation, memorize);
+    // Awaited by the reply; the turn may end before it (a rule, a closed conversation).
+    for (const read of [history, knowledge, memory]) read.catch(() => undefined);
+    return { history, knowledge, memory };
   }
 
-  private searchKnowledge(
+  private async searchKnowledge(
     workspaceId: string,
     conversationId: string,
     agent: AgentResponse,
+    hasKnowledge: boolean,
     customerTurns: string[],
   ): Promise<KnowledgeHit[]> {
+    if (!hasKnowledge) return [];
     return this.knowledge.forTurns(workspaceId, agent.agent_uuid, customerTurns).catch((err: Error) => {
       this.logger.warn({ err: err.message, conversationId }, 'knowledge search failed; replying without it');
       return [];
@@ -120,7 +134,7 @@ export class ConversationReplyService {
         action: fired?.action ?? null,
       };
     }
-    const memory = this.memory(workspaceId, conversation, input.memorize);
+    const memory = input.reads?.memory ?? this.memory(workspaceId, conversation, input.memorize);
     memory.catch(() => undefined); // awaited below; a failure must not go unhandled while history is read
     let history: Message[];
     let knowledge: KnowledgeHit[] | Promise<KnowledgeHit[]>;
@@ -133,6 +147,7 @@ export class ConversationReplyService {
         workspaceId,
         conversation.id,
         agent,
+        input.hasKnowledge ?? true,
         history.filter((m) => m.sender === 'customer').map((m) => m.content),
       );
     }
@@ -179,7 +194,11 @@ export class ConversationReplyService {
   }
 
   /** What memorize allows into the prompt: contact fields and recent session summaries with this contact. */
-  private async memory(workspaceId: string, conversation: Conversation, settings: MemorizeSettingsShape) {
+  private async memory(
+    workspaceId: string,
+    conversation: ConversationRef,
+    settings: MemorizeSettingsShape,
+  ): Promise<Memory> {
     if (!conversation.contactId) return undefined;
     const plan = memorizePlan(settings, conversation.channel);
     if (!plan.active) return undefined;

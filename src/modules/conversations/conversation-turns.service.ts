@@ -5,7 +5,7 @@ import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
 import { AgentContextReader, EffectiveEvaluation, TurnContext } from './agent-context';
-import type { Conversation } from './conversation.entity';
+import type { Conversation, ConversationRef } from './conversation.entity';
 import { ConversationReplyService } from './conversation-reply.service';
 import { MessagesRepository, SessionTarget } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
@@ -28,6 +28,11 @@ export interface TurnOptions {
    * what it keeps for the call), so the turn does not read them again.
    */
   context?: TurnContext;
+  /**
+   * The conversation as the caller knows it (a call's runtime, from the call row), so the reply need not wait for
+   * the customer's message to be stored to start.
+   */
+  conversation?: ConversationRef;
   /** Streams the model's reply as it is generated (a call speaks it sentence by sentence). */
   onDelta?: (text: string) => void;
   /**
@@ -70,13 +75,23 @@ export class ConversationTurnsService {
     const context = options.context ?? (await this.agents.forTurn(workspaceId, ahead!.agentId!));
     const agent = context.agent;
     const timeoutMs = timeoutOf(context.evaluation);
-
-    // The history and the knowledge for the reply are read while the customer's message is written (they do not
-    // depend on it: the message is known, and its id is left out of the history read and added after).
+    // What is known of the conversation before its row is locked. When it is, the reply's reads (history,
+    // knowledge, memory), the rules and the model's request run beside the customer's message write: none of them
+    // depends on it (the message is known, and its id is left out of the history read and added after).
+    const known: ConversationRef | null = ahead ?? options.conversation ?? null;
     const id = newId();
-    const reads = options.muted
-      ? null
-      : this.replies.prefetch(workspaceId, conversationId, agent, content, id);
+    const reads =
+      options.muted || !known
+        ? null
+        : this.replies.prefetch(
+            workspaceId,
+            known,
+            agent,
+            context.memorize,
+            content,
+            id,
+            context.hasKnowledge ?? true,
+          );
 
     // 1. The customer's message and the session, in one transaction with its event.
     const draft: Draft = {
@@ -86,59 +101,55 @@ export class ConversationTurnsService {
       messageType: options.messageType ?? 'text',
     };
     const now = new Date();
-    const target: SessionTarget = { active: true, activityAt: now, timeoutMs };
-    const check = (conv: Conversation) => this.assertOpen(conv);
-    const {
-      conversation,
-      message: inbound,
-      session,
-      previousActivityMs,
-    } = (await this.append(workspaceId, conversationId, draft, target, check, undefined, id)) ??
-    (await this.appendOpening(
-      workspaceId,
-      conversationId,
-      draft,
-      target,
-      check,
-      (m, conv) => this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
-      undefined,
-      id,
-    ));
-    // A call's session ends with the call, never by idleness.
-    if (!isVoiceChannel(conversation.channel))
-      await this.sessions.scheduleTimeout(session, previousActivityMs);
-    if (options.muted)
+    const written = this.storeCustomerMessage(workspaceId, conversationId, draft, now, timeoutMs, id);
+    written.catch(() => undefined); // awaited below, before anything is answered
+    if (options.muted) {
+      const { conversation, message } = await written;
       return {
-        message: MessageResponse.of(inbound),
+        message: MessageResponse.of(message),
         reply: null,
         action: null,
         reply_unavailable_reason: 'The agent is muted',
         conversation: ConversationResponse.of(conversation),
       };
+    }
+    const ref = known ?? (await written).conversation;
 
     // 2. Rules first: a guard or routing rule acts instead of a reply.
     const decision = await this.rules.evaluate(
       { guard_rules: agent.guard_rules, routing_rules: agent.routing_rules },
       content,
-      conversation.channel,
+      ref.channel,
       { customLlmUrl: agent.custom_llm_url },
     );
-    if (decision.decision !== 'none' && decision.rule)
-      return this.act(conversation, session, inbound, decision);
+    if (decision.decision !== 'none' && decision.rule) {
+      const { conversation, session, message } = await written;
+      return this.act(conversation, session, message, decision);
+    }
 
-    // 3. Otherwise the agent's reply.
-    const { text, reason, action } = await this.replies.reply({
+    // 3. Otherwise the agent's reply, asked for while the customer's message commits; a write that fails (a
+    // conversation closed meanwhile) answers its error at once and mutes what the model still streams.
+    let refused = false;
+    written.catch(() => (refused = true));
+    const replying = this.replies.reply({
       workspaceId,
-      conversation,
+      conversation: ref,
       agent: options.customPrompt === undefined ? agent : { ...agent, custom_prompt: options.customPrompt },
       utterance: content,
       memorize: context.memorize,
-      inbound,
+      hasKnowledge: context.hasKnowledge ?? true,
+      inbound: Object.assign(new Message(), { ...draft, id, workspaceId, conversationId, createdAt: now }),
       reads,
-      onDelta: options.onDelta,
+      onDelta: options.onDelta && ((delta) => !refused && options.onDelta!(delta)),
+      // A tool's record follows the customer's message.
       recordTool: (text, within) =>
-        this.speak(workspaceId, conversation.id, text, { sender: 'system', messageType: 'tool', within }),
+        written.then(() =>
+          this.speak(workspaceId, conversationId, text, { sender: 'system', messageType: 'tool', within }),
+        ),
     });
+    replying.catch(() => undefined); // awaited below, once the customer's message is stored
+    const { conversation, session, message: inbound } = await written;
+    const { text, reason, action } = await replying;
     const at = new Date();
     const [reply] = await Promise.all([
       text === null ? null : this.storeAgentMessage(conversation, session, text),
@@ -153,6 +164,37 @@ export class ConversationTurnsService {
         reply ? { ...conversation, lastMessageAt: reply.createdAt, agentId: reply.agentId } : conversation,
       ),
     };
+  }
+
+  /**
+   * The customer's message into the active session (opening one when none is active), then the session's idle
+   * timeout (a call's session ends with the call, never by idleness).
+   */
+  private async storeCustomerMessage(
+    workspaceId: string,
+    conversationId: string,
+    draft: Draft,
+    now: Date,
+    timeoutMs: number,
+    id: string,
+  ): Promise<Written> {
+    const target: SessionTarget = { active: true, activityAt: now, timeoutMs };
+    const check = (conv: Conversation) => this.assertOpen(conv);
+    const written =
+      (await this.append(workspaceId, conversationId, draft, target, check, undefined, id)) ??
+      (await this.appendOpening(
+        workspaceId,
+        conversationId,
+        draft,
+        target,
+        check,
+        (m, conv) => this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
+        undefined,
+        id,
+      ));
+    if (!isVoiceChannel(written.conversation.channel))
+      await this.sessions.scheduleTimeout(written.session, written.previousActivityMs);
+    return written;
   }
 
   private async act(

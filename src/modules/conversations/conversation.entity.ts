@@ -16,3 +16,9 @@ export class Conversation extends WorkspaceOwnedEntity {
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) lastMessageAt!: Date | null;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) closedAt!: Date | null;
 }
+
+/**
+ * What a turn needs to know of its conversation before it is locked: a caller that knows these (a call's runtime,
+ * from the call row) lets the reply start beside the customer's message write.
+ */
+export type ConversationRef = Pick<Conversation, 'id' | 'workspaceId' | 'channel' | 'contactId'>;

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { ChatMessage } from '@/providers/llm/language-model.port';
-import type { Conversation } from './conversation.entity';
+import type { ConversationRef } from './conversation.entity';
 import type { TurnAction } from './dto/responses';
 import type { Message } from './message.entity';
 
@@ -13,7 +13,7 @@ export const TURN_TOOLS = Symbol('TURN_TOOLS');
 
 export interface TurnToolsContext {
   workspaceId: string;
-  conversation: Conversation;
+  conversation: ConversationRef;
   agent: AgentResponse;
   /** Stores a `system` message of type `tool`; `within` writes the call's records in the same transaction. */
   recordTool(
