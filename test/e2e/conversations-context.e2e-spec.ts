@@ -1,3 +1,4 @@
+import { AgentViewsRepository } from '@/modules/agents/agent-views.repository';
 import { LlmServer } from '../support/llm-server';
 import { waitFor } from '../support/wait';
 import { createAgentId } from '../factories/agent.factory';
@@ -137,9 +138,22 @@ describe('conversation context: memorize and knowledge', () => {
     expect(suite.llm.callsOf('reply')[0].system).not.toContain('What you remember');
   });
 
-  it("puts the agent's synced knowledge in the reply prompt, and only that agent's", async () => {
+  it("puts the agent's synced knowledge in the reply prompt, and only that agent's, even after turns without any", async () => {
     const agentId = await agent();
     const otherAgent = await agent();
+    // Turns before any knowledge: the agent's context is read once and kept (nothing changed between the turns).
+    const reads = jest.spyOn(suite.app.get<AgentViewsRepository>(AgentViewsRepository), 'loadWith');
+    const early = (
+      await suite.t.http
+        .post('/api/v1/conversations')
+        .send({ agent_uuid: agentId, channel: 'chat' })
+        .expect(201)
+    ).body.data.uuid;
+    for (const content of ['Hello', 'Are you open today?'])
+      await suite.t.http.post(`/api/v1/conversations/${early}/messages`).send({ content }).expect(201);
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(suite.llm.callsOf('reply')[1].system).not.toContain('open from nine to five');
+    reads.mockRestore();
     const source = (
       await suite.t.http
         .post('/api/v1/data/import/copypaste')

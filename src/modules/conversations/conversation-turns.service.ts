@@ -69,10 +69,15 @@ export class ConversationTurnsService {
     content: string,
     options: TurnOptions = {},
   ): Promise<TurnResponse> {
-    // A caller that read the agent (a call's runtime) skips the read ahead: the locked row is checked below.
-    const ahead = options.context ? null : await this.conversationsService.get(workspaceId, conversationId);
+    // A caller that read the agent (a call's runtime) skips the read ahead: the locked row is checked below. The
+    // read ahead carries the agent configuration version, so an agent context kept under it is reused.
+    const read = options.context
+      ? null
+      : await this.conversationsService.withConfigVersion(workspaceId, conversationId);
+    const ahead = read?.conversation ?? null;
     if (ahead) this.assertOpen(ahead);
-    const context = options.context ?? (await this.agents.forTurn(workspaceId, ahead!.agentId!));
+    const context =
+      options.context ?? (await this.agents.forTurn(workspaceId, ahead!.agentId!, read!.agentConfigVersion));
     const agent = context.agent;
     const timeoutMs = timeoutOf(context.evaluation);
     // What is known of the conversation before its row is locked. When it is, the reply's reads (history,

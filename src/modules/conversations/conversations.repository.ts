@@ -6,6 +6,7 @@ import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { Conversation } from './conversation.entity';
 import { Message } from './message.entity';
+import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { OUTBOX_CHANNEL } from '@/modules/events/outbox.service';
 import { Session } from './session.entity';
 import {
@@ -140,6 +141,24 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
       manager,
     );
     return rows.length ? conversationOf(rows[0]) : null;
+  }
+
+  /**
+   * The conversation with the workspace's agent configuration version as of this read, so a turn can reuse an
+   * agent context kept under that version (AgentContextReader.forTurn).
+   */
+  async withConfigVersion(
+    workspaceId: string,
+    id: string,
+  ): Promise<{ conversation: Conversation; agentConfigVersion: string | null } | null> {
+    const rows = await this.sql<(Row & { agent_config_version: string | null })[]>(
+      `SELECT ${CONVERSATION_COLUMNS}, ${agentConfigVersionSql('c')} AS agent_config_version
+         FROM conversations c WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+    );
+    if (!rows.length) return null;
+    const { agent_config_version: version, ...row } = rows[0];
+    return { conversation: conversationOf(row as Row), agentConfigVersion: version ?? null };
   }
 }
 

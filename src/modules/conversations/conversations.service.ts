@@ -83,6 +83,16 @@ export class ConversationsService {
     return conversation;
   }
 
+  /** The conversation (404 when not in the workspace) with the agent configuration version as of the read. */
+  async withConfigVersion(
+    workspaceId: string,
+    id: string,
+  ): Promise<{ conversation: Conversation; agentConfigVersion: string | null }> {
+    const read = await this.conversations.withConfigVersion(workspaceId, id);
+    if (!read) throw AppException.notFound('Conversation');
+    return read;
+  }
+
   async list(workspaceId: string, q: ListConversationsQuery): Promise<Page<ConversationResponse>> {
     const [rows, total] = await this.conversations.list(workspaceId, q, skipTake(q));
     return pageOf(
