@@ -17,6 +17,7 @@ import { IntentActions1763910000000 } from './migrations/1763910000000-IntentAct
 import { Messaging1763920000000 } from './migrations/1763920000000-Messaging';
 import { TranscriptionsOperations1763950000000 } from './migrations/1763950000000-TranscriptionsOperations';
 import { AgentConfigVersions1764000000000 } from './migrations/1764000000000-AgentConfigVersions';
+import { FlowExecutionLeases1764060000000 } from './migrations/1764060000000-FlowExecutionLeases';
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
 import { FlowExecutionsRetention1763990000000 } from './migrations/1763990000000-FlowExecutionsRetention';
@@ -54,4 +55,5 @@ export const MIGRATIONS = [
   Sip1763980000000,
   Numbers1763970000000,
   AgentConfigVersions1764000000000,
+  FlowExecutionLeases1764060000000,
 ];
