@@ -166,6 +166,8 @@ describe('automation flows: executions survive a dead process', () => {
       )
     )[0].steps as Array<{ uuid: string }>;
     const paused = waiting(1).map((r, i) => ({ ...r, step_uuid: version[i].uuid }));
+    // Its step already interrupted 4 times: the fifth is the last (MAX_STEP_ATTEMPTS).
+    const worn = paused.map((r, i) => (i ? { ...r, attempts: 4, error: { code: 'INTERRUPTED' } } : r));
     const insert = async (claimedBy: string | null, lease: string, steps: unknown[] = [], resumeAt = 0) => {
       const id = uuidv7();
       await db.query(
@@ -191,13 +193,17 @@ describe('automation flows: executions survive a dead process', () => {
     const deadOwner = await insert(`${prefix}/gone-host:4242:deadbeef`, '2 minutes');
     const stuck = await insert(mine, '-1 second');
     const jobLost = await insert(null, '-1 second', paused, 1);
+    const diesEveryTime = await insert(`${prefix}/gone-host:4243:deadbeef`, '2 minutes', worn, 1);
     const before = new Map((await rows(tenant.workspaceId, flow.id)).map((r) => [r.id, r]));
 
     await a.get<FlowRecovery>(FlowRecovery).reclaim();
     const done = await waitFor(
       async () => {
         const r = new Map((await rows(tenant.workspaceId, flow.id)).map((x) => [x.id, x]));
-        return [deadOwner, stuck, jobLost].every((id) => r.get(id)?.status === 'succeeded') ? r : undefined;
+        return [deadOwner, stuck, jobLost].every((id) => r.get(id)?.status === 'succeeded') &&
+          r.get(diesEveryTime)?.status === 'failed'
+          ? r
+          : undefined;
       },
       20_000,
       'the handed-back executions ended',
@@ -217,6 +223,16 @@ describe('automation flows: executions survive a dead process', () => {
       ['succeeded', 1],
       ['succeeded', 2],
     ]);
+    // A step whose process died under it a fifth time fails the execution instead of being tried again.
+    expect(stepsOf(diesEveryTime)).toEqual([
+      ['succeeded', 1],
+      ['failed', 5],
+    ]);
+    const [worn5] = await db.query(`SELECT error FROM flow_executions WHERE workspace_id = $1 AND id = $2`, [
+      tenant.workspaceId,
+      diesEveryTime,
+    ]);
+    expect(worn5.error).toMatchObject({ code: 'INTERRUPTED', step_number: 2 });
     expect(hooks.at('/rows')).toHaveLength(3);
 
     // Two more sweeps of their own (every 5 s) and one here: the others are exactly as they were.
