@@ -41,7 +41,22 @@ interface RawExecution {
   steps: StepRecord[];
   started_at: Date | null;
   finished_at: Date | null;
+  claimed_by: string | null;
+  lease_until: Date | null;
   flow_name: string | null;
+}
+
+/** A running execution the recovery sweep looks at: its owner is dead or its lease has run out. */
+export interface StalledExecution {
+  workspace_id: string;
+  id: string;
+  flow_id: string;
+  version: number;
+  trigger: ExecutionTrigger;
+  resume_at: number;
+  steps: StepRecord[];
+  claimed_by: string | null;
+  updated_at: Date;
 }
 
 function fromRow(r: RawExecution): FlowExecution {
@@ -62,6 +77,8 @@ function fromRow(r: RawExecution): FlowExecution {
     steps: r.steps,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
+    claimedBy: r.claimed_by,
+    leaseUntil: r.lease_until,
   });
 }
 
@@ -123,10 +140,16 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
   /**
    * Moves the workspace's oldest queued executions to running, as many as it has free slots under `limit`, in one
    * statement; a transaction-scoped advisory lock per workspace makes the count and the move one step (two
-   * processes claiming at once take turns, so the limit holds across processes). Answers the started executions with
-   * their flow's name, in the order they were queued.
+   * processes claiming at once take turns, so the limit holds across processes). `owner` (this process) holds them
+   * under a lease of `leaseMs`. Answers the started executions with their flow's name, in the order they were queued.
    */
-  async claim(tx: Transaction, workspaceId: string, limit: number): Promise<ClaimedExecution[]> {
+  async claim(
+    tx: Transaction,
+    workspaceId: string,
+    limit: number,
+    owner: string,
+    leaseMs: number,
+  ): Promise<ClaimedExecution[]> {
     await this.sql(
       `SELECT pg_advisory_xact_lock(hashtext('flow_executions:' || $1::text))`,
       [workspaceId],
@@ -139,10 +162,11 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
          SELECT id FROM flow_executions WHERE workspace_id = $1 AND status = 'queued'
           ORDER BY created_at, id
           LIMIT GREATEST(0, $2 - (SELECT count(*) FROM flow_executions WHERE workspace_id = $1 AND status = 'running')))
-       UPDATE flow_executions e SET status = 'running', started_at = COALESCE(e.started_at, statement_timestamp()), updated_at = now()
+       UPDATE flow_executions e SET status = 'running', started_at = COALESCE(e.started_at, statement_timestamp()),
+                                    claimed_by = $3, lease_until = now() + $4::int * interval '1 millisecond', updated_at = now()
          FROM next WHERE e.workspace_id = $1 AND e.id = next.id
        RETURNING e.*, (SELECT f.name FROM flows f WHERE f.workspace_id = $1 AND f.id = e.flow_id) AS flow_name`,
-      [workspaceId, limit],
+      [workspaceId, limit, owner, leaseMs],
       tx,
     );
     return rows
@@ -154,37 +178,136 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
       );
   }
 
-  /** Stores the step records so far (each step's record is kept as soon as it ends). */
-  async saveSteps(workspaceId: string, id: string, steps: StepRecord[]): Promise<void> {
-    await this.sql(
-      `UPDATE flow_executions SET steps = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id, JSON.stringify(steps)],
+  /**
+   * A running execution nobody holds (paused for a step tried again later, or handed back by the recovery) taken by
+   * `owner` to go on with it, under a lease of `leaseMs`. Null when it is not running or someone else took it first
+   * (two resume jobs, or a resume job and the recovery's: one takes it).
+   */
+  async take(workspaceId: string, id: string, owner: string, leaseMs: number): Promise<FlowExecution | null> {
+    const [rows] = await this.sql<[RawExecution[], number]>(
+      `UPDATE flow_executions SET claimed_by = $3, lease_until = now() + $4::int * interval '1 millisecond', updated_at = now()
+        WHERE workspace_id = $1 AND id = $2 AND status = 'running' AND claimed_by IS NULL
+       RETURNING *`,
+      [workspaceId, id, owner, leaseMs],
     );
+    return rows[0] ? fromRow(rows[0]) : null;
   }
 
-  /** Ends several executions of the workspace in one statement. */
+  /**
+   * Stores the step records so far (each step's record is kept as soon as it ends) and renews `owner`'s lease. False
+   * when `owner` no longer holds the execution (it was handed back as interrupted): the caller stops running it.
+   */
+  async saveSteps(
+    workspaceId: string,
+    id: string,
+    steps: StepRecord[],
+    owner: string,
+    leaseMs: number,
+  ): Promise<boolean> {
+    const [, n] = await this.sql<[unknown, number]>(
+      `UPDATE flow_executions SET steps = $3, lease_until = now() + $5::int * interval '1 millisecond', updated_at = now()
+        WHERE workspace_id = $1 AND id = $2 AND status = 'running' AND claimed_by = $4`,
+      [workspaceId, id, JSON.stringify(steps), owner, leaseMs],
+    );
+    return n > 0;
+  }
+
+  /**
+   * Ends several executions of the workspace that `owner` holds, in one statement; answers the ids ended (one that
+   * `owner` no longer holds is left to whoever resumes it).
+   */
   async finishMany(
     tx: Transaction,
     workspaceId: string,
+    owner: string,
     rows: Array<{ id: string; status: ExecutionStatus; steps: StepRecord[]; error: FlowExecution['error'] }>,
-  ): Promise<void> {
-    await this.sql(
+  ): Promise<string[]> {
+    const [ended] = await this.sql<[Array<{ id: string }>, number]>(
       `UPDATE flow_executions e SET status = v.status, steps = v.steps, error = v.error, finished_at = now(),
-                                    updated_at = now()
+                                    claimed_by = NULL, lease_until = NULL, updated_at = now()
          FROM jsonb_to_recordset($2::jsonb) AS v(id uuid, status varchar, steps jsonb, error jsonb)
-        WHERE e.workspace_id = $1 AND e.id = v.id`,
-      [workspaceId, JSON.stringify(rows)],
+        WHERE e.workspace_id = $1 AND e.id = v.id AND e.status = 'running' AND e.claimed_by = $3
+       RETURNING e.id`,
+      [workspaceId, JSON.stringify(rows), owner],
       tx,
+    );
+    return ended.map((r) => r.id);
+  }
+
+  /**
+   * A running execution that `owner` holds pauses until step index `resumeAt` is tried again, `delayMs` from now (it
+   * keeps its slot meanwhile); its resume job holds it until then plus `graceMs`. False when `owner` no longer holds it.
+   */
+  async pause(
+    workspaceId: string,
+    id: string,
+    resumeAt: number,
+    steps: StepRecord[],
+    owner: string,
+    delayMs: number,
+    graceMs: number,
+  ): Promise<boolean> {
+    const [, n] = await this.sql<[unknown, number]>(
+      `UPDATE flow_executions SET resume_at = $3, steps = $4, claimed_by = NULL,
+                                  lease_until = now() + ($6::int + $7::int) * interval '1 millisecond', updated_at = now()
+        WHERE workspace_id = $1 AND id = $2 AND status = 'running' AND claimed_by = $5`,
+      [workspaceId, id, resumeAt, JSON.stringify(steps), owner, delayMs, graceMs],
+    );
+    return n > 0;
+  }
+
+  /** The process instances holding running executions, across workspaces (the recovery checks which are alive). */
+  @Sweep('reconciliation')
+  async runningOwners(): Promise<string[]> {
+    const rows = await this.sql<Array<{ claimed_by: string }>>(
+      `SELECT DISTINCT claimed_by FROM flow_executions WHERE status = 'running' AND claimed_by IS NOT NULL`,
+    );
+    return rows.map((r) => r.claimed_by);
+  }
+
+  /**
+   * Running executions to hand back, across workspaces: held by one of the `dead` owners, or with their lease run out
+   * (held by a live process but stuck, or paused with their resume job lost). At most `max`.
+   */
+  @Sweep('reconciliation')
+  stalled(dead: string[], max: number): Promise<StalledExecution[]> {
+    return this.sql(
+      `SELECT workspace_id, id, flow_id, version, trigger, resume_at, steps, claimed_by, updated_at
+         FROM flow_executions
+        WHERE status = 'running' AND (claimed_by = ANY($1::varchar[]) OR lease_until < now())
+        ORDER BY lease_until LIMIT $2`,
+      [dead, max],
     );
   }
 
-  /** A running execution pauses until step index `resumeAt` is tried again (it keeps its slot meanwhile). */
-  async pause(workspaceId: string, id: string, resumeAt: number, steps: StepRecord[]): Promise<void> {
-    await this.sql(
-      `UPDATE flow_executions SET resume_at = $3, steps = $4, updated_at = now()
-        WHERE workspace_id = $1 AND id = $2 AND status = 'running'`,
-      [workspaceId, id, resumeAt, JSON.stringify(steps)],
+  /**
+   * Hands a stalled execution back, to resume at step index `resumeAt` with `steps`, if it is still as it was read
+   * (running, the same owner, not written since): a conditional update, so an owner that renewed its lease or saved a
+   * step meanwhile keeps it, and of two sweeps one hands it back. Nobody holds it then; its resume job takes it
+   * within `graceMs`, or it is handed back again.
+   */
+  async handBack(
+    seen: StalledExecution,
+    resumeAt: number,
+    steps: StepRecord[],
+    graceMs: number,
+  ): Promise<boolean> {
+    const [, n] = await this.sql<[unknown, number]>(
+      `UPDATE flow_executions SET claimed_by = NULL, resume_at = $3, steps = $4,
+                                  lease_until = now() + $7::int * interval '1 millisecond', updated_at = now()
+        WHERE workspace_id = $1 AND id = $2 AND status = 'running'
+          AND claimed_by IS NOT DISTINCT FROM $5::varchar AND updated_at = $6`,
+      [
+        seen.workspace_id,
+        seen.id,
+        resumeAt,
+        JSON.stringify(steps),
+        seen.claimed_by,
+        seen.updated_at,
+        graceMs,
+      ],
     );
+    return n > 0;
   }
 
   /**

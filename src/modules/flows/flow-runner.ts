@@ -8,12 +8,19 @@ import { FlowActions } from './actions/flow-actions';
 import { FlowExecution, StepRecord } from './flow.entity';
 import { executionView, maskSecrets } from './flow-view';
 import { FlowExecutionsService } from './flow-executions.service';
+import { FlowOwner } from './flow-owner';
 import { ClaimedExecution, FlowExecutionsRepository } from './executions.repository';
 import { FlowsRepository, FlowVersionsRepository } from './flows.repository';
 import { render } from './steps/references';
+import { branchSkipped, INTERRUPTED, stepRecord } from './steps/step-records';
 import { StoredStep } from './steps/step-tree';
 
-import { MAX_RUNNING_PER_WORKSPACE } from './flow-limits';
+import {
+  EXECUTION_LEASE_MS,
+  MAX_RUNNING_PER_WORKSPACE,
+  MAX_STEP_ATTEMPTS,
+  RESUME_GRACE_MS,
+} from './flow-limits';
 
 export { MAX_RUNNING_PER_WORKSPACE };
 /** At most this many ends in one transaction. */
@@ -40,7 +47,9 @@ const VERSION_CACHE_SIZE = 1000;
  * Runs executions: the steps of each one's version in order, each recorded with input, output, attempts and timing.
  * A run job starts as many of the workspace's waiting executions as it has free slots; as soon as one ends, the
  * oldest waiting ones are started for the slots free and run in the same job (no job, queue hop or polling delay
- * between one execution and the next).
+ * between one execution and the next). This process (`FlowOwner.id`) holds the executions it runs under a lease
+ * that each saved step renews; every write it makes to one is conditional on still holding it, so once the
+ * recovery has handed it back (this process taken for dead, or the lease run out) this process stops running it.
  */
 @Injectable()
 export class FlowRunner {
@@ -60,12 +69,14 @@ export class FlowRunner {
     private readonly actions: FlowActions,
     private readonly outbox: OutboxService,
     private readonly actionLog: ActionLog,
+    private readonly owner: FlowOwner,
   ) {}
 
   /**
    * Starts the workspace's oldest waiting executions while it has free slots and runs them, and after them the ones
    * their ends start; with none free it does nothing (the next ending execution starts the waiting ones, or the
-   * wake-queued safety net). `resume` goes on with that running execution (a step retried later).
+   * wake-queued safety net). `resume` goes on with that running execution (a step retried later, or one handed back
+   * by the recovery) if nobody holds it.
    */
   async run(workspaceId: string, executionId: string, resume = false): Promise<void> {
     const lanes: Array<Promise<void>> = [];
@@ -82,8 +93,8 @@ export class FlowRunner {
           }),
       );
     if (resume) {
-      const e = await this.executions.findById(workspaceId, executionId);
-      if (!e || e.status !== 'running') return;
+      const e = await this.executions.take(workspaceId, executionId, this.owner.id, EXECUTION_LEASE_MS);
+      if (!e) return;
       spawn({ execution: e, flowName: null }, true);
     } else await this.claimFor(workspaceId, spawn);
     // Runs are added only while another of this job is still going, so once the last awaited has ended the list is
@@ -109,7 +120,13 @@ export class FlowRunner {
       while (me.again) {
         me.again = false;
         const claimed = await this.unitOfWork.run((tx) =>
-          this.executions.claim(tx, workspaceId, MAX_RUNNING_PER_WORKSPACE),
+          this.executions.claim(
+            tx,
+            workspaceId,
+            MAX_RUNNING_PER_WORKSPACE,
+            this.owner.id,
+            EXECUTION_LEASE_MS,
+          ),
         );
         claimed.forEach((c) => spawn(c));
       }
@@ -153,7 +170,7 @@ export class FlowRunner {
     records.forEach((r) => r.status === 'succeeded' && outputs.set(r.step_number, r.output));
     if (!records.length) {
       const t = steps[0];
-      records.push(this.record(t, 1, 'succeeded', null, e.trigger.data, null, 1, null));
+      records.push(stepRecord(t, 1, 'succeeded', null, e.trigger.data, null, 1, null));
     }
     outputs.set(1, e.trigger.data);
     const begin = Math.max(1, e.resumeAt);
@@ -162,9 +179,14 @@ export class FlowRunner {
       const n = i + 1;
       const prior = records[i]?.step_uuid === step.uuid ? records[i] : undefined;
       records.length = i;
-      if (this.skipped(steps, i, records)) {
-        records.push(this.record(step, n, 'skipped', null, null, null, 0, null));
+      if (branchSkipped(steps, i, records)) {
+        records.push(stepRecord(step, n, 'skipped', null, null, null, 0, null));
         continue;
+      }
+      // A step whose process kept dying under it is not tried again for ever.
+      if (prior?.error?.code === INTERRUPTED && prior.attempts >= MAX_STEP_ATTEMPTS) {
+        records.push(prior);
+        return this.failAt(c, steps, i, records, prior.error);
       }
       const attempt = (prior?.attempts ?? 0) + 1;
       const input = render(step.config, outputs) as Record<string, unknown>;
@@ -179,37 +201,61 @@ export class FlowRunner {
             attempt,
           }),
         );
-        records.push(this.record(step, n, 'succeeded', input, output ?? null, null, attempt, at, t0));
+        records.push(stepRecord(step, n, 'succeeded', input, output ?? null, null, attempt, at, t0));
         outputs.set(n, output ?? null);
-        // The last step's record is written by the finish, which follows at once.
-        if (i < steps.length - 1) await this.executions.saveSteps(e.workspaceId, e.id, records);
+        // The last step's record is written by the finish, which follows at once. Saving renews the lease.
+        if (i < steps.length - 1 && !(await this.saveSteps(e, records))) return false;
       } catch (err) {
         const error = stepError(err);
-        records.push(this.record(step, n, 'failed', input, null, error, attempt, at, t0));
+        records.push(stepRecord(step, n, 'failed', input, null, error, attempt, at, t0));
         if (err instanceof RetryStep) return this.later(e, i, records, err.delayMs);
-        for (let j = i + 1; j < steps.length; j++)
-          records.push(this.record(steps[j], j + 1, 'skipped', null, null, null, 0, null));
-        return this.finish(c, 'failed', records, { ...error, step_number: n });
+        return this.failAt(c, steps, i, records, error);
       }
     }
     return this.finish(c, 'succeeded', records, null);
   }
 
-  /** A step inside a branch that did not run: its condition went the other way or was itself skipped. */
-  private skipped(steps: StoredStep[], i: number, records: StepRecord[]): boolean {
-    const parent = steps[i].parent_step_uuid;
-    if (!parent) return false;
-    const pi = steps.findIndex((s) => s.uuid === parent);
-    const rec = records[pi];
-    if (!rec || rec.status !== 'succeeded') return true;
-    const result = (rec.output as { result?: boolean } | null)?.result === true;
-    return String(result) !== steps[i].branch_key;
+  /** The execution fails at step index `i` (its record already in `records`); the steps after it are skipped. */
+  private failAt(
+    c: ClaimedExecution,
+    steps: StoredStep[],
+    i: number,
+    records: StepRecord[],
+    error: { code: string; message: string },
+  ): Promise<boolean> {
+    for (let j = i + 1; j < steps.length; j++)
+      records.push(stepRecord(steps[j], j + 1, 'skipped', null, null, null, 0, null));
+    return this.finish(c, 'failed', records, { ...error, step_number: i + 1 });
   }
 
-  /** A step to try again later: the execution pauses at that step and a delayed job resumes it. */
+  /** Saves the records so far, renewing the lease; false when this process no longer holds the execution. */
+  private async saveSteps(e: FlowExecution, records: StepRecord[]): Promise<boolean> {
+    const held = await this.executions.saveSteps(
+      e.workspaceId,
+      e.id,
+      records,
+      this.owner.id,
+      EXECUTION_LEASE_MS,
+    );
+    if (!held) this.logger.warn(`execution ${e.id}: handed back to be resumed elsewhere; stopped here`);
+    return held;
+  }
+
+  /**
+   * A step to try again later: the execution pauses at that step, nobody holding it, and a delayed job resumes it
+   * (the job holds it until its time plus a grace; the recovery hands it back if the job is lost).
+   */
   private async later(e: FlowExecution, i: number, records: StepRecord[], delayMs: number): Promise<boolean> {
-    await this.executions.pause(e.workspaceId, e.id, i, records);
-    await this.service.enqueue(e.workspaceId, e.id, { delayMs, resume: true });
+    const held = await this.executions.pause(
+      e.workspaceId,
+      e.id,
+      i,
+      records,
+      this.owner.id,
+      delayMs,
+      RESUME_GRACE_MS,
+    );
+    if (held) await this.service.enqueue(e.workspaceId, e.id, { delayMs, resume: true });
     return false;
   }
 
@@ -258,12 +304,16 @@ export class FlowRunner {
   }
 
   private async writeBatch(tx: Transaction, workspaceId: string, batch: PendingEnd[]): Promise<void> {
-    await this.executions.finishMany(
-      tx,
-      workspaceId,
-      batch.map((b) => ({ id: b.execution.id, status: b.status, steps: b.records, error: b.error })),
+    const ended = new Set(
+      await this.executions.finishMany(
+        tx,
+        workspaceId,
+        this.owner.id,
+        batch.map((b) => ({ id: b.execution.id, status: b.status, steps: b.records, error: b.error })),
+      ),
     );
-    for (const b of batch) {
+    // One this process no longer holds was handed back: whoever resumes it ends it (and writes its event).
+    for (const b of batch.filter((x) => ended.has(x.execution.id))) {
       const e = b.execution;
       const done = {
         ...e,
@@ -303,30 +353,5 @@ export class FlowRunner {
     const first = new Map<string, string>();
     for (const r of rows) if (!first.has(r.workspace_id)) first.set(r.workspace_id, r.id);
     await Promise.all([...first].map(([ws, id]) => this.service.enqueue(ws, id)));
-  }
-
-  private record(
-    step: StoredStep,
-    n: number,
-    status: StepRecord['status'],
-    input: unknown,
-    output: unknown,
-    error: StepRecord['error'],
-    attempts: number,
-    at: Date | null,
-    t0?: number,
-  ): StepRecord {
-    return {
-      step_uuid: step.uuid,
-      step_number: n,
-      key: (step.trigger_key ?? step.action_key)!,
-      status,
-      input,
-      output,
-      error,
-      attempts,
-      started_at: at?.toISOString() ?? null,
-      duration_ms: t0 === undefined ? (at ? 0 : null) : Math.round(performance.now() - t0),
-    };
   }
 }

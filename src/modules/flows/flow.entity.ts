@@ -67,4 +67,8 @@ export class FlowExecution extends WorkspaceOwnedEntity {
   @Column('jsonb') steps!: StepRecord[];
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) startedAt!: Date | null;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) finishedAt!: Date | null;
+  /** The process running it (`FlowOwner.id`); null while it waits for a resume job, and once ended. */
+  @Column('varchar', { length: 160, nullable: true }) claimedBy!: string | null;
+  /** Until when its owner (or its resume job) holds it; renewed as its steps are saved. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) leaseUntil!: Date | null;
 }

@@ -11,6 +11,8 @@ import { Flow, FlowExecution, FlowVersion } from './flow.entity';
 import { FlowClock } from './flow-clock';
 import { FlowExecutionsService } from './flow-executions.service';
 import { FlowHooksController } from './flow-hooks.controller';
+import { FlowOwner } from './flow-owner';
+import { FlowRecovery } from './flow-recovery';
 import { FlowRunner } from './flow-runner';
 import { FlowSchedules } from './flow-schedules';
 import { FlowStarter } from './flow-starter.service';
@@ -49,6 +51,8 @@ import { FlowDispatcher } from './triggers/flow-dispatcher';
     FlowStepTests,
     FlowActions,
     FlowRunner,
+    FlowOwner,
+    FlowRecovery,
     FlowSchedules,
     FlowClock,
     FlowDispatcher,
@@ -59,6 +63,7 @@ import { FlowDispatcher } from './triggers/flow-dispatcher';
     FlowStarter,
     FlowDispatcher,
     FlowRunner,
+    FlowRecovery,
     FlowSchedules,
     FlowsRepository,
     FlowExecutionsRepository,

@@ -3,6 +3,7 @@ import type { Job } from 'bull';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { FlowsRepository } from '../flows.repository';
 import { FlowExecutionsService } from '../flow-executions.service';
+import { FlowRecovery } from '../flow-recovery';
 import { FlowRunner } from '../flow-runner';
 import { FlowSchedules } from '../flow-schedules';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
@@ -13,6 +14,7 @@ type Jobs = JobPayloads['flows'];
 export class FlowsProcessor {
   constructor(
     private readonly runner: FlowRunner,
+    private readonly recovery: FlowRecovery,
     private readonly schedules: FlowSchedules,
     private readonly flows: FlowsRepository,
     private readonly executions: FlowExecutionsService,
@@ -24,9 +26,11 @@ export class FlowsProcessor {
     await this.runner.run(job.data.workspaceId, job.data.executionId, job.data.resume === true);
   }
 
+  /** Every 5 s: waiting executions with free slots get a run job; running ones nobody runs any more are handed back. */
   @Process({ name: 'wake-queued', concurrency: 1 })
   async wake(): Promise<void> {
     await this.runner.wakeStartable();
+    await this.recovery.reclaim();
   }
 
   /** One cron time: the execution (once per time) and the next tick, while the flow is live on this version. */
