@@ -340,6 +340,18 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
     expect(turn.body.data.reply).toMatchObject({ sender: 'agent', content: 'Hello from the model.' });
     expect(turn.body.data.call.status).toBe('in-progress');
     expect(llm.callsOf('reply')[0].system).toContain('- name: Bo');
+    // The next turn's prompt carries the call so far (read with the call row), its own words once, last.
+    await t.http
+      .post(`/api/v1/calls/${id}/simulate`)
+      .send({ action: 'say', text: 'It was due yesterday.' })
+      .expect(200);
+    const prompt = llm.callsOf('reply')[1].messages.filter((m) => m.role !== 'system');
+    expect(prompt.map((m) => [m.role, m.content])).toEqual([
+      ['assistant', 'Hello Bo!'],
+      ['user', 'Where is my order?'],
+      ['assistant', 'Hello from the model.'],
+      ['user', 'It was due yesterday.'],
+    ]);
     const dtmf = await t.http
       .post(`/api/v1/calls/${id}/simulate`)
       .send({ action: 'dtmf', digits: '12' })

@@ -4,6 +4,7 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentContextReader, TurnContext } from '@/modules/conversations/agent-context';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
+import { REPLY_HISTORY } from '@/modules/conversations/conversation-reply.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { MessageResponse, TurnAction } from '@/modules/conversations/dto/responses';
 import type { Message } from '@/modules/conversations/message.entity';
@@ -58,7 +59,7 @@ export class CallRuntime implements OnModuleInit {
 
   /** The call row and the agent configuration version, in one statement (every turn and action reads it). */
   async loadForTurn(workspaceId: string, callId: string): Promise<LoadedCall> {
-    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId);
+    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId, { history: REPLY_HISTORY });
     if (!loaded) throw AppException.notFound('Call');
     return loaded;
   }
@@ -122,6 +123,7 @@ export class CallRuntime implements OnModuleInit {
       messageType,
       context,
       conversation: { id: callId, workspaceId, channel: call.channel, contactId: call.contactId },
+      history: read.history,
       onDelta,
       besideReply: (at, action) => {
         if (action) return Promise.resolve();

@@ -1,3 +1,4 @@
+import type { Message } from '@/modules/conversations/message.entity';
 import type { TurnResponse } from '@/modules/conversations/dto/responses';
 import type { Call } from './call.entity';
 import type { CallResponse } from './dto/responses';
@@ -42,4 +43,6 @@ export interface CallMedia {
 export interface LoadedCall {
   call: Call;
   agentConfigVersion: string | null;
+  /** The conversation's last messages, read with the call row for a turn's prompt. */
+  history?: Message[];
 }

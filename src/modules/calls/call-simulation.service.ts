@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
+import { REPLY_HISTORY } from '@/modules/conversations/conversation-reply.service';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallRuntime, CallTurnResponse } from './call-runtime.service';
 import { EndReason, isEnded } from './call-states';
@@ -27,7 +28,13 @@ export class CallSimulation {
   ) {}
 
   async simulate(workspaceId: string, callId: string, dto: SimulateCallDto): Promise<SimulationResponse> {
-    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId);
+    // A turn's prompt needs the last messages: read with the call row.
+    const turn = dto.action === 'say' || dto.action === 'dtmf';
+    const loaded = await this.calls.findWithAgentVersion(
+      workspaceId,
+      callId,
+      turn ? { history: REPLY_HISTORY } : {},
+    );
     if (!loaded) throw AppException.notFound('Call');
     const call = loaded.call;
     if (call.provider !== 'sandbox') throw AppException.conflict('Simulations take sandbox calls only');

@@ -5,6 +5,8 @@ import { EntityManager, Repository } from 'typeorm';
 import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { MessagesRepository } from '@/modules/conversations/conversations.repository';
+import type { Message } from '@/modules/conversations/message.entity';
 import { Call } from './call.entity';
 
 /** A call with what its answer embeds (agent name, contact, first session and its summary), as selected. */
@@ -111,20 +113,29 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
 
   /**
    * The call row with the workspace's agent configuration version beside it, one statement: a turn or an action
-   * then answers from the agent context kept for the call while that version holds.
+   * then answers from the agent context kept for the call while that version holds. With `history`, the
+   * conversation's last messages too (a turn's prompt), so a turn reads no more before the model.
    */
   async findWithAgentVersion(
     workspaceId: string,
     id: string,
-  ): Promise<{ call: Call; agentConfigVersion: string | null } | null> {
+    options: { history?: number } = {},
+  ): Promise<{ call: Call; agentConfigVersion: string | null; history?: Message[] } | null> {
+    const recent = options.history
+      ? `, ${MessagesRepository.recentJsonSql('c', options.history)} AS recent`
+      : '';
     const rows = await this.sql<Record<string, unknown>[]>(
-      `SELECT c.*, ${agentConfigVersionSql('c')} AS agent_config_version
+      `SELECT c.*, ${agentConfigVersionSql('c')} AS agent_config_version${recent}
          FROM calls c WHERE c.workspace_id = $1 AND c.id = $2`,
       [workspaceId, id],
     );
     if (!rows.length) return null;
-    const { agent_config_version: version, ...row } = rows[0];
-    return { call: entityOf(Call, row), agentConfigVersion: (version as string | null) ?? null };
+    const { agent_config_version: version, recent: history, ...row } = rows[0];
+    return {
+      call: entityOf(Call, row),
+      agentConfigVersion: (version as string | null) ?? null,
+      ...(history ? { history: MessagesRepository.fromJson(history as Record<string, unknown>[]) } : {}),
+    };
   }
 
   /** The call row, locked for the rest of the transaction: concurrent moves of one call have one winner. */

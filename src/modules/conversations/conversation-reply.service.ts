@@ -13,7 +13,9 @@ import { buildReplyMessages } from './reply-prompt';
 import { SessionsService } from './sessions.service';
 import { TURN_TOOLS, TurnTools, TurnToolsContext } from './turn-tools.port';
 
-const HISTORY = 20;
+/** How many of the conversation's last messages a reply's prompt carries. */
+export const REPLY_HISTORY = 20;
+const HISTORY = REPLY_HISTORY;
 
 /** The agent's answer to a turn: its text, or null with the reason, and the action a tool asked for. */
 export interface Reply {
@@ -85,12 +87,14 @@ export class ConversationReplyService {
     utterance: string,
     messageId: string,
     hasKnowledge = true,
+    /** The last messages as the caller read them (a call's row read carries them). */
+    recent?: Message[],
   ): ReplyReads | null {
     if (!this.llm.isConfigured(agent.custom_llm_url)) return null;
     const conversationId = conversation.id;
-    const history = this.messages
-      .recent(workspaceId, conversationId, HISTORY)
-      .then((rows) => rows.filter((m) => m.id !== messageId));
+    const history = (
+      recent ? Promise.resolve(recent) : this.messages.recent(workspaceId, conversationId, HISTORY)
+    ).then((rows) => rows.filter((m) => m.id !== messageId));
     const knowledge = history.then(
       (rows) =>
         this.searchKnowledge(workspaceId, conversationId, agent, hasKnowledge, [

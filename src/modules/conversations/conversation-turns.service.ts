@@ -33,6 +33,8 @@ export interface TurnOptions {
    * the customer's message to be stored to start.
    */
   conversation?: ConversationRef;
+  /** The conversation's last messages (`REPLY_HISTORY`) as the caller read them just before, oldest first. */
+  history?: Message[];
   /** Streams the model's reply as it is generated (a call speaks it sentence by sentence). */
   onDelta?: (text: string) => void;
   /**
@@ -96,6 +98,7 @@ export class ConversationTurnsService {
             content,
             id,
             context.hasKnowledge ?? true,
+            options.history,
           );
 
     // 1. The customer's message and the session, in one transaction with its event.

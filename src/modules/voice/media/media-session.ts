@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import type { CallRuntime } from '@/modules/calls/call-runtime.service';
+import type { CallRuntime, LoadedCall } from '@/modules/calls/call-runtime.service';
 import type { SpeechToText, TextToSpeech } from '@/providers/speech/speech.port';
 import { decodeMulaw, frames, pcm24kToMulaw8k, wav } from './audio';
 import { FramePlayer } from './frame-player';
@@ -156,14 +156,22 @@ export class MediaSession {
     if (this.closed) return;
     const file = wav(audio);
     timing.sttSentAt = performance.now();
+    // The call row, its agent's version and the last messages are read while the speech is transcribed.
+    const loaded = this.deps.runtime.loadForTurn(this.workspaceId, this.callId);
+    loaded.catch(() => undefined); // awaited below when there is a transcript
     const text = await this.deps.stt.transcribe(file, { language: this.settings.language });
     timing.sttDoneAt = performance.now();
     if (!text || this.closed) return;
-    await this.converse(text, 'text', timing);
+    await this.converse(text, 'text', timing, await loaded);
   }
 
   /** One customer turn through the pipeline, the reply spoken sentence by sentence as the model writes it. */
-  private async converse(text: string, type: 'text' | 'dtmf', timing?: TurnTiming): Promise<void> {
+  private async converse(
+    text: string,
+    type: 'text' | 'dtmf',
+    timing?: TurnTiming,
+    loaded?: LoadedCall,
+  ): Promise<void> {
     const epoch = this.epoch;
     const splitter = new SentenceSplitter();
     let streamed = false;
@@ -172,7 +180,7 @@ export class MediaSession {
       this.callId,
       text,
       type,
-      undefined,
+      loaded,
       (delta) => {
         streamed = true;
         if (timing && !timing.firstDeltaAt) timing.firstDeltaAt = performance.now();
