@@ -18,6 +18,7 @@ import { Messaging1763920000000 } from './migrations/1763920000000-Messaging';
 import { TranscriptionsOperations1763950000000 } from './migrations/1763950000000-TranscriptionsOperations';
 import { AgentConfigVersions1764000000000 } from './migrations/1764000000000-AgentConfigVersions';
 import { KnowledgeStatsConfigVersion1764090000000 } from './migrations/1764090000000-KnowledgeStatsConfigVersion';
+import { SessionSummariesIndex1764091000000 } from './migrations/1764091000000-SessionSummariesIndex';
 import { FlowExecutionLeases1764060000000 } from './migrations/1764060000000-FlowExecutionLeases';
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
@@ -57,5 +58,6 @@ export const MIGRATIONS = [
   Numbers1763970000000,
   AgentConfigVersions1764000000000,
   KnowledgeStatsConfigVersion1764090000000,
+  SessionSummariesIndex1764091000000,
   FlowExecutionLeases1764060000000,
 ];

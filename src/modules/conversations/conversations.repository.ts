@@ -351,12 +351,14 @@ export class SessionsRepository extends WorkspaceScopedRepository<Session> {
   }
 
   /** Recent ended sessions with a summary for this contact (memorized context). */
-  recentSummaries(workspaceId: string, contactId: string, limit: number): Promise<Session[]> {
-    return this.query(workspaceId, 's')
-      .andWhere('s.contact_id = :contactId', { contactId })
-      .andWhere('s.summary IS NOT NULL')
-      .orderBy('s.ended_at', 'DESC')
-      .limit(limit)
-      .getMany();
+  async recentSummaries(workspaceId: string, contactId: string, limit: number): Promise<Session[]> {
+    // Hand-written: read on a turn's way to the model.
+    const rows = await this.sql<Row[]>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions
+        WHERE workspace_id = $1 AND contact_id = $2 AND summary IS NOT NULL
+        ORDER BY ended_at DESC LIMIT $3`,
+      [workspaceId, contactId, limit],
+    );
+    return rows.map((r) => sessionOf(r));
   }
 }
