@@ -158,4 +158,24 @@ describe('safeRequest', () => {
     );
     await expect(safeRequest(`${base}/slow`, open, { timeoutMs: 200 })).rejects.toThrow(/timed out/);
   });
+
+  it('with keepAlive reuses one connection, never across policies, and replaces a socket the server reset while idle', async () => {
+    const sockets = new Set<unknown>();
+    const onConnection = (s: unknown) => sockets.add(s);
+    server.on('connection', onConnection);
+    try {
+      for (let i = 0; i < 3; i += 1)
+        expect((await safeRequest(`${base}/`, open, { keepAlive: true })).body.toString()).toBe('hello');
+      expect(sockets.size).toBe(1);
+      // The pooled loopback socket is not lent to a policy that refuses loopback.
+      await expect(safeRequest(`${base}/`, closed, { keepAlive: true })).rejects.toThrow(/not allowed/);
+      // The server resets the idle socket: the next request goes out on a new connection (found dead in the pool,
+      // or, when the reset races the request, sent once more).
+      for (const s of sockets) (s as import('node:net').Socket).resetAndDestroy();
+      expect((await safeRequest(`${base}/`, open, { keepAlive: true })).status).toBe(200);
+      expect(sockets.size).toBe(2);
+    } finally {
+      server.off('connection', onConnection);
+    }
+  });
 });

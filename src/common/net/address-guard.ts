@@ -106,6 +106,13 @@ export interface SafeRequestOptions {
   /** The body is cut off (and `truncated` set) past this many bytes, or refused when `failOnOverflow`. */
   maxBytes?: number;
   failOnOverflow?: boolean;
+  /**
+   * Reuse connections (a keep-alive pool per protocol and policy, so every pooled socket was opened through this
+   * policy's connect-time check): for a service called on every turn (the language model), where a fresh TCP and TLS
+   * handshake per request would cost more than the request. A request that fails because the server closed a reused
+   * idle socket is sent once more on a new one.
+   */
+  keepAlive?: boolean;
 }
 
 export interface SafeResponse {
@@ -127,6 +134,34 @@ export async function safeRequest(
   policy: GuardPolicy,
   options: SafeRequestOptions = {},
 ): Promise<SafeResponse> {
+  try {
+    return await sendOnce(target, policy, options);
+  } catch (err) {
+    if (!(err as { staleSocket?: boolean }).staleSocket) throw err;
+    return sendOnce(target, policy, options);
+  }
+}
+
+const pools = new Map<string, http.Agent>();
+
+/** The keep-alive pool of a protocol and policy. */
+function pooled(protocol: string, policy: GuardPolicy): http.Agent {
+  const key = `${protocol} ${JSON.stringify(policy)}`;
+  let agent = pools.get(key);
+  if (!agent) {
+    const Agent = protocol === 'https:' ? https.Agent : http.Agent;
+    // Idle sockets close after 4 s (under the usual 5 s server keep-alive), newest reused first.
+    agent = new Agent({ keepAlive: true, maxFreeSockets: 32, timeout: 4_000, scheduling: 'lifo' });
+    pools.set(key, agent);
+  }
+  return agent;
+}
+
+async function sendOnce(
+  target: string | URL,
+  policy: GuardPolicy,
+  options: SafeRequestOptions,
+): Promise<SafeResponse> {
   const url = assertAllowedUrl(target, policy);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
@@ -146,8 +181,9 @@ export async function safeRequest(
         method: options.method ?? 'GET',
         headers: options.headers,
         lookup: guardedLookup(policy),
-        // A fresh connection per request, so a pooled socket never skips the connect-time check.
-        agent: false,
+        // Without keepAlive a fresh connection per request; with it, a pool whose every socket passed this policy's
+        // connect-time check (a socket is never shared between policies).
+        agent: options.keepAlive ? pooled(url.protocol, policy) : false,
       },
       (res) => {
         const status = res.statusCode ?? 0;
@@ -202,7 +238,11 @@ export async function safeRequest(
         }),
       );
     }, timeoutMs);
-    req.on('error', (e) => finish(e));
+    req.on('error', (e) => {
+      // The server closed an idle pooled socket as this request went out on it: nothing reached it.
+      const stale = req.reusedSocket && (e as NodeJS.ErrnoException).code === 'ECONNRESET';
+      finish(stale ? Object.assign(e, { staleSocket: true }) : e);
+    });
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });

@@ -77,6 +77,7 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
         timeoutMs,
         maxBytes: MAX_ANSWER_BYTES,
         failOnOverflow: true,
+        keepAlive: true,
       });
     } catch (err) {
       const category = outboundCategory(err);
