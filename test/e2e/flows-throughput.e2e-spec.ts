@@ -107,7 +107,8 @@ describe('automation flows: starting executions back to back across two workers'
       Math.max(...rows.map((r) => +new Date(r.started_at))) -
       Math.min(...rows.map((r) => +new Date(r.started_at)));
     expect(span).toBeLessThan(15_000);
-  });
+    // 120 triggers sent one after another through two processes, then up to 60 s of waiting: more than the default.
+  }, 120_000);
 
   it("another workspace's token can neither read nor detect these executions", async () => {
     const flows = (await t.http.get('/api/v1/flows').expect(200)).body.data.items as Array<{ uuid: string }>;

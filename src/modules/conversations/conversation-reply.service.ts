@@ -36,6 +36,8 @@ export interface ReplyInput {
   onDelta?: (text: string) => void;
   /** Stores a tool's `system` message (the turn's message writer). */
   recordTool: TurnToolsContext['recordTool'];
+  /** Settles once the turn's customer message is stored; tools act only after it. */
+  ready?: Promise<unknown>;
   /** False when the agent has no knowledge passage: the search is skipped. */
   hasKnowledge?: boolean;
   /** The customer's message of this turn (as it is being stored: its id, content and time). */
@@ -130,6 +132,7 @@ export class ConversationReplyService {
   async reply(input: ReplyInput): Promise<Reply> {
     const { workspaceId, conversation, agent, utterance, onDelta } = input;
     if (!this.llm.isConfigured(agent.custom_llm_url)) {
+      await input.ready;
       const fired = await this.tools?.withoutModel(utterance, this.toolContext(input));
       if (fired?.content) return { text: fired.content, reason: null, action: fired.action };
       return {
@@ -185,13 +188,14 @@ export class ConversationReplyService {
   }
 
   /** What the agent's tools need of this turn: who speaks, and how to store a call and hand over. */
-  private toolContext({ conversation, agent, recordTool }: ReplyInput): TurnToolsContext {
+  private toolContext({ conversation, agent, recordTool, ready }: ReplyInput): TurnToolsContext {
     const ws = conversation.workspaceId;
     return {
       workspaceId: ws,
       conversation,
       agent,
       recordTool,
+      ready,
       handOver: (agentId) =>
         this.unitOfWork.run((m) => this.conversationsService.handOver(m, ws, conversation.id, agentId)),
     };

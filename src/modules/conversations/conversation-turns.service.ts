@@ -149,11 +149,10 @@ export class ConversationTurnsService {
       inbound: Object.assign(new Message(), { ...draft, id, workspaceId, conversationId, createdAt: now }),
       reads,
       onDelta: options.onDelta && ((delta) => !refused && options.onDelta!(delta)),
-      // A tool's record follows the customer's message.
+      // Tools act, and their records are written, once the customer's message is stored.
+      ready: written,
       recordTool: (text, within) =>
-        written.then(() =>
-          this.speak(workspaceId, conversationId, text, { sender: 'system', messageType: 'tool', within }),
-        ),
+        this.speak(workspaceId, conversationId, text, { sender: 'system', messageType: 'tool', within }),
     });
     replying.catch(() => undefined); // awaited below, once the customer's message is stored
     const { conversation, session, message: inbound } = await written;

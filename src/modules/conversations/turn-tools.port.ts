@@ -22,6 +22,11 @@ export interface TurnToolsContext {
   ): Promise<Message>;
   /** Hands the conversation to another agent of the workspace. */
   handOver(agentId: string): Promise<void>;
+  /**
+   * Settles once the turn's customer message is stored (the model is asked while it is being written): a tool acts
+   * only after it, and not at all when the write failed.
+   */
+  ready?: Promise<unknown>;
 }
 
 export interface ToolTurnResult {

@@ -63,6 +63,7 @@ export class ToolLoop implements TurnTools {
             });
       if (!result.toolCalls?.length) return { content: result.content.trim() || null, action };
       transcript.push({ role: 'assistant', content: result.content || null, tool_calls: result.toolCalls });
+      await ctx.ready;
       for (const call of result.toolCalls) {
         const tool = tools.find((t) => t.name === call.function.name);
         const answer = tool
