@@ -39,6 +39,11 @@ export class CallLifecycle {
   private readonly logger = new Logger(CallLifecycle.name);
   /** Set by the runtime: what happens once a call is answered (the agent's first message). */
   onAnswered: (call: Call) => Promise<void> = async () => undefined;
+  /**
+   * Set by the outbound engine: what happens once an ended call's slot is free (its task settled, its campaign's
+   * next call placed). A failure is logged; the dispatcher's pass settles what it missed.
+   */
+  onEnded: (call: Call) => Promise<void> = async () => undefined;
 
   constructor(
     private readonly calls: CallsRepository,
@@ -174,6 +179,9 @@ export class CallLifecycle {
         .catch((err: Error) =>
           this.logger.warn({ err: err.message, callId: call.id }, 'slot release failed'),
         );
+      await this.onEnded(call).catch((err: Error) =>
+        this.logger.warn({ err: err.message, callId: call.id }, 'ended call follow-up failed'),
+      );
       await this.live.publish(call.id, 'end', response);
       return;
     }

@@ -154,15 +154,22 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     );
   }
 
-  /** The campaign row, locked, or null when another dispatcher holds it. */
-  async lockCampaign(workspaceId: string, id: string, tx: EntityManager): Promise<Campaign | null> {
-    return tx
+  /**
+   * The campaign row, locked. With `skip`, null when another dispatcher holds it; with `wait`, once that one has
+   * committed.
+   */
+  async lockCampaign(
+    workspaceId: string,
+    id: string,
+    tx: EntityManager,
+    locked: 'skip' | 'wait' = 'skip',
+  ): Promise<Campaign | null> {
+    const query = tx
       .getRepository(Campaign)
       .createQueryBuilder('c')
       .where('c.workspace_id = :ws AND c.id = :id', { ws: workspaceId, id })
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getOne();
+      .setLock('pessimistic_write');
+    return (locked === 'skip' ? query.setOnLocked('skip_locked') : query).getOne();
   }
 
   /**
