@@ -167,22 +167,29 @@ export class CallLifecycle {
     return { call, view, endedSession };
   }
 
-  /** After the commit: evaluation, slot, timers and the live feed. */
+  /**
+   * After the commit: an ended call frees its slot first, then its follow-up (`onEnded`) runs beside the evaluation,
+   * the timers and the live feed, so the next call waits for none of them.
+   */
   async afterCommit(call: Call, view: CallViewRow, endedSession: string | null): Promise<void> {
     const response = CallResponse.of(view);
     if (isEnded(call.status)) {
-      if (endedSession) await this.sessions.queueEvaluation(call.workspaceId, endedSession);
-      await Promise.all([this.dropTimer(`ring:${call.id}`), this.dropTimer(`max:${call.id}`)]);
       // A failure here leaves the slot to the reconciler, which rebuilds the sets from the call rows.
       await this.slots
         .release(call.workspaceId, call.id, call.phoneNumberId)
         .catch((err: Error) =>
           this.logger.warn({ err: err.message, callId: call.id }, 'slot release failed'),
         );
-      await this.onEnded(call).catch((err: Error) =>
-        this.logger.warn({ err: err.message, callId: call.id }, 'ended call follow-up failed'),
-      );
-      await this.live.publish(call.id, 'end', response);
+      await Promise.all([
+        this.onEnded(call).catch((err: Error) =>
+          this.logger.warn({ err: err.message, callId: call.id }, 'ended call follow-up failed'),
+        ),
+        (async () => {
+          if (endedSession) await this.sessions.queueEvaluation(call.workspaceId, endedSession);
+          await Promise.all([this.dropTimer(`ring:${call.id}`), this.dropTimer(`max:${call.id}`)]);
+          await this.live.publish(call.id, 'end', response);
+        })(),
+      ]);
       return;
     }
     await this.live.publish(call.id, 'status', response);

@@ -39,11 +39,23 @@ export class CampaignSlotWake implements OnModuleInit {
   }
 
   /** The task of an ended call is settled, then its campaign woken. */
-  async callEnded(call: Pick<Call, 'workspaceId' | 'taskId' | 'campaignId'>): Promise<void> {
+  async callEnded(
+    call: Pick<
+      Call,
+      'workspaceId' | 'id' | 'taskId' | 'campaignId' | 'status' | 'answeredAt' | 'endedAt' | 'createdAt'
+    >,
+  ): Promise<void> {
     if (!call.taskId) return;
     await this.settlement.settleCall(
       { workspace_id: call.workspaceId, id: call.taskId },
       await this.clock.now(),
+      call.createdAt && {
+        id: call.id,
+        status: call.status,
+        answered_at: call.answeredAt,
+        ended_at: call.endedAt,
+        created_at: call.createdAt,
+      },
     );
     if (call.campaignId) await this.wake(call.workspaceId, call.campaignId);
   }

@@ -5,7 +5,7 @@ import { CampaignSlotWake } from '../campaign-slot-wake';
 import { Dispatcher, TickReport } from '../dispatcher.service';
 
 /** Slot jobs run side by side: those of one campaign wait for each other on its row lock, others' do not. */
-const SLOT_CONCURRENCY = 2;
+const SLOT_CONCURRENCY = 6;
 
 /** The outbound queue: each `dispatch` job is one pass of the dispatcher. */
 @Processor(QUEUES.outbound)
