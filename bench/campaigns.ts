@@ -76,7 +76,9 @@ function startServer(
     execArgv: ['-r', 'tsconfig-paths/register'],
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
+  const log = process.env.BENCH_SERVER_LOG ? fs.createWriteStream(process.env.BENCH_SERVER_LOG) : null;
   createInterface({ input: child.stdout! }).on('line', (line) => {
+    log?.write(`${line}\n`);
     if (!line.includes('"dispatch claim"')) return;
     const ms = (JSON.parse(line) as { claimMs?: number }).claimMs;
     if (typeof ms === 'number') claims.push(ms);

@@ -15,6 +15,7 @@ export const QUEUES = {
   transcription: 'transcription',
   voice: 'voice',
   outbound: 'outbound',
+  outboundSlots: 'outbound-slots',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -122,6 +123,10 @@ export interface JobPayloads {
   outbound: {
     /** One pass of the outbound dispatcher (repeatable every 2 s, and woken when an event commits). */
     dispatch: Record<string, never>;
+  };
+  'outbound-slots': {
+    /** A call of the campaign has ended: claims and places its free slots at once (not behind a full pass). */
+    'campaign-slot': { workspaceId: string; campaignId: string };
   };
 }
 

@@ -39,6 +39,11 @@ export class CallLifecycle {
   private readonly logger = new Logger(CallLifecycle.name);
   /** Set by the runtime: what happens once a call is answered (the agent's first message). */
   onAnswered: (call: Call) => Promise<void> = async () => undefined;
+  /**
+   * Set by the outbound engine: what happens once an ended call's slot is free (its task settled, its campaign's
+   * next call placed). A failure is logged; the dispatcher's pass settles what it missed.
+   */
+  onEnded: (call: Call) => Promise<void> = async () => undefined;
 
   constructor(
     private readonly calls: CallsRepository,
@@ -162,19 +167,29 @@ export class CallLifecycle {
     return { call, view, endedSession };
   }
 
-  /** After the commit: evaluation, slot, timers and the live feed. */
+  /**
+   * After the commit: an ended call frees its slot first, then its follow-up (`onEnded`) runs beside the evaluation,
+   * the timers and the live feed, so the next call waits for none of them.
+   */
   async afterCommit(call: Call, view: CallViewRow, endedSession: string | null): Promise<void> {
     const response = CallResponse.of(view);
     if (isEnded(call.status)) {
-      if (endedSession) await this.sessions.queueEvaluation(call.workspaceId, endedSession);
-      await Promise.all([this.dropTimer(`ring:${call.id}`), this.dropTimer(`max:${call.id}`)]);
       // A failure here leaves the slot to the reconciler, which rebuilds the sets from the call rows.
       await this.slots
         .release(call.workspaceId, call.id, call.phoneNumberId)
         .catch((err: Error) =>
           this.logger.warn({ err: err.message, callId: call.id }, 'slot release failed'),
         );
-      await this.live.publish(call.id, 'end', response);
+      await Promise.all([
+        this.onEnded(call).catch((err: Error) =>
+          this.logger.warn({ err: err.message, callId: call.id }, 'ended call follow-up failed'),
+        ),
+        (async () => {
+          if (endedSession) await this.sessions.queueEvaluation(call.workspaceId, endedSession);
+          await Promise.all([this.dropTimer(`ring:${call.id}`), this.dropTimer(`max:${call.id}`)]);
+          await this.live.publish(call.id, 'end', response);
+        })(),
+      ]);
       return;
     }
     await this.live.publish(call.id, 'status', response);

@@ -1,4 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Logger as Pino } from 'pino';
+import { ROOT_LOGGER } from '@/common/logging/logging.module';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { CallInstance } from '@/modules/calls/call-instance';
 import { nextInWindow } from './calling-window';
@@ -44,6 +46,8 @@ export interface TickReport {
 @Injectable()
 export class Dispatcher {
   private readonly logger = new Logger(Dispatcher.name);
+  /** The claim timings (`dispatch claim`, debug), on the process's pino logger, so LOG_LEVEL=debug shows them. */
+  private readonly claimLog: Pino;
 
   constructor(
     private readonly dispatch: DispatchRepository,
@@ -56,7 +60,10 @@ export class Dispatcher {
     private readonly clock: OutboundClock,
     private readonly instance: CallInstance,
     private readonly unitOfWork: UnitOfWork,
-  ) {}
+    @Inject(ROOT_LOGGER) root: Pino,
+  ) {
+    this.claimLog = root.child({ context: Dispatcher.name });
+  }
 
   async tick(): Promise<TickReport> {
     const now = await this.clock.now();
@@ -79,14 +86,8 @@ export class Dispatcher {
     }
     const promoted = await this.sweep((tx) => this.dispatch.promoteDue(at, tx));
     const claimed: TaskRow[] = [];
-    for (const c of await this.dispatch.campaignsWithPending(at)) {
-      const began = process.hrtime.bigint();
-      const tasks = await this.claimCampaign(c.workspace_id, c.id, now);
-      claimed.push(...tasks);
-      const claimMs = Number(process.hrtime.bigint() - began) / 1e6;
-      if (tasks.length)
-        this.logger.debug({ campaignId: c.id, claimed: tasks.length, claimMs }, 'dispatch claim');
-    }
+    for (const c of await this.dispatch.campaignsWithPending(at))
+      claimed.push(...(await this.claimCampaign(c.workspace_id, c.id, now, 'skip')));
     claimed.push(
       ...(await this.sweep((tx) => this.dispatch.claimStandalone(this.instance.id, tx))).map((m) => m.task),
     );
@@ -94,6 +95,17 @@ export class Dispatcher {
     for (const c of await this.dispatch.campaignsDone())
       await this.transitions.complete(c.workspace_id, c.id, 'done');
     return { promoted: promoted.length, claimed: claimed.length, started, settled };
+  }
+
+  /**
+   * A slot of the campaign has freed (its call ended and its task is settled): claims and places what its
+   * `max_concurrency` allows now, without the rest of a pass. Waits for the campaign's row lock, so a claim running
+   * elsewhere (a pass, another slot job) is seen before this one counts the free slots.
+   */
+  async fillCampaign(workspaceId: string, campaignId: string): Promise<{ claimed: number; started: number }> {
+    const now = await this.clock.now();
+    const claimed = await this.claimCampaign(workspaceId, campaignId, now, 'wait');
+    return { claimed: claimed.length, started: await this.place(claimed, now) };
   }
 
   /** A cross-workspace move and its events, in one transaction. */
@@ -113,10 +125,43 @@ export class Dispatcher {
    * pools were attached, FIFO and LIFO one live task at a time, Parallel up to `max_parallel_items`, and all pools
    * together within `max_concurrency`. A task whose window has closed goes back to `scheduled` at its next opening.
    */
-  private async claimCampaign(workspaceId: string, campaignId: string, now: number): Promise<TaskRow[]> {
+  private async claimCampaign(
+    workspaceId: string,
+    campaignId: string,
+    now: number,
+    locked: 'skip' | 'wait',
+  ): Promise<TaskRow[]> {
+    const marks = { began: performance.now(), open: 0, locked: 0 };
+    const tasks = await this.claimLocked(workspaceId, campaignId, now, locked, marks);
+    if (tasks.length) {
+      const end = performance.now();
+      // claimMs: the whole claim; of it, waiting for a connection (openMs) and for the campaign's lock (lockMs).
+      this.claimLog.debug(
+        {
+          campaignId,
+          claimed: tasks.length,
+          claimMs: end - marks.began,
+          openMs: marks.open - marks.began,
+          lockMs: marks.locked - marks.open,
+        },
+        'dispatch claim',
+      );
+    }
+    return tasks;
+  }
+
+  private async claimLocked(
+    workspaceId: string,
+    campaignId: string,
+    now: number,
+    locked: 'skip' | 'wait',
+    marks: { open: number; locked: number },
+  ): Promise<TaskRow[]> {
     return this.unitOfWork.run(async (tx) => {
-      const c = await this.dispatch.lockCampaign(workspaceId, campaignId, tx);
-      if (c?.status !== 'running') return [];
+      marks.open = performance.now();
+      const c = await this.dispatch.lockCampaign(workspaceId, campaignId, tx, locked);
+      marks.locked = performance.now();
+      if (c?.status !== 'running' || (c.startAt && c.startAt.getTime() > now)) return [];
       const live = await this.dispatch.liveByPool(workspaceId, campaignId, tx);
       let free = c.maxConcurrency - [...live.values()].reduce((a, b) => a + b, 0);
       const claimedIds: string[] = [];

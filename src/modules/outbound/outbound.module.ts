@@ -8,6 +8,7 @@ import { EventsModule } from '@/modules/events/events.module';
 import { LogsModule } from '@/modules/logs/logs.module';
 import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { CampaignSlotWake } from './campaign-slot-wake';
 import { CampaignTasks } from './campaign-tasks';
 import { CampaignTransitions } from './campaign-transitions';
 import { CampaignsController } from './campaigns.controller';
@@ -69,9 +70,11 @@ import { TasksService } from './tasks.service';
     TaskRunner,
     TaskSettlement,
     Dispatcher,
+    CampaignSlotWake,
   ],
   exports: [
     Dispatcher,
+    CampaignSlotWake,
     OutboundClock,
     CampaignsService,
     CampaignTransitions,

@@ -12,6 +12,15 @@ import { TasksRepository } from './tasks.repository';
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** An ended call as the settlement reads it. */
+export interface EndedCall {
+  id: string;
+  status: string;
+  answered_at: Date | null;
+  ended_at: Date | null;
+  created_at: Date;
+}
+
 /** What happens to a task once its attempt has an outcome: done, another attempt later, or failed. */
 @Injectable()
 export class TaskSettlement {
@@ -25,16 +34,24 @@ export class TaskSettlement {
     @Optional() @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates?: TemplateSender,
   ) {}
 
-  /** The task's call has ended: its status is the attempt's outcome. */
-  async settleCall(ref: TaskRef, now: number): Promise<void> {
+  /**
+   * The task's call has ended: its status is the attempt's outcome. `ended` is that call as its end committed, when
+   * the caller has it (then it is not read again if it is still the task's current call).
+   */
+  async settleCall(ref: TaskRef, now: number, ended?: EndedCall | null): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
       const task = await this.tasks.lock(ref.workspace_id, ref.id, tx);
       if (task?.status !== 'in_progress' || !task.current_call_id) return;
-      const contact = await this.dispatch.contact(task.workspace_id, task.contact_id);
-      const call = await this.dispatch.callOutcome(task.workspace_id, task.current_call_id, tx);
+      const call =
+        ended?.id === task.current_call_id
+          ? ended
+          : await this.dispatch.callOutcome(task.workspace_id, task.current_call_id, tx);
       if (!call?.ended_at) return;
       const duration = call.ended_at.getTime() - (call.answered_at ?? call.created_at).getTime();
-      await this.conclude(tx, task, call.status, now, zoneOf(task, contact?.timezone ?? null), duration);
+      // The contact's zone matters only to place a retry: read then.
+      const zone = async () =>
+        zoneOf(task, (await this.dispatch.contact(task.workspace_id, task.contact_id))?.timezone ?? null);
+      await this.conclude(tx, task, call.status, now, zone, duration);
     });
   }
 
@@ -54,7 +71,8 @@ export class TaskSettlement {
     await this.unitOfWork.run(async (tx) => {
       const locked = await this.tasks.lock(ref.workspace_id, ref.id, tx);
       if (locked?.status !== 'in_progress') return;
-      await this.conclude(tx, locked, done ? 'completed' : state.status, now, zoneOf(locked, null), null);
+      const zone = async () => zoneOf(locked, null);
+      await this.conclude(tx, locked, done ? 'completed' : state.status, now, zone, null);
     });
   }
 
@@ -80,7 +98,7 @@ export class TaskSettlement {
     task: TaskRow,
     outcome: string,
     now: number,
-    zone: string,
+    zone: () => Promise<string>,
     durationMs: number | null,
   ): Promise<void> {
     await this.tasks.endAttempt(task.workspace_id, task.id, task.attempts, outcome, new Date(now), tx);
@@ -88,7 +106,7 @@ export class TaskSettlement {
     if (outcome === 'completed') next = { status: 'completed', patch: { completed_at: new Date(now) } };
     else if (outcome === 'canceled') next = { status: 'cancelled', patch: {} };
     else if (task.retry_on.includes(outcome as RetryOutcome) && task.attempts < task.max_attempts) {
-      const at = await this.nextAttempt(tx, task, now, zone);
+      const at = await this.nextAttempt(tx, task, now, await zone());
       next = at
         ? { status: 'scheduled', patch: { scheduled_at: new Date(at) } }
         : { status: 'failed', patch: { failure_reason: 'no_window', failed_at: new Date(now) } };

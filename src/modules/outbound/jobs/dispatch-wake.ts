@@ -6,12 +6,16 @@ import { QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { OUTBOX_CHANNEL } from '@/modules/events/outbox.service';
 
-/** Wakes within this long of a commit: one dispatch job per slice, however many events commit in it. */
-const WAKE_SLICE_MS = 100;
+/**
+ * Wakes within this long of a commit: one dispatch job per slice, however many events commit in it. A campaign
+ * call's end does not wait for it (`CampaignSlotWake` claims its slot at once); a pass on every 100 ms of a busy
+ * campaign's own events kept the dispatcher busy most of the time for nothing.
+ */
+const WAKE_SLICE_MS = 500;
 
 /**
- * Runs the dispatcher soon after any outbox write commits (a call ending, a task moving), so a freed slot is
- * reused at once rather than at the next 2 s pass. The wake-up is a Bull job like the pass itself.
+ * Runs the dispatcher soon after any outbox write commits (a campaign started, a task created or moved), rather than
+ * at the next 2 s pass. The wake-up is a Bull job like the pass itself.
  */
 @Injectable()
 export class DispatchWake implements OnApplicationBootstrap, OnApplicationShutdown {
