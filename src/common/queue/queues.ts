@@ -31,8 +31,11 @@ export interface JobPayloads {
     'purge-flow-executions': { batchSize?: number };
   };
   sessions: {
-    /** Ends the session when the customer has been idle past its timeout; `activityMs` is the turn that set it. */
-    'session-timeout': { workspaceId: string; sessionId: string; activityMs: number };
+    /**
+     * Ends the session when the customer has been idle past its timeout, else re-arms at the new deadline;
+     * `activityMs` is the activity it was armed for, `dueMs` when it was due (absent on timers armed before).
+     */
+    'session-timeout': { workspaceId: string; sessionId: string; activityMs: number; dueMs?: number };
   };
   evaluation: {
     'evaluate-session': { workspaceId: string; sessionId: string };
