@@ -97,6 +97,8 @@ export interface JobPayloads {
      * time; the workspace comes from the number or page addressed.
      */
     drain: { thread: string };
+    /** Gives a drain job to threads that a stopped process took in its hooks and left (repeatable, every 30 s). */
+    'recover-threads': Record<string, never>;
     /** Hands a stored outbound message to its provider. */
     send: { workspaceId: string; messageId: string };
     /** A sandbox message's next delivery status. */
