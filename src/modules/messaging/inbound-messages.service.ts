@@ -7,7 +7,7 @@ import type { InboundItem } from './inbound-queue';
 import { LineNumber, MessageSender } from './message-sender';
 import { MessagingLines } from './messaging-lines';
 import type { MessagingThread, ProviderMessage } from './messaging.entities';
-import { ProviderMessagesRepository } from './messaging.repositories';
+import { FoundLine, ProviderMessagesRepository } from './messaging.repositories';
 import { optOutKeyword } from './opt-out';
 import { VoiceNotes } from './voice-notes';
 
@@ -18,6 +18,10 @@ interface Route {
   agentId: string | null;
   /** This provider message was received already (a repeated delivery). */
   seen: boolean;
+  /** The line's active conversation when the routing read found it too (null: none; absent: not read). */
+  line?: FoundLine | null;
+  /** Whether the customer is on the do-not-contact list, when the routing read told. */
+  blacklisted?: boolean;
 }
 
 export interface InboundOutcome {
@@ -75,6 +79,7 @@ export class InboundMessagesService {
         agentId: route.agentId,
       },
       contactId,
+      route.line,
     );
     if (!route.agentId) {
       const stored = await this.conversations.storeUnattended(ws, thread.id, text, item.messageType);
@@ -89,7 +94,8 @@ export class InboundMessagesService {
       keyword !== null ||
       (audio && heard === null) ||
       thread.handledBy === 'Human' ||
-      (byPhone && (blacklisted ?? (await this.blacklist.isBlacklisted(ws, { phone: item.from }))));
+      (byPhone &&
+        (blacklisted ?? route.blacklisted ?? (await this.blacklist.isBlacklisted(ws, { phone: item.from }))));
     const turn = await this.turns.takeTurn(ws, thread.id, text, {
       muted: silent,
       messageType: item.messageType,

@@ -102,8 +102,9 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
   /**
    * Inbound routing in one statement: the number addressed (by the workspace's own number for the sandbox
    * simulation, Meta's phone_number_id for WhatsApp, else the provider's active number, the oldest when several),
-   * the agent bound to it on the channel, and whether this provider message was received already (a repeated
-   * delivery).
+   * the agent bound to it on the channel, whether this provider message was received already (a repeated
+   * delivery), and the line's active conversation with the bound agent (as `latestActive` reads it, with whether
+   * the customer is on the do-not-contact list).
    */
   @Sweep('delivery')
   async routeInbound(item: {
@@ -111,10 +112,11 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
     channel: string;
     provider: string;
     to: string;
+    from: string;
     providerMessageId: string;
   }): Promise<InboundRoute | null> {
     const where = item.workspaceId
-      ? `n.workspace_id = $5 AND n.number = $1`
+      ? `n.workspace_id = $6 AND n.number = $1`
       : item.channel === 'whatsapp'
         ? `(n.id, n.workspace_id) = (SELECT w.id, w.workspace_id FROM whatsapp_numbers w WHERE w.meta_phone_number_id = $1)`
         : `n.number = $1 AND n.provider = $2 AND n.status = 'active'`;
@@ -126,21 +128,38 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
         provider: string;
         agent_id: string | null;
         seen: boolean;
+        thread_id: string | null;
+        thread_created_at: Date;
+        thread_updated_at: Date;
+        thread_handled_by: 'AI' | 'Human';
+        blacklisted: boolean;
       }[]
     >(
-      `SELECT n.id, n.workspace_id, n.number, n.provider,
-              (SELECT b.agent_id FROM phone_number_bindings b
-                WHERE b.workspace_id = n.workspace_id AND b.phone_number_id = n.id AND b.channel = $3) AS agent_id,
-              EXISTS (SELECT 1 FROM provider_messages p
-                       WHERE p.workspace_id = n.workspace_id AND p.provider = $2 AND p.provider_message_id = $4) AS seen
-         FROM phone_numbers n
-        WHERE ${where}
-        ORDER BY n.created_at LIMIT 1`,
+      `SELECT r.*, t.id AS thread_id, t.created_at AS thread_created_at, t.updated_at AS thread_updated_at,
+              t.handled_by AS thread_handled_by, ${phoneBlacklistedSql('r.workspace_id', '$5')} AS blacklisted
+         FROM (SELECT n.id, n.workspace_id, n.number, n.provider,
+                      (SELECT b.agent_id FROM phone_number_bindings b
+                        WHERE b.workspace_id = n.workspace_id AND b.phone_number_id = n.id AND b.channel = $3)
+                        AS agent_id,
+                      EXISTS (SELECT 1 FROM provider_messages p
+                               WHERE p.workspace_id = n.workspace_id AND p.provider = $2
+                                 AND p.provider_message_id = $4) AS seen
+                 FROM phone_numbers n
+                WHERE ${where}
+                ORDER BY n.created_at LIMIT 1) r
+         LEFT JOIN LATERAL (
+               SELECT t.id, t.created_at, t.updated_at, t.handled_by
+                 FROM messaging_threads t JOIN conversations c ON c.id = t.id AND c.workspace_id = t.workspace_id
+                WHERE t.workspace_id = r.workspace_id AND t.channel = $3 AND t.customer_address = $5
+                  AND t.phone_number_id = r.id AND t.page_id IS NULL
+                  AND c.agent_id IS NOT DISTINCT FROM r.agent_id AND c.status = 'active'
+                ORDER BY t.created_at DESC LIMIT 1) t ON true`,
       [
         item.to,
         item.provider,
         item.channel,
         item.providerMessageId,
+        item.from,
         ...(item.workspaceId ? [item.workspaceId] : []),
       ],
     );
@@ -151,6 +170,16 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
       number: { id: r.id, number: r.number, provider: r.provider },
       agentId: r.agent_id,
       seen: r.seen,
+      blacklisted: r.blacklisted,
+      line: r.thread_id
+        ? {
+            id: r.thread_id,
+            createdAt: r.thread_created_at,
+            updatedAt: r.thread_updated_at,
+            handledBy: r.thread_handled_by,
+            blacklisted: r.blacklisted,
+          }
+        : null,
     };
   }
 
@@ -166,6 +195,19 @@ export interface InboundRoute {
   number: { id: string; number: string; provider: string };
   agentId: string | null;
   seen: boolean;
+  /** Whether the customer's address is on the do-not-contact list. */
+  blacklisted: boolean;
+  /** The line's active conversation with that agent (null: none, a new one opens). */
+  line: FoundLine | null;
+}
+
+/** A line's active conversation as a read found it, with whether the customer is on the do-not-contact list. */
+export interface FoundLine {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  handledBy: 'AI' | 'Human';
+  blacklisted: boolean;
 }
 
 export interface ThreadKey {
@@ -214,17 +256,32 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
     );
     const r = rows[0];
     if (!r) return null;
-    const thread = this.build(workspaceId, {
+    return this.found(workspaceId, key, {
       id: r.id,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
-      channel: r.channel,
-      phoneNumberId: r.phone_number_id,
-      pageId: r.page_id,
-      customerAddress: r.customer_address,
       handledBy: r.handled_by,
+      blacklisted: r.blacklisted,
     });
-    return { thread, blacklisted: r.blacklisted };
+  }
+
+  /** The thread of `key` as a read found it. */
+  found(
+    workspaceId: string,
+    key: ThreadKey,
+    line: FoundLine,
+  ): { thread: MessagingThread; blacklisted: boolean } {
+    const thread = this.build(workspaceId, {
+      id: line.id,
+      createdAt: line.createdAt,
+      updatedAt: line.updatedAt,
+      channel: key.channel,
+      phoneNumberId: key.phoneNumberId,
+      pageId: key.pageId,
+      customerAddress: key.customerAddress,
+      handledBy: line.handledBy,
+    });
+    return { thread, blacklisted: line.blacklisted };
   }
 
   async setHandledBy(workspaceId: string, id: string, handledBy: 'AI' | 'Human'): Promise<void> {
