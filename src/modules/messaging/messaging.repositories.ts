@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { phoneBlacklistedSql } from '@/modules/blacklist/blacklist.repository';
@@ -33,6 +34,26 @@ export interface MessageRow {
   phone_number_uuid: string | null;
 }
 
+/** The columns `insertNew` writes, in the order of its values (the timestamps are the database's). */
+const INSERT_COLUMNS = [
+  'workspace_id',
+  'id',
+  'conversation_id',
+  'phone_number_id',
+  'channel',
+  'direction',
+  'from_address',
+  'to_address',
+  'provider',
+  'provider_message_id',
+  'delivery_status',
+  'error',
+  'status_updated_at',
+  'template',
+  'metadata',
+  'is_simulation',
+] as const;
+
 const VIEW_SQL = `
   SELECT m.id AS uuid, m.conversation_id AS conversation_uuid, m.session_id AS session_uuid,
          m.agent_id AS agent_uuid, m.contact_id AS contact_uuid, m.channel, m.direction, m.sender,
@@ -61,7 +82,53 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
   }
 
   async setProviderId(workspaceId: string, id: string, providerMessageId: string): Promise<void> {
-    await this.updateWhere(workspaceId, { id }, { providerMessageId });
+    await this.prepared(
+      'provider-messages-set-provider-id',
+      `UPDATE provider_messages SET provider_message_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id, providerMessageId],
+    );
+  }
+
+  /**
+   * New records of the workspace in one hand-written statement (a prepared statement per row count: every inbound
+   * message writes one or two); inside a transaction, as the base class does.
+   */
+  override async insertNew(
+    workspaceId: string,
+    entities: ProviderMessage[],
+    manager?: EntityManager,
+  ): Promise<void> {
+    if (manager || entities.length === 0 || entities.length > 4)
+      return super.insertNew(workspaceId, entities, manager);
+    if (entities.some((e) => e.workspaceId !== workspaceId))
+      throw new Error('entity belongs to another workspace');
+    const width = INSERT_COLUMNS.length;
+    const values = entities.flatMap((e) => [
+      workspaceId,
+      (e.id ??= newId()),
+      e.conversationId,
+      e.phoneNumberId ?? null,
+      e.channel,
+      e.direction,
+      e.fromAddress,
+      e.toAddress,
+      e.provider,
+      e.providerMessageId ?? null,
+      e.deliveryStatus,
+      e.error == null ? null : JSON.stringify(e.error),
+      e.statusUpdatedAt,
+      e.template == null ? null : JSON.stringify(e.template),
+      JSON.stringify(e.metadata ?? {}),
+      e.isSimulation ?? false,
+    ]);
+    const tuples = entities.map(
+      (_, r) => `(${INSERT_COLUMNS.map((_c, k) => `$${r * width + k + 1}`).join(', ')})`,
+    );
+    await this.prepared(
+      `provider-messages-insert-${entities.length}`,
+      `INSERT INTO provider_messages (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`,
+      values,
+    );
   }
 
   /** When the customer last wrote to this number on this channel, or null. */
