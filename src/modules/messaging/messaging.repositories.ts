@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
@@ -170,8 +171,9 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
    * Inbound routing in one statement: the number addressed (by the workspace's own number for the sandbox
    * simulation, Meta's phone_number_id for WhatsApp, else the provider's active number, the oldest when several),
    * the agent bound to it on the channel, whether this provider message was received already (a repeated
-   * delivery), and the line's active conversation with the bound agent (as `latestActive` reads it, with whether
-   * the customer is on the do-not-contact list).
+   * delivery), the line's active conversation with the bound agent (as `latestActive` reads it, with whether
+   * the customer is on the do-not-contact list), and the workspace's agent configuration version (so a turn
+   * context kept at that version is used without reading the agent again).
    */
   @Sweep('delivery')
   async routeInbound(item: {
@@ -200,10 +202,12 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
         thread_updated_at: Date;
         thread_handled_by: 'AI' | 'Human';
         blacklisted: boolean;
+        config_version: string | null;
       }[]
     >(
       `SELECT r.*, t.id AS thread_id, t.created_at AS thread_created_at, t.updated_at AS thread_updated_at,
-              t.handled_by AS thread_handled_by, ${phoneBlacklistedSql('r.workspace_id', '$5')} AS blacklisted
+              t.handled_by AS thread_handled_by, ${phoneBlacklistedSql('r.workspace_id', '$5')} AS blacklisted,
+              ${agentConfigVersionSql('r')} AS config_version
          FROM (SELECT n.id, n.workspace_id, n.number, n.provider,
                       (SELECT b.agent_id FROM phone_number_bindings b
                         WHERE b.workspace_id = n.workspace_id AND b.phone_number_id = n.id AND b.channel = $3)
@@ -238,6 +242,7 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
       agentId: r.agent_id,
       seen: r.seen,
       blacklisted: r.blacklisted,
+      configVersion: r.config_version,
       line: r.thread_id
         ? {
             id: r.thread_id,
@@ -264,6 +269,8 @@ export interface InboundRoute {
   seen: boolean;
   /** Whether the customer's address is on the do-not-contact list. */
   blacklisted: boolean;
+  /** The workspace's agent configuration version as of this read (agentConfigVersionSql). */
+  configVersion: string | null;
   /** The line's active conversation with that agent (null: none, a new one opens). */
   line: FoundLine | null;
 }
