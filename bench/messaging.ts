@@ -138,6 +138,8 @@ async function main(): Promise<void> {
     const answeredAt = new Map<string, number>();
     const hookMs: number[] = [];
     const posts: Promise<void>[] = [];
+    // The machine is often shared: the load when sending began is printed beside the load at the end.
+    const loadAtStart = os.loadavg()[0];
     const started = performance.now();
     for (let i = 0; i < MESSAGES; i++) {
       const due = started + (i * 1000) / RATE;
@@ -210,7 +212,7 @@ async function main(): Promise<void> {
         `out of order within a conversation:   ${outOfOrder} of ${judged} pairs whose hooks did not overlap  goal 0`,
         `model calls:                          ${llm.calls.length}`,
         spent(before, after, MESSAGES, 'per inbound message (hook, turn, reply)'),
-        `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${os.loadavg()[0].toFixed(2)}, node ${process.version}`,
+        `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${loadAtStart.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end, node ${process.version}`,
       ].join('\n') + '\n',
     );
   } finally {

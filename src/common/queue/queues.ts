@@ -32,8 +32,11 @@ export interface JobPayloads {
     'purge-flow-executions': { batchSize?: number };
   };
   sessions: {
-    /** Ends the session when the customer has been idle past its timeout; `activityMs` is the turn that set it. */
-    'session-timeout': { workspaceId: string; sessionId: string; activityMs: number };
+    /**
+     * Ends the session when the customer has been idle past its timeout, else re-arms at the new deadline;
+     * `activityMs` is the activity it was armed for, `dueMs` when it was due (absent on timers armed before).
+     */
+    'session-timeout': { workspaceId: string; sessionId: string; activityMs: number; dueMs?: number };
   };
   evaluation: {
     'evaluate-session': { workspaceId: string; sessionId: string };
@@ -95,6 +98,8 @@ export interface JobPayloads {
      * time; the workspace comes from the number or page addressed.
      */
     drain: { thread: string };
+    /** Gives a drain job to threads that a stopped process took in its hooks and left (repeatable, every 30 s). */
+    'recover-threads': Record<string, never>;
     /** Hands a stored outbound message to its provider. */
     send: { workspaceId: string; messageId: string };
     /** A sandbox message's next delivery status. */

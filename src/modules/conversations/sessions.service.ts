@@ -1,11 +1,13 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
+import type Redis from 'ioredis';
 import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, skipTake } from '@/common/http/pagination';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { REDIS } from '@/common/redis/redis.module';
 import type { Conversation } from './conversation.entity';
 import { ListSessionsQuery } from './dto/requests';
 import { SessionResponse } from './dto/responses';
@@ -16,23 +18,37 @@ import type { Session, SessionEndReason } from './session.entity';
 type TimeoutJob = JobPayloads['sessions']['session-timeout'];
 type EvaluateJob = JobPayloads['evaluation']['evaluate-session'];
 
-export const timeoutJobId = (sessionId: string, activityMs: number): string =>
-  `timeout:${sessionId}:${activityMs}`;
+/** A session's timer is known by the moment it fires (each re-arm fires later, so ids never repeat). */
+export const timeoutJobId = (sessionId: string, dueMs: number): string => `timeout:${sessionId}:${dueMs}`;
 export const evaluationJobId = (sessionId: string): string => `evaluate:${sessionId}`;
 
+/** When the session's pending timer fires (ms), kept beside the timer so a turn can tell whether one is owed. */
+const timerKey = (sessionId: string) => `session:timer:{${sessionId}}`;
 /**
- * Sessions: opened by the first customer turn, kept alive by each turn, ended by idleness (a Bull delayed job per
- * turn, so timers survive restarts and work across replicas), by close, or when a call ends. An ended session is
+ * A known timer is trusted until this long after it was due: a turn past that asks Redis again (a timer that failed
+ * for good, or whose Redis state was lost, is replaced by the next turn).
+ */
+const TIMER_GRACE_MS = 60_000;
+/** Timers this process armed or saw armed (session → due ms), oldest forgotten first. */
+const KNOWN_TIMERS_MAX = 10_000;
+
+/**
+ * Sessions: opened by the first customer turn, kept alive by each turn, ended by idleness, by close, or when a call
+ * ends. Idleness is one Bull delayed job per session at a time (timers survive restarts and work across replicas):
+ * a turn adds none while a timer due no later than its own idle deadline is pending; the timer, when it fires,
+ * ends the session if the customer is still idle, else re-arms itself at the new deadline. An ended session is
  * queued for evaluation exactly once (the job id is the session's).
  */
 @Injectable()
 export class SessionsService {
   private readonly logger = new Logger(SessionsService.name);
+  private readonly knownTimers = new Map<string, number>();
 
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly messages: MessagesRepository,
     private readonly unitOfWork: UnitOfWork,
+    @Inject(REDIS) private readonly redis: Redis,
     @InjectQueue(QUEUES.sessions) private readonly timeouts: Queue<TimeoutJob>,
     @InjectQueue(QUEUES.evaluation) private readonly evaluations: Queue<EvaluateJob>,
   ) {}
@@ -92,29 +108,67 @@ export class SessionsService {
     await this.sessions.save(session.workspaceId, session, manager);
   }
 
-  /** After the turn commits: a timer for this activity; the timer of the previous activity is dropped. */
-  async scheduleTimeout(session: Session, previousActivityMs: number | null): Promise<void> {
-    const activityMs = session.lastActivityAt.getTime();
-    await this.timeouts.add(
-      'session-timeout',
-      { workspaceId: session.workspaceId, sessionId: session.id, activityMs },
-      { jobId: timeoutJobId(session.id, activityMs), delay: session.timeoutMs },
-    );
-    if (previousActivityMs !== null) {
-      const stale = await this.timeouts.getJob(timeoutJobId(session.id, previousActivityMs));
-      // A stale timer that already started finds newer activity and does nothing, so failing to remove it is harmless.
-      await stale?.remove().catch(() => undefined);
-    }
+  /**
+   * After the turn commits: makes sure a timer fires no later than the session's new idle deadline. The session's
+   * pending timer (due at or before that deadline) re-arms itself when it fires, so most turns add no job: a timer
+   * this process knows of costs nothing, otherwise one Redis read. `previousActivityMs` is not needed (kept for the
+   * callers).
+   */
+  async scheduleTimeout(session: Session, _previousActivityMs?: number | null): Promise<void> {
+    const dueMs = session.lastActivityAt.getTime() + session.timeoutMs;
+    const known = this.knownTimers.get(session.id);
+    if (known !== undefined && known <= dueMs && Date.now() < known + TIMER_GRACE_MS) return;
+    await this.arm(session.workspaceId, session.id, session.lastActivityAt.getTime(), dueMs, null);
   }
 
-  /** The timer fired: end the session if the customer is still idle past its timeout. */
-  async endIfIdle(workspaceId: string, sessionId: string): Promise<boolean> {
-    const ended = await this.unitOfWork.run(async (m) => {
+  /**
+   * A timer due at `dueMs` unless a pending one fires no later (`firedMs`: the timer now running, which no longer
+   * counts). The job goes first, the marker after, so a crash in between leaves an extra timer, never none.
+   */
+  private async arm(
+    workspaceId: string,
+    sessionId: string,
+    activityMs: number,
+    dueMs: number,
+    firedMs: number | null,
+  ): Promise<void> {
+    const now = Date.now();
+    const pending = Number((await this.redis.get(timerKey(sessionId))) ?? NaN);
+    if (pending <= dueMs && pending > (firedMs ?? now - TIMER_GRACE_MS))
+      return this.remember(sessionId, pending);
+    await this.timeouts.add(
+      'session-timeout',
+      { workspaceId, sessionId, activityMs, dueMs },
+      { jobId: timeoutJobId(sessionId, dueMs), delay: Math.max(0, dueMs - now) },
+    );
+    await this.redis.set(timerKey(sessionId), String(dueMs), 'PX', Math.max(0, dueMs - now) + TIMER_GRACE_MS);
+    this.remember(sessionId, dueMs);
+  }
+
+  private remember(sessionId: string, dueMs: number): void {
+    this.knownTimers.delete(sessionId);
+    this.knownTimers.set(sessionId, dueMs);
+    if (this.knownTimers.size > KNOWN_TIMERS_MAX)
+      this.knownTimers.delete(this.knownTimers.keys().next().value!);
+  }
+
+  /**
+   * The timer fired: ends the session if the customer is still idle past its timeout; if a turn moved the idle
+   * clock meanwhile, the timer re-arms at the new deadline (unless another pending timer fires no later).
+   */
+  async endIfIdle(workspaceId: string, sessionId: string, firedMs: number | null = null): Promise<boolean> {
+    const { ended, rearm } = await this.unitOfWork.run(async (m) => {
       const session = await this.sessions.findOne(workspaceId, { id: sessionId }, {}, m);
-      if (!session || session.status !== 'active') return false;
-      if (session.lastActivityAt.getTime() + session.timeoutMs > Date.now()) return false; // newer activity
-      return this.sessions.end(workspaceId, sessionId, 'timeout', new Date(), m);
+      if (!session || session.status !== 'active') return { ended: false, rearm: null };
+      const activityMs = session.lastActivityAt.getTime();
+      const dueMs = activityMs + session.timeoutMs;
+      if (dueMs > Date.now()) return { ended: false, rearm: { activityMs, dueMs } }; // newer activity
+      return {
+        ended: await this.sessions.end(workspaceId, sessionId, 'timeout', new Date(), m),
+        rearm: null,
+      };
     });
+    if (rearm) await this.arm(workspaceId, sessionId, rearm.activityMs, rearm.dueMs, firedMs ?? Date.now());
     if (ended) await this.queueEvaluation(workspaceId, sessionId);
     return ended;
   }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
+import { AgentContextReader } from '@/modules/conversations/agent-context';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
@@ -7,7 +8,7 @@ import type { InboundItem } from './inbound-queue';
 import { LineNumber, MessageSender } from './message-sender';
 import { MessagingLines } from './messaging-lines';
 import type { MessagingThread, ProviderMessage } from './messaging.entities';
-import { ProviderMessagesRepository } from './messaging.repositories';
+import { FoundLine, ProviderMessagesRepository } from './messaging.repositories';
 import { optOutKeyword } from './opt-out';
 import { VoiceNotes } from './voice-notes';
 
@@ -18,6 +19,12 @@ interface Route {
   agentId: string | null;
   /** This provider message was received already (a repeated delivery). */
   seen: boolean;
+  /** The line's active conversation when the routing read found it too (null: none; absent: not read). */
+  line?: FoundLine | null;
+  /** Whether the customer is on the do-not-contact list, when the routing read told. */
+  blacklisted?: boolean;
+  /** The workspace's agent configuration version, when the routing read told. */
+  configVersion?: string | null;
 }
 
 export interface InboundOutcome {
@@ -45,6 +52,7 @@ export class InboundMessagesService {
     private readonly blacklist: BlacklistService,
     private readonly sender: MessageSender,
     private readonly voiceNotes: VoiceNotes,
+    private readonly agentContext: AgentContextReader,
   ) {}
 
   async process(item: InboundItem): Promise<InboundOutcome | null> {
@@ -75,6 +83,7 @@ export class InboundMessagesService {
         agentId: route.agentId,
       },
       contactId,
+      route.line,
     );
     if (!route.agentId) {
       const stored = await this.conversations.storeUnattended(ws, thread.id, text, item.messageType);
@@ -89,10 +98,16 @@ export class InboundMessagesService {
       keyword !== null ||
       (audio && heard === null) ||
       thread.handledBy === 'Human' ||
-      (byPhone && (blacklisted ?? (await this.blacklist.isBlacklisted(ws, { phone: item.from }))));
+      (byPhone &&
+        (blacklisted ?? route.blacklisted ?? (await this.blacklist.isBlacklisted(ws, { phone: item.from }))));
+    // The line's conversation is the routed agent's (the thread read matched on it): its turn context is given to
+    // the turn, kept from an earlier message while the configuration version the routing read is unchanged, so the
+    // turn reads neither the conversation ahead nor the agent (the conversation row is still checked as it is locked).
+    const context = await this.agentContext.forTurn(ws, route.agentId, route.configVersion);
     const turn = await this.turns.takeTurn(ws, thread.id, text, {
       muted: silent,
       messageType: item.messageType,
+      context,
     });
     const inbound = this.inboundRecord(ws, turn.message.uuid, thread, route, item);
     if (turn.action?.kind === 'guard' && turn.action.type === 'forward')

@@ -121,4 +121,65 @@ describe('InboundQueue (against Redis)', () => {
     });
     expect(attempts).toEqual(['msg 1', 'msg 1', 'msg 1', 'msg 2']);
   });
+
+  it('in a process that drains threads, a hook that finds the thread idle drains it there, in order, with no job', async () => {
+    const seen: string[] = [];
+    let inside = 0;
+    queue.drainHere(async (i) => {
+      inside += 1;
+      expect(inside).toBe(1);
+      await new Promise((r) => setTimeout(r, 5));
+      seen.push(i.text);
+      inside -= 1;
+    });
+    for (let n = 1; n <= 5; n++) await queue.push(item(n));
+    await queue.beforeApplicationShutdown().catch(() => undefined);
+    // Stopping ends each drain after the message in hand: what is left goes to a drain job.
+    const thread = threadOf(item(1));
+    const left = await redis.llen(`msg:inbox:{${thread}}`);
+    expect(seen.length + left).toBe(5);
+    expect(jobs.added).toEqual(left ? [{ thread }] : []);
+    expect(await redis.exists(`msg:lock:{${thread}}`)).toBe(0);
+    // Another process's drain job takes up the rest.
+    const other = new InboundQueue(redis, jobs as unknown as Queue<{ thread: string }>);
+    await other.drain(thread, async (i) => void seen.push(i.text));
+    expect(seen).toEqual(['msg 1', 'msg 2', 'msg 3', 'msg 4', 'msg 5']);
+  });
+
+  it("runs a whole backlog in the hook's process and leaves the held index empty", async () => {
+    const seen: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    queue.drainHere(async (i) => {
+      if (i.text === 'msg 1') await gate;
+      seen.push(i.text);
+    });
+    for (let n = 1; n <= 4; n++) await queue.push(item(n));
+    release();
+    const thread = threadOf(item(1));
+    for (let k = 0; k < 100 && seen.length < 4; k++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual(['msg 1', 'msg 2', 'msg 3', 'msg 4']);
+    expect(jobs.added).toEqual([]);
+    expect(await redis.exists(`msg:lock:{${thread}}`)).toBe(0);
+    expect(await redis.zcard('msg:inbox-held')).toBe(0);
+  });
+
+  it('a thread left by a process that died while draining it in a hook is given a drain job by the recovery sweep', async () => {
+    const thread = threadOf(item(1));
+    // The dead process took the thread in its hook (noted in the held index) and never finished.
+    await redis.rpush(`msg:inbox:{${thread}}`, JSON.stringify(item(1)));
+    await redis.set(`msg:lock:{${thread}}`, 'dead-token', 'PX', 300);
+    await redis.zadd('msg:inbox-held', Date.now() - 60_000, thread);
+    expect(await queue.recover()).toBe(0); // still held
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await queue.recover()).toBe(1);
+    expect(jobs.added).toEqual([{ thread }]);
+    const seen: string[] = [];
+    await queue.drain(thread, async (i) => void seen.push(i.text));
+    expect(seen).toEqual(['msg 1']);
+    // Emptied: the thread leaves the index, and the sweep finds nothing more.
+    expect(await queue.recover()).toBe(0);
+    expect(await redis.zcard('msg:inbox-held')).toBe(0);
+  });
 });

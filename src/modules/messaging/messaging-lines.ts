@@ -3,7 +3,7 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import type { MessagingThread } from './messaging.entities';
-import { MessagingThreadsRepository, ThreadKey } from './messaging.repositories';
+import { FoundLine, MessagingThreadsRepository, ThreadKey } from './messaging.repositories';
 
 /**
  * A messaging conversation's line: the latest active conversation of (agent, customer, channel, number or page),
@@ -21,13 +21,18 @@ export class MessagingLines {
   /**
    * The line's active conversation, else a new one with the contact `contactFor` answers (asked only then); with
    * whether the customer's number is on the do-not-contact list when the same read told (null for a new line).
+   * `known` is what the caller's own read found already (null: no active conversation); absent, it is read here.
    */
   async open(
     workspaceId: string,
     key: ThreadKey,
     contactFor: () => Promise<string | null>,
+    known?: FoundLine | null,
   ): Promise<{ thread: MessagingThread; blacklisted: boolean | null }> {
-    const found = await this.threads.latestActive(workspaceId, key);
+    const found =
+      known === undefined
+        ? await this.threads.latestActive(workspaceId, key)
+        : known && this.threads.found(workspaceId, key, known);
     if (found) return found;
     const contactId = await contactFor();
     const thread = await this.unitOfWork.run(async (m) => {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
+import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { phoneBlacklistedSql } from '@/modules/blacklist/blacklist.repository';
@@ -33,6 +35,26 @@ export interface MessageRow {
   phone_number_uuid: string | null;
 }
 
+/** The columns `insertNew` writes, in the order of its values (the timestamps are the database's). */
+const INSERT_COLUMNS = [
+  'workspace_id',
+  'id',
+  'conversation_id',
+  'phone_number_id',
+  'channel',
+  'direction',
+  'from_address',
+  'to_address',
+  'provider',
+  'provider_message_id',
+  'delivery_status',
+  'error',
+  'status_updated_at',
+  'template',
+  'metadata',
+  'is_simulation',
+] as const;
+
 const VIEW_SQL = `
   SELECT m.id AS uuid, m.conversation_id AS conversation_uuid, m.session_id AS session_uuid,
          m.agent_id AS agent_uuid, m.contact_id AS contact_uuid, m.channel, m.direction, m.sender,
@@ -61,7 +83,53 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
   }
 
   async setProviderId(workspaceId: string, id: string, providerMessageId: string): Promise<void> {
-    await this.updateWhere(workspaceId, { id }, { providerMessageId });
+    await this.prepared(
+      'provider-messages-set-provider-id',
+      `UPDATE provider_messages SET provider_message_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id, providerMessageId],
+    );
+  }
+
+  /**
+   * New records of the workspace in one hand-written statement (a prepared statement per row count: every inbound
+   * message writes one or two); inside a transaction, as the base class does.
+   */
+  override async insertNew(
+    workspaceId: string,
+    entities: ProviderMessage[],
+    manager?: EntityManager,
+  ): Promise<void> {
+    if (manager || entities.length === 0 || entities.length > 4)
+      return super.insertNew(workspaceId, entities, manager);
+    if (entities.some((e) => e.workspaceId !== workspaceId))
+      throw new Error('entity belongs to another workspace');
+    const width = INSERT_COLUMNS.length;
+    const values = entities.flatMap((e) => [
+      workspaceId,
+      (e.id ??= newId()),
+      e.conversationId,
+      e.phoneNumberId ?? null,
+      e.channel,
+      e.direction,
+      e.fromAddress,
+      e.toAddress,
+      e.provider,
+      e.providerMessageId ?? null,
+      e.deliveryStatus,
+      e.error == null ? null : JSON.stringify(e.error),
+      e.statusUpdatedAt,
+      e.template == null ? null : JSON.stringify(e.template),
+      JSON.stringify(e.metadata ?? {}),
+      e.isSimulation ?? false,
+    ]);
+    const tuples = entities.map(
+      (_, r) => `(${INSERT_COLUMNS.map((_c, k) => `$${r * width + k + 1}`).join(', ')})`,
+    );
+    await this.prepared(
+      `provider-messages-insert-${entities.length}`,
+      `INSERT INTO provider_messages (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`,
+      values,
+    );
   }
 
   /** When the customer last wrote to this number on this channel, or null. */
@@ -102,8 +170,10 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
   /**
    * Inbound routing in one statement: the number addressed (by the workspace's own number for the sandbox
    * simulation, Meta's phone_number_id for WhatsApp, else the provider's active number, the oldest when several),
-   * the agent bound to it on the channel, and whether this provider message was received already (a repeated
-   * delivery).
+   * the agent bound to it on the channel, whether this provider message was received already (a repeated
+   * delivery), the line's active conversation with the bound agent (as `latestActive` reads it, with whether
+   * the customer is on the do-not-contact list), and the workspace's agent configuration version (so a turn
+   * context kept at that version is used without reading the agent again).
    */
   @Sweep('delivery')
   async routeInbound(item: {
@@ -111,10 +181,11 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
     channel: string;
     provider: string;
     to: string;
+    from: string;
     providerMessageId: string;
   }): Promise<InboundRoute | null> {
     const where = item.workspaceId
-      ? `n.workspace_id = $5 AND n.number = $1`
+      ? `n.workspace_id = $6 AND n.number = $1`
       : item.channel === 'whatsapp'
         ? `(n.id, n.workspace_id) = (SELECT w.id, w.workspace_id FROM whatsapp_numbers w WHERE w.meta_phone_number_id = $1)`
         : `n.number = $1 AND n.provider = $2 AND n.status = 'active'`;
@@ -126,21 +197,40 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
         provider: string;
         agent_id: string | null;
         seen: boolean;
+        thread_id: string | null;
+        thread_created_at: Date;
+        thread_updated_at: Date;
+        thread_handled_by: 'AI' | 'Human';
+        blacklisted: boolean;
+        config_version: string | null;
       }[]
     >(
-      `SELECT n.id, n.workspace_id, n.number, n.provider,
-              (SELECT b.agent_id FROM phone_number_bindings b
-                WHERE b.workspace_id = n.workspace_id AND b.phone_number_id = n.id AND b.channel = $3) AS agent_id,
-              EXISTS (SELECT 1 FROM provider_messages p
-                       WHERE p.workspace_id = n.workspace_id AND p.provider = $2 AND p.provider_message_id = $4) AS seen
-         FROM phone_numbers n
-        WHERE ${where}
-        ORDER BY n.created_at LIMIT 1`,
+      `SELECT r.*, t.id AS thread_id, t.created_at AS thread_created_at, t.updated_at AS thread_updated_at,
+              t.handled_by AS thread_handled_by, ${phoneBlacklistedSql('r.workspace_id', '$5')} AS blacklisted,
+              ${agentConfigVersionSql('r')} AS config_version
+         FROM (SELECT n.id, n.workspace_id, n.number, n.provider,
+                      (SELECT b.agent_id FROM phone_number_bindings b
+                        WHERE b.workspace_id = n.workspace_id AND b.phone_number_id = n.id AND b.channel = $3)
+                        AS agent_id,
+                      EXISTS (SELECT 1 FROM provider_messages p
+                               WHERE p.workspace_id = n.workspace_id AND p.provider = $2
+                                 AND p.provider_message_id = $4) AS seen
+                 FROM phone_numbers n
+                WHERE ${where}
+                ORDER BY n.created_at LIMIT 1) r
+         LEFT JOIN LATERAL (
+               SELECT t.id, t.created_at, t.updated_at, t.handled_by
+                 FROM messaging_threads t JOIN conversations c ON c.id = t.id AND c.workspace_id = t.workspace_id
+                WHERE t.workspace_id = r.workspace_id AND t.channel = $3 AND t.customer_address = $5
+                  AND t.phone_number_id = r.id AND t.page_id IS NULL
+                  AND c.agent_id IS NOT DISTINCT FROM r.agent_id AND c.status = 'active'
+                ORDER BY t.created_at DESC LIMIT 1) t ON true`,
       [
         item.to,
         item.provider,
         item.channel,
         item.providerMessageId,
+        item.from,
         ...(item.workspaceId ? [item.workspaceId] : []),
       ],
     );
@@ -151,6 +241,17 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
       number: { id: r.id, number: r.number, provider: r.provider },
       agentId: r.agent_id,
       seen: r.seen,
+      blacklisted: r.blacklisted,
+      configVersion: r.config_version,
+      line: r.thread_id
+        ? {
+            id: r.thread_id,
+            createdAt: r.thread_created_at,
+            updatedAt: r.thread_updated_at,
+            handledBy: r.thread_handled_by,
+            blacklisted: r.blacklisted,
+          }
+        : null,
     };
   }
 
@@ -166,6 +267,21 @@ export interface InboundRoute {
   number: { id: string; number: string; provider: string };
   agentId: string | null;
   seen: boolean;
+  /** Whether the customer's address is on the do-not-contact list. */
+  blacklisted: boolean;
+  /** The workspace's agent configuration version as of this read (agentConfigVersionSql). */
+  configVersion: string | null;
+  /** The line's active conversation with that agent (null: none, a new one opens). */
+  line: FoundLine | null;
+}
+
+/** A line's active conversation as a read found it, with whether the customer is on the do-not-contact list. */
+export interface FoundLine {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  handledBy: 'AI' | 'Human';
+  blacklisted: boolean;
 }
 
 export interface ThreadKey {
@@ -214,17 +330,32 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
     );
     const r = rows[0];
     if (!r) return null;
-    const thread = this.build(workspaceId, {
+    return this.found(workspaceId, key, {
       id: r.id,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
-      channel: r.channel,
-      phoneNumberId: r.phone_number_id,
-      pageId: r.page_id,
-      customerAddress: r.customer_address,
       handledBy: r.handled_by,
+      blacklisted: r.blacklisted,
     });
-    return { thread, blacklisted: r.blacklisted };
+  }
+
+  /** The thread of `key` as a read found it. */
+  found(
+    workspaceId: string,
+    key: ThreadKey,
+    line: FoundLine,
+  ): { thread: MessagingThread; blacklisted: boolean } {
+    const thread = this.build(workspaceId, {
+      id: line.id,
+      createdAt: line.createdAt,
+      updatedAt: line.updatedAt,
+      channel: key.channel,
+      phoneNumberId: key.phoneNumberId,
+      pageId: key.pageId,
+      customerAddress: key.customerAddress,
+      handledBy: line.handledBy,
+    });
+    return { thread, blacklisted: line.blacklisted };
   }
 
   async setHandledBy(workspaceId: string, id: string, handledBy: 'AI' | 'Human'): Promise<void> {

@@ -20,13 +20,22 @@ export class MessagingProcessor {
     private readonly status: MessageStatusService,
     private readonly records: ProviderMessagesRepository,
     private readonly templates: WhatsappTemplatesService,
-  ) {}
+  ) {
+    // Where the workers run, a hook that finds its thread idle drains it in this process (no job).
+    inboundQueue.drainHere((item) => this.inbound.process(item));
+  }
 
   // Each drain works through a thread's backlog; 16 per process cover 100 messages/s at ~100 ms a turn, and fewer
   // turns at once leave the event loop to the hooks (64 kept the loop busy with interleaved turns).
   @Process({ name: 'drain', concurrency: 16 })
   drain(job: Job<Jobs['drain']>): Promise<void> {
     return this.inboundQueue.drain(job.data.thread, (item) => this.inbound.process(item));
+  }
+
+  /** Threads a stopped process held (taken in its hooks) get a drain job; repeatable, every 30 s. */
+  @Process({ name: 'recover-threads', concurrency: 1 })
+  async recoverThreads(): Promise<{ resumed: number }> {
+    return { resumed: await this.inboundQueue.recover() };
   }
 
   @Process({ name: 'send', concurrency: 32 })
