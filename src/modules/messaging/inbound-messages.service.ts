@@ -104,10 +104,22 @@ export class InboundMessagesService {
     // the turn, kept from an earlier message while the configuration version the routing read is unchanged, so the
     // turn reads neither the conversation ahead nor the agent (the conversation row is still checked as it is locked).
     const context = await this.agentContext.forTurn(ws, route.agentId, route.configVersion);
+    // An open line's conversation is known from the routing read: the reply starts beside the message's write.
+    const known = route.line && route.line.id === thread.id && route.line.contactId !== undefined;
     const turn = await this.turns.takeTurn(ws, thread.id, text, {
       muted: silent,
       messageType: item.messageType,
       context,
+      ...(known
+        ? {
+            conversation: {
+              id: thread.id,
+              workspaceId: ws,
+              channel: thread.channel,
+              contactId: route.line!.contactId ?? null,
+            },
+          }
+        : {}),
     });
     const inbound = this.inboundRecord(ws, turn.message.uuid, thread, route, item);
     if (turn.action?.kind === 'guard' && turn.action.type === 'forward')

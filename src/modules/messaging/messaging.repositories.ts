@@ -201,13 +201,14 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
         thread_created_at: Date;
         thread_updated_at: Date;
         thread_handled_by: 'AI' | 'Human';
+        thread_contact_id: string | null;
         blacklisted: boolean;
         config_version: string | null;
       }[]
     >(
       `SELECT r.*, t.id AS thread_id, t.created_at AS thread_created_at, t.updated_at AS thread_updated_at,
-              t.handled_by AS thread_handled_by, ${phoneBlacklistedSql('r.workspace_id', '$5')} AS blacklisted,
-              ${agentConfigVersionSql('r')} AS config_version
+              t.handled_by AS thread_handled_by, t.contact_id AS thread_contact_id,
+              ${phoneBlacklistedSql('r.workspace_id', '$5')} AS blacklisted, ${agentConfigVersionSql('r')} AS config_version
          FROM (SELECT n.id, n.workspace_id, n.number, n.provider,
                       (SELECT b.agent_id FROM phone_number_bindings b
                         WHERE b.workspace_id = n.workspace_id AND b.phone_number_id = n.id AND b.channel = $3)
@@ -219,7 +220,7 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
                 WHERE ${where}
                 ORDER BY n.created_at LIMIT 1) r
          LEFT JOIN LATERAL (
-               SELECT t.id, t.created_at, t.updated_at, t.handled_by
+               SELECT t.id, t.created_at, t.updated_at, t.handled_by, c.contact_id
                  FROM messaging_threads t JOIN conversations c ON c.id = t.id AND c.workspace_id = t.workspace_id
                 WHERE t.workspace_id = r.workspace_id AND t.channel = $3 AND t.customer_address = $5
                   AND t.phone_number_id = r.id AND t.page_id IS NULL
@@ -250,6 +251,7 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
             updatedAt: r.thread_updated_at,
             handledBy: r.thread_handled_by,
             blacklisted: r.blacklisted,
+            contactId: r.thread_contact_id,
           }
         : null,
     };
@@ -282,6 +284,8 @@ export interface FoundLine {
   updatedAt: Date;
   handledBy: 'AI' | 'Human';
   blacklisted: boolean;
+  /** The conversation's contact (read with the line, so a turn can start its reply before its write). */
+  contactId?: string | null;
 }
 
 export interface ThreadKey {
