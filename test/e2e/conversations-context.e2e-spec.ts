@@ -108,6 +108,35 @@ describe('conversation context: memorize and knowledge', () => {
     expect(system).toContain('email: ada@newmail.example');
     expect(system).not.toContain('Lovelace');
     expect(system).toContain('Earlier conversation: Ada asked about her plan upgrade.');
+
+    // A call's turn gets the same memory (its summaries are read with the call row).
+    const number = (
+      await suite.t.http
+        .post('/api/v1/phone-numbers')
+        .send({ number: '+16282007001', provider: 'sandbox', capabilities: { call: true } })
+        .expect(201)
+    ).body.data.uuid;
+    await suite.t.http
+      .post(`/api/v1/agents/${agentId}/phone-numbers`)
+      .send({ phone_number_uuid: number, channels: ['call'] })
+      .expect(201);
+    const call = (
+      await suite.t.http
+        .post('/api/v1/call')
+        .send({ agent_uuid: agentId, to: '+14155557777', contact_uuid: contact.uuid })
+        .expect(201)
+    ).body.data.uuid;
+    await waitFor(async () =>
+      (await suite.t.http.get(`/api/v1/calls/${call}`)).body.data.status === 'in-progress' ? true : undefined,
+    );
+    suite.llm.reset();
+    await suite.t.http
+      .post(`/api/v1/calls/${call}/simulate`)
+      .send({ action: 'say', text: 'Hello from the phone' })
+      .expect(200);
+    const spoken = suite.llm.callsOf('reply')[0].system;
+    expect(spoken).toContain('Earlier conversation: Ada asked about her plan upgrade.');
+    expect(spoken).toContain('custom_fields.plan: platinum');
   });
 
   it('leaves memory out when memorize is inactive', async () => {

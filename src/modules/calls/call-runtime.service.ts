@@ -5,6 +5,7 @@ import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentContextReader, TurnContext } from '@/modules/conversations/agent-context';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { REPLY_HISTORY } from '@/modules/conversations/conversation-reply.service';
+import { MAX_SUMMARIES } from '@/modules/conversations/memorize';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { MessageResponse, TurnAction } from '@/modules/conversations/dto/responses';
 import type { Message } from '@/modules/conversations/message.entity';
@@ -20,6 +21,9 @@ import { CallResponse } from './dto/responses';
 import { CallMedia, CallTurnResponse, DEFAULT_FORWARD_FAILED, LoadedCall } from './call-runtime.types';
 
 export * from './call-runtime.types';
+
+/** What a turn reads with the call row: the prompt's last messages and the contact's earlier summaries. */
+export const FOR_TURN = { history: REPLY_HISTORY, summaries: MAX_SUMMARIES };
 
 const NO_MEDIA: CallMedia = { speak: async () => undefined, stop: () => undefined };
 
@@ -59,7 +63,7 @@ export class CallRuntime implements OnModuleInit {
 
   /** The call row and the agent configuration version, in one statement (every turn and action reads it). */
   async loadForTurn(workspaceId: string, callId: string): Promise<LoadedCall> {
-    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId, { history: REPLY_HISTORY });
+    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId, FOR_TURN);
     if (!loaded) throw AppException.notFound('Call');
     return loaded;
   }
@@ -124,6 +128,7 @@ export class CallRuntime implements OnModuleInit {
       context,
       conversation: { id: callId, workspaceId, channel: call.channel, contactId: call.contactId },
       history: read.history,
+      summaries: read.summaries,
       onDelta,
       besideReply: (at, action) => {
         if (action) return Promise.resolve();

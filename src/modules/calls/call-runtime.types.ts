@@ -45,4 +45,6 @@ export interface LoadedCall {
   agentConfigVersion: string | null;
   /** The conversation's last messages, read with the call row for a turn's prompt. */
   history?: Message[];
+  /** The contact's last `MAX_SUMMARIES` session summaries, newest first, read with the call row. */
+  summaries?: string[];
 }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
-import { REPLY_HISTORY } from '@/modules/conversations/conversation-reply.service';
 import { CallLifecycle } from './call-lifecycle.service';
-import { CallRuntime, CallTurnResponse } from './call-runtime.service';
+import { CallRuntime, CallTurnResponse, FOR_TURN } from './call-runtime.service';
 import { EndReason, isEnded } from './call-states';
 import { CallsRepository } from './calls.repository';
 import type { SimulateCallDto } from './dto/requests';
@@ -30,11 +29,7 @@ export class CallSimulation {
   async simulate(workspaceId: string, callId: string, dto: SimulateCallDto): Promise<SimulationResponse> {
     // A turn's prompt needs the last messages: read with the call row.
     const turn = dto.action === 'say' || dto.action === 'dtmf';
-    const loaded = await this.calls.findWithAgentVersion(
-      workspaceId,
-      callId,
-      turn ? { history: REPLY_HISTORY } : {},
-    );
+    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId, turn ? FOR_TURN : {});
     if (!loaded) throw AppException.notFound('Call');
     const call = loaded.call;
     if (call.provider !== 'sandbox') throw AppException.conflict('Simulations take sandbox calls only');

@@ -119,22 +119,35 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
   async findWithAgentVersion(
     workspaceId: string,
     id: string,
-    options: { history?: number } = {},
-  ): Promise<{ call: Call; agentConfigVersion: string | null; history?: Message[] } | null> {
+    options: { history?: number; summaries?: number } = {},
+  ): Promise<{
+    call: Call;
+    agentConfigVersion: string | null;
+    history?: Message[];
+    summaries?: string[];
+  } | null> {
     const recent = options.history
       ? `, ${MessagesRepository.recentJsonSql('c', options.history)} AS recent`
       : '';
+    // The contact's last summarised sessions, newest first (the partial index ix_sessions_contact_summaries).
+    const summaries = options.summaries
+      ? `, (SELECT coalesce(json_agg(s.summary ORDER BY s.ended_at DESC), '[]'::json) FROM (
+             SELECT summary, ended_at FROM sessions
+              WHERE workspace_id = c.workspace_id AND contact_id = c.contact_id AND summary IS NOT NULL
+              ORDER BY ended_at DESC LIMIT ${Math.trunc(options.summaries)}) s) AS summaries`
+      : '';
     const rows = await this.sql<Record<string, unknown>[]>(
-      `SELECT c.*, ${agentConfigVersionSql('c')} AS agent_config_version${recent}
+      `SELECT c.*, ${agentConfigVersionSql('c')} AS agent_config_version${recent}${summaries}
          FROM calls c WHERE c.workspace_id = $1 AND c.id = $2`,
       [workspaceId, id],
     );
     if (!rows.length) return null;
-    const { agent_config_version: version, recent: history, ...row } = rows[0];
+    const { agent_config_version: version, recent: history, summaries: summarised, ...row } = rows[0];
     return {
       call: entityOf(Call, row),
       agentConfigVersion: (version as string | null) ?? null,
       ...(history ? { history: MessagesRepository.fromJson(history as Record<string, unknown>[]) } : {}),
+      ...(summarised ? { summaries: summarised as string[] } : {}),
     };
   }
 

@@ -91,6 +91,8 @@ export class ConversationReplyService {
     hasKnowledge = true,
     /** The last messages as the caller read them (a call's row read carries them). */
     recent?: Message[],
+    /** The contact's last `MAX_SUMMARIES` summaries as the caller read them. */
+    summaries?: string[],
   ): ReplyReads | null {
     if (!this.llm.isConfigured(agent.custom_llm_url)) return null;
     const conversationId = conversation.id;
@@ -108,7 +110,7 @@ export class ConversationReplyService {
         ]),
       (): KnowledgeHit[] => [],
     );
-    const memory = this.memory(workspaceId, conversation, memorize);
+    const memory = this.memory(workspaceId, conversation, memorize, summaries);
     // Awaited by the reply; the turn may end before it (a rule, a closed conversation).
     for (const read of [history, knowledge, memory]) read.catch(() => undefined);
     return { history, knowledge, memory };
@@ -206,15 +208,18 @@ export class ConversationReplyService {
     workspaceId: string,
     conversation: ConversationRef,
     settings: MemorizeSettingsShape,
+    given?: string[],
   ): Promise<Memory> {
     if (!conversation.contactId) return undefined;
     const plan = memorizePlan(settings, conversation.channel);
     if (!plan.active) return undefined;
     const [contact, summaries] = await Promise.all([
       plan.readable.length ? this.contacts.find(workspaceId, conversation.contactId) : Promise.resolve(null),
-      plan.summaries
-        ? this.sessions.recentSummaries(workspaceId, conversation.contactId, plan.summaries)
-        : Promise.resolve([]),
+      !plan.summaries
+        ? Promise.resolve([])
+        : given
+          ? Promise.resolve(given.slice(0, plan.summaries))
+          : this.sessions.recentSummaries(workspaceId, conversation.contactId, plan.summaries),
     ]);
     return { contact: contact ? pickFields(contact.fields, plan.readable) : undefined, summaries };
   }

@@ -35,6 +35,8 @@ export interface TurnOptions {
   conversation?: ConversationRef;
   /** The conversation's last messages (`REPLY_HISTORY`) as the caller read them just before, oldest first. */
   history?: Message[];
+  /** The contact's last `MAX_SUMMARIES` session summaries, newest first, as the caller read them just before. */
+  summaries?: string[];
   /** Streams the model's reply as it is generated (a call speaks it sentence by sentence). */
   onDelta?: (text: string) => void;
   /**
@@ -99,6 +101,7 @@ export class ConversationTurnsService {
             id,
             context.hasKnowledge ?? true,
             options.history,
+            options.summaries,
           );
 
     // 1. The customer's message and the session, in one transaction with its event.

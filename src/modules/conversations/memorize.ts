@@ -18,7 +18,8 @@ export interface MemorizePlan {
   summaries: number;
 }
 
-const MAX_SUMMARIES = 10;
+/** The most earlier-session summaries a reply's prompt carries. */
+export const MAX_SUMMARIES = 10;
 
 export function memorizePlan(settings: MemorizeSettingsShape, channel: Channel): MemorizePlan {
   const channelOn = settings.channel_settings?.[channel] !== false;
