@@ -19,6 +19,7 @@ import { TranscriptionsOperations1763950000000 } from './migrations/176395000000
 import { AgentConfigVersions1764000000000 } from './migrations/1764000000000-AgentConfigVersions';
 import { KnowledgeStatsConfigVersion1764090000000 } from './migrations/1764090000000-KnowledgeStatsConfigVersion';
 import { SessionSummariesIndex1764091000000 } from './migrations/1764091000000-SessionSummariesIndex';
+import { OutboundPickOrder1764070000000 } from './migrations/1764070000000-OutboundPickOrder';
 import { FlowExecutionLeases1764060000000 } from './migrations/1764060000000-FlowExecutionLeases';
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
@@ -59,5 +60,6 @@ export const MIGRATIONS = [
   AgentConfigVersions1764000000000,
   KnowledgeStatsConfigVersion1764090000000,
   SessionSummariesIndex1764091000000,
+  OutboundPickOrder1764070000000,
   FlowExecutionLeases1764060000000,
 ];
