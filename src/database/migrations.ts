@@ -20,6 +20,7 @@ import { AgentConfigVersions1764000000000 } from './migrations/1764000000000-Age
 import { KnowledgeStatsConfigVersion1764090000000 } from './migrations/1764090000000-KnowledgeStatsConfigVersion';
 import { SessionSummariesIndex1764091000000 } from './migrations/1764091000000-SessionSummariesIndex';
 import { OutboundPickOrder1764070000000 } from './migrations/1764070000000-OutboundPickOrder';
+import { EventRoutingVersions1764093000000 } from './migrations/1764093000000-EventRoutingVersions';
 import { FlowExecutionLeases1764060000000 } from './migrations/1764060000000-FlowExecutionLeases';
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
@@ -61,5 +62,6 @@ export const MIGRATIONS = [
   KnowledgeStatsConfigVersion1764090000000,
   SessionSummariesIndex1764091000000,
   OutboundPickOrder1764070000000,
+  EventRoutingVersions1764093000000,
   FlowExecutionLeases1764060000000,
 ];

@@ -585,6 +585,8 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
       'phone_number_bindings',
       'messenger_pages',
       'knowledge_index_stats',
+      'webhooks',
+      'flows',
     ];
     expect(triggers.map((r) => `${r.t} ${r.e}`).sort()).toEqual(
       covered.flatMap((table) => ['DELETE', 'INSERT', 'UPDATE'].map((e) => `${table} ${e}`)).sort(),

@@ -173,6 +173,46 @@ describe('Webhook delivery', () => {
     expect(suite.rx.at('/other-agent-hook')).toHaveLength(0);
   });
 
+  it('routes events kept between changes: a webhook added, paused or resumed applies to the very next event', async () => {
+    const agent = (await suite.t.http.post('/api/v1/agents').send({ name: 'Kept' }).expect(201)).body.data
+      .agent_uuid;
+    const say = async (content: string) => {
+      const conv = await suite.t.http
+        .post('/api/v1/conversations')
+        .send({ agent_uuid: agent, channel: 'chat' })
+        .expect(201);
+      await suite.t.http
+        .post(`/api/v1/conversations/${conv.body.data.uuid}/messages`)
+        .send({ content })
+        .expect(201);
+    };
+    const seen = (path: string, text: string) =>
+      suite.rx
+        .at(path)
+        .filter((r) => JSON.parse(r.body).type === 'conversation_update' && r.body.includes(text));
+    // Events routed (to nobody) and the routes kept; then a webhook: the next event reaches it.
+    await say('Before any hook');
+    await say('Still no hook');
+    const hook = await createWebhook(suite.t, {
+      url: suite.rx.url('/kept-hook'),
+      events: ['conversation_update'],
+    });
+    await say('After the hook');
+    await waitFor(
+      async () => (seen('/kept-hook', 'After the hook').length ? true : undefined),
+      20_000,
+      'first',
+    );
+    expect(seen('/kept-hook', 'hook').every((r) => !r.body.includes('Before any hook'))).toBe(true);
+    // Paused: nothing more; resumed: delivered again.
+    await suite.t.http.patch(`/api/v1/webhooks/${hook.uuid}`).send({ is_active: false }).expect(200);
+    await say('While paused');
+    await suite.t.http.patch(`/api/v1/webhooks/${hook.uuid}`).send({ is_active: true }).expect(200);
+    await say('Resumed');
+    await waitFor(async () => (seen('/kept-hook', 'Resumed').length ? true : undefined), 20_000, 'resumed');
+    expect(seen('/kept-hook', 'While paused')).toHaveLength(0);
+  });
+
   it('retries non-2xx answers on a scaled schedule, honouring Retry-After, with a stable webhook-id', async () => {
     policy.configure({ baseMs: 200, factor: 2, jitter: 0, maxAttempts: 9 });
     suite.rx.on('/flaky', (_r, n) =>

@@ -1,3 +1,4 @@
+import { VersionedCache } from '@/common/persistence/versioned-cache';
 import { Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
@@ -25,6 +26,10 @@ const DISPATCH_BATCH = 200;
 export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
   private dispatching: Promise<void> | null = null;
+  /** Each event's subscriptions by workspace, type and agent, kept under the workspace's configuration version. */
+  private readonly routes = new VersionedCache<
+    Array<{ kind: 'workspace' | 'agent'; id: string; url: string }>
+  >();
   private dispatchAgain = false;
 
   constructor(
@@ -99,22 +104,20 @@ export class DeliveryService {
     const claimed = await this.unitOfWork.run(async (tx) => {
       after.length = 0;
       const events = await this.outbox.claimUndispatched(tx, DISPATCH_BATCH);
-      const cache = new Map<string, Array<{ kind: 'workspace' | 'agent'; id: string; url: string }>>();
       const fresh: NewDelivery[] = [];
       for (const e of events) {
         const key = `${e.workspace_id}|${e.type}|${e.agent_id ?? ''}`;
-        let subs = cache.get(key);
-        if (!subs) {
+        // Kept while the workspace's configuration version (read with the claim) holds: webhook changes move it.
+        const subs = await this.routes.get(key, e.config_version, async () => {
           const ws = await this.webhooks.subscribed(e.workspace_id, e.type);
           const agent = e.agent_id
             ? await this.agentWebhooks.activeWebhooks(e.workspace_id, e.agent_id, e.type)
             : [];
-          subs = [
+          return [
             ...ws.map((w) => ({ kind: 'workspace' as const, id: w.id, url: w.url })),
             ...agent.map((w) => ({ kind: 'agent' as const, id: w.id, url: w.url })),
           ];
-          cache.set(key, subs);
-        }
+        });
         for (const s of subs)
           fresh.push({
             workspaceId: e.workspace_id,

@@ -1,3 +1,4 @@
+import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -20,6 +21,11 @@ export interface ClaimedEvent {
   /** The flow executions that caused the event, oldest first; null when none did. */
   chain: string[] | null;
   created_at: Date;
+  /**
+   * The workspace's configuration version as the claim read it (agent_config_versions; moved by every change to
+   * webhooks, agent webhooks and flows among others): routes kept under it are still right. Absent outside a claim.
+   */
+  config_version?: string | null;
 }
 
 export interface EventToSend {
@@ -74,7 +80,8 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
       `UPDATE outbox_events SET dispatched_at = now()
         WHERE id IN (SELECT id FROM outbox_events WHERE dispatched_at IS NULL
                       ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, workspace_id, type, agent_id, data, chain, created_at`,
+        RETURNING id, workspace_id, type, agent_id, data, chain, created_at,
+                  ${agentConfigVersionSql('outbox_events')} AS config_version`,
       [limit],
     )) as [ClaimedEvent[], number];
     // RETURNING follows no order: consumers see the batch in the order the events were written.

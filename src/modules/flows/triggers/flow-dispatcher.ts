@@ -1,3 +1,4 @@
+import { VersionedCache } from '@/common/persistence/versioned-cache';
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
@@ -26,14 +27,16 @@ export class FlowDispatcher implements OutboxConsumer {
     private readonly conversations: ConversationsService,
   ) {}
 
+  /** Deployed flows by workspace and trigger keys, kept while the workspace's configuration version holds. */
+  private readonly live = new VersionedCache<LiveFlow[]>();
+
   async claimed(tx: Transaction, events: readonly ClaimedEvent[]): Promise<() => Promise<void>> {
-    const live = new Map<string, LiveFlow[]>();
     const rows = new Map<string, NewExecution[]>();
     for (const e of events) {
       if ((e.chain?.length ?? 0) >= MAX_CHAIN_DEPTH) continue;
       const keys = triggerKeysFor(e);
       if (!keys.length) continue;
-      for (const flow of await this.liveFlows(live, e.workspace_id, keys))
+      for (const flow of await this.liveFlows(e, keys))
         if (await matches(flow.trigger_key, flow.trigger_config ?? {}, e, (id) => this.channelOf(e, id)))
           rows.set(e.workspace_id, [...(rows.get(e.workspace_id) ?? []), this.execution(flow, e)]);
     }
@@ -48,11 +51,9 @@ export class FlowDispatcher implements OutboxConsumer {
     };
   }
 
-  private async liveFlows(cache: Map<string, LiveFlow[]>, ws: string, keys: string[]): Promise<LiveFlow[]> {
-    const k = `${ws}|${keys.join(',')}`;
-    let flows = cache.get(k);
-    if (!flows) cache.set(k, (flows = await this.flows.live(ws, keys)));
-    return flows;
+  private liveFlows(e: ClaimedEvent, keys: string[]): Promise<LiveFlow[]> {
+    const ws = e.workspace_id;
+    return this.live.get(`${ws}|${keys.join(',')}`, e.config_version, () => this.flows.live(ws, keys));
   }
 
   private execution(flow: LiveFlow, e: ClaimedEvent): NewExecution {
