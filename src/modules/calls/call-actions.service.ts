@@ -35,7 +35,7 @@ export class CallActions {
     a: LiveAction,
     row?: Promise<LoadedCall>,
   ): Promise<ActionOutcome> {
-    const loaded = await (row ?? this.runtime.loadForTurn(workspaceId, callId));
+    const loaded = await (row ?? this.runtime.loadForTurn(workspaceId, callId, false));
     const call = loaded.call;
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
     if (a.action !== 'hangup') {

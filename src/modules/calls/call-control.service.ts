@@ -210,7 +210,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
         this.again.delete(callId);
         // The call row for the first entry is read alongside the stream (later entries read it again, after the
         // entries before them changed the call).
-        const row = this.runtime.loadForTurn(workspaceId, callId);
+        const row = this.runtime.loadForTurn(workspaceId, callId, false);
         row.catch(() => undefined); // awaited by the first entry's perform
         const entries = await this.redis.xrange(controlStream(callId), '-', '+');
         for (const [n, [id, fields]] of entries.entries()) {

@@ -61,9 +61,12 @@ export class CallRuntime implements OnModuleInit {
     return call;
   }
 
-  /** The call row and the agent configuration version, in one statement (every turn and action reads it). */
-  async loadForTurn(workspaceId: string, callId: string): Promise<LoadedCall> {
-    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId, FOR_TURN);
+  /**
+   * The call row and the agent configuration version, in one statement (every turn and action reads it); for a turn
+   * (the default) also the prompt's last messages and the contact's summaries.
+   */
+  async loadForTurn(workspaceId: string, callId: string, forTurn = true): Promise<LoadedCall> {
+    const loaded = await this.calls.findWithAgentVersion(workspaceId, callId, forTurn ? FOR_TURN : {});
     if (!loaded) throw AppException.notFound('Call');
     return loaded;
   }
