@@ -1,11 +1,12 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bull';
 import Redis from 'ioredis';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import type { Call } from '@/modules/calls/call.entity';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
+import { Dispatcher } from './dispatcher.service';
 import { OutboundClock } from './outbound-clock';
 import { TaskSettlement } from './task-settlement';
 
@@ -16,19 +17,24 @@ const generationKey = (campaignId: string) => `outbound:slot-generation:${campai
 
 /**
  * A campaign call that ends frees its slot at once: right after the end commits, in the process that ended it, the
- * task is settled and a `campaign-slot` job claims and places the campaign's next calls (the dispatcher's pass,
- * every 2 s and on commits, settles and claims whatever this missed).
+ * task is settled and the campaign's next calls are claimed and placed there (the dispatcher's pass, every 2 s and
+ * on commits, settles and claims whatever this missed, a process that died meanwhile included).
  *
- * The jobs of a campaign collapse while one is waiting: its id carries the campaign's generation, which the
- * processor moves on before it claims. A wake that finds the job still waiting adds nothing (that job's claim
- * starts after this settlement committed, so it sees the free slot); one that comes after the claim started finds
- * a new generation, so a new job.
+ * In a process, one claim per campaign runs at a time; ends that come while it runs ask it for one more round, which
+ * starts as soon as its claim has committed (its calls are placed meanwhile), so a burst of ends costs a few claims,
+ * each taking every slot freed before it. A claim that fails is handed to a `campaign-slot` job. Jobs of a campaign
+ * collapse while one is waiting: its id carries the campaign's generation, which the processor moves on before it
+ * claims.
  */
 @Injectable()
 export class CampaignSlotWake implements OnModuleInit {
+  private readonly logger = new Logger(CampaignSlotWake.name);
+  /** Campaigns with a claim running in this process, and whether an end asked for another round meanwhile. */
+  private readonly filling = new Map<string, { again: boolean }>();
   constructor(
     private readonly lifecycle: CallLifecycle,
     private readonly settlement: TaskSettlement,
+    private readonly dispatcher: Dispatcher,
     private readonly clock: OutboundClock,
     @Inject(REDIS) private readonly redis: Redis,
     @InjectQueue(QUEUES.outboundSlots) private readonly queue: Queue<SlotJob>,
@@ -57,7 +63,34 @@ export class CampaignSlotWake implements OnModuleInit {
         created_at: call.createdAt,
       },
     );
-    if (call.campaignId) await this.wake(call.workspaceId, call.campaignId);
+    if (call.campaignId) this.fill(call.workspaceId, call.campaignId);
+  }
+
+  /** Claims (and places) the campaign's free slots here, one claim at a time per campaign in this process. */
+  private fill(workspaceId: string, campaignId: string): void {
+    const running = this.filling.get(campaignId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.filling.set(campaignId, state);
+    void (async () => {
+      const placing: Promise<number>[] = [];
+      try {
+        do {
+          state.again = false;
+          const { placed } = await this.dispatcher.claimForSlots(workspaceId, campaignId);
+          placing.push(placed);
+        } while (state.again);
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message, campaignId }, 'campaign slot claim failed; queued');
+        await this.wake(workspaceId, campaignId).catch(() => undefined);
+      } finally {
+        this.filling.delete(campaignId);
+      }
+      await Promise.allSettled(placing);
+    })();
   }
 
   /** Queues a claim for the campaign unless one is waiting already. */

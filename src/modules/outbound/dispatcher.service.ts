@@ -103,9 +103,18 @@ export class Dispatcher {
    * elsewhere (a pass, another slot job) is seen before this one counts the free slots.
    */
   async fillCampaign(workspaceId: string, campaignId: string): Promise<{ claimed: number; started: number }> {
+    const { claimed, placed } = await this.claimForSlots(workspaceId, campaignId);
+    return { claimed, started: await placed };
+  }
+
+  /** `fillCampaign` answering once the claim committed: `placed` settles when its calls are placed. */
+  async claimForSlots(
+    workspaceId: string,
+    campaignId: string,
+  ): Promise<{ claimed: number; placed: Promise<number> }> {
     const now = await this.clock.now();
     const claimed = await this.claimCampaign(workspaceId, campaignId, now, 'wait');
-    return { claimed: claimed.length, started: await this.place(claimed, now) };
+    return { claimed: claimed.length, placed: this.place(claimed, now) };
   }
 
   /** A cross-workspace move and its events, in one transaction. */
