@@ -28,6 +28,9 @@ export interface MoveOptions {
   patch?: Partial<Call>;
 }
 
+/** Ended calls whose follow-up (`endsWithin`) committed with their end. */
+export const settledWithEnd = new WeakSet<Call>();
+
 export const silenceJobId = (callId: string, activityMs: number) => `silence:${callId}:${activityMs}`;
 
 /**
@@ -44,6 +47,12 @@ export class CallLifecycle {
    * next call placed). A failure is logged; the dispatcher's pass settles what it missed.
    */
   onEnded: (call: Call) => Promise<void> = async () => undefined;
+  /**
+   * Set by the outbound engine: work in the ending transaction itself (a campaign task's settlement), behind a
+   * savepoint, so a failure there (then left to `onEnded` and the pass) never undoes the call's end. Answers whether
+   * it did its work.
+   */
+  endsWithin: (m: EntityManager, call: Call) => Promise<boolean> = async () => false;
 
   constructor(
     private readonly calls: CallsRepository,
@@ -149,6 +158,21 @@ export class CallLifecycle {
       conversation = closed?.conversation;
     }
     await this.calls.save(ws, call, m);
+    if (isEnded(to) && call.taskId) {
+      await m.query('SAVEPOINT call_end_follow_up');
+      const done = await this.endsWithin(m, call).then(
+        async (ok) => {
+          await m.query('RELEASE SAVEPOINT call_end_follow_up');
+          return ok;
+        },
+        async (err: Error) => {
+          await m.query('ROLLBACK TO SAVEPOINT call_end_follow_up');
+          this.logger.warn({ err: err.message, callId: call.id }, 'task settlement with the end failed');
+          return false;
+        },
+      );
+      if (done) settledWithEnd.add(call);
+    }
     const view = (await this.calls.view(ws, call.id, m))!;
     conversation ??= await this.conversations.get(ws, call.id, m);
     await this.outbox.record(m, ws, [

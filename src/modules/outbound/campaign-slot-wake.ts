@@ -5,12 +5,23 @@ import Redis from 'ioredis';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import type { Call } from '@/modules/calls/call.entity';
-import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
+import { CallLifecycle, settledWithEnd } from '@/modules/calls/call-lifecycle.service';
+import type { EntityManager } from 'typeorm';
 import { Dispatcher } from './dispatcher.service';
 import { OutboundClock } from './outbound-clock';
 import { TaskSettlement } from './task-settlement';
 
 type SlotJob = JobPayloads['outbound-slots']['campaign-slot'];
+
+/** The call as its end committed, for the settlement (not read again). */
+const endedOf = (call: Call) =>
+  call.createdAt && {
+    id: call.id,
+    status: call.status,
+    answered_at: call.answeredAt,
+    ended_at: call.endedAt,
+    created_at: call.createdAt,
+  };
 
 const GENERATION_TTL_MS = 24 * 3600 * 1000;
 const generationKey = (campaignId: string) => `outbound:slot-generation:${campaignId}`;
@@ -41,28 +52,30 @@ export class CampaignSlotWake implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    this.lifecycle.endsWithin = (m, call) => this.settleWithEnd(m, call);
     this.lifecycle.onEnded = (call) => this.callEnded(call);
   }
 
-  /** The task of an ended call is settled, then its campaign woken. */
-  async callEnded(
-    call: Pick<
-      Call,
-      'workspaceId' | 'id' | 'taskId' | 'campaignId' | 'status' | 'answeredAt' | 'endedAt' | 'createdAt'
-    >,
-  ): Promise<void> {
-    if (!call.taskId) return;
-    await this.settlement.settleCall(
+  /** In the call's ending transaction: its task settled with it (one transaction less before the next claim). */
+  async settleWithEnd(m: EntityManager, call: Call): Promise<boolean> {
+    if (!call.taskId) return false;
+    return this.settlement.settleCallIn(
+      m,
       { workspace_id: call.workspaceId, id: call.taskId },
       await this.clock.now(),
-      call.createdAt && {
-        id: call.id,
-        status: call.status,
-        answered_at: call.answeredAt,
-        ended_at: call.endedAt,
-        created_at: call.createdAt,
-      },
+      endedOf(call),
     );
+  }
+
+  /** The task of an ended call is settled (unless its end did), then its campaign's free slots claimed. */
+  async callEnded(call: Call): Promise<void> {
+    if (!call.taskId) return;
+    if (!settledWithEnd.has(call))
+      await this.settlement.settleCall(
+        { workspace_id: call.workspaceId, id: call.taskId },
+        await this.clock.now(),
+        endedOf(call),
+      );
     if (call.campaignId) this.fill(call.workspaceId, call.campaignId);
   }
 
