@@ -16,4 +16,21 @@ export class UnitOfWork {
   run<R>(work: (tx: Transaction) => Promise<R>): Promise<R> {
     return this.dataSource.transaction(work);
   }
+
+  /**
+   * Runs `work` inside the transaction `tx` behind a savepoint: when it throws, its writes alone are undone (and its
+   * row locks released) and the error is thrown on; the rest of the transaction goes on. One savepoint at a time per
+   * transaction (the name is fixed).
+   */
+  async savepoint<R>(tx: Transaction, work: () => Promise<R>): Promise<R> {
+    await tx.query('SAVEPOINT unit_of_work');
+    try {
+      const result = await work();
+      await tx.query('RELEASE SAVEPOINT unit_of_work');
+      return result;
+    } catch (err) {
+      await tx.query('ROLLBACK TO SAVEPOINT unit_of_work');
+      throw err;
+    }
+  }
 }

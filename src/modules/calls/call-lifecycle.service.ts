@@ -159,18 +159,12 @@ export class CallLifecycle {
     }
     await this.calls.save(ws, call, m);
     if (isEnded(to) && call.taskId) {
-      await m.query('SAVEPOINT call_end_follow_up');
-      const done = await this.endsWithin(m, call).then(
-        async (ok) => {
-          await m.query('RELEASE SAVEPOINT call_end_follow_up');
-          return ok;
-        },
-        async (err: Error) => {
-          await m.query('ROLLBACK TO SAVEPOINT call_end_follow_up');
+      const done = await this.unitOfWork
+        .savepoint(m, () => this.endsWithin(m, call))
+        .catch((err: Error) => {
           this.logger.warn({ err: err.message, callId: call.id }, 'task settlement with the end failed');
           return false;
-        },
-      );
+        });
       if (done) settledWithEnd.add(call);
     }
     const view = (await this.calls.view(ws, call.id, m))!;
