@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createConfigVersionTriggers, dropConfigVersionTriggers } from '../config-version-triggers';
 
 /**
  * Everything a turn reads of an agent (the agent row and its collections, its numbers and pages, the evaluation and
@@ -23,11 +24,6 @@ const TABLES = [
   'phone_number_bindings',
   'messenger_pages',
 ];
-const EVENTS: [string, string][] = [
-  ['INSERT', 'NEW TABLE AS changed'],
-  ['UPDATE', 'NEW TABLE AS changed'],
-  ['DELETE', 'OLD TABLE AS changed'],
-];
 
 export class AgentConfigVersions1764000000000 implements MigrationInterface {
   name = 'AgentConfigVersions1764000000000';
@@ -48,18 +44,11 @@ export class AgentConfigVersions1764000000000 implements MigrationInterface {
         ON CONFLICT (workspace_id) DO UPDATE SET version = EXCLUDED.version;
         RETURN NULL;
       END $$`);
-    for (const table of TABLES)
-      for (const [event, referencing] of EVENTS)
-        await q.query(
-          `CREATE TRIGGER ${table}_config_${event.toLowerCase()} AFTER ${event} ON ${table}
-             REFERENCING ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION bump_agent_config_version()`,
-        );
+    await createConfigVersionTriggers(q, TABLES);
   }
 
   public async down(q: QueryRunner): Promise<void> {
-    for (const table of TABLES)
-      for (const [event] of EVENTS)
-        await q.query(`DROP TRIGGER IF EXISTS ${table}_config_${event.toLowerCase()} ON ${table}`);
+    await dropConfigVersionTriggers(q, TABLES);
     await q.query(`DROP FUNCTION IF EXISTS bump_agent_config_version()`);
     await q.query(`DROP SEQUENCE IF EXISTS agent_config_version_seq`);
     await q.query(`DROP TABLE IF EXISTS agent_config_versions`);
