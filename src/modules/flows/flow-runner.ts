@@ -1,3 +1,4 @@
+import { KeyedRounds } from '@/common/concurrency/keyed-rounds';
 import { Injectable, Logger } from '@nestjs/common';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { runInChain } from '@/modules/events/event-chain';
@@ -56,7 +57,8 @@ export class FlowRunner {
   private readonly logger = new Logger(FlowRunner.name);
   private readonly versionSteps = new Map<string, StoredStep[]>();
   /** Workspaces with a claim under way in this process; `again` asks it for one more round. */
-  private readonly claiming = new Map<string, { again: boolean }>();
+  /** One claim per workspace at a time in this process. */
+  private readonly claims = new KeyedRounds();
   /** Ends waiting to be written, per workspace, while a previous batch is being written. */
   private readonly ends = new Map<string, EndQueue>();
 
@@ -108,31 +110,13 @@ export class FlowRunner {
    * workspace in this process: a call made while one is under way only asks it for another round, and that round
    * takes every slot freed meanwhile in one statement (so ends do not queue one by one on the workspace's lock).
    */
-  private async claimFor(workspaceId: string, spawn: (c: ClaimedExecution) => unknown): Promise<void> {
-    const busy = this.claiming.get(workspaceId);
-    if (busy) {
-      busy.again = true;
-      return;
-    }
-    const me = { again: true };
-    this.claiming.set(workspaceId, me);
-    try {
-      while (me.again) {
-        me.again = false;
-        const claimed = await this.unitOfWork.run((tx) =>
-          this.executions.claim(
-            tx,
-            workspaceId,
-            MAX_RUNNING_PER_WORKSPACE,
-            this.owner.id,
-            EXECUTION_LEASE_MS,
-          ),
-        );
-        claimed.forEach((c) => spawn(c));
-      }
-    } finally {
-      this.claiming.delete(workspaceId);
-    }
+  private claimFor(workspaceId: string, spawn: (c: ClaimedExecution) => unknown): Promise<void> {
+    return this.claims.run(workspaceId, async () => {
+      const claimed = await this.unitOfWork.run((tx) =>
+        this.executions.claim(tx, workspaceId, MAX_RUNNING_PER_WORKSPACE, this.owner.id, EXECUTION_LEASE_MS),
+      );
+      claimed.forEach((c) => spawn(c));
+    });
   }
 
   /** One execution to its end or pause; answers whether it ended (and so freed its slot). */

@@ -1,3 +1,4 @@
+import { KeyedRounds } from '@/common/concurrency/keyed-rounds';
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bull';
@@ -40,8 +41,8 @@ const generationKey = (campaignId: string) => `outbound:slot-generation:${campai
 @Injectable()
 export class CampaignSlotWake implements OnModuleInit {
   private readonly logger = new Logger(CampaignSlotWake.name);
-  /** Campaigns with a claim running in this process, and whether an end asked for another round meanwhile. */
-  private readonly filling = new Map<string, { again: boolean }>();
+  /** One claim per campaign at a time in this process; ends meanwhile ask for one more round. */
+  private readonly claims = new KeyedRounds();
   constructor(
     private readonly lifecycle: CallLifecycle,
     private readonly settlement: TaskSettlement,
@@ -81,29 +82,16 @@ export class CampaignSlotWake implements OnModuleInit {
 
   /** Claims (and places) the campaign's free slots here, one claim at a time per campaign in this process. */
   private fill(workspaceId: string, campaignId: string): void {
-    const running = this.filling.get(campaignId);
-    if (running) {
-      running.again = true;
-      return;
-    }
-    const state = { again: false };
-    this.filling.set(campaignId, state);
-    void (async () => {
-      const placing: Promise<number>[] = [];
-      try {
-        do {
-          state.again = false;
-          const { placed } = await this.dispatcher.claimForSlots(workspaceId, campaignId);
-          placing.push(placed);
-        } while (state.again);
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message, campaignId }, 'campaign slot claim failed; queued');
+    const placing: Promise<number>[] = [];
+    void this.claims
+      .run(campaignId, async () => {
+        placing.push((await this.dispatcher.claimForSlots(workspaceId, campaignId)).placed);
+      })
+      .catch(async (err: Error) => {
+        this.logger.warn({ err: err.message, campaignId }, 'campaign slot claim failed; queued');
         await this.wake(workspaceId, campaignId).catch(() => undefined);
-      } finally {
-        this.filling.delete(campaignId);
-      }
-      await Promise.allSettled(placing);
-    })();
+      })
+      .then(() => Promise.allSettled(placing));
   }
 
   /** Queues a claim for the campaign unless one is waiting already. */
