@@ -15,7 +15,6 @@ import { TURN_TOOLS, TurnTools, TurnToolsContext } from './turn-tools.port';
 
 /** How many of the conversation's last messages a reply's prompt carries. */
 export const REPLY_HISTORY = 20;
-const HISTORY = REPLY_HISTORY;
 
 /** The agent's answer to a turn: its text, or null with the reason, and the action a tool asked for. */
 export interface Reply {
@@ -97,13 +96,13 @@ export class ConversationReplyService {
     if (!this.llm.isConfigured(agent.custom_llm_url)) return null;
     const conversationId = conversation.id;
     const history = (
-      recent ? Promise.resolve(recent) : this.messages.recent(workspaceId, conversationId, HISTORY)
+      recent ? Promise.resolve(recent) : this.messages.recent(workspaceId, conversationId, REPLY_HISTORY)
     ).then((rows) => rows.filter((m) => m.id !== messageId));
     const knowledge = history.then(
       (rows) =>
         this.searchKnowledge(workspaceId, conversationId, agent, hasKnowledge, [
           ...rows
-            .slice(-(HISTORY - 1))
+            .slice(-(REPLY_HISTORY - 1))
             .filter((m) => m.sender === 'customer')
             .map((m) => m.content),
           utterance,
@@ -148,10 +147,10 @@ export class ConversationReplyService {
     let history: Message[];
     let knowledge: KnowledgeHit[] | Promise<KnowledgeHit[]>;
     if (input.reads && input.inbound) {
-      history = [...(await input.reads.history), input.inbound].sort(byTime).slice(-HISTORY);
+      history = [...(await input.reads.history), input.inbound].sort(byTime).slice(-REPLY_HISTORY);
       knowledge = input.reads.knowledge;
     } else {
-      history = await this.messages.recent(workspaceId, conversation.id, HISTORY);
+      history = await this.messages.recent(workspaceId, conversation.id, REPLY_HISTORY);
       knowledge = this.searchKnowledge(
         workspaceId,
         conversation.id,
