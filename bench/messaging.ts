@@ -22,6 +22,9 @@ import { percentile, runBench } from './stats';
  * model answering in a fixed 50 ms (it echoes the customer's text, so the order of replies can be checked) and a
  * local Twilio Messaging server receiving the replies. Prints the hook's answer time, inbound → reply received by
  * Twilio minus the model's 50 ms, lost replies and replies out of order within a conversation.
+ * Diagnostics (not the recorded figures): BENCH_DETAIL=1 adds the figures per second of sending and the statements
+ * per message; BENCH_WARMUP=n first sends n messages from other customers at the same rate and waits for their
+ * replies, so the measured messages meet warm replicas.
  */
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1000);
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100);
@@ -131,12 +134,46 @@ async function main(): Promise<void> {
     });
 
     const hookPath = '/hooks/v1/twilio/sms/inbound';
+    const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
+    if (WARMUP) {
+      const ws: Promise<unknown>[] = [];
+      const t0 = performance.now();
+      for (let i = 0; i < WARMUP; i++) {
+        const due = t0 + (i * 1000) / RATE;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const params = {
+          From: `+1416${String(300000 + (i % CONVERSATIONS)).padStart(6, '0')}1`,
+          To: NUMBER,
+          Body: `w ${i}`,
+          MessageSid: `SMwarm${run}${i}`,
+          NumMedia: '0',
+        };
+        const body = new URLSearchParams(params).toString();
+        ws.push(
+          request(replicas[i % 2], 'POST', hookPath, body, {
+            Host: 'hooks.localhost',
+            'Content-Type': 'application/x-www-form-urlencoded',
+            'Content-Length': String(Buffer.byteLength(body)),
+            'X-Twilio-Signature': twilioSignature(AUTH_TOKEN, `${PUBLIC}${hookPath}`, params),
+          }),
+        );
+      }
+      await Promise.all(ws);
+      while (twilio.messages.length < WARMUP) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 3000));
+      twilio.messages.length = 0;
+      progress('warmed up');
+    }
     const before = await probe([a.child, b.child], probeDir);
     const sentAt = new Map<string, number>();
     // When each hook answered: message k+1 of a conversation "arrived after" k only if k's hook had answered
     // before k+1 was sent (otherwise the two requests raced each other to the replicas).
     const answeredAt = new Map<string, number>();
     const hookMs: number[] = [];
+    // BENCH_DETAIL: the figures per second of sending, to tell the opening burst from the steady state.
+    const hookBySecond = Array.from({ length: Math.ceil(MESSAGES / RATE) }, () => [] as number[]);
+    const indexOf = new Map<string, number>();
     const posts: Promise<void>[] = [];
     // The machine is often shared: the load when sending began is printed beside the load at the end.
     const loadAtStart = os.loadavg()[0];
@@ -150,6 +187,7 @@ async function main(): Promise<void> {
       const params = { From: from, To: NUMBER, Body: text, MessageSid: `SMbench${run}${i}`, NumMedia: '0' };
       const body = new URLSearchParams(params).toString();
       sentAt.set(`${from}|re: ${text}`, performance.now());
+      indexOf.set(`${from}|re: ${text}`, i);
       posts.push(
         request(replicas[i % 2], 'POST', hookPath, body, {
           Host: 'hooks.localhost',
@@ -159,6 +197,7 @@ async function main(): Promise<void> {
         }).then((r) => {
           if (r.status !== 200) throw new Error(`hook answered ${r.status}: ${r.text}`);
           hookMs.push(r.ms);
+          hookBySecond[Math.floor(i / RATE)]?.push(r.ms);
           answeredAt.set(`${from}|re: ${text}`, performance.now());
         }),
       );
@@ -175,10 +214,14 @@ async function main(): Promise<void> {
     const after = await probe([a.child, b.child], probeDir);
 
     const replyMs: number[] = [];
+    const replyBySecond = hookBySecond.map(() => [] as number[]);
     const byCustomer = new Map<string, number[]>();
     for (const m of twilio.messages) {
       const t0 = sentAt.get(`${m.params.To}|${m.params.Body}`);
       if (t0 !== undefined) replyMs.push(m.at - t0 - MODEL_MS);
+      const at = indexOf.get(`${m.params.To}|${m.params.Body}`);
+      if (t0 !== undefined && at !== undefined)
+        replyBySecond[Math.floor(at / RATE)]?.push(m.at - t0 - MODEL_MS);
       const n = Number(/^re: msg (\d+)$/.exec(m.params.Body ?? '')?.[1] ?? -1);
       byCustomer.set(m.params.To, [...(byCustomer.get(m.params.To) ?? []), n]);
     }
@@ -201,6 +244,13 @@ async function main(): Promise<void> {
     }
     hookMs.sort((x, y) => x - y);
     replyMs.sort((x, y) => x - y);
+    const bySecond = process.env.BENCH_DETAIL
+      ? hookBySecond.map((h, s) => {
+          const r = replyBySecond[s].sort((x, y) => x - y);
+          h.sort((x, y) => x - y);
+          return `  second ${s}: hook ${h.length ? fmt(h) : '-'}; reply minus model ${r.length ? fmt(r) : '-'}`;
+        })
+      : [];
     const hookP99 = percentile(hookMs, 99);
     const replyP99 = percentile(replyMs, 99);
     process.stdout.write(
@@ -211,6 +261,7 @@ async function main(): Promise<void> {
         `lost (no reply received):             ${MESSAGES - twilio.messages.length}  goal 0`,
         `out of order within a conversation:   ${outOfOrder} of ${judged} pairs whose hooks did not overlap  goal 0`,
         `model calls:                          ${llm.calls.length}`,
+        ...bySecond,
         spent(before, after, MESSAGES, 'per inbound message (hook, turn, reply)'),
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${loadAtStart.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end, node ${process.version}`,
       ].join('\n') + '\n',
