@@ -18,6 +18,11 @@ export interface EffectiveEvaluation {
   version: number;
 }
 
+/** A session's idle timeout under these evaluation settings, in milliseconds. */
+export function sessionTimeoutMs({ settings }: EffectiveEvaluation): number {
+  return Math.max(1000, Math.round(settings.sessionization.timeout_minutes * 60_000));
+}
+
 /**
  * The memorize keys the conversation runtime reads (see docs/api.md): which contact fields go into the reply prompt
  * and may be updated after a session, and how many recent session summaries are remembered.

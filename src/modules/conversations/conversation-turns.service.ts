@@ -4,7 +4,7 @@ import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
-import { AgentContextReader, EffectiveEvaluation, TurnContext } from './agent-context';
+import { AgentContextReader, sessionTimeoutMs, TurnContext } from './agent-context';
 import type { Conversation, ConversationRef } from './conversation.entity';
 import { ConversationReplyService } from './conversation-reply.service';
 import { MessagesRepository, SessionTarget } from './conversations.repository';
@@ -48,7 +48,6 @@ export interface TurnOptions {
 
 /** A message as the turn decides it; the conversation supplies the rest. */
 type Draft = Pick<Message, 'direction' | 'sender' | 'content' | 'messageType'>;
-const MINUTE = 60_000;
 
 /**
  * A customer's turn in a text conversation: store it (opening a session if none is active), run the rule engine
@@ -83,7 +82,7 @@ export class ConversationTurnsService {
     const context =
       options.context ?? (await this.agents.forTurn(workspaceId, ahead!.agentId!, read!.agentConfigVersion));
     const agent = context.agent;
-    const timeoutMs = timeoutOf(context.evaluation);
+    const timeoutMs = sessionTimeoutMs(context.evaluation);
     // What is known of the conversation before its row is locked. When it is, the reply's reads (history,
     // knowledge, memory), the rules and the model's request run beside the customer's message write: none of them
     // depends on it (the message is known, and its id is left out of the history read and added after).
@@ -327,7 +326,7 @@ export class ConversationTurnsService {
 
   /** The idle timeout of the agent's effective evaluation settings, in milliseconds. */
   private async sessionTimeout(workspaceId: string, agentId: string | null): Promise<number> {
-    return timeoutOf(await this.agents.evaluation(workspaceId, agentId));
+    return sessionTimeoutMs(await this.agents.evaluation(workspaceId, agentId));
   }
 
   /**
@@ -392,11 +391,6 @@ export class ConversationTurnsService {
       return written;
     });
   }
-}
-
-/** The idle timeout of effective evaluation settings, in milliseconds. */
-function timeoutOf({ settings }: EffectiveEvaluation): number {
-  return Math.max(1000, Math.round(settings.sessionization.timeout_minutes * MINUTE));
 }
 
 interface Written {

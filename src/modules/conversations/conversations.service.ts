@@ -62,6 +62,8 @@ export class ConversationsService {
     workspaceId: string,
     input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
   ): Promise<Conversation> {
+    // Every column is set here (the times too), so one INSERT writes it: no read ahead, nothing read back.
+    const now = new Date();
     const conversation = this.conversations.build(workspaceId, {
       ...(input.id ? { id: input.id } : {}),
       agentId: input.agentId,
@@ -71,8 +73,10 @@ export class ConversationsService {
       phone: input.phone ?? null,
       lastMessageAt: null,
       closedAt: null,
+      createdAt: now,
+      updatedAt: now,
     });
-    await this.conversations.save(workspaceId, conversation, m);
+    await this.conversations.insertNew(workspaceId, [conversation], m);
     await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
     return conversation;
   }

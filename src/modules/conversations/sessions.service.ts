@@ -69,7 +69,21 @@ export class SessionsService {
       current.messageCount += 1;
       return { session: await this.sessions.save(ws, current, manager), previousActivityMs };
     }
-    const session = this.sessions.build(ws, {
+    return { session: await this.open(manager, conversation, at, timeoutMs, 1), previousActivityMs: null };
+  }
+
+  /**
+   * Opens an active session of the conversation at `at`, counting `messages` already (0 when the message that
+   * starts it is written after, into the active session). One INSERT: every column is set here.
+   */
+  async open(
+    manager: EntityManager,
+    conversation: Conversation,
+    at: Date,
+    timeoutMs: number,
+    messages = 0,
+  ): Promise<Session> {
+    const session = this.sessions.build(conversation.workspaceId, {
       conversationId: conversation.id,
       agentId: conversation.agentId,
       contactId: conversation.contactId,
@@ -81,12 +95,15 @@ export class SessionsService {
       endReason: null,
       evaluatedAt: null,
       summary: null,
-      messageCount: 1,
+      messageCount: messages,
       timeoutMs,
       endReportedAt: null,
       memorizedAt: null,
+      createdAt: at,
+      updatedAt: at,
     });
-    return { session: await this.sessions.save(ws, session, manager), previousActivityMs: null };
+    await this.sessions.insertNew(conversation.workspaceId, [session], manager);
+    return session;
   }
 
   /** The active session for an agent's message outside a turn: opened if none, else counted without moving idleness. */

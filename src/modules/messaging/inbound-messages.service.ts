@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
-import { AgentContextReader } from '@/modules/conversations/agent-context';
+import { AgentContextReader, sessionTimeoutMs } from '@/modules/conversations/agent-context';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
@@ -73,7 +73,13 @@ export class InboundMessagesService {
     let contact: Promise<string | null> | null = null;
     const contactId = () =>
       (contact ??= byPhone ? this.lines.inboundContactFor(ws, item.from) : Promise.resolve(null));
-    const { thread, blacklisted } = await this.lines.open(
+    // The line's conversation is the routed agent's (the thread read matched on it): its turn context is given to
+    // the turn, kept from an earlier message while the configuration version the routing read is unchanged, so the
+    // turn reads neither the conversation ahead nor the agent (the conversation row is still checked as it is locked).
+    const context = route.agentId
+      ? await this.agentContext.forTurn(ws, route.agentId, route.configVersion)
+      : null;
+    const { thread, blacklisted, opened } = await this.lines.open(
       ws,
       {
         channel: item.channel,
@@ -84,8 +90,9 @@ export class InboundMessagesService {
       },
       contactId,
       route.line,
+      context ? { at: new Date(), timeoutMs: sessionTimeoutMs(context.evaluation) } : undefined,
     );
-    if (!route.agentId) {
+    if (!route.agentId || !context) {
       const stored = await this.conversations.storeUnattended(ws, thread.id, text, item.messageType);
       await this.records.insertNew(ws, [this.inboundRecord(ws, stored.id, thread, route, item)]);
       return { workspaceId: ws, messageId: stored.id, replyId: null, conversationId: thread.id };
@@ -100,23 +107,24 @@ export class InboundMessagesService {
       thread.handledBy === 'Human' ||
       (byPhone &&
         (blacklisted ?? route.blacklisted ?? (await this.blacklist.isBlacklisted(ws, { phone: item.from }))));
-    // The line's conversation is the routed agent's (the thread read matched on it): its turn context is given to
-    // the turn, kept from an earlier message while the configuration version the routing read is unchanged, so the
-    // turn reads neither the conversation ahead nor the agent (the conversation row is still checked as it is locked).
-    const context = await this.agentContext.forTurn(ws, route.agentId, route.configVersion);
-    // An open line's conversation is known from the routing read: the reply starts beside the message's write.
-    const known = route.line && route.line.id === thread.id && route.line.contactId !== undefined;
+    // The conversation is known from the routing read (an open line) or was just opened: the reply starts beside
+    // the message's write.
+    const knownContact = opened
+      ? opened.contactId
+      : route.line && route.line.id === thread.id
+        ? route.line.contactId
+        : undefined;
     const turn = await this.turns.takeTurn(ws, thread.id, text, {
       muted: silent,
       messageType: item.messageType,
       context,
-      ...(known
+      ...(knownContact !== undefined
         ? {
             conversation: {
               id: thread.id,
               workspaceId: ws,
               channel: thread.channel,
-              contactId: route.line!.contactId ?? null,
+              contactId: knownContact,
             },
           }
         : {}),

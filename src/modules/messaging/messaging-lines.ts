@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
+import { SessionsService } from '@/modules/conversations/sessions.service';
 import type { MessagingThread } from './messaging.entities';
 import { FoundLine, MessagingThreadsRepository, ThreadKey } from './messaging.repositories';
 
@@ -15,6 +16,7 @@ export class MessagingLines {
     private readonly threads: MessagingThreadsRepository,
     private readonly conversations: ConversationsService,
     private readonly contacts: ContactsService,
+    private readonly sessions: SessionsService,
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
@@ -22,13 +24,20 @@ export class MessagingLines {
    * The line's active conversation, else a new one with the contact `contactFor` answers (asked only then); with
    * whether the customer's number is on the do-not-contact list when the same read told (null for a new line).
    * `known` is what the caller's own read found already (null: no active conversation); absent, it is read here.
+   * With `session`, a new line's conversation opens with its active session in the same transaction (the turn that
+   * follows then writes straight into it). `opened` tells a new line, with its contact.
    */
   async open(
     workspaceId: string,
     key: ThreadKey,
     contactFor: () => Promise<string | null>,
     known?: FoundLine | null,
-  ): Promise<{ thread: MessagingThread; blacklisted: boolean | null }> {
+    session?: { at: Date; timeoutMs: number },
+  ): Promise<{
+    thread: MessagingThread;
+    blacklisted: boolean | null;
+    opened?: { contactId: string | null };
+  }> {
     const found =
       known === undefined
         ? await this.threads.latestActive(workspaceId, key)
@@ -49,11 +58,14 @@ export class MessagingLines {
         pageId: key.pageId,
         customerAddress: key.customerAddress,
         handledBy: 'AI',
+        createdAt: conversation.createdAt,
+        updatedAt: conversation.createdAt,
       });
-      await this.threads.save(workspaceId, thread, m);
+      await this.threads.insertNew(workspaceId, [thread], m);
+      if (session) await this.sessions.open(m, conversation, session.at, session.timeoutMs);
       return thread;
     });
-    return { thread, blacklisted: null };
+    return { thread, blacklisted: null, opened: { contactId } };
   }
 
   handOff(workspaceId: string, threadId: string): Promise<void> {
