@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DestinationStream } from 'pino';
 import { AppConfig } from '@/config/app.config';
 import { ConfigModule } from '@/config/config.module';
+import { DatabaseSessionModule, databaseSessionName } from '@/database/session-name';
 import { dataSourceOptions } from '@/database/data-source';
 import { ApiTokenGuard } from '@/common/auth/api-token.guard';
 import { InternalAdminGuard } from '@/common/auth/internal-admin.guard';
@@ -111,12 +112,18 @@ export interface AppModuleOptions {
 @Module({})
 export class AppModule implements NestModule {
   static register({ config, workers, logDestination }: AppModuleOptions): DynamicModule {
+    // A process running the workers dispatches the outbox events its own transactions write (see OutboxListener).
+    const sessionName = databaseSessionName(workers);
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config, logDestination),
-        TypeOrmModule.forRoot({ ...dataSourceOptions(config.database.url), autoLoadEntities: true }),
+        DatabaseSessionModule.forRoot(sessionName),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(config.database.url, sessionName),
+          autoLoadEntities: true,
+        }),
         RedisModule,
         PersistenceModule,
         MetricsModule,

@@ -3,11 +3,15 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { SnakeNamingStrategy } from 'typeorm-naming-strategies';
 import { MIGRATIONS } from './migrations';
 
-/** The one description of the database connection, shared by the app, the CLI and the tests. */
-export function dataSourceOptions(url: string): DataSourceOptions {
+/**
+ * The one description of the database connection, shared by the app, the CLI and the tests; `applicationName` names
+ * the process's sessions (see session-name.ts).
+ */
+export function dataSourceOptions(url: string, applicationName?: string): DataSourceOptions {
   return {
     type: 'postgres',
     url,
+    ...(applicationName ? { applicationName } : {}),
     namingStrategy: new SnakeNamingStrategy(),
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',

@@ -7,7 +7,7 @@ import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped
 import { Conversation } from './conversation.entity';
 import { Message } from './message.entity';
 import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
-import { OUTBOX_CHANNEL } from '@/modules/events/outbox.service';
+import { NOTIFY_OUTBOX } from '@/modules/events/outbox.service';
 import { Session } from './session.entity';
 import {
   CONVERSATION_COLUMNS,
@@ -67,7 +67,7 @@ const EVENT = (session: string) => `e AS (INSERT INTO outbox_events (id, workspa
   SELECT $11::uuid, $1::uuid, 'conversation_update', conv.agent_id,
          jsonb_set(jsonb_set($10::jsonb, '{message,session_uuid}', to_jsonb(${session})), '{message,created_at}',
                    to_jsonb(to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-    FROM conv, m RETURNING pg_notify('${OUTBOX_CHANNEL}', ''))`;
+    FROM conv, m RETURNING ${NOTIFY_OUTBOX})`;
 
 /**
  * A message into the active session of an open conversation (with an agent, when `$12`): the session counted (and

@@ -11,6 +11,11 @@ import { EventType, OutboxEvent } from './outbox-event.entity';
 
 /** The PostgreSQL channel notified at the commit of every outbox write. */
 export const OUTBOX_CHANNEL = 'outbox_events';
+/**
+ * The NOTIFY an outbox write sends (in a RETURNING, delivered at commit): its payload is the writer's session name,
+ * so a dispatcher leaves the events of another dispatching process to that process (`dispatchedByWriter`).
+ */
+export const NOTIFY_OUTBOX = `pg_notify('${OUTBOX_CHANNEL}', current_setting('application_name'))`;
 
 export interface ClaimedEvent {
   id: string;
@@ -66,7 +71,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
     });
     await this.sql(
       `INSERT INTO outbox_events (id, workspace_id, type, agent_id, data, chain) VALUES ${rows.join(', ')}
-       RETURNING pg_notify('${OUTBOX_CHANNEL}', '')`,
+       RETURNING ${NOTIFY_OUTBOX}`,
       values,
       tx,
     );

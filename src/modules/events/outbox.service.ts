@@ -3,7 +3,7 @@ import type { Transaction } from '@/common/persistence/unit-of-work';
 import { EventType } from './outbox-event.entity';
 import { ClaimedEvent, OutboxRepository } from './outbox.repository';
 
-export { OUTBOX_CHANNEL } from './outbox.repository';
+export { NOTIFY_OUTBOX, OUTBOX_CHANNEL } from './outbox.repository';
 export type { ClaimedEvent } from './outbox.repository';
 
 export interface DomainEvent {

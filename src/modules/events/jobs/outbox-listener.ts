@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { DATABASE_SESSION_NAME, dispatchedByWriter } from '@/database/session-name';
 import { DeliveryService } from '../delivery.service';
 import { OUTBOX_CHANNEL } from '../outbox.service';
 
@@ -9,7 +10,10 @@ export const SWEEP_INTERVAL_MS = 2_000;
 
 /**
  * Starts delivery as soon as an outbox write commits: a dedicated connection LISTENs for the NOTIFY that
- * `OutboxService.record` sends inside the writing transaction. A periodic sweep is the safety net.
+ * `OutboxService.record` sends inside the writing transaction. Events written by this process, or by a process that
+ * does not dispatch (API only, scripts), are dispatched at once; those of another dispatching process are left to
+ * it, so one commit wakes one dispatcher instead of all (the others' claims would find nothing). A periodic sweep is
+ * the safety net (a writer that died before dispatching).
  */
 @Injectable()
 export class OutboxListener implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,6 +27,7 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly deliveries: DeliveryService,
+    @Inject(DATABASE_SESSION_NAME) private readonly sessionName: string,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -42,7 +47,10 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
 
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.config.database.url });
-    client.on('notification', () => void this.dispatch());
+    // Another dispatching process's writes are its own to dispatch (the sweep catches them if it died meanwhile).
+    client.on('notification', (n) => {
+      if (!dispatchedByWriter(n.payload, this.sessionName)) void this.dispatch();
+    });
     client.on('error', (err) => {
       this.logger.warn({ err: err.message }, 'outbox listener connection lost');
       this.retryLater();
