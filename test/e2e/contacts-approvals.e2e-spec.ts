@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { ContactsService } from '@/modules/contacts/contacts.service';
 import { MemorizeService } from '@/modules/conversations/memorize.service';
 import { createAgentId } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
@@ -888,6 +889,97 @@ describe('contact approvals, analyzers and contact settings', () => {
         .expect(201);
       expect(await sms(unmatched)).toBeNull();
       expect(await contactsWith(unmatched)).toHaveLength(1);
+    });
+
+    it('an inbound number becomes one contact with one contact_created event carrying its API view, even in a race', async () => {
+      const tenant = await createTenant(app);
+      const db = app.get<DataSource>(DataSource);
+      const contacts = app.get<ContactsService>(ContactsService);
+      const agentId = await createAgentId(tenant, { name: 'Inbound' });
+      const number = newNumber();
+      const line = (
+        await tenant.http.post('/api/v1/phone-numbers').send({ number, provider: 'sandbox' }).expect(201)
+      ).body.data.uuid;
+      await tenant.http
+        .post(`/api/v1/agents/${agentId}/phone-numbers`)
+        .send({ phone_number_uuid: line, channels: ['sms', 'call'] })
+        .expect(201);
+      const sms = async (from: string) =>
+        (
+          await tenant.http
+            .post('/api/v1/sms/simulate-inbound')
+            .send({ to: number, from, body: 'Hello' })
+            .expect(201)
+        ).body.data.conversation.contact_uuid as string | null;
+      const call = async (from: string) =>
+        (await tenant.http.post('/api/v1/calls/simulate-inbound').send({ to: number, from }).expect(201)).body
+          .data.contact?.uuid as string | undefined;
+      const stored = async (phone: string) => ({
+        contacts: (
+          await db.query(`SELECT id FROM contacts WHERE workspace_id = $1 AND phone_number = $2`, [
+            tenant.workspaceId,
+            phone,
+          ])
+        ).map((r: { id: string }) => r.id),
+        events: (
+          await db.query(
+            `SELECT data FROM outbox_events
+              WHERE workspace_id = $1 AND type = 'contact_created' AND data->'contact'->>'phone_number' = $2`,
+            [tenant.workspaceId, phone],
+          )
+        ).map((r: { data: unknown }) => r.data),
+      });
+      await tenant.http
+        .put('/api/v1/contacts/settings')
+        .send({ default_country_code: 'FR', default_timezone: 'Europe/Paris' })
+        .expect(200);
+
+      const first = sandboxDestination('3001');
+      const id = await sms(first);
+      const view = (await tenant.http.get(`/api/v1/contacts/${id}`).expect(200)).body.data;
+      expect(view).toMatchObject({
+        name: first,
+        phone_number: first,
+        country_code: 'FR',
+        timezone: 'Europe/Paris',
+        status: 'Active',
+        tags: [],
+        custom_fields: {},
+      });
+      expect(await stored(first)).toEqual({ contacts: [id], events: [{ contact: view }] });
+      expect(await sms(first)).toBe(id);
+      expect((await stored(first)).events).toHaveLength(1);
+
+      // Messages, a call and direct lookups from one new number at once: one contact, one event.
+      const racing = sandboxDestination('3002');
+      const ids = await Promise.all([
+        sms(racing),
+        call(racing),
+        ...Array.from({ length: 4 }, () => contacts.inboundContactFor(tenant.workspaceId, racing)),
+      ]);
+      const raced = await stored(racing);
+      expect(raced.contacts).toHaveLength(1);
+      expect(new Set(ids)).toEqual(new Set(raced.contacts));
+      const racedView = (await tenant.http.get(`/api/v1/contacts/${raced.contacts[0]}`).expect(200)).body
+        .data;
+      expect(raced.events).toEqual([{ contact: racedView }]);
+
+      // auto_create_contacts false: no contact, no event.
+      await tenant.http.put('/api/v1/contacts/settings').send({ auto_create_contacts: false }).expect(200);
+      const stranger = sandboxDestination('3003');
+      expect(await sms(stranger)).toBeNull();
+      expect(await stored(stranger)).toEqual({ contacts: [], events: [] });
+      expect(await sms(first)).toBe(id);
+
+      // match_inbound_by without phone_number: the conversation has no contact, none is made.
+      await tenant.http
+        .put('/api/v1/contacts/settings')
+        .send({ match_inbound_by: ['email'], auto_create_contacts: true })
+        .expect(200);
+      const unmatched = sandboxDestination('3004');
+      expect(await sms(unmatched)).toBeNull();
+      expect(await contacts.inboundContactFor(tenant.workspaceId, first)).toBeNull();
+      expect(await stored(unmatched)).toEqual({ contacts: [], events: [] });
     });
   });
 });

@@ -48,3 +48,8 @@ export function applyFields(contact: Contact, body: Partial<CreateContactDto>): 
     if (value !== undefined) contact[prop] = value ?? null;
   }
 }
+
+/** Sets every simple field of a new contact: the body's value, null for those it leaves out. */
+export function setNewFields(contact: Contact, body: Partial<CreateContactDto>): void {
+  for (const [json, prop] of SIMPLE_FIELDS) contact[prop] = body[json] ?? null;
+}

@@ -12,6 +12,12 @@ export interface EffectiveContactSettings {
   updatedAt: Date | null;
 }
 
+/** A workspace's stored settings row, as far as the effective settings read it. */
+export type StoredContactSettings = Pick<
+  ContactSettings,
+  'matchInboundBy' | 'autoCreateContacts' | 'defaultCountryCode' | 'defaultTimezone'
+> & { updatedAt?: Date | null };
+
 const DEFAULTS: EffectiveContactSettings = {
   matchInboundBy: [...INBOUND_MATCH_KEYS],
   autoCreateContacts: true,
@@ -20,14 +26,25 @@ const DEFAULTS: EffectiveContactSettings = {
   updatedAt: null,
 };
 
+/** The settings in force: the stored row's, or the defaults when the workspace has none. */
+export function effectiveContactSettings(row: StoredContactSettings | null): EffectiveContactSettings {
+  if (!row) return { ...DEFAULTS, matchInboundBy: [...DEFAULTS.matchInboundBy] };
+  return {
+    matchInboundBy: row.matchInboundBy,
+    autoCreateContacts: row.autoCreateContacts,
+    defaultCountryCode: row.defaultCountryCode,
+    defaultTimezone: row.defaultTimezone,
+    updatedAt: row.updatedAt ?? null,
+  };
+}
+
 /** The workspace's contact settings: the defaults until a PUT stores a row. */
 @Injectable()
 export class ContactSettingsService {
   constructor(private readonly settings: ContactSettingsRepository) {}
 
   async effective(workspaceId: string): Promise<EffectiveContactSettings> {
-    const row = await this.settings.findFor(workspaceId);
-    return row ? this.fromRow(row) : { ...DEFAULTS, matchInboundBy: [...DEFAULTS.matchInboundBy] };
+    return effectiveContactSettings(await this.settings.findFor(workspaceId));
   }
 
   async get(workspaceId: string): Promise<ContactSettingsResponse> {
@@ -54,23 +71,13 @@ export class ContactSettingsService {
       if (dto.default_timezone !== undefined) row.defaultTimezone = dto.default_timezone ?? null;
       try {
         await this.settings.save(workspaceId, row);
-        return this.toResponse(this.fromRow(row));
+        return this.toResponse(effectiveContactSettings(row));
       } catch (err) {
         // Two first PUTs at once: the second applies its keys over the row the first stored.
         if (attempt === 0 && isPgError(err, PG_UNIQUE_VIOLATION)) continue;
         throw err;
       }
     }
-  }
-
-  private fromRow(row: ContactSettings): EffectiveContactSettings {
-    return {
-      matchInboundBy: row.matchInboundBy,
-      autoCreateContacts: row.autoCreateContacts,
-      defaultCountryCode: row.defaultCountryCode,
-      defaultTimezone: row.defaultTimezone,
-      updatedAt: row.updatedAt ?? null,
-    };
   }
 
   private toResponse(s: EffectiveContactSettings): ContactSettingsResponse {

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import {
+  OUTBOX_COLUMNS,
+  NOTIFY_OUTBOX,
+  OutboxEventInput,
+  outboxValues,
+} from '@/modules/events/outbox.repository';
 import { Contact } from './contact.entity';
+import type { StoredContactSettings } from './contact-settings.service';
 
 export interface ContactFilter {
   search?: string;
@@ -12,6 +19,35 @@ export interface ContactFilter {
   skip: number;
   take: number;
 }
+
+/** What an inbound conversation needs to find its contact: the stored contact settings and the number's contact. */
+export interface InboundLookup {
+  /** The workspace's settings row, or null when it has none (the defaults apply). */
+  settings: StoredContactSettings | null;
+  contactId: string | null;
+}
+
+/** The columns a new contact is inserted with, and their values on the entity. */
+const NEW_CONTACT_COLUMNS: Array<[string, (c: Contact) => unknown]> = [
+  ['id', (c) => c.id],
+  ['workspace_id', (c) => c.workspaceId],
+  ['name', (c) => c.name],
+  ['surname', (c) => c.surname],
+  ['email', (c) => c.email],
+  ['phone_number', (c) => c.phoneNumber],
+  ['number_type', (c) => c.numberType],
+  ['country_code', (c) => c.countryCode],
+  ['timezone', (c) => c.timezone],
+  ['primary_language', (c) => c.primaryLanguage],
+  ['preferred_contact_channel', (c) => c.preferredContactChannel],
+  ['preferred_contact_time', (c) => c.preferredContactTime],
+  ['status', (c) => c.status],
+  ['custom_fields', (c) => JSON.stringify(c.customFields)],
+  ['pipeline_stage_id', (c) => c.pipelineStageId],
+  ['pipeline_stage_changed_at', (c) => c.pipelineStageChangedAt],
+  ['created_at', (c) => c.createdAt],
+  ['updated_at', (c) => c.updatedAt],
+];
 
 /** The searched text of a contact; the trigram index ix_contacts_search is built on exactly this expression. */
 const SEARCH_TEXT = `(coalesce(c.name, '') || ' ' || coalesce(c.surname, '') || ' ' || coalesce(c.email, '') || ' ' || coalesce(c.phone_number, ''))`;
@@ -69,6 +105,81 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
 
   findByPhone(workspaceId: string, phone: string): Promise<Contact | null> {
     return this.findOne(workspaceId, { phoneNumber: phone }, { relations: { tags: true } });
+  }
+
+  /**
+   * The workspace's contact settings row (null when none is stored) and the id of the contact with this phone
+   * number, in one statement.
+   */
+  async inboundLookup(workspaceId: string, phone: string): Promise<InboundLookup> {
+    const [row] = await this.prepared<{
+      stored: boolean;
+      match_inbound_by: StoredContactSettings['matchInboundBy'] | null;
+      auto_create_contacts: boolean | null;
+      default_country_code: string | null;
+      default_timezone: string | null;
+      contact_id: string | null;
+    }>(
+      'contacts-inbound-lookup',
+      `SELECT s.id IS NOT NULL AS stored, s.match_inbound_by, s.auto_create_contacts, s.default_country_code,
+              s.default_timezone,
+              (SELECT c.id FROM contacts c WHERE c.workspace_id = $1 AND c.phone_number = $2) AS contact_id
+         FROM (SELECT 1) one LEFT JOIN contact_settings s ON s.workspace_id = $1`,
+      [workspaceId, phone],
+    );
+    return {
+      settings: row.stored
+        ? {
+            matchInboundBy: row.match_inbound_by!,
+            autoCreateContacts: row.auto_create_contacts!,
+            defaultCountryCode: row.default_country_code,
+            defaultTimezone: row.default_timezone,
+          }
+        : null,
+      contactId: row.contact_id,
+    };
+  }
+
+  /**
+   * Inserts a new contact (no tags) unless its phone number is taken in the workspace, and `event` with it in the
+   * outbox, both in one statement: the event is written only when the contact is. Answers whether it was inserted.
+   */
+  async insertUnlessPhoneTaken(
+    workspaceId: string,
+    contact: Contact,
+    event: OutboxEventInput,
+  ): Promise<boolean> {
+    if (contact.workspaceId !== workspaceId) throw new Error('entity belongs to another workspace');
+    const params: unknown[] = NEW_CONTACT_COLUMNS.map(([, value]) => value(contact) ?? null);
+    const contactRow = NEW_CONTACT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+    const { rows } = outboxValues(workspaceId, [event], params);
+    const inserted = await this.prepared<{ id: string }>(
+      'contacts-insert-announced',
+      `WITH inserted AS (
+         INSERT INTO contacts (${NEW_CONTACT_COLUMNS.map(([column]) => column).join(', ')})
+         VALUES (${contactRow})
+         ON CONFLICT (workspace_id, phone_number) WHERE phone_number IS NOT NULL DO NOTHING
+         RETURNING id, workspace_id
+       ), announced AS (
+         INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+         SELECT e.* FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS})
+           JOIN inserted i ON i.workspace_id = e.workspace_id
+         RETURNING ${NOTIFY_OUTBOX}
+       )
+       SELECT i.id, (SELECT count(*) FROM announced) AS announced FROM inserted i`,
+      params,
+    );
+    return inserted.length > 0;
+  }
+
+  /** The id of the workspace's contact with this phone number, or null. */
+  async idByPhone(workspaceId: string, phone: string): Promise<string | null> {
+    const rows = await this.prepared<{ id: string }>(
+      'contacts-id-by-phone',
+      `SELECT id FROM contacts WHERE workspace_id = $1 AND phone_number = $2`,
+      [workspaceId, phone],
+    );
+    return rows[0]?.id ?? null;
   }
 
   findByEmail(workspaceId: string, email: string, manager?: EntityManager): Promise<Contact | null> {

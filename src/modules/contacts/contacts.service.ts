@@ -4,7 +4,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, pgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { Contact } from './contact.entity';
-import { applyFields, contactResponse } from './contact-mapping';
+import { applyFields, contactResponse, setNewFields } from './contact-mapping';
 import { ContactInputResolver } from './contact-input.resolver';
 import { ContactsRepository } from './contacts.repository';
 import { mergeCustomFields } from './custom-fields';
@@ -18,7 +18,7 @@ import {
 import { validateBody } from './dto/validate-body';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
-import { ContactSettingsService } from './contact-settings.service';
+import { effectiveContactSettings } from './contact-settings.service';
 
 /** The body of a contact create, as the API takes it (snake_case keys). */
 export type CreateContactInput = Partial<CreateContactDto> & Record<string, unknown>;
@@ -38,7 +38,6 @@ export class ContactsService {
     private readonly contacts: ContactsRepository,
     private readonly resolver: ContactInputResolver,
     private readonly outbox: OutboxService,
-    private readonly settings: ContactSettingsService,
   ) {}
 
   /** `contact_created`, one per contact, in the transaction that stores them (every creation path comes here). */
@@ -252,25 +251,40 @@ export class ContactsService {
    * time zone (unless `auto_create_contacts` is off); null when the conversation carries no contact.
    */
   async inboundContactFor(workspaceId: string, phone: string): Promise<string | null> {
-    const settings = await this.settings.effective(workspaceId);
+    const lookup = await this.contacts.inboundLookup(workspaceId, phone);
+    const settings = effectiveContactSettings(lookup.settings);
     if (!settings.matchInboundBy.includes('phone_number')) return null;
-    const found = await this.contacts.findByPhone(workspaceId, phone);
-    if (found) return found.id;
+    if (lookup.contactId) return lookup.contactId;
     if (!settings.autoCreateContacts) return null;
-    try {
-      const created = await this.create(workspaceId, {
-        name: phone,
-        phone_number: phone,
-        ...(settings.defaultCountryCode ? { country_code: settings.defaultCountryCode } : {}),
-        ...(settings.defaultTimezone ? { timezone: settings.defaultTimezone } : {}),
-      });
-      return created.id;
-    } catch (err) {
-      // Another inbound created it meanwhile (the number is unique per workspace).
-      const raced = await this.contacts.findByPhone(workspaceId, phone);
-      if (raced) return raced.id;
-      throw err;
-    }
+    // Checked like `POST /contacts`; no tags, custom fields or stage, so nothing to resolve.
+    const dto = validateBody(CreateContactDto, {
+      name: phone,
+      phone_number: phone,
+      ...(settings.defaultCountryCode ? { country_code: settings.defaultCountryCode } : {}),
+      ...(settings.defaultTimezone ? { timezone: settings.defaultTimezone } : {}),
+    });
+    const now = new Date();
+    const contact = this.contacts.build(workspaceId, {
+      status: 'Active',
+      customFields: {},
+      pipelineStageId: null,
+      pipelineStageChangedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    setNewFields(contact, dto);
+    contact.tags = [];
+    // The contact and its `contact_created` in one statement, the event only when the contact is new.
+    const event = {
+      type: 'contact_created' as const,
+      agentId: null,
+      data: { contact: this.toResponse(contact) },
+    };
+    if (await this.contacts.insertUnlessPhoneTaken(workspaceId, contact, event)) return contact.id;
+    // Another inbound created it meanwhile (the number is unique per workspace).
+    const raced = await this.contacts.idByPhone(workspaceId, phone);
+    if (raced) return raced;
+    throw this.phoneConflict('phone_number', `phone_number: ${PHONE_TAKEN}`);
   }
 
   /** The contact with the change applied in memory, after every check of `PUT /contacts/{uuid}`. */

@@ -41,6 +41,33 @@ export interface EventToSend {
   slug: string;
 }
 
+export type OutboxEventInput = Pick<OutboxEvent, 'type' | 'agentId' | 'data'>;
+
+/** The columns an outbox write fills, in the order of the rows of `outboxValues`. */
+export const OUTBOX_COLUMNS = 'id, workspace_id, type, agent_id, data, chain';
+
+/**
+ * The VALUES rows of events for OUTBOX_COLUMNS, their parameters appended to `params`, with new ids; events caused
+ * by a flow execution carry its chain. For statements that write events beside another change.
+ */
+export function outboxValues(
+  workspaceId: string,
+  events: OutboxEventInput[],
+  params: unknown[],
+): { rows: string; ids: string[] } {
+  const chain = currentChain();
+  const chainValue = chain?.length ? [...chain] : null;
+  const ids: string[] = [];
+  const rows = events.map((e) => {
+    const id = newId();
+    ids.push(id);
+    params.push(id, workspaceId, e.type, e.agentId, JSON.stringify(e.data), chainValue);
+    const n = params.length;
+    return `($${n - 5}::uuid, $${n - 4}::uuid, $${n - 3}, $${n - 2}::uuid, $${n - 1}::jsonb, $${n}::uuid[])`;
+  });
+  return { rows: rows.join(', '), ids };
+}
+
 @Injectable()
 export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
   constructor(@InjectRepository(OutboxEvent) repo: Repository<OutboxEvent>) {
@@ -52,26 +79,12 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
    * PostgreSQL delivers the NOTIFY at commit only (folded into one per transaction), so listeners never see
    * uncommitted rows. Events caused by a flow execution carry its chain. Answers their ids in order.
    */
-  async append(
-    tx: Transaction,
-    workspaceId: string,
-    events: Array<Pick<OutboxEvent, 'type' | 'agentId' | 'data'>>,
-  ): Promise<string[]> {
+  async append(tx: Transaction, workspaceId: string, events: OutboxEventInput[]): Promise<string[]> {
     if (!events.length) return [];
-    const chain = currentChain();
-    const chainValue = chain?.length ? [...chain] : null;
-    const ids: string[] = [];
     const values: unknown[] = [];
-    const rows = events.map((e) => {
-      const id = newId();
-      ids.push(id);
-      values.push(id, workspaceId, e.type, e.agentId, JSON.stringify(e.data), chainValue);
-      const n = values.length;
-      return `($${n - 5}::uuid, $${n - 4}::uuid, $${n - 3}, $${n - 2}::uuid, $${n - 1}::jsonb, $${n}::uuid[])`;
-    });
+    const { rows, ids } = outboxValues(workspaceId, events, values);
     await this.sql(
-      `INSERT INTO outbox_events (id, workspace_id, type, agent_id, data, chain) VALUES ${rows.join(', ')}
-       RETURNING ${NOTIFY_OUTBOX}`,
+      `INSERT INTO outbox_events (${OUTBOX_COLUMNS}) VALUES ${rows} RETURNING ${NOTIFY_OUTBOX}`,
       values,
       tx,
     );
