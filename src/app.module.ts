@@ -121,7 +121,10 @@ export class AppModule implements NestModule {
         LoggingModule.forRoot(config, logDestination),
         DatabaseSessionModule.forRoot(sessionName),
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(config.database.url, sessionName),
+          ...dataSourceOptions(config.database.url, {
+            applicationName: sessionName,
+            poolMin: config.database.poolMin,
+          }),
           autoLoadEntities: true,
         }),
         RedisModule,

@@ -8,7 +8,8 @@ export interface AppConfig {
   trustProxy: boolean;
   storageDir: string;
   tls: { certFile?: string; keyFile?: string };
-  database: { url: string };
+  /** `poolMin`: connections opened at start and kept open (warm), of the pool's 20. */
+  database: { url: string; poolMin: number };
   redis: { url: string; prefix: string };
   auth: { adminApiKey?: string; encryptionKey?: string };
   limits: {
@@ -60,7 +61,10 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     trustProxy: env.TRUST_PROXY ?? false,
     storageDir: path.resolve(env.STORAGE_DIR ?? './storage'),
     tls: { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE },
-    database: { url: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/agent_platform' },
+    database: {
+      url: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/agent_platform',
+      poolMin: env.DATABASE_POOL_MIN ?? 8,
+    },
     redis: { url: env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: env.REDIS_PREFIX ?? 'cap' },
     auth: { adminApiKey: env.ADMIN_API_KEY, encryptionKey: env.ENCRYPTION_KEY },
     limits: {

@@ -96,6 +96,8 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) RUN_WORKERS?: boolean;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS?: number;
+  /** Connections each process opens at start and keeps open (at most the pool's 20). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(20) DATABASE_POOL_MIN?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) WORKER_HEALTH_PORT?: number;
   @IsOptional()
   @Transform(emptyToUndefined)

@@ -3,21 +3,28 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { SnakeNamingStrategy } from 'typeorm-naming-strategies';
 import { MIGRATIONS } from './migrations';
 
+/** Connections per process. */
+export const POOL_MAX = 20;
+
 /**
- * The one description of the database connection, shared by the app, the CLI and the tests; `applicationName` names
- * the process's sessions (see session-name.ts).
+ * The one description of the database connection, shared by the app, the CLI and the tests: a pool of 20 per
+ * process; `applicationName` names the process's sessions (see session-name.ts), `poolMin` connections stay open
+ * once opened (DatabasePoolWarmup opens them at start).
  */
-export function dataSourceOptions(url: string, applicationName?: string): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  session: { applicationName?: string; poolMin?: number } = {},
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    ...(applicationName ? { applicationName } : {}),
+    ...(session.applicationName ? { applicationName: session.applicationName } : {}),
     namingStrategy: new SnakeNamingStrategy(),
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
-    extra: { max: 20 },
+    extra: { max: POOL_MAX, min: Math.min(session.poolMin ?? 0, POOL_MAX) },
   };
 }
 

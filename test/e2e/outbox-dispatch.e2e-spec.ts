@@ -63,16 +63,20 @@ describe('outbox dispatch across processes', () => {
       `event ${id} dispatched`,
     );
 
-  it("names each process's database sessions, and a commit's NOTIFY names its writer", async () => {
+  it("names each process's database sessions, opens its kept connections, and a commit's NOTIFY names its writer", async () => {
     expect(nameOf(a)).toMatch(/^agent-platform:w:[0-9a-f]{12}$/);
     expect(nameOf(apiOnly)).toMatch(/^agent-platform:a:[0-9a-f]{12}$/);
     expect(nameOf(b)).not.toBe(nameOf(a));
-    const sessions = await a
-      .get<DataSource>(DataSource)
-      .query(`SELECT DISTINCT application_name FROM pg_stat_activity WHERE datname = current_database()`);
-    expect(sessions.map((r: { application_name: string }) => r.application_name)).toEqual(
-      expect.arrayContaining([nameOf(a), nameOf(b), nameOf(apiOnly)]),
+    // Each process opened its kept connections as it started (DATABASE_POOL_MIN), under its own name.
+    const sessions: { application_name: string; n: number }[] = await a.get<DataSource>(DataSource).query(
+      `SELECT application_name, count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() GROUP BY application_name`,
     );
+    const opened = new Map(sessions.map((r) => [r.application_name, r.n]));
+    for (const app of [a, b, apiOnly]) {
+      expect(app.config.database.poolMin).toBe(2);
+      expect(opened.get(nameOf(app))).toBeGreaterThanOrEqual(2);
+    }
 
     payloads.length = 0;
     await emitEvent(a, suite.t, 'conversation_status', { probe: 'named' });

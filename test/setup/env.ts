@@ -7,3 +7,5 @@ process.env.SERVICE_DOMAIN = 'localhost';
 process.env.SHUTDOWN_TIMEOUT_MS = '2000';
 delete process.env.LLM_BASE_URL;
 delete process.env.TRUST_PROXY;
+// Each app keeps two connections warm (the default, 8, times the apps of two workers would crowd PostgreSQL).
+process.env.DATABASE_POOL_MIN = '2';
