@@ -1,3 +1,4 @@
+import { isE164 } from '@/common/validation/validators';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
@@ -256,8 +257,10 @@ export class ContactsService {
     if (!settings.matchInboundBy.includes('phone_number')) return null;
     if (lookup.contactId) return lookup.contactId;
     if (!settings.autoCreateContacts) return null;
-    // Checked like `POST /contacts`; no tags, custom fields or stage, so nothing to resolve.
-    const dto = validateBody(CreateContactDto, {
+    // A sender that is not a phone number (a short code, an alphanumeric sender) gets no contact. The defaults were
+    // checked when the settings were saved; no tags, custom fields or stage, so nothing to resolve or validate.
+    if (!isE164(phone)) return null;
+    const dto: CreateContactDto = Object.assign(new CreateContactDto(), {
       name: phone,
       phone_number: phone,
       ...(settings.defaultCountryCode ? { country_code: settings.defaultCountryCode } : {}),
