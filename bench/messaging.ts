@@ -22,9 +22,10 @@ import { percentile, runBench } from './stats';
  * model answering in a fixed 50 ms (it echoes the customer's text, so the order of replies can be checked) and a
  * local Twilio Messaging server receiving the replies. Prints the hook's answer time, inbound → reply received by
  * Twilio minus the model's 50 ms, lost replies and replies out of order within a conversation.
- * Diagnostics (not the recorded figures): BENCH_DETAIL=1 adds the figures per second of sending and the statements
- * per message; BENCH_WARMUP=n first sends n messages from other customers at the same rate and waits for their
- * replies, so the measured messages meet warm replicas.
+ * The replicas are warmed first, as a serving replica is: BENCH_WARMUP (300) messages from other customers at the
+ * same rate, their replies awaited, then 3 s of quiet (BENCH_WARMUP=0 measures a cold start: the first seconds then
+ * carry the JIT compiling the request path). BENCH_DETAIL=1 adds the figures per second of sending and the
+ * statements per message.
  */
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1000);
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100);
@@ -134,32 +135,33 @@ async function main(): Promise<void> {
     });
 
     const hookPath = '/hooks/v1/twilio/sms/inbound';
-    const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
-    if (WARMUP) {
-      const ws: Promise<unknown>[] = [];
+    /** A signed inbound SMS from `from` posted to replica `i % 2`. */
+    const inbound = (i: number, from: string, text: string, sid: string) => {
+      const params = { From: from, To: NUMBER, Body: text, MessageSid: sid, NumMedia: '0' };
+      const body = new URLSearchParams(params).toString();
+      return request(replicas[i % 2], 'POST', hookPath, body, {
+        Host: 'hooks.localhost',
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'Content-Length': String(Buffer.byteLength(body)),
+        'X-Twilio-Signature': twilioSignature(AUTH_TOKEN, `${PUBLIC}${hookPath}`, params),
+      });
+    };
+    /** Sends `count` messages at RATE, `send(i)` each, and waits for every hook's answer. */
+    const paced = async (count: number, send: (i: number) => Promise<unknown>) => {
+      const posts: Promise<unknown>[] = [];
       const t0 = performance.now();
-      for (let i = 0; i < WARMUP; i++) {
-        const due = t0 + (i * 1000) / RATE;
-        const wait = due - performance.now();
+      for (let i = 0; i < count; i++) {
+        const wait = t0 + (i * 1000) / RATE - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const params = {
-          From: `+1416${String(300000 + (i % CONVERSATIONS)).padStart(6, '0')}1`,
-          To: NUMBER,
-          Body: `w ${i}`,
-          MessageSid: `SMwarm${run}${i}`,
-          NumMedia: '0',
-        };
-        const body = new URLSearchParams(params).toString();
-        ws.push(
-          request(replicas[i % 2], 'POST', hookPath, body, {
-            Host: 'hooks.localhost',
-            'Content-Type': 'application/x-www-form-urlencoded',
-            'Content-Length': String(Buffer.byteLength(body)),
-            'X-Twilio-Signature': twilioSignature(AUTH_TOKEN, `${PUBLIC}${hookPath}`, params),
-          }),
-        );
+        posts.push(send(i));
       }
-      await Promise.all(ws);
+      await Promise.all(posts);
+      return (performance.now() - t0) / 1000;
+    };
+    const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+    if (WARMUP) {
+      const warmCustomer = (i: number) => `+1416${String(300000 + (i % CONVERSATIONS)).padStart(6, '0')}1`;
+      await paced(WARMUP, (i) => inbound(i, warmCustomer(i), `w ${i}`, `SMwarm${run}${i}`));
       while (twilio.messages.length < WARMUP) await new Promise((r) => setTimeout(r, 100));
       await new Promise((r) => setTimeout(r, 3000));
       twilio.messages.length = 0;
@@ -174,36 +176,20 @@ async function main(): Promise<void> {
     // BENCH_DETAIL: the figures per second of sending, to tell the opening burst from the steady state.
     const hookBySecond = Array.from({ length: Math.ceil(MESSAGES / RATE) }, () => [] as number[]);
     const indexOf = new Map<string, number>();
-    const posts: Promise<void>[] = [];
     // The machine is often shared: the load when sending began is printed beside the load at the end.
     const loadAtStart = os.loadavg()[0];
-    const started = performance.now();
-    for (let i = 0; i < MESSAGES; i++) {
-      const due = started + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const sendSeconds = await paced(MESSAGES, (i) => {
       const from = customerOf(i % CONVERSATIONS);
       const text = `msg ${Math.floor(i / CONVERSATIONS)}`;
-      const params = { From: from, To: NUMBER, Body: text, MessageSid: `SMbench${run}${i}`, NumMedia: '0' };
-      const body = new URLSearchParams(params).toString();
       sentAt.set(`${from}|re: ${text}`, performance.now());
       indexOf.set(`${from}|re: ${text}`, i);
-      posts.push(
-        request(replicas[i % 2], 'POST', hookPath, body, {
-          Host: 'hooks.localhost',
-          'Content-Type': 'application/x-www-form-urlencoded',
-          'Content-Length': String(Buffer.byteLength(body)),
-          'X-Twilio-Signature': twilioSignature(AUTH_TOKEN, `${PUBLIC}${hookPath}`, params),
-        }).then((r) => {
-          if (r.status !== 200) throw new Error(`hook answered ${r.status}: ${r.text}`);
-          hookMs.push(r.ms);
-          hookBySecond[Math.floor(i / RATE)]?.push(r.ms);
-          answeredAt.set(`${from}|re: ${text}`, performance.now());
-        }),
-      );
-    }
-    await Promise.all(posts);
-    const sendSeconds = (performance.now() - started) / 1000;
+      return inbound(i, from, text, `SMbench${run}${i}`).then((r) => {
+        if (r.status !== 200) throw new Error(`hook answered ${r.status}: ${r.text}`);
+        hookMs.push(r.ms);
+        hookBySecond[Math.floor(i / RATE)]?.push(r.ms);
+        answeredAt.set(`${from}|re: ${text}`, performance.now());
+      });
+    });
     progress('inbound sent');
     const deadline = Date.now() + 120_000;
     while (twilio.messages.length < MESSAGES && Date.now() < deadline)
@@ -255,7 +241,7 @@ async function main(): Promise<void> {
     const replyP99 = percentile(replyMs, 99);
     process.stdout.write(
       [
-        `inbound sent:                         ${MESSAGES} over ${CONVERSATIONS} conversations in ${sendSeconds.toFixed(1)} s (target ${RATE}/s, 2 replicas)`,
+        `inbound sent:                         ${MESSAGES} over ${CONVERSATIONS} conversations in ${sendSeconds.toFixed(1)} s (target ${RATE}/s, 2 replicas${WARMUP ? `, warmed with ${WARMUP} messages of other customers` : ', cold'})`,
         `hook answer:                          ${fmt(hookMs)}  goal p99 < 50 ms: ${hookP99 < 50 ? 'met' : 'NOT met'}`,
         `inbound -> reply sent minus model:    ${fmt(replyMs)}  goal p99 < 100 ms: ${replyP99 < 100 ? 'met' : 'NOT met'}`,
         `lost (no reply received):             ${MESSAGES - twilio.messages.length}  goal 0`,

@@ -4,14 +4,17 @@ import {
   FindOptionsOrder,
   FindOptionsRelations,
   FindOptionsWhere,
+  QueryFailedError,
   Raw,
   Repository,
   SelectQueryBuilder,
 } from 'typeorm';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { newId } from './base.entity';
+import { statementName } from './statement-names';
 import { runAsOwnedSave } from './sweep';
 import { WorkspaceOwnedEntity } from './workspace-owned.entity';
 
@@ -68,8 +71,31 @@ export abstract class WorkspaceScopedRepository<T extends WorkspaceOwnedEntity> 
    * Hand-written SQL, in the transaction when one is given. It must filter on `workspace_id` (or belong to a method
    * marked `@Sweep`): the test suite fails on any statement that does not.
    */
-  protected sql<R = unknown>(text: string, params: unknown[] = [], manager?: EntityManager): Promise<R> {
-    return (manager ?? this.#repo.manager).query(text, params) as Promise<R>;
+  protected async sql<R = unknown>(
+    text: string,
+    params: unknown[] = [],
+    manager?: EntityManager,
+  ): Promise<R> {
+    const name = statementName(text);
+    if (!name) return (manager ?? this.#repo.manager).query(text, params) as Promise<R>;
+    // A repeated statement goes as a named prepared statement (statement-names.ts), on the transaction's connection
+    // when there is one; answered and failing as TypeORM's `query` would.
+    // The client is taken with `await` (not `pool.query`, whose callback runs in the async context of whoever
+    // released a connection), so the statement runs in its caller's context.
+    const runner = manager?.queryRunner as PostgresQueryRunner | undefined;
+    const client = runner
+      ? ((await runner.connect()) as PoolClient)
+      : await ((this.#repo.manager.connection.driver as PostgresDriver).master as Pool).connect();
+    try {
+      const raw = await client.query({ name, text, values: params });
+      return (
+        raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows
+      ) as R;
+    } catch (err) {
+      throw new QueryFailedError(text, params, err as Error);
+    } finally {
+      if (!runner) client.release();
+    }
   }
 
   /** Hand-written SQL as a named prepared statement on the pool, for statements that run on every request. */

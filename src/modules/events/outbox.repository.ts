@@ -94,14 +94,15 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
   /** Marks a batch of undispatched events of every workspace as dispatched (SKIP LOCKED: claims side by side). */
   @Sweep('dispatch')
   async claimUndispatched(tx: Transaction, limit: number): Promise<ClaimedEvent[]> {
-    const [events] = (await tx.query(
+    const [events] = await this.sql<[ClaimedEvent[], number]>(
       `UPDATE outbox_events SET dispatched_at = now()
         WHERE id IN (SELECT id FROM outbox_events WHERE dispatched_at IS NULL
                       ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING id, workspace_id, type, agent_id, data, chain, created_at,
                   ${agentConfigVersionSql('outbox_events')} AS config_version`,
       [limit],
-    )) as [ClaimedEvent[], number];
+      tx,
+    );
     // RETURNING follows no order: consumers see the batch in the order the events were written.
     return events.sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at) || (a.id < b.id ? -1 : 1));
   }

@@ -7,12 +7,6 @@ import { OUTBOX_CHANNEL } from '../outbox.service';
 
 /** How often the safety net runs: missed notifications, lost jobs, deliveries of crashed workers. */
 export const SWEEP_INTERVAL_MS = 2_000;
-/**
- * A notification starts a dispatch this long after it arrives, so the commits of that moment are claimed together
- * (one claim transaction for several events instead of one each). Not a durable timer: the sweep covers a process
- * that dies meanwhile.
- */
-export const GATHER_MS = 20;
 
 /**
  * Starts delivery as soon as an outbox write commits: a dedicated connection LISTENs for the NOTIFY that
@@ -29,7 +23,6 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
   private reconnect: NodeJS.Timeout | null = null;
   private stopped = false;
   private sweeping = false;
-  private gathering: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -47,7 +40,6 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.gathering) clearTimeout(this.gathering);
     if (this.reconnect) clearTimeout(this.reconnect);
     await this.client?.end().catch(() => undefined);
     this.client = null;
@@ -57,7 +49,7 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
     const client = new Client({ connectionString: this.config.database.url });
     // Another dispatching process's writes are its own to dispatch (the sweep catches them if it died meanwhile).
     client.on('notification', (n) => {
-      if (!dispatchedByWriter(n.payload, this.sessionName)) this.dispatchSoon();
+      if (!dispatchedByWriter(n.payload, this.sessionName)) void this.dispatch();
     });
     client.on('error', (err) => {
       this.logger.warn({ err: err.message }, 'outbox listener connection lost');
@@ -85,14 +77,6 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
       if (!this.stopped) void this.listen();
     }, 1000);
     this.reconnect.unref();
-  }
-
-  private dispatchSoon(): void {
-    if (this.gathering || this.stopped) return;
-    this.gathering = setTimeout(() => {
-      this.gathering = null;
-      void this.dispatch();
-    }, GATHER_MS);
   }
 
   private async dispatch(): Promise<void> {
