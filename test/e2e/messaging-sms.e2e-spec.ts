@@ -135,6 +135,58 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
     await other.http.get(`/api/v1/messages/${messages[1].uuid}`).expect(404);
   });
 
+  it('a first message from a new number opens one conversation, its thread, its session and one started event', async () => {
+    const customer = sandboxDestination('1121');
+    await inbound(customer, line.number, 'Hi, first time here').expect(200);
+    const conversation = await conversationOf(customer);
+    await waitFor(async () => ((await messagesOf(conversation.uuid)).length === 2 ? true : undefined));
+    const count = async (sql: string) =>
+      ((await db.query(sql, [t.workspaceId, customer])) as { n: number }[])[0].n;
+    expect(
+      await count(`SELECT count(*)::int AS n FROM conversations WHERE workspace_id = $1 AND phone = $2`),
+    ).toBe(1);
+    expect(
+      await count(
+        `SELECT count(*)::int AS n FROM messaging_threads WHERE workspace_id = $1 AND customer_address = $2`,
+      ),
+    ).toBe(1);
+    const sessions = await waitFor(async () => {
+      const rows = (await db.query(
+        `SELECT status, message_count FROM sessions WHERE workspace_id = $1 AND conversation_id = $2`,
+        [t.workspaceId, conversation.uuid],
+      )) as { status: string; message_count: number }[];
+      return rows[0]?.message_count === 2 ? rows : undefined;
+    });
+    expect(sessions).toEqual([{ status: 'active', message_count: 2 }]);
+    const thread = (await db.query(
+      `SELECT id, channel, phone_number_id, customer_address, handled_by FROM messaging_threads
+        WHERE workspace_id = $1 AND id = $2`,
+      [t.workspaceId, conversation.uuid],
+    )) as unknown[];
+    expect(thread).toEqual([
+      {
+        id: conversation.uuid,
+        channel: 'sms',
+        phone_number_id: line.id,
+        customer_address: customer,
+        handled_by: 'AI',
+      },
+    ]);
+    const events = (await db.query(
+      `SELECT data FROM outbox_events WHERE workspace_id = $1 AND type = 'conversation_status'
+          AND data->'conversation'->>'uuid' = $2`,
+      [t.workspaceId, conversation.uuid],
+    )) as { data: { change: string; conversation: unknown } }[];
+    expect(events).toHaveLength(1);
+    expect(events[0].data.change).toBe('started');
+    const view = (await t.http.get(`/api/v1/conversations/${conversation.uuid}`).expect(200)).body.data;
+    expect(events[0].data.conversation).toEqual({
+      ...view,
+      last_message_at: null,
+      updated_at: view.created_at,
+    });
+  });
+
   it('a repeated delivery (same MessageSid) is processed once', async () => {
     const customer = sandboxDestination('1112');
     await inbound(customer, line.number, 'Hi there', 'SMrepeat0001').expect(200);

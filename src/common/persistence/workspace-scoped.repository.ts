@@ -29,6 +29,32 @@ export interface ScopedFindOptions<T> {
   take?: number;
 }
 
+/**
+ * New rows of one table, for a statement that inserts them beside other writes: the columns and values come from
+ * the entity metadata, as TypeORM would insert them.
+ */
+export interface NewRows {
+  table: string;
+  columns: string[];
+  /** One list per row, in the order of `columns`; undefined stands for the column's default. */
+  rows: unknown[][];
+}
+
+/** `INSERT INTO <table> (<columns>) VALUES ...` of `rows`, its values appended to `params`. */
+export function insertSql(rows: NewRows, params: unknown[]): string {
+  const values = rows.rows.map(
+    (row) =>
+      `(${row
+        .map((v) => {
+          if (v === undefined) return 'DEFAULT';
+          params.push(v);
+          return `$${params.length}`;
+        })
+        .join(', ')})`,
+  );
+  return `INSERT INTO ${rows.table} (${rows.columns.join(', ')}) VALUES ${values.join(', ')}`;
+}
+
 /** The tenant every scoped query is filtered on. */
 export type WorkspaceId = string;
 
@@ -200,6 +226,23 @@ export abstract class WorkspaceScopedRepository<T extends WorkspaceOwnedEntity> 
       .values(entities as QueryDeepPartialEntity<T>[])
       .updateEntity(false)
       .execute();
+  }
+
+  /**
+   * New entities built through this repository as rows for a statement of several writes (see `insertSql`): every
+   * insertable column of the entity metadata, each value prepared as TypeORM prepares it (JSON for jsonb columns).
+   */
+  newRows(workspaceId: WorkspaceId, entities: T[]): NewRows {
+    if (entities.some((e) => e.workspaceId !== workspaceId))
+      throw new Error('entity belongs to another workspace');
+    const { metadata, manager } = this.#repo;
+    const driver = manager.connection.driver;
+    const columns = metadata.columns.filter((c) => c.isInsert && !c.isVirtualProperty);
+    return {
+      table: driver.escape(metadata.tableName),
+      columns: columns.map((c) => driver.escape(c.databaseName)),
+      rows: entities.map((e) => columns.map((c) => driver.preparePersistentValue(c.getEntityValue(e), c))),
+    };
   }
 
   async delete(workspaceId: WorkspaceId, where: ScopedWhere<T>, manager?: EntityManager): Promise<number> {

@@ -1,13 +1,19 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
 import { entityOf } from '@/common/persistence/rows';
-import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import {
+  insertSql,
+  NewRows,
+  WorkspaceScopedRepository,
+} from '@/common/persistence/workspace-scoped.repository';
 import { Conversation } from './conversation.entity';
 import { Message } from './message.entity';
 import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { NOTIFY_OUTBOX } from '@/modules/events/outbox.service';
+import { OUTBOX_COLUMNS, OutboxEventInput, outboxValues } from '@/modules/events/outbox.repository';
 import { Session } from './session.entity';
 import {
   CONVERSATION_COLUMNS,
@@ -111,6 +117,35 @@ const APPEND_TO_SESSION_SQL: Record<string, string> = {
 export class ConversationsRepository extends WorkspaceScopedRepository<Conversation> {
   constructor(@InjectRepository(Conversation) repo: Repository<Conversation>) {
     super(repo);
+  }
+
+  /**
+   * A new conversation with its `started` event and the new rows that belong with it (its first session, a
+   * messaging line's thread), in one statement: all are written or none, and its RETURNING notifies the dispatchers.
+   */
+  async insertStarted(
+    workspaceId: string,
+    conversation: Conversation,
+    event: OutboxEventInput,
+    alongside: NewRows[],
+  ): Promise<void> {
+    const params: unknown[] = [];
+    const inserts = [this.newRows(workspaceId, [conversation]), ...alongside].map((rows) =>
+      insertSql(rows, params),
+    );
+    const { rows } = outboxValues(workspaceId, [event], params);
+    const text = `WITH c AS (${inserts[0]} RETURNING workspace_id),
+${inserts
+  .slice(1)
+  .map((insert, i) => `w${i} AS (${insert}),\n`)
+  .join('')}e AS (
+  INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+  SELECT e.* FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS}) JOIN c ON c.workspace_id = e.workspace_id
+  RETURNING ${NOTIFY_OUTBOX})
+SELECT count(*) AS announced FROM e`;
+    // One prepared statement per shape (which tables, how many rows).
+    const name = `conversations-started-${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    await this.prepared(name, text, params);
   }
 
   /** One page of the workspace's conversations, newest first, with the list filters. */

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, PageQuery, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { NewRows } from '@/common/persistence/workspace-scoped.repository';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { AgentContextReader, agentInBody, ContactDirectory } from './agent-context';
 import { Channel, isVoiceChannel } from './channels';
@@ -63,8 +64,42 @@ export class ConversationsService {
     input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
   ): Promise<Conversation> {
     // Every column is set here (the times too), so one INSERT writes it: no read ahead, nothing read back.
+    const conversation = this.build(workspaceId, input);
+    await this.conversations.insertNew(workspaceId, [conversation], m);
+    await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
+    return conversation;
+  }
+
+  /**
+   * Outside any transaction, a conversation whose agent and contact the caller has checked, written in one statement
+   * with its `started` event, its first active session when `session` is given (counting no message yet), and the
+   * rows `alongside` answers for it (a messaging line's thread).
+   */
+  async start(
+    workspaceId: string,
+    input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
+    options: { session?: { at: Date; timeoutMs: number }; alongside?: (c: Conversation) => NewRows[] } = {},
+  ): Promise<Conversation> {
+    const conversation = this.build(workspaceId, input);
+    const rows = options.alongside?.(conversation) ?? [];
+    if (options.session)
+      rows.unshift(this.sessions.newActive(conversation, options.session.at, options.session.timeoutMs).rows);
+    await this.conversations.insertStarted(
+      workspaceId,
+      conversation,
+      this.statusEvent(conversation, 'started'),
+      rows,
+    );
+    return conversation;
+  }
+
+  /** A new active conversation with every column set. */
+  private build(
+    workspaceId: string,
+    input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
+  ): Conversation {
     const now = new Date();
-    const conversation = this.conversations.build(workspaceId, {
+    return this.conversations.build(workspaceId, {
       ...(input.id ? { id: input.id } : {}),
       agentId: input.agentId,
       contactId: input.contactId ?? null,
@@ -76,9 +111,6 @@ export class ConversationsService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.conversations.insertNew(workspaceId, [conversation], m);
-    await this.outbox.record(m, workspaceId, [this.statusEvent(conversation, 'started')]);
-    return conversation;
   }
 
   async get(workspaceId: string, id: string, manager?: EntityManager): Promise<Conversation> {

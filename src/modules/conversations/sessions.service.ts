@@ -7,6 +7,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { pageOf, Page, skipTake } from '@/common/http/pagination';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { NewRows } from '@/common/persistence/workspace-scoped.repository';
 import { REDIS } from '@/common/redis/redis.module';
 import type { Conversation } from './conversation.entity';
 import { ListSessionsQuery } from './dto/requests';
@@ -83,7 +84,27 @@ export class SessionsService {
     timeoutMs: number,
     messages = 0,
   ): Promise<Session> {
-    const session = this.sessions.build(conversation.workspaceId, {
+    const session = this.build(conversation, at, timeoutMs, messages);
+    await this.sessions.insertNew(conversation.workspaceId, [session], manager);
+    return session;
+  }
+
+  /**
+   * A new active session of the conversation (see `open`) with its row, for a statement that writes it beside the
+   * conversation.
+   */
+  newActive(
+    conversation: Conversation,
+    at: Date,
+    timeoutMs: number,
+    messages = 0,
+  ): { session: Session; rows: NewRows } {
+    const session = this.build(conversation, at, timeoutMs, messages);
+    return { session, rows: this.sessions.newRows(conversation.workspaceId, [session]) };
+  }
+
+  private build(conversation: Conversation, at: Date, timeoutMs: number, messages: number): Session {
+    return this.sessions.build(conversation.workspaceId, {
       conversationId: conversation.id,
       agentId: conversation.agentId,
       contactId: conversation.contactId,
@@ -102,8 +123,6 @@ export class SessionsService {
       createdAt: at,
       updatedAt: at,
     });
-    await this.sessions.insertNew(conversation.workspaceId, [session], manager);
-    return session;
   }
 
   /** The active session for an agent's message outside a turn: opened if none, else counted without moving idleness. */

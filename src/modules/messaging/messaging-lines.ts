@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
-import { SessionsService } from '@/modules/conversations/sessions.service';
 import type { MessagingThread } from './messaging.entities';
 import { FoundLine, MessagingThreadsRepository, ThreadKey } from './messaging.repositories';
 
 /**
  * A messaging conversation's line: the latest active conversation of (agent, customer, channel, number or page),
- * else a new one with its thread row, in one transaction.
+ * else a new one with its thread row, in one statement.
  */
 @Injectable()
 export class MessagingLines {
@@ -16,15 +14,13 @@ export class MessagingLines {
     private readonly threads: MessagingThreadsRepository,
     private readonly conversations: ConversationsService,
     private readonly contacts: ContactsService,
-    private readonly sessions: SessionsService,
-    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   /**
    * The line's active conversation, else a new one with the contact `contactFor` answers (asked only then); with
    * whether the customer's number is on the do-not-contact list when the same read told (null for a new line).
    * `known` is what the caller's own read found already (null: no active conversation); absent, it is read here.
-   * With `session`, a new line's conversation opens with its active session in the same transaction (the turn that
+   * With `session`, a new line's conversation opens with its active session in the same statement (the turn that
    * follows then writes straight into it). `opened` tells a new line, with its contact.
    */
   async open(
@@ -44,27 +40,32 @@ export class MessagingLines {
         : known && this.threads.found(workspaceId, key, known);
     if (found) return found;
     const contactId = await contactFor();
-    const thread = await this.unitOfWork.run(async (m) => {
-      const conversation = await this.conversations.insert(m, workspaceId, {
+    let thread!: MessagingThread;
+    await this.conversations.start(
+      workspaceId,
+      {
         agentId: key.agentId,
         channel: key.channel,
         contactId: contactId ?? undefined,
         phone: key.customerAddress,
-      });
-      const thread = this.threads.build(workspaceId, {
-        id: conversation.id,
-        channel: key.channel,
-        phoneNumberId: key.phoneNumberId,
-        pageId: key.pageId,
-        customerAddress: key.customerAddress,
-        handledBy: 'AI',
-        createdAt: conversation.createdAt,
-        updatedAt: conversation.createdAt,
-      });
-      await this.threads.insertNew(workspaceId, [thread], m);
-      if (session) await this.sessions.open(m, conversation, session.at, session.timeoutMs);
-      return thread;
-    });
+      },
+      {
+        session,
+        alongside: (conversation) => {
+          thread = this.threads.build(workspaceId, {
+            id: conversation.id,
+            channel: key.channel,
+            phoneNumberId: key.phoneNumberId,
+            pageId: key.pageId,
+            customerAddress: key.customerAddress,
+            handledBy: 'AI',
+            createdAt: conversation.createdAt,
+            updatedAt: conversation.createdAt,
+          });
+          return [this.threads.newRows(workspaceId, [thread])];
+        },
+      },
+    );
     return { thread, blacklisted: null, opened: { contactId } };
   }
 
