@@ -24,7 +24,13 @@ export function dataSourceOptions(
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
-    extra: { max: POOL_MAX, min: Math.min(session.poolMin ?? 0, POOL_MAX) },
+    extra: {
+      max: POOL_MAX,
+      min: Math.min(session.poolMin ?? 0, POOL_MAX),
+      // Named statements (statement-names.ts) are parsed once per connection but planned with each run's values:
+      // a generic plan, chosen on estimates, made the outbound picks several times slower on freshly filled tables.
+      options: '-c plan_cache_mode=force_custom_plan',
+    },
   };
 }
 

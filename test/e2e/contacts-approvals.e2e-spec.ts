@@ -802,8 +802,8 @@ describe('contact approvals, analyzers and contact settings', () => {
       ).toBe(true);
     });
 
-    it('inbound SMS and calls find or create their contact as the settings say', async () => {
-      const tenant = await createTenant(app);
+    /** A sandbox number bound to a new agent for SMS and calls, and an inbound SMS to it answering its contact. */
+    const inboundLine = async (tenant: TestTenant) => {
       const agentId = await createAgentId(tenant, { name: 'Inbound' });
       const number = newNumber();
       const line = (
@@ -820,6 +820,12 @@ describe('contact approvals, analyzers and contact settings', () => {
             .send({ to: number, from, body: 'Hello' })
             .expect(201)
         ).body.data.conversation.contact_uuid as string | null;
+      return { agentId, number, sms };
+    };
+
+    it('inbound SMS and calls find or create their contact as the settings say', async () => {
+      const tenant = await createTenant(app);
+      const { number, sms } = await inboundLine(tenant);
       const contactsWith = async (phone: string) =>
         (await tenant.http.get(`/api/v1/contacts?search=${encodeURIComponent(phone)}`).expect(200)).body.data
           .items;
@@ -895,22 +901,7 @@ describe('contact approvals, analyzers and contact settings', () => {
       const tenant = await createTenant(app);
       const db = app.get<DataSource>(DataSource);
       const contacts = app.get<ContactsService>(ContactsService);
-      const agentId = await createAgentId(tenant, { name: 'Inbound' });
-      const number = newNumber();
-      const line = (
-        await tenant.http.post('/api/v1/phone-numbers').send({ number, provider: 'sandbox' }).expect(201)
-      ).body.data.uuid;
-      await tenant.http
-        .post(`/api/v1/agents/${agentId}/phone-numbers`)
-        .send({ phone_number_uuid: line, channels: ['sms', 'call'] })
-        .expect(201);
-      const sms = async (from: string) =>
-        (
-          await tenant.http
-            .post('/api/v1/sms/simulate-inbound')
-            .send({ to: number, from, body: 'Hello' })
-            .expect(201)
-        ).body.data.conversation.contact_uuid as string | null;
+      const { number, sms } = await inboundLine(tenant);
       const call = async (from: string) =>
         (await tenant.http.post('/api/v1/calls/simulate-inbound').send({ to: number, from }).expect(201)).body
           .data.contact?.uuid as string | undefined;

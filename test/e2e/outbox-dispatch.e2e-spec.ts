@@ -73,6 +73,9 @@ describe('outbox dispatch across processes', () => {
           WHERE datname = current_database() GROUP BY application_name`,
     );
     const opened = new Map(sessions.map((r) => [r.application_name, r.n]));
+    // Named statements are planned with each run's values (a generic plan is never cached).
+    const [mode] = await a.get<DataSource>(DataSource).query(`SHOW plan_cache_mode`);
+    expect(mode.plan_cache_mode).toBe('force_custom_plan');
     for (const app of [a, b, apiOnly]) {
       expect(app.config.database.poolMin).toBe(2);
       expect(opened.get(nameOf(app))).toBeGreaterThanOrEqual(2);
