@@ -11,6 +11,11 @@ describe('statementName', () => {
     expect(statementName(`SELECT 2 AS once_${Date.now()}`)).toBeNull();
   });
 
+  it('leaves texts of several commands unnamed', () => {
+    const several = `SELECT 1 AS several_${Date.now()}; SELECT 2`;
+    for (let i = 0; i < 5; i++) expect(statementName(several)).toBeNull();
+  });
+
   it('leaves very long texts unnamed and stops naming past its bound', () => {
     const long = `SELECT '${'x'.repeat(20_000)}'`;
     for (let i = 0; i < 5; i++) expect(statementName(long)).toBeNull();

@@ -20,7 +20,9 @@ const named = new Map<string, string>();
 export function statementName(text: string): string | null {
   const known = named.get(text);
   if (known) return known;
-  if (text.length > MAX_TEXT || named.size >= MAX_NAMED) return null;
+  // A prepared statement holds one command: a text with a semicolon inside (several commands) stays unnamed.
+  if (text.length > MAX_TEXT || named.size >= MAX_NAMED || text.trim().replace(/;$/, '').includes(';'))
+    return null;
   const runs = (counted.get(text) ?? 0) + 1;
   if (runs < NAME_AFTER) {
     if (counted.size >= MAX_COUNTED) counted.clear();
