@@ -28,9 +28,6 @@ export interface MoveOptions {
   patch?: Partial<Call>;
 }
 
-/** Ended calls whose follow-up (`endsWithin`) committed with their end. */
-export const settledWithEnd = new WeakSet<Call>();
-
 export const silenceJobId = (callId: string, activityMs: number) => `silence:${callId}:${activityMs}`;
 
 /**
@@ -44,9 +41,10 @@ export class CallLifecycle {
   onAnswered: (call: Call) => Promise<void> = async () => undefined;
   /**
    * Set by the outbound engine: what happens once an ended call's slot is free (its task settled, its campaign's
-   * next call placed). A failure is logged; the dispatcher's pass settles what it missed.
+   * next call placed), told whether `endsWithin` did its work in the ending transaction. A failure is logged; the
+   * dispatcher's pass settles what it missed.
    */
-  onEnded: (call: Call) => Promise<void> = async () => undefined;
+  onEnded: (call: Call, followed: { withEnd: boolean }) => Promise<void> = async () => undefined;
   /**
    * Set by the outbound engine: work in the ending transaction itself (a campaign task's settlement), behind a
    * savepoint, so a failure there (then left to `onEnded` and the pass) never undoes the call's end. Answers whether
@@ -121,7 +119,7 @@ export class CallLifecycle {
       return this.write(m, call, to, options);
     });
     if (!result) return null;
-    await this.afterCommit(result.call, result.view, result.endedSession);
+    await this.afterCommit(result.call, result.view, result.endedSession, result.followedWithEnd);
     return CallResponse.of(result.view);
   }
 
@@ -131,7 +129,7 @@ export class CallLifecycle {
     call: Call,
     to: CallStatus,
     options: MoveOptions = {},
-  ): Promise<{ call: Call; view: CallViewRow; endedSession: string | null }> {
+  ): Promise<{ call: Call; view: CallViewRow; endedSession: string | null; followedWithEnd: boolean }> {
     const ws = call.workspaceId;
     const previous = call.status;
     const now = new Date();
@@ -158,15 +156,15 @@ export class CallLifecycle {
       conversation = closed?.conversation;
     }
     await this.calls.save(ws, call, m);
-    if (isEnded(to) && call.taskId) {
-      const done = await this.unitOfWork
-        .savepoint(m, () => this.endsWithin(m, call))
-        .catch((err: Error) => {
-          this.logger.warn({ err: err.message, callId: call.id }, 'task settlement with the end failed');
-          return false;
-        });
-      if (done) settledWithEnd.add(call);
-    }
+    const followedWithEnd =
+      isEnded(to) && !!call.taskId
+        ? await this.unitOfWork
+            .savepoint(m, () => this.endsWithin(m, call))
+            .catch((err: Error) => {
+              this.logger.warn({ err: err.message, callId: call.id }, 'task settlement with the end failed');
+              return false;
+            })
+        : false;
     const view = (await this.calls.view(ws, call.id, m))!;
     conversation ??= await this.conversations.get(ws, call.id, m);
     await this.outbox.record(m, ws, [
@@ -182,14 +180,19 @@ export class CallLifecycle {
         },
       },
     ]);
-    return { call, view, endedSession };
+    return { call, view, endedSession, followedWithEnd };
   }
 
   /**
    * After the commit: an ended call frees its slot first, then its follow-up (`onEnded`) runs beside the evaluation,
    * the timers and the live feed, so the next call waits for none of them.
    */
-  async afterCommit(call: Call, view: CallViewRow, endedSession: string | null): Promise<void> {
+  async afterCommit(
+    call: Call,
+    view: CallViewRow,
+    endedSession: string | null,
+    followedWithEnd: boolean,
+  ): Promise<void> {
     const response = CallResponse.of(view);
     if (isEnded(call.status)) {
       // A failure here leaves the slot to the reconciler, which rebuilds the sets from the call rows.
@@ -199,7 +202,7 @@ export class CallLifecycle {
           this.logger.warn({ err: err.message, callId: call.id }, 'slot release failed'),
         );
       await Promise.all([
-        this.onEnded(call).catch((err: Error) =>
+        this.onEnded(call, { withEnd: followedWithEnd }).catch((err: Error) =>
           this.logger.warn({ err: err.message, callId: call.id }, 'ended call follow-up failed'),
         ),
         (async () => {

@@ -56,8 +56,7 @@ const VERSION_CACHE_SIZE = 1000;
 export class FlowRunner {
   private readonly logger = new Logger(FlowRunner.name);
   private readonly versionSteps = new Map<string, StoredStep[]>();
-  /** Workspaces with a claim under way in this process; `again` asks it for one more round. */
-  /** One claim per workspace at a time in this process. */
+  /** One claim per workspace at a time in this process; calls meanwhile ask it for one more round. */
   private readonly claims = new KeyedRounds();
   /** Ends waiting to be written, per workspace, while a previous batch is being written. */
   private readonly ends = new Map<string, EndQueue>();

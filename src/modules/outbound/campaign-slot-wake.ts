@@ -6,7 +6,7 @@ import Redis from 'ioredis';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import type { Call } from '@/modules/calls/call.entity';
-import { CallLifecycle, settledWithEnd } from '@/modules/calls/call-lifecycle.service';
+import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import type { EntityManager } from 'typeorm';
 import { Dispatcher } from './dispatcher.service';
 import { OutboundClock } from './outbound-clock';
@@ -54,7 +54,7 @@ export class CampaignSlotWake implements OnModuleInit {
 
   onModuleInit(): void {
     this.lifecycle.endsWithin = (m, call) => this.settleWithEnd(m, call);
-    this.lifecycle.onEnded = (call) => this.callEnded(call);
+    this.lifecycle.onEnded = (call, followed) => this.callEnded(call, followed.withEnd);
   }
 
   /** In the call's ending transaction: its task settled with it (one transaction less before the next claim). */
@@ -69,9 +69,9 @@ export class CampaignSlotWake implements OnModuleInit {
   }
 
   /** The task of an ended call is settled (unless its end did), then its campaign's free slots claimed. */
-  async callEnded(call: Call): Promise<void> {
+  async callEnded(call: Call, settledWithEnd: boolean): Promise<void> {
     if (!call.taskId) return;
-    if (!settledWithEnd.has(call))
+    if (!settledWithEnd)
       await this.settlement.settleCall(
         { workspace_id: call.workspaceId, id: call.taskId },
         await this.clock.now(),

@@ -44,21 +44,19 @@ export class TaskSettlement {
 
   /** `settleCall` inside the caller's transaction (a call's end); false when the task was not there to settle. */
   async settleCallIn(tx: Transaction, ref: TaskRef, now: number, ended?: EndedCall | null): Promise<boolean> {
-    {
-      const task = await this.tasks.lock(ref.workspace_id, ref.id, tx);
-      if (task?.status !== 'in_progress' || !task.current_call_id) return false;
-      const call =
-        ended?.id === task.current_call_id
-          ? ended
-          : await this.dispatch.callOutcome(task.workspace_id, task.current_call_id, tx);
-      if (!call?.ended_at) return false;
-      const duration = call.ended_at.getTime() - (call.answered_at ?? call.created_at).getTime();
-      // The contact's zone matters only to place a retry: read then.
-      const zone = async () =>
-        zoneOf(task, (await this.dispatch.contact(task.workspace_id, task.contact_id))?.timezone ?? null);
-      await this.conclude(tx, task, call.status, now, zone, duration);
-      return true;
-    }
+    const task = await this.tasks.lock(ref.workspace_id, ref.id, tx);
+    if (task?.status !== 'in_progress' || !task.current_call_id) return false;
+    const call =
+      ended?.id === task.current_call_id
+        ? ended
+        : await this.dispatch.callOutcome(task.workspace_id, task.current_call_id, tx);
+    if (!call?.ended_at) return false;
+    const duration = call.ended_at.getTime() - (call.answered_at ?? call.created_at).getTime();
+    // The contact's zone matters only to place a retry: read then.
+    const zone = async () =>
+      zoneOf(task, (await this.dispatch.contact(task.workspace_id, task.contact_id))?.timezone ?? null);
+    await this.conclude(tx, task, call.status, now, zone, duration);
+    return true;
   }
 
   /** A message task: delivered or read completes it, failed fails it, sent with nothing more for 24 h completes it. */
