@@ -9,7 +9,7 @@ import {
   Repository,
   SelectQueryBuilder,
 } from 'typeorm';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -104,30 +104,39 @@ export abstract class WorkspaceScopedRepository<T extends WorkspaceOwnedEntity> 
   ): Promise<R> {
     const name = statementName(text);
     if (!name) return (manager ?? this.#repo.manager).query(text, params) as Promise<R>;
-    // A repeated statement goes as a named prepared statement (statement-names.ts), on the transaction's connection
-    // when there is one; answered and failing as TypeORM's `query` would.
-    // The client is taken with `await` (not `pool.query`, whose callback runs in the async context of whoever
-    // released a connection), so the statement runs in its caller's context.
+    // A repeated statement goes as a named prepared statement (statement-names.ts), answered as TypeORM's `query`
+    // would (UPDATE and DELETE with their row count).
+    const raw = await this.runNamed(name, text, params, manager);
+    return (raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows) as R;
+  }
+
+  /** Hand-written SQL as a named prepared statement on the pool, for statements that run on every request. */
+  protected async prepared<R extends object>(name: string, text: string, values: unknown[]): Promise<R[]> {
+    return (await this.runNamed<R>(name, text, values)).rows;
+  }
+
+  /**
+   * A named prepared statement, on the transaction's connection when there is one, failing as TypeORM's `query`
+   * would. The client is taken with `await` (not `pool.query`, whose callback runs in the async context of whoever
+   * released a connection), so the statement runs in its caller's context.
+   */
+  private async runNamed<R extends object = Record<string, unknown>>(
+    name: string,
+    text: string,
+    values: unknown[],
+    manager?: EntityManager,
+  ): Promise<QueryResult<R>> {
     const runner = manager?.queryRunner as PostgresQueryRunner | undefined;
     const client = runner
       ? ((await runner.connect()) as PoolClient)
       : await ((this.#repo.manager.connection.driver as PostgresDriver).master as Pool).connect();
     try {
-      const raw = await client.query({ name, text, values: params });
-      return (
-        raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows
-      ) as R;
+      return await client.query<R>({ name, text, values });
     } catch (err) {
-      throw new QueryFailedError(text, params, err as Error);
+      throw new QueryFailedError(text, values, err as Error);
     } finally {
       if (!runner) client.release();
     }
-  }
-
-  /** Hand-written SQL as a named prepared statement on the pool, for statements that run on every request. */
-  protected async prepared<R extends object>(name: string, text: string, values: unknown[]): Promise<R[]> {
-    const pool = (this.#repo.manager.connection.driver as PostgresDriver).master as Pool;
-    return (await pool.query<R>({ name, text, values })).rows;
   }
 
   /** Changes columns of the workspace's rows that match; answers how many. */
