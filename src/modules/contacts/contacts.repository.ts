@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
-import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import {
-  OUTBOX_COLUMNS,
-  NOTIFY_OUTBOX,
-  OutboxEventInput,
-  outboxValues,
-} from '@/modules/events/outbox.repository';
+import { insertSql, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { OutboxEventInput, outboxInsertFor } from '@/modules/events/outbox.repository';
 import { Contact } from './contact.entity';
 import type { StoredContactSettings } from './contact-settings.service';
 
@@ -26,28 +21,6 @@ export interface InboundLookup {
   settings: StoredContactSettings | null;
   contactId: string | null;
 }
-
-/** The columns a new contact is inserted with, and their values on the entity. */
-const NEW_CONTACT_COLUMNS: Array<[string, (c: Contact) => unknown]> = [
-  ['id', (c) => c.id],
-  ['workspace_id', (c) => c.workspaceId],
-  ['name', (c) => c.name],
-  ['surname', (c) => c.surname],
-  ['email', (c) => c.email],
-  ['phone_number', (c) => c.phoneNumber],
-  ['number_type', (c) => c.numberType],
-  ['country_code', (c) => c.countryCode],
-  ['timezone', (c) => c.timezone],
-  ['primary_language', (c) => c.primaryLanguage],
-  ['preferred_contact_channel', (c) => c.preferredContactChannel],
-  ['preferred_contact_time', (c) => c.preferredContactTime],
-  ['status', (c) => c.status],
-  ['custom_fields', (c) => JSON.stringify(c.customFields)],
-  ['pipeline_stage_id', (c) => c.pipelineStageId],
-  ['pipeline_stage_changed_at', (c) => c.pipelineStageChangedAt],
-  ['created_at', (c) => c.createdAt],
-  ['updated_at', (c) => c.updatedAt],
-];
 
 /** The searched text of a contact; the trigram index ix_contacts_search is built on exactly this expression. */
 const SEARCH_TEXT = `(coalesce(c.name, '') || ' ' || coalesce(c.surname, '') || ' ' || coalesce(c.email, '') || ' ' || coalesce(c.phone_number, ''))`;
@@ -149,23 +122,13 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     contact: Contact,
     event: OutboxEventInput,
   ): Promise<boolean> {
-    if (contact.workspaceId !== workspaceId) throw new Error('entity belongs to another workspace');
-    const params: unknown[] = NEW_CONTACT_COLUMNS.map(([, value]) => value(contact) ?? null);
-    const contactRow = NEW_CONTACT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-    const { rows } = outboxValues(workspaceId, [event], params);
-    const inserted = await this.prepared<{ id: string }>(
-      'contacts-insert-announced',
+    const params: unknown[] = [];
+    const insert = insertSql(this.newRows(workspaceId, [contact]), params);
+    const inserted = await this.sql<{ id: string }[]>(
       `WITH inserted AS (
-         INSERT INTO contacts (${NEW_CONTACT_COLUMNS.map(([column]) => column).join(', ')})
-         VALUES (${contactRow})
-         ON CONFLICT (workspace_id, phone_number) WHERE phone_number IS NOT NULL DO NOTHING
+         ${insert} ON CONFLICT (workspace_id, phone_number) WHERE phone_number IS NOT NULL DO NOTHING
          RETURNING id, workspace_id
-       ), announced AS (
-         INSERT INTO outbox_events (${OUTBOX_COLUMNS})
-         SELECT e.* FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS})
-           JOIN inserted i ON i.workspace_id = e.workspace_id
-         RETURNING ${NOTIFY_OUTBOX}
-       )
+       ), announced AS (${outboxInsertFor('inserted', workspaceId, [event], params)})
        SELECT i.id, (SELECT count(*) FROM announced) AS announced FROM inserted i`,
       params,
     );

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
@@ -13,7 +12,7 @@ import { Conversation } from './conversation.entity';
 import { Message } from './message.entity';
 import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { NOTIFY_OUTBOX } from '@/modules/events/outbox.service';
-import { OUTBOX_COLUMNS, OutboxEventInput, outboxValues } from '@/modules/events/outbox.repository';
+import { OutboxEventInput, outboxInsertFor } from '@/modules/events/outbox.repository';
 import { Session } from './session.entity';
 import {
   CONVERSATION_COLUMNS,
@@ -130,22 +129,15 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
     alongside: NewRows[],
   ): Promise<void> {
     const params: unknown[] = [];
-    const inserts = [this.newRows(workspaceId, [conversation]), ...alongside].map((rows) =>
+    const [first, ...rest] = [this.newRows(workspaceId, [conversation]), ...alongside].map((rows) =>
       insertSql(rows, params),
     );
-    const { rows } = outboxValues(workspaceId, [event], params);
-    const text = `WITH c AS (${inserts[0]} RETURNING workspace_id),
-${inserts
-  .slice(1)
-  .map((insert, i) => `w${i} AS (${insert}),\n`)
-  .join('')}e AS (
-  INSERT INTO outbox_events (${OUTBOX_COLUMNS})
-  SELECT e.* FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS}) JOIN c ON c.workspace_id = e.workspace_id
-  RETURNING ${NOTIFY_OUTBOX})
-SELECT count(*) AS announced FROM e`;
-    // One prepared statement per shape (which tables, how many rows).
-    const name = `conversations-started-${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-    await this.prepared(name, text, params);
+    await this.sql(
+      `WITH c AS (${first} RETURNING workspace_id),
+${rest.map((insert, i) => `w${i} AS (${insert}),\n`).join('')}e AS (${outboxInsertFor('c', workspaceId, [event], params)})
+SELECT count(*) AS announced FROM e`,
+      params,
+    );
   }
 
   /** One page of the workspace's conversations, newest first, with the list filters. */

@@ -68,6 +68,23 @@ export function outboxValues(
   return { rows: rows.join(', '), ids };
 }
 
+/**
+ * An INSERT of `events` for each row of `written`, a CTE of the same statement that answers `workspace_id` (a row
+ * just inserted), RETURNING the NOTIFY: the events are written exactly when that row is. Their parameters are
+ * appended to `params`.
+ */
+export function outboxInsertFor(
+  written: string,
+  workspaceId: string,
+  events: OutboxEventInput[],
+  params: unknown[],
+): string {
+  const { rows } = outboxValues(workspaceId, events, params);
+  return `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+    SELECT e.* FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS}) JOIN ${written} w ON w.workspace_id = e.workspace_id
+    RETURNING ${NOTIFY_OUTBOX}`;
+}
+
 @Injectable()
 export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
   constructor(@InjectRepository(OutboxEvent) repo: Repository<OutboxEvent>) {
