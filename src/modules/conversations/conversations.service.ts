@@ -73,15 +73,15 @@ export class ConversationsService {
   /**
    * Outside any transaction, a conversation whose agent and contact the caller has checked, written in one statement
    * with its `started` event, its first active session when `session` is given (counting no message yet), and the
-   * rows `alongside` answers for it (a messaging line's thread).
+   * rows `alongside` (a messaging line's thread, keyed by the `id` the caller chose for the conversation).
    */
   async start(
     workspaceId: string,
     input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
-    options: { session?: { at: Date; timeoutMs: number }; alongside?: (c: Conversation) => NewRows[] } = {},
+    options: { session?: { at: Date; timeoutMs: number }; alongside?: NewRows[] } = {},
   ): Promise<Conversation> {
     const conversation = this.build(workspaceId, input);
-    const rows = options.alongside?.(conversation) ?? [];
+    const rows = [...(options.alongside ?? [])];
     if (options.session)
       rows.unshift(this.sessions.newActive(conversation, options.session.at, options.session.timeoutMs).rows);
     await this.conversations.insertStarted(

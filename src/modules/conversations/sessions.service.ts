@@ -70,36 +70,27 @@ export class SessionsService {
       current.messageCount += 1;
       return { session: await this.sessions.save(ws, current, manager), previousActivityMs };
     }
-    return { session: await this.open(manager, conversation, at, timeoutMs, 1), previousActivityMs: null };
+    return { session: await this.open(manager, conversation, at, timeoutMs), previousActivityMs: null };
   }
 
-  /**
-   * Opens an active session of the conversation at `at`, counting `messages` already (0 when the message that
-   * starts it is written after, into the active session). One INSERT: every column is set here.
-   */
-  async open(
+  /** Opens an active session of the conversation at `at`, counting the message that opens it. One INSERT. */
+  private async open(
     manager: EntityManager,
     conversation: Conversation,
     at: Date,
     timeoutMs: number,
-    messages = 0,
   ): Promise<Session> {
-    const session = this.build(conversation, at, timeoutMs, messages);
+    const session = this.build(conversation, at, timeoutMs, 1);
     await this.sessions.insertNew(conversation.workspaceId, [session], manager);
     return session;
   }
 
   /**
-   * A new active session of the conversation (see `open`) with its row, for a statement that writes it beside the
-   * conversation.
+   * A new active session of the conversation with its row, for a statement that writes it beside the conversation;
+   * it counts no message yet (the first is written into it after).
    */
-  newActive(
-    conversation: Conversation,
-    at: Date,
-    timeoutMs: number,
-    messages = 0,
-  ): { session: Session; rows: NewRows } {
-    const session = this.build(conversation, at, timeoutMs, messages);
+  newActive(conversation: Conversation, at: Date, timeoutMs: number): { session: Session; rows: NewRows } {
+    const session = this.build(conversation, at, timeoutMs, 0);
     return { session, rows: this.sessions.newRows(conversation.workspaceId, [session]) };
   }
 

@@ -40,31 +40,27 @@ export class MessagingLines {
         : known && this.threads.found(workspaceId, key, known);
     if (found) return found;
     const contactId = await contactFor();
-    let thread!: MessagingThread;
+    const now = new Date();
+    const thread = this.threads.build(workspaceId, {
+      channel: key.channel,
+      phoneNumberId: key.phoneNumberId,
+      pageId: key.pageId,
+      customerAddress: key.customerAddress,
+      handledBy: 'AI',
+      createdAt: now,
+      updatedAt: now,
+    });
+    // The thread's id is its conversation's.
     await this.conversations.start(
       workspaceId,
       {
+        id: thread.id,
         agentId: key.agentId,
         channel: key.channel,
         contactId: contactId ?? undefined,
         phone: key.customerAddress,
       },
-      {
-        session,
-        alongside: (conversation) => {
-          thread = this.threads.build(workspaceId, {
-            id: conversation.id,
-            channel: key.channel,
-            phoneNumberId: key.phoneNumberId,
-            pageId: key.pageId,
-            customerAddress: key.customerAddress,
-            handledBy: 'AI',
-            createdAt: conversation.createdAt,
-            updatedAt: conversation.createdAt,
-          });
-          return [this.threads.newRows(workspaceId, [thread])];
-        },
-      },
+      { session, alongside: [this.threads.newRows(workspaceId, [thread])] },
     );
     return { thread, blacklisted: null, opened: { contactId } };
   }
