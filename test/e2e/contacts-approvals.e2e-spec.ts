@@ -955,6 +955,12 @@ describe('contact approvals, analyzers and contact settings', () => {
         .data;
       expect(raced.events).toEqual([{ contact: racedView }]);
 
+      // A sender that is not a phone number (an alphanumeric sender ID, a short code) gets no contact, no event.
+      for (const sender of ['ACME', '72975'])
+        expect(await contacts.inboundContactFor(tenant.workspaceId, sender)).toBeNull();
+      expect(await stored('ACME')).toEqual({ contacts: [], events: [] });
+      expect(await stored('72975')).toEqual({ contacts: [], events: [] });
+
       // auto_create_contacts false: no contact, no event.
       await tenant.http.put('/api/v1/contacts/settings').send({ auto_create_contacts: false }).expect(200);
       const stranger = sandboxDestination('3003');
