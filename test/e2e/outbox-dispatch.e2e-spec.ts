@@ -46,8 +46,9 @@ describe('outbox dispatch across processes', () => {
       app.get(OutboxListener) as unknown as { dispatch: () => Promise<void> },
       'dispatch',
     );
-    return { count: () => spy.mock.calls.length, restore: () => spy.mockRestore() };
+    return { count: () => spy.mock.calls.length };
   };
+  afterEach(() => jest.restoreAllMocks());
   const dispatched = (id: string) =>
     waitFor(
       async () => {
@@ -90,31 +91,21 @@ describe('outbox dispatch across processes', () => {
   it('an event written by a dispatching process is dispatched by it, not by the other replica', async () => {
     const inA = dispatchesOf(a);
     const inB = dispatchesOf(b);
-    try {
-      await emitEvent(a, suite.t, 'conversation_status', { probe: 'own' });
-      await dispatched('own');
-      await waitFor(async () => (inA.count() > 0 ? true : undefined), 5_000, "the writer's dispatch");
-      expect(inB.count()).toBe(0);
-    } finally {
-      inA.restore();
-      inB.restore();
-    }
+    await emitEvent(a, suite.t, 'conversation_status', { probe: 'own' });
+    await dispatched('own');
+    await waitFor(async () => (inA.count() > 0 ? true : undefined), 5_000, "the writer's dispatch");
+    expect(inB.count()).toBe(0);
   });
 
   it('an event written by a process without workers is dispatched by the others at once', async () => {
     const inA = dispatchesOf(a);
     const inB = dispatchesOf(b);
-    try {
-      await emitEvent(apiOnly, suite.t, 'conversation_status', { probe: 'api-only' });
-      await dispatched('api-only');
-      await waitFor(
-        async () => (inA.count() > 0 && inB.count() > 0 ? true : undefined),
-        5_000,
-        'both dispatchers woken',
-      );
-    } finally {
-      inA.restore();
-      inB.restore();
-    }
+    await emitEvent(apiOnly, suite.t, 'conversation_status', { probe: 'api-only' });
+    await dispatched('api-only');
+    await waitFor(
+      async () => (inA.count() > 0 && inB.count() > 0 ? true : undefined),
+      5_000,
+      'both dispatchers woken',
+    );
   });
 });
