@@ -21,6 +21,7 @@ import { KnowledgeStatsConfigVersion1764090000000 } from './migrations/176409000
 import { SessionSummariesIndex1764091000000 } from './migrations/1764091000000-SessionSummariesIndex';
 import { OutboundPickOrder1764070000000 } from './migrations/1764070000000-OutboundPickOrder';
 import { EventRoutingVersions1764093000000 } from './migrations/1764093000000-EventRoutingVersions';
+import { FlowClaimFunction1764100000000 } from './migrations/1764100000000-FlowClaimFunction';
 import { FlowExecutionLeases1764060000000 } from './migrations/1764060000000-FlowExecutionLeases';
 import { VoiceRuntime1763900000000 } from './migrations/1763900000000-VoiceRuntime';
 import { Outbound1763930000000 } from './migrations/1763930000000-Outbound';
@@ -63,5 +64,6 @@ export const MIGRATIONS = [
   SessionSummariesIndex1764091000000,
   OutboundPickOrder1764070000000,
   EventRoutingVersions1764093000000,
+  FlowClaimFunction1764100000000,
   FlowExecutionLeases1764060000000,
 ];

@@ -107,6 +107,24 @@ describe('automation flows: starting executions back to back across two workers'
       Math.max(...rows.map((r) => +new Date(r.started_at))) -
       Math.min(...rows.map((r) => +new Date(r.started_at)));
     expect(span).toBeLessThan(15_000);
+    // Ends written together still give each execution its own `flow_execution` event, carrying that execution's
+    // chain, and its own action-log row.
+    const ids = rows.map((r) => r.id).sort();
+    const events: Array<{ chain: string[]; data: { execution: { uuid: string; status: string } } }> =
+      await db.query(
+        `SELECT chain, data FROM outbox_events WHERE workspace_id = $1 AND type = 'flow_execution'`,
+        [t.workspaceId],
+      );
+    expect(events.map((e) => e.data.execution.uuid).sort()).toEqual(ids);
+    for (const e of events) {
+      expect(e.chain).toEqual([e.data.execution.uuid]);
+      expect(e.data.execution.status).toBe('succeeded');
+    }
+    const logs: Array<{ subject_id: string }> = await db.query(
+      `SELECT subject_id FROM action_logs WHERE workspace_id = $1 AND type = 'workflow' AND status = 'succeeded'`,
+      [t.workspaceId],
+    );
+    expect(logs.map((l) => l.subject_id).sort()).toEqual(ids);
     // 120 triggers sent one after another through two processes, then up to 60 s of waiting: more than the default.
   }, 120_000);
 

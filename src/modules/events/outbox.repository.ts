@@ -41,27 +41,39 @@ export interface EventToSend {
   slug: string;
 }
 
-export type OutboxEventInput = Pick<OutboxEvent, 'type' | 'agentId' | 'data'>;
+/**
+ * An event to write. `chain`: the flow executions that caused it, when the writer speaks for several executions at
+ * once (one statement ending many); otherwise the chain of the running code (`runInChain`).
+ */
+export type OutboxEventInput = Pick<OutboxEvent, 'type' | 'agentId' | 'data'> & { chain?: readonly string[] };
 
 /** The columns an outbox write fills, in the order of the rows of `outboxValues`. */
 export const OUTBOX_COLUMNS = 'id, workspace_id, type, agent_id, data, chain';
 
 /**
  * The VALUES rows of events for OUTBOX_COLUMNS, their parameters appended to `params`, with new ids; events caused
- * by a flow execution carry its chain. For statements that write events beside another change.
+ * by a flow execution carry its chain (their own, or the running code's). For statements that write events beside
+ * another change.
  */
 export function outboxValues(
   workspaceId: string,
   events: OutboxEventInput[],
   params: unknown[],
 ): { rows: string; ids: string[] } {
-  const chain = currentChain();
-  const chainValue = chain?.length ? [...chain] : null;
+  const current = currentChain();
   const ids: string[] = [];
   const rows = events.map((e) => {
     const id = newId();
     ids.push(id);
-    params.push(id, workspaceId, e.type, e.agentId, JSON.stringify(e.data), chainValue);
+    const chain = e.chain ?? current;
+    params.push(
+      id,
+      workspaceId,
+      e.type,
+      e.agentId,
+      JSON.stringify(e.data),
+      chain?.length ? [...chain] : null,
+    );
     const n = params.length;
     return `($${n - 5}::uuid, $${n - 4}::uuid, $${n - 3}, $${n - 2}::uuid, $${n - 1}::jsonb, $${n}::uuid[])`;
   });

@@ -10,6 +10,8 @@ export interface DomainEvent {
   type: EventType;
   agentId: string | null;
   data: Record<string, unknown>;
+  /** The flow executions that caused it, when not the running code's chain (`runInChain`). */
+  chain?: readonly string[];
 }
 
 /**

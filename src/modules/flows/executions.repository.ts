@@ -139,35 +139,22 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
 
   /**
    * Moves the workspace's oldest queued executions to running, as many as it has free slots under `limit`, in one
-   * statement; a transaction-scoped advisory lock per workspace makes the count and the move one step (two
-   * processes claiming at once take turns, so the limit holds across processes). `owner` (this process) holds them
-   * under a lease of `leaseMs`. Answers the started executions with their flow's name, in the order they were queued.
+   * call of `flow_executions_claim` (migration 1764100000000): under the workspace's advisory lock it counts the
+   * running ones and moves the oldest waiting ones, so two processes claiming at once take turns and the limit holds
+   * across processes. `owner` (this process) holds them under a lease of `leaseMs`. Not in a transaction: the call
+   * is its own, and its commit releases the lock. Answers the started executions with their flow's name, in the
+   * order they were queued.
    */
   async claim(
-    tx: Transaction,
     workspaceId: string,
     limit: number,
     owner: string,
     leaseMs: number,
   ): Promise<ClaimedExecution[]> {
-    await this.sql(
-      `SELECT pg_advisory_xact_lock(hashtext('flow_executions:' || $1::text))`,
-      [workspaceId],
-      tx,
-    );
-    // An UPDATE answers [rows, count]. `started_at` is the statement's time, after the lock: claims in turn get
-    // times in turn.
-    const [rows] = await this.sql<[RawExecution[], number]>(
-      `WITH next AS (
-         SELECT id FROM flow_executions WHERE workspace_id = $1 AND status = 'queued'
-          ORDER BY created_at, id
-          LIMIT GREATEST(0, $2 - (SELECT count(*) FROM flow_executions WHERE workspace_id = $1 AND status = 'running')))
-       UPDATE flow_executions e SET status = 'running', started_at = COALESCE(e.started_at, statement_timestamp()),
-                                    claimed_by = $3, lease_until = now() + $4::int * interval '1 millisecond', updated_at = now()
-         FROM next WHERE e.workspace_id = $1 AND e.id = next.id
-       RETURNING e.*, (SELECT f.name FROM flows f WHERE f.workspace_id = $1 AND f.id = e.flow_id) AS flow_name`,
+    const rows = await this.sql<RawExecution[]>(
+      `SELECT c.*, (SELECT f.name FROM flows f WHERE f.workspace_id = $1 AND f.id = c.flow_id) AS flow_name
+         FROM flow_executions_claim($1, $2, $3, $4) c`,
       [workspaceId, limit, owner, leaseMs],
-      tx,
     );
     return rows
       .map((r) => ({ execution: fromRow(r), flowName: r.flow_name }))

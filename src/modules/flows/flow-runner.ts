@@ -111,8 +111,11 @@ export class FlowRunner {
    */
   private claimFor(workspaceId: string, spawn: (c: ClaimedExecution) => unknown): Promise<void> {
     return this.claims.run(workspaceId, async () => {
-      const claimed = await this.unitOfWork.run((tx) =>
-        this.executions.claim(tx, workspaceId, MAX_RUNNING_PER_WORKSPACE, this.owner.id, EXECUTION_LEASE_MS),
+      const claimed = await this.executions.claim(
+        workspaceId,
+        MAX_RUNNING_PER_WORKSPACE,
+        this.owner.id,
+        EXECUTION_LEASE_MS,
       );
       claimed.forEach((c) => spawn(c));
     });
@@ -296,38 +299,47 @@ export class FlowRunner {
       ),
     );
     // One this process no longer holds was handed back: whoever resumes it ends it (and writes its event).
-    for (const b of batch.filter((x) => ended.has(x.execution.id))) {
-      const e = b.execution;
-      const done = {
-        ...e,
-        status: b.status,
-        steps: b.records,
-        error: b.error,
-        finishedAt: new Date(),
-      } as FlowExecution;
-      const durationMs = e.startedAt ? Date.now() - new Date(e.startedAt).getTime() : null;
-      await runInChain(e.chain, () =>
-        this.outbox.record(tx, workspaceId, [
-          { type: 'flow_execution', agentId: null, data: { execution: executionView(done, false) } },
-        ]),
-      );
-      await this.actionLog.record(
-        workspaceId,
-        {
-          type: 'workflow',
-          name: b.name,
-          status: b.status,
-          durationMs: durationMs ?? undefined,
-          subjectId: e.id,
-          request: maskSecrets(e.trigger) as Record<string, unknown>,
-          response: {
-            steps: b.records.map((r) => ({ step_number: r.step_number, key: r.key, status: r.status })),
-          },
-          error: b.error ? `${b.error.code}: ${b.error.message}` : undefined,
+    const done = batch.filter((b) => ended.has(b.execution.id));
+    const finishedAt = new Date();
+    // Each `flow_execution` event carries its own execution's chain; all of them and the action-log rows go in one
+    // statement each.
+    await this.outbox.record(
+      tx,
+      workspaceId,
+      done.map((b) => ({
+        type: 'flow_execution' as const,
+        agentId: null,
+        chain: b.execution.chain,
+        data: {
+          execution: executionView(
+            {
+              ...b.execution,
+              status: b.status,
+              steps: b.records,
+              error: b.error,
+              finishedAt,
+            } as FlowExecution,
+            false,
+          ),
         },
-        tx,
-      );
-    }
+      })),
+    );
+    await this.actionLog.recordMany(
+      workspaceId,
+      done.map(({ execution: e, name, status, records, error }) => ({
+        type: 'workflow' as const,
+        name,
+        status,
+        durationMs: e.startedAt ? finishedAt.getTime() - new Date(e.startedAt).getTime() : undefined,
+        subjectId: e.id,
+        request: maskSecrets(e.trigger) as Record<string, unknown>,
+        response: {
+          steps: records.map((r) => ({ step_number: r.step_number, key: r.key, status: r.status })),
+        },
+        error: error ? `${error.code}: ${error.message}` : undefined,
+      })),
+      tx,
+    );
   }
 
   /** The safety net: every workspace with waiting executions and free slots gets one run job. */

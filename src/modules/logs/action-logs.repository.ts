@@ -27,15 +27,21 @@ export class ActionLogsRepository extends WorkspaceScopedRepository<ActionLogEnt
 
   /** Appends one row; inside `tx` when the action's own change is being written. Returns its id. */
   async append(workspaceId: string, e: ActionLogInput, tx?: EntityManager): Promise<string> {
-    const id = newId();
-    await this.sql(
-      `INSERT INTO action_logs
-         (id, workspace_id, type, name, status, channel, duration_ms, agent_id, contact_id, subject_id,
-          request, response, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [
+    const [id] = await this.appendMany(workspaceId, [e], tx);
+    return id;
+  }
+
+  /** Appends rows in one statement (inside `tx` when given); answers their ids in order. */
+  async appendMany(workspaceId: string, entries: ActionLogInput[], tx?: EntityManager): Promise<string[]> {
+    if (!entries.length) return [];
+    const ids: string[] = [];
+    const params: unknown[] = [workspaceId];
+    const tuples = entries.map((e) => {
+      const id = newId();
+      ids.push(id);
+      const at = params.length;
+      params.push(
         id,
-        workspaceId,
         e.type,
         e.name.slice(0, 255),
         e.status,
@@ -47,10 +53,19 @@ export class ActionLogsRepository extends WorkspaceScopedRepository<ActionLogEnt
         e.request === undefined ? null : JSON.stringify(e.request),
         e.response === undefined ? null : JSON.stringify(e.response),
         e.error ?? null,
-      ],
+      );
+      const p = Array.from({ length: 12 }, (_, k) => `$${at + k + 1}`);
+      return `(${p[0]}, $1, ${p.slice(1).join(', ')})`;
+    });
+    await this.sql(
+      `INSERT INTO action_logs
+         (id, workspace_id, type, name, status, channel, duration_ms, agent_id, contact_id, subject_id,
+          request, response, error)
+       VALUES ${tuples.join(', ')}`,
+      params,
       tx,
     );
-    return id;
+    return ids;
   }
 
   /** Newest first, filtered; with names of the agent and contact. */

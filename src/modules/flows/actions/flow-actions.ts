@@ -130,6 +130,9 @@ export class FlowActions {
           body,
           timeoutMs: WEBHOOK_TIMEOUT_MS,
           maxBytes: 256 * 1024,
+          // A flow calls the same endpoints again and again: kept-alive connections, each opened through the
+          // guard's connect-time check, save a TCP (and TLS) handshake per call.
+          keepAlive: true,
         },
       );
     } catch (err) {
