@@ -21,6 +21,8 @@ export interface Reply {
 export class WebhookReceiver {
   readonly received: Received[] = [];
   private readonly handlers = new Map<string, (r: Received, n: number) => Reply>();
+  /** Requests per path so far (a handler's `n` without scanning every request received). */
+  private readonly counts = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
   private constructor(private readonly server: http.Server) {}
@@ -67,10 +69,9 @@ export class WebhookReceiver {
         at: Date.now(),
       };
       this.received.push(r);
-      const reply: Reply = (this.handlers.get(r.path) ?? ((): Reply => ({ status: 200, body: 'ok' })))(
-        r,
-        this.at(r.path).length,
-      );
+      const n = (this.counts.get(r.path) ?? 0) + 1;
+      this.counts.set(r.path, n);
+      const reply: Reply = (this.handlers.get(r.path) ?? ((): Reply => ({ status: 200, body: 'ok' })))(r, n);
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(reply.status, reply.headers ?? {});
