@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { randomBytes } from 'node:crypto';
 import { InboundItem, InboundQueue, threadOf } from './inbound-queue';
@@ -28,7 +29,14 @@ describe('InboundQueue (against Redis)', () => {
   let jobs: RecordedQueue;
   let queue: InboundQueue;
 
+  let errors: unknown[][];
+  let warnings: unknown[][];
+
   beforeEach(() => {
+    errors = [];
+    warnings = [];
+    jest.spyOn(Logger.prototype, 'error').mockImplementation((...args: unknown[]) => void errors.push(args));
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((...args: unknown[]) => void warnings.push(args));
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
       keyPrefix: `spec-inbound-${randomBytes(4).toString('hex')}:`,
     });
@@ -39,6 +47,7 @@ describe('InboundQueue (against Redis)', () => {
     const keys = await redis.keys(`${redis.options.keyPrefix}*`);
     if (keys.length) await redis.del(...keys.map((k) => k.slice(redis.options.keyPrefix!.length)));
     redis.disconnect();
+    jest.restoreAllMocks();
   });
 
   it('queues a drain when the thread is idle, none while a drain holds it; one drain handles all in order', async () => {
@@ -120,6 +129,13 @@ describe('InboundQueue (against Redis)', () => {
       if (i.text === 'msg 1') throw new Error('broken');
     });
     expect(attempts).toEqual(['msg 1', 'msg 1', 'msg 1', 'msg 2']);
+    // The drop is logged with what finds the message again.
+    expect(errors).toEqual([
+      [
+        { err: 'broken', providerMessageId: 'SM1', channel: 'sms' },
+        'inbound message dropped after repeated failures',
+      ],
+    ]);
   });
 
   it('in a process that drains threads, a hook that finds the thread idle drains it there, in order, with no job', async () => {
@@ -175,6 +191,7 @@ describe('InboundQueue (against Redis)', () => {
     await new Promise((r) => setTimeout(r, 350));
     expect(await queue.recover()).toBe(1);
     expect(jobs.added).toEqual([{ thread }]);
+    expect(warnings).toEqual([[{ threads: 1 }, 'inbound threads left by a stopped process resumed']]);
     const seen: string[] = [];
     await queue.drain(thread, async (i) => void seen.push(i.text));
     expect(seen).toEqual(['msg 1']);
