@@ -52,20 +52,22 @@ export const OUTBOX_COLUMNS = 'id, workspace_id, type, agent_id, data, chain';
 
 /**
  * The VALUES rows of events for OUTBOX_COLUMNS, their parameters appended to `params`, with new ids; events caused
- * by a flow execution carry its chain (their own, or the running code's). For statements that write events beside
- * another change.
+ * by a flow execution carry its chain (their own, or the running code's). `keys`, one per event, adds a last
+ * column to each row (a uuid the statement joins on). For statements that write events beside another change.
  */
 export function outboxValues(
   workspaceId: string,
   events: OutboxEventInput[],
   params: unknown[],
+  keys?: string[],
 ): { rows: string; ids: string[] } {
   const current = currentChain();
   const ids: string[] = [];
-  const rows = events.map((e) => {
+  const rows = events.map((e, i) => {
     const id = newId();
     ids.push(id);
     const chain = e.chain ?? current;
+    const at = params.length;
     params.push(
       id,
       workspaceId,
@@ -74,8 +76,9 @@ export function outboxValues(
       JSON.stringify(e.data),
       chain?.length ? [...chain] : null,
     );
-    const n = params.length;
-    return `($${n - 5}::uuid, $${n - 4}::uuid, $${n - 3}, $${n - 2}::uuid, $${n - 1}::jsonb, $${n}::uuid[])`;
+    const p = (k: number) => `$${at + k}`;
+    const key = keys ? `, $${params.push(keys[i])}::uuid` : '';
+    return `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}, ${p(4)}::uuid, ${p(5)}::jsonb, ${p(6)}::uuid[]${key})`;
   });
   return { rows: rows.join(', '), ids };
 }
@@ -94,6 +97,31 @@ export function outboxInsertFor(
   const { rows } = outboxValues(workspaceId, events, params);
   return `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
     SELECT e.* FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS}) JOIN ${written} w ON w.workspace_id = e.workspace_id
+    RETURNING ${NOTIFY_OUTBOX}`;
+}
+
+/**
+ * An INSERT, a CTE of the same statement, of each event whose row of `written` (a CTE answering `id`) was written:
+ * `items[i].event` goes with the row whose `id` is `items[i].key`. RETURNING the NOTIFY. Their parameters are
+ * appended to `params`.
+ */
+export function outboxInsertPerRow(
+  written: string,
+  workspaceId: string,
+  items: Array<{ key: string; event: OutboxEventInput }>,
+  params: unknown[],
+): string {
+  const { rows } = outboxValues(
+    workspaceId,
+    items.map((i) => i.event),
+    params,
+    items.map((i) => i.key),
+  );
+  const columns = OUTBOX_COLUMNS.split(', ')
+    .map((c) => `e.${c}`)
+    .join(', ');
+  return `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
+    SELECT ${columns} FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS}, row_key) JOIN ${written} w ON w.id = e.row_key
     RETURNING ${NOTIFY_OUTBOX}`;
 }
 

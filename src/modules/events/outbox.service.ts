@@ -10,8 +10,6 @@ export interface DomainEvent {
   type: EventType;
   agentId: string | null;
   data: Record<string, unknown>;
-  /** The flow executions that caused it, when not the running code's chain (`runInChain`). */
-  chain?: readonly string[];
 }
 
 /**

@@ -201,22 +201,30 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
 
   /**
    * Ends several executions of the workspace that `owner` holds, in one statement; answers the ids ended (one that
-   * `owner` no longer holds is left to whoever resumes it).
+   * `owner` no longer holds is left to whoever resumes it). `beside` adds writes to the same statement: given the
+   * name of a CTE answering the `id` of each execution ended and the statement's parameters (to append to), it
+   * answers the CTE bodies (data-modifying statements that join that CTE), which commit exactly with the ends.
    */
   async finishMany(
-    tx: Transaction,
     workspaceId: string,
     owner: string,
     rows: Array<{ id: string; status: ExecutionStatus; steps: StepRecord[]; error: FlowExecution['error'] }>,
+    beside: (ended: string, params: unknown[]) => string[] = () => [],
   ): Promise<string[]> {
-    const [ended] = await this.sql<[Array<{ id: string }>, number]>(
-      `UPDATE flow_executions e SET status = v.status, steps = v.steps, error = v.error, finished_at = now(),
-                                    claimed_by = NULL, lease_until = NULL, updated_at = now()
-         FROM jsonb_to_recordset($2::jsonb) AS v(id uuid, status varchar, steps jsonb, error jsonb)
-        WHERE e.workspace_id = $1 AND e.id = v.id AND e.status = 'running' AND e.claimed_by = $3
-       RETURNING e.id`,
-      [workspaceId, JSON.stringify(rows), owner],
-      tx,
+    const params: unknown[] = [workspaceId, JSON.stringify(rows), owner];
+    const also = beside('ended', params)
+      .map((body, i) => `, beside_${i} AS (${body})`)
+      .join('');
+    const ended = await this.sql<Array<{ id: string }>>(
+      `WITH ended AS (
+         UPDATE flow_executions e SET status = v.status, steps = v.steps, error = v.error, finished_at = now(),
+                                      claimed_by = NULL, lease_until = NULL, updated_at = now()
+           FROM jsonb_to_recordset($2::jsonb) AS v(id uuid, status varchar, steps jsonb, error jsonb)
+          WHERE e.workspace_id = $1 AND e.id = v.id AND e.status = 'running' AND e.claimed_by = $3
+         RETURNING e.id
+       )${also}
+       SELECT id FROM ended`,
+      params,
     );
     return ended.map((r) => r.id);
   }

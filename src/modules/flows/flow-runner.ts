@@ -1,9 +1,8 @@
 import { KeyedRounds } from '@/common/concurrency/keyed-rounds';
 import { Injectable, Logger } from '@nestjs/common';
-import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { runInChain } from '@/modules/events/event-chain';
-import { OutboxService } from '@/modules/events/outbox.service';
-import { ActionLog } from '@/modules/logs/action-log.service';
+import { OutboxEventInput, outboxInsertPerRow } from '@/modules/events/outbox.repository';
+import { ActionLogInput, actionLogInsertPerRow } from '@/modules/logs/action-logs.repository';
 import { RetryStep, stepError } from './actions/action';
 import { FlowActions } from './actions/flow-actions';
 import { FlowExecution, StepRecord } from './flow.entity';
@@ -62,14 +61,11 @@ export class FlowRunner {
   private readonly ends = new Map<string, EndQueue>();
 
   constructor(
-    private readonly unitOfWork: UnitOfWork,
     private readonly executions: FlowExecutionsRepository,
     private readonly service: FlowExecutionsService,
     private readonly flows: FlowsRepository,
     private readonly versions: FlowVersionsRepository,
     private readonly actions: FlowActions,
-    private readonly outbox: OutboxService,
-    private readonly actionLog: ActionLog,
     private readonly owner: FlowOwner,
   ) {}
 
@@ -267,20 +263,17 @@ export class FlowRunner {
     return true;
   }
 
-  /** Writes the workspace's waiting ends, a transaction per batch; a failed batch is tried again one end at a time. */
+  /** Writes the workspace's waiting ends, a statement per batch; a failed batch is tried again one end at a time. */
   private async writeEnds(workspaceId: string, q: EndQueue): Promise<void> {
     q.writing = true;
     try {
       while (q.items.length) {
         const batch = q.items.splice(0, END_BATCH);
         try {
-          await this.unitOfWork.run((tx) => this.writeBatch(tx, workspaceId, batch));
+          await this.writeBatch(workspaceId, batch);
           batch.forEach((b) => b.resolve());
         } catch {
-          for (const b of batch)
-            await this.unitOfWork
-              .run((tx) => this.writeBatch(tx, workspaceId, [b]))
-              .then(b.resolve, b.reject);
+          for (const b of batch) await this.writeBatch(workspaceId, [b]).then(b.resolve, b.reject);
         }
       }
     } finally {
@@ -289,57 +282,58 @@ export class FlowRunner {
     }
   }
 
-  private async writeBatch(tx: Transaction, workspaceId: string, batch: PendingEnd[]): Promise<void> {
-    const ended = new Set(
-      await this.executions.finishMany(
-        tx,
-        workspaceId,
-        this.owner.id,
-        batch.map((b) => ({ id: b.execution.id, status: b.status, steps: b.records, error: b.error })),
-      ),
-    );
-    // One this process no longer holds was handed back: whoever resumes it ends it (and writes its event).
-    const done = batch.filter((b) => ended.has(b.execution.id));
+  /**
+   * One statement: the ends of the batch, and for each execution ended its `flow_execution` event (carrying its own
+   * chain) and its action-log row. One this process no longer holds was handed back: whoever resumes it ends it
+   * (and writes its event and row).
+   */
+  private async writeBatch(workspaceId: string, batch: PendingEnd[]): Promise<void> {
     const finishedAt = new Date();
-    // Each `flow_execution` event carries its own execution's chain; all of them and the action-log rows go in one
-    // statement each.
-    await this.outbox.record(
-      tx,
+    await this.executions.finishMany(
       workspaceId,
-      done.map((b) => ({
-        type: 'flow_execution' as const,
-        agentId: null,
-        chain: b.execution.chain,
-        data: {
-          execution: executionView(
-            {
-              ...b.execution,
-              status: b.status,
-              steps: b.records,
-              error: b.error,
-              finishedAt,
-            } as FlowExecution,
-            false,
-          ),
-        },
-      })),
+      this.owner.id,
+      batch.map((b) => ({ id: b.execution.id, status: b.status, steps: b.records, error: b.error })),
+      (ended, params) => [
+        outboxInsertPerRow(
+          ended,
+          workspaceId,
+          batch.map((b) => ({ key: b.execution.id, event: this.endEvent(b, finishedAt) })),
+          params,
+        ),
+        actionLogInsertPerRow(
+          ended,
+          workspaceId,
+          batch.map((b) => ({ key: b.execution.id, entry: this.endLogEntry(b, finishedAt) })),
+          params,
+        ),
+      ],
     );
-    await this.actionLog.recordMany(
-      workspaceId,
-      done.map(({ execution: e, name, status, records, error }) => ({
-        type: 'workflow' as const,
-        name,
-        status,
-        durationMs: e.startedAt ? finishedAt.getTime() - new Date(e.startedAt).getTime() : undefined,
-        subjectId: e.id,
-        request: maskSecrets(e.trigger) as Record<string, unknown>,
-        response: {
-          steps: records.map((r) => ({ step_number: r.step_number, key: r.key, status: r.status })),
-        },
-        error: error ? `${error.code}: ${error.message}` : undefined,
-      })),
-      tx,
-    );
+  }
+
+  private endEvent(b: PendingEnd, finishedAt: Date): OutboxEventInput {
+    const done = { ...b.execution, status: b.status, steps: b.records, error: b.error, finishedAt };
+    return {
+      type: 'flow_execution',
+      agentId: null,
+      chain: b.execution.chain,
+      data: { execution: executionView(done as FlowExecution, false) },
+    };
+  }
+
+  private endLogEntry(
+    { execution: e, name, status, records, error }: PendingEnd,
+    finishedAt: Date,
+  ): ActionLogInput {
+    return {
+      type: 'workflow',
+      name,
+      status,
+      durationMs: e.startedAt ? finishedAt.getTime() - new Date(e.startedAt).getTime() : undefined,
+      subjectId: e.id,
+      request: maskSecrets(e.trigger) as Record<string, unknown>,
+      response: { steps: records.map((r) => ({ step_number: r.step_number, key: r.key, status: r.status })) },
+      error: error ? `${error.code}: ${error.message}` : undefined,
+    };
   }
 
   /** The safety net: every workspace with waiting executions and free slots gets one run job. */

@@ -10,9 +10,4 @@ export class ActionLog {
   record(workspaceId: string, entry: ActionLogInput, tx?: EntityManager): Promise<string> {
     return this.rows.append(workspaceId, entry, tx);
   }
-
-  /** Several rows in one statement; answers their ids in order. */
-  recordMany(workspaceId: string, entries: ActionLogInput[], tx?: EntityManager): Promise<string[]> {
-    return this.rows.appendMany(workspaceId, entries, tx);
-  }
 }

@@ -19,6 +19,73 @@ export interface ActionLogInput {
   error?: string | null;
 }
 
+/** The columns an action-log write fills, in the order of the rows of `actionLogValues`. */
+const ACTION_LOG_COLUMNS =
+  'id, workspace_id, type, name, status, channel, duration_ms, agent_id, contact_id, subject_id, request, response, error';
+
+/**
+ * The VALUES rows of entries for ACTION_LOG_COLUMNS, their parameters appended to `params`, with new ids. `keys`, one
+ * per entry, adds a last column to each row (a uuid the statement joins on).
+ */
+function actionLogValues(
+  workspaceId: string,
+  entries: ActionLogInput[],
+  params: unknown[],
+  keys?: string[],
+): { rows: string; ids: string[] } {
+  const ids: string[] = [];
+  const rows = entries.map((e, i) => {
+    const id = newId();
+    ids.push(id);
+    const at = params.length;
+    params.push(
+      id,
+      workspaceId,
+      e.type,
+      e.name.slice(0, 255),
+      e.status,
+      e.channel ?? null,
+      e.durationMs == null ? null : Math.round(e.durationMs),
+      e.agentId ?? null,
+      e.contactId ?? null,
+      e.subjectId ?? null,
+      e.request === undefined ? null : JSON.stringify(e.request),
+      e.response === undefined ? null : JSON.stringify(e.response),
+      e.error ?? null,
+    );
+    const p = (k: number) => `$${at + k}`;
+    const key = keys ? `, $${params.push(keys[i])}::uuid` : '';
+    return (
+      `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::int, ${p(8)}::uuid, ` +
+      `${p(9)}::uuid, ${p(10)}::uuid, ${p(11)}::jsonb, ${p(12)}::jsonb, ${p(13)}${key})`
+    );
+  });
+  return { rows: rows.join(', '), ids };
+}
+
+/**
+ * An INSERT, a CTE of the same statement, of each entry whose row of `written` (a CTE answering `id`) was written:
+ * `items[i].entry` goes with the row whose `id` is `items[i].key`. Their parameters are appended to `params`.
+ */
+export function actionLogInsertPerRow(
+  written: string,
+  workspaceId: string,
+  items: Array<{ key: string; entry: ActionLogInput }>,
+  params: unknown[],
+): string {
+  const { rows } = actionLogValues(
+    workspaceId,
+    items.map((i) => i.entry),
+    params,
+    items.map((i) => i.key),
+  );
+  const columns = ACTION_LOG_COLUMNS.split(', ')
+    .map((c) => `l.${c}`)
+    .join(', ');
+  return `INSERT INTO action_logs (${ACTION_LOG_COLUMNS})
+    SELECT ${columns} FROM (VALUES ${rows}) AS l (${ACTION_LOG_COLUMNS}, row_key) JOIN ${written} w ON w.id = l.row_key`;
+}
+
 @Injectable()
 export class ActionLogsRepository extends WorkspaceScopedRepository<ActionLogEntry> {
   constructor(@InjectRepository(ActionLogEntry) repo: Repository<ActionLogEntry>) {
@@ -27,45 +94,10 @@ export class ActionLogsRepository extends WorkspaceScopedRepository<ActionLogEnt
 
   /** Appends one row; inside `tx` when the action's own change is being written. Returns its id. */
   async append(workspaceId: string, e: ActionLogInput, tx?: EntityManager): Promise<string> {
-    const [id] = await this.appendMany(workspaceId, [e], tx);
-    return id;
-  }
-
-  /** Appends rows in one statement (inside `tx` when given); answers their ids in order. */
-  async appendMany(workspaceId: string, entries: ActionLogInput[], tx?: EntityManager): Promise<string[]> {
-    if (!entries.length) return [];
-    const ids: string[] = [];
-    const params: unknown[] = [workspaceId];
-    const tuples = entries.map((e) => {
-      const id = newId();
-      ids.push(id);
-      const at = params.length;
-      params.push(
-        id,
-        e.type,
-        e.name.slice(0, 255),
-        e.status,
-        e.channel ?? null,
-        e.durationMs == null ? null : Math.round(e.durationMs),
-        e.agentId ?? null,
-        e.contactId ?? null,
-        e.subjectId ?? null,
-        e.request === undefined ? null : JSON.stringify(e.request),
-        e.response === undefined ? null : JSON.stringify(e.response),
-        e.error ?? null,
-      );
-      const p = Array.from({ length: 12 }, (_, k) => `$${at + k + 1}`);
-      return `(${p[0]}, $1, ${p.slice(1).join(', ')})`;
-    });
-    await this.sql(
-      `INSERT INTO action_logs
-         (id, workspace_id, type, name, status, channel, duration_ms, agent_id, contact_id, subject_id,
-          request, response, error)
-       VALUES ${tuples.join(', ')}`,
-      params,
-      tx,
-    );
-    return ids;
+    const params: unknown[] = [];
+    const { rows, ids } = actionLogValues(workspaceId, [e], params);
+    await this.sql(`INSERT INTO action_logs (${ACTION_LOG_COLUMNS}) VALUES ${rows}`, params, tx);
+    return ids[0];
   }
 
   /** Newest first, filtered; with names of the agent and contact. */
