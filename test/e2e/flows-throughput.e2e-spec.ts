@@ -1,4 +1,8 @@
 import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { outboxInsertPerRow } from '@/modules/events/outbox.repository';
+import { FlowExecutionsRepository } from '@/modules/flows/executions.repository';
+import { actionLogInsertPerRow } from '@/modules/logs/action-logs.repository';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 import { startTestApp, TestApp } from '../setup/test-app';
@@ -127,6 +131,63 @@ describe('automation flows: starting executions back to back across two workers'
     expect(logs.map((l) => l.subject_id).sort()).toEqual(ids);
     // 120 triggers sent one after another through two processes, then up to 60 s of waiting: more than the default.
   }, 120_000);
+
+  it('ends written in one statement add events and log rows only for the executions actually ended', async () => {
+    const f = (await t.http.post('/api/v1/flows').send({ name: 'ends' }).expect(201)).body.data;
+    const insert = async (owner: string) => {
+      const id = uuidv7();
+      await db.query(
+        `INSERT INTO flow_executions (id, workspace_id, flow_id, version, status, trigger, chain, started_at,
+                                      claimed_by, lease_until)
+         VALUES ($1, $2, $3, 1, 'running', '{}', ARRAY[$1]::uuid[], now(), $4, now() + interval '2 minutes')`,
+        [id, t.workspaceId, f.uuid, owner],
+      );
+      return id;
+    };
+    const held = [await insert('ends-owner'), await insert('ends-owner')];
+    const lost = await insert('another-owner'); // handed back meanwhile: not this writer's to end
+    const all = [...held, lost];
+    const ended = await a.get(FlowExecutionsRepository).finishMany(
+      t.workspaceId,
+      'ends-owner',
+      all.map((id) => ({ id, status: 'succeeded' as const, steps: [], error: null })),
+      (written, params) => [
+        outboxInsertPerRow(
+          written,
+          t.workspaceId,
+          all.map((id) => ({
+            key: id,
+            event: { type: 'flow_execution', agentId: null, chain: [id], data: { execution: { uuid: id } } },
+          })),
+          params,
+        ),
+        actionLogInsertPerRow(
+          written,
+          t.workspaceId,
+          all.map((id) => ({
+            key: id,
+            entry: { type: 'workflow', name: 'ends', status: 'succeeded', subjectId: id },
+          })),
+          params,
+        ),
+      ],
+    );
+    expect(ended.sort()).toEqual([...held].sort());
+    const events: Array<{ chain: string[]; uuid: string }> = await db.query(
+      `SELECT chain, data->'execution'->>'uuid' AS uuid FROM outbox_events
+        WHERE workspace_id = $1 AND type = 'flow_execution' AND data->'execution'->>'uuid' = ANY($2)`,
+      [t.workspaceId, all],
+    );
+    expect(events.map((e) => e.uuid).sort()).toEqual([...held].sort());
+    for (const e of events) expect(e.chain).toEqual([e.uuid]);
+    const logs: Array<{ subject_id: string }> = await db.query(
+      `SELECT subject_id FROM action_logs WHERE workspace_id = $1 AND subject_id = ANY($2)`,
+      [t.workspaceId, all],
+    );
+    expect(logs.map((l) => l.subject_id).sort()).toEqual([...held].sort());
+    const [still] = await db.query(`SELECT status, claimed_by FROM flow_executions WHERE id = $1`, [lost]);
+    expect(still).toEqual({ status: 'running', claimed_by: 'another-owner' });
+  });
 
   it("another workspace's token can neither read nor detect these executions", async () => {
     const flows = (await t.http.get('/api/v1/flows').expect(200)).body.data.items as Array<{ uuid: string }>;
