@@ -147,7 +147,7 @@ describe('automation flows: starting executions back to back across two workers'
     const held = [await insert('ends-owner'), await insert('ends-owner')];
     const lost = await insert('another-owner'); // handed back meanwhile: not this writer's to end
     const all = [...held, lost];
-    const ended = await a.get(FlowExecutionsRepository).finishMany(
+    const ended = await a.get<FlowExecutionsRepository>(FlowExecutionsRepository).finishMany(
       t.workspaceId,
       'ends-owner',
       all.map((id) => ({ id, status: 'succeeded' as const, steps: [], error: null })),

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
+import { insertPerRowSql } from '@/common/persistence/insert-per-row';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
@@ -111,18 +112,14 @@ export function outboxInsertPerRow(
   items: Array<{ key: string; event: OutboxEventInput }>,
   params: unknown[],
 ): string {
+  const keys = items.map((i) => i.key);
   const { rows } = outboxValues(
     workspaceId,
     items.map((i) => i.event),
     params,
-    items.map((i) => i.key),
+    keys,
   );
-  const columns = OUTBOX_COLUMNS.split(', ')
-    .map((c) => `e.${c}`)
-    .join(', ');
-  return `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
-    SELECT ${columns} FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS}, row_key) JOIN ${written} w ON w.id = e.row_key
-    RETURNING ${NOTIFY_OUTBOX}`;
+  return insertPerRowSql('outbox_events', OUTBOX_COLUMNS, rows, written, NOTIFY_OUTBOX);
 }
 
 @Injectable()

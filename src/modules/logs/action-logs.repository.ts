@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
+import { insertPerRowSql } from '@/common/persistence/insert-per-row';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { ActionLogEntry, ActionLogType } from './action-log.entity';
 
@@ -79,11 +80,7 @@ export function actionLogInsertPerRow(
     params,
     items.map((i) => i.key),
   );
-  const columns = ACTION_LOG_COLUMNS.split(', ')
-    .map((c) => `l.${c}`)
-    .join(', ');
-  return `INSERT INTO action_logs (${ACTION_LOG_COLUMNS})
-    SELECT ${columns} FROM (VALUES ${rows}) AS l (${ACTION_LOG_COLUMNS}, row_key) JOIN ${written} w ON w.id = l.row_key`;
+  return insertPerRowSql('action_logs', ACTION_LOG_COLUMNS, rows, written);
 }
 
 @Injectable()
