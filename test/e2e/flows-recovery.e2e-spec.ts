@@ -108,7 +108,17 @@ describe('automation flows: executions survive a dead process', () => {
       },
       60_000,
       '21 executions succeeded',
-    );
+    ).catch(async (err: Error) => {
+      // Say where each execution stopped, so a failure here explains itself.
+      const state = (await rows(t.workspaceId, flow.id)).map((x) => ({
+        status: x.status,
+        owner: x.claimed_by,
+        steps: x.steps.map(
+          (s) => `${s.step_number}:${s.status}:${s.attempts}${s.error ? `:${s.error.code}` : ''}`,
+        ),
+      }));
+      throw new Error(`${err.message}; executions: ${JSON.stringify(state)}`);
+    });
     // Found within the heartbeat's life (6 s) plus a sweep (5 s), before the held requests would have answered.
     expect(Date.now() - started).toBeLessThan(30_000);
     const attempts = ended.map((r) => r.steps.map((s) => [s.step_number, s.status, s.attempts]));
