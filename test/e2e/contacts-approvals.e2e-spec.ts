@@ -822,6 +822,25 @@ describe('contact approvals, analyzers and contact settings', () => {
         ).body.data.conversation.contact_uuid as string | null;
       return { agentId, number, sms };
     };
+    /** The workspace's contacts with this number and the contact_created events that carry it, from the database. */
+    const storedFor = async (tenant: TestTenant, phone: string) => {
+      const db = app.get<DataSource>(DataSource);
+      return {
+        contacts: (
+          await db.query(`SELECT id FROM contacts WHERE workspace_id = $1 AND phone_number = $2`, [
+            tenant.workspaceId,
+            phone,
+          ])
+        ).map((r: { id: string }) => r.id),
+        events: (
+          await db.query(
+            `SELECT data FROM outbox_events
+              WHERE workspace_id = $1 AND type = 'contact_created' AND data->'contact'->>'phone_number' = $2`,
+            [tenant.workspaceId, phone],
+          )
+        ).map((r: { data: unknown }) => r.data),
+      };
+    };
 
     it('inbound SMS and calls find or create their contact as the settings say', async () => {
       const tenant = await createTenant(app);
@@ -870,6 +889,7 @@ describe('contact approvals, analyzers and contact settings', () => {
       const stranger = sandboxDestination('2004');
       expect(await sms(stranger)).toBeNull();
       expect(await contactsWith(stranger)).toEqual([]);
+      expect(await storedFor(tenant, stranger)).toEqual({ contacts: [], events: [] });
       const strangerCall = sandboxDestination('2005');
       const noContact = await tenant.http
         .post('/api/v1/calls/simulate-inbound')
@@ -895,31 +915,21 @@ describe('contact approvals, analyzers and contact settings', () => {
         .expect(201);
       expect(await sms(unmatched)).toBeNull();
       expect(await contactsWith(unmatched)).toHaveLength(1);
+      const contacts = app.get<ContactsService>(ContactsService);
+      expect(await contacts.inboundContactFor(tenant.workspaceId, unmatched)).toBeNull();
+      const unmatchedNew = sandboxDestination('2008');
+      expect(await sms(unmatchedNew)).toBeNull();
+      expect(await storedFor(tenant, unmatchedNew)).toEqual({ contacts: [], events: [] });
     });
 
     it('an inbound number becomes one contact with one contact_created event carrying its API view, even in a race', async () => {
       const tenant = await createTenant(app);
-      const db = app.get<DataSource>(DataSource);
       const contacts = app.get<ContactsService>(ContactsService);
       const { number, sms } = await inboundLine(tenant);
       const call = async (from: string) =>
         (await tenant.http.post('/api/v1/calls/simulate-inbound').send({ to: number, from }).expect(201)).body
           .data.contact?.uuid as string | undefined;
-      const stored = async (phone: string) => ({
-        contacts: (
-          await db.query(`SELECT id FROM contacts WHERE workspace_id = $1 AND phone_number = $2`, [
-            tenant.workspaceId,
-            phone,
-          ])
-        ).map((r: { id: string }) => r.id),
-        events: (
-          await db.query(
-            `SELECT data FROM outbox_events
-              WHERE workspace_id = $1 AND type = 'contact_created' AND data->'contact'->>'phone_number' = $2`,
-            [tenant.workspaceId, phone],
-          )
-        ).map((r: { data: unknown }) => r.data),
-      });
+      const stored = (phone: string) => storedFor(tenant, phone);
       await tenant.http
         .put('/api/v1/contacts/settings')
         .send({ default_country_code: 'FR', default_timezone: 'Europe/Paris' })
@@ -960,23 +970,6 @@ describe('contact approvals, analyzers and contact settings', () => {
         expect(await contacts.inboundContactFor(tenant.workspaceId, sender)).toBeNull();
       expect(await stored('ACME')).toEqual({ contacts: [], events: [] });
       expect(await stored('72975')).toEqual({ contacts: [], events: [] });
-
-      // auto_create_contacts false: no contact, no event.
-      await tenant.http.put('/api/v1/contacts/settings').send({ auto_create_contacts: false }).expect(200);
-      const stranger = sandboxDestination('3003');
-      expect(await sms(stranger)).toBeNull();
-      expect(await stored(stranger)).toEqual({ contacts: [], events: [] });
-      expect(await sms(first)).toBe(id);
-
-      // match_inbound_by without phone_number: the conversation has no contact, none is made.
-      await tenant.http
-        .put('/api/v1/contacts/settings')
-        .send({ match_inbound_by: ['email'], auto_create_contacts: true })
-        .expect(200);
-      const unmatched = sandboxDestination('3004');
-      expect(await sms(unmatched)).toBeNull();
-      expect(await contacts.inboundContactFor(tenant.workspaceId, first)).toBeNull();
-      expect(await stored(unmatched)).toEqual({ contacts: [], events: [] });
     });
   });
 });
