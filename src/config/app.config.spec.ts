@@ -8,7 +8,7 @@ describe('configuration', () => {
       port: 3000,
       serviceDomain: 'localhost',
       trustProxy: false,
-      database: { url: 'postgres://postgres@127.0.0.1:5432/agent_platform' },
+      database: { url: 'postgres://postgres@127.0.0.1:5432/agent_platform', poolMin: 8 },
       redis: { url: 'redis://127.0.0.1:6379' },
       limits: { ratePerMinute: 1000, maxConcurrentCalls: 50, crawlMaxPages: 100 },
       network: { allowPrivateTargets: false },
@@ -26,6 +26,7 @@ describe('configuration', () => {
       RATE_LIMIT_PER_MINUTE: '10',
       SERVICE_DOMAIN: 'API.Example.com',
       WORKER_HEALTH_PORT: '3001',
+      DATABASE_POOL_MIN: '0',
     });
     expect(c).toMatchObject({
       port: 8443,
@@ -34,6 +35,7 @@ describe('configuration', () => {
       limits: { ratePerMinute: 10 },
       serviceDomain: 'api.example.com',
       workerHealthPort: 3001,
+      database: { poolMin: 0 },
     });
   });
 
@@ -45,6 +47,8 @@ describe('configuration', () => {
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
     [{ WORKER_HEALTH_PORT: 'health' }, 'WORKER_HEALTH_PORT must'],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
+    [{ DATABASE_POOL_MIN: '21' }, 'DATABASE_POOL_MIN'],
+    [{ DATABASE_POOL_MIN: 'many' }, 'DATABASE_POOL_MIN'],
     [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY'],
     [{ ADMIN_API_KEY: 'tiny' }, 'ADMIN_API_KEY'],
     [{ LLM_BASE_URL: 'not a url' }, 'LLM_BASE_URL'],
