@@ -112,12 +112,11 @@ export function outboxInsertPerRow(
   items: Array<{ key: string; event: OutboxEventInput }>,
   params: unknown[],
 ): string {
-  const keys = items.map((i) => i.key);
   const { rows } = outboxValues(
     workspaceId,
     items.map((i) => i.event),
     params,
-    keys,
+    items.map((i) => i.key),
   );
   return insertPerRowSql('outbox_events', OUTBOX_COLUMNS, rows, written, NOTIFY_OUTBOX);
 }
