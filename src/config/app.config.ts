@@ -38,7 +38,7 @@ export interface AppConfig {
   /** The address providers call (hooks) and sign against. */
   publicBaseUrl: string;
   /** Twilio REST and signatures; off without an account SID. */
-  twilio: { accountSid?: string; authToken?: string; apiUrl: string };
+  twilio: { accountSid?: string; authToken?: string; apiUrl: string; pricingUrl: string };
   /** Meta Graph API (WhatsApp Cloud API, Messenger Send API) and its hook signing; off without a token. */
   meta: { graphUrl: string; accessToken?: string; appSecret?: string; verifyToken?: string };
   /** Speech to text and text to speech (OpenAI-compatible); they fall back to the language model's endpoint. */
@@ -100,6 +100,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
       accountSid: env.TWILIO_ACCOUNT_SID,
       authToken: env.TWILIO_AUTH_TOKEN,
       apiUrl: (env.TWILIO_API_URL ?? 'https://api.twilio.com').replace(/\/+$/, ''),
+      pricingUrl: (env.TWILIO_PRICING_URL ?? 'https://pricing.twilio.com').replace(/\/+$/, ''),
     },
     meta: {
       graphUrl: (env.META_GRAPH_URL ?? 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),

@@ -112,6 +112,10 @@ export class EnvironmentVariables {
   @IsOptional()
   @Transform(emptyToUndefined)
   @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
+  TWILIO_PRICING_URL?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/.+/, { message: 'must be an http(s) URL' })
   META_GRAPH_URL?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() META_ACCESS_TOKEN?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() META_APP_SECRET?: string;

@@ -393,6 +393,11 @@ describe('phone numbers: inventory search, purchase and release; channel setting
           const server = await TwilioServer.start();
           server.offer('US', 'Local', offered);
           server.offer('US', 'TollFree', ['+18005550100'], 'any');
+          server.offer('GB', 'Local', ['+442079460000']);
+          server.prices.set('US', [
+            { number_type: 'local', base_price: '1.15', current_price: '1.15' },
+            { number_type: 'toll free', base_price: '2.15', current_price: '2.00' },
+          ]);
           return server;
         },
       },
@@ -400,6 +405,7 @@ describe('phone numbers: inventory search, purchase and release; channel setting
         TWILIO_ACCOUNT_SID: TWILIO_SID,
         TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
         TWILIO_API_URL: twilio.url,
+        TWILIO_PRICING_URL: twilio.url,
         PUBLIC_BASE_URL: PUBLIC,
       }),
       tenants: ['t', 'other'],
@@ -424,10 +430,10 @@ describe('phone numbers: inventory search, purchase and release; channel setting
           locality: 'Hoboken',
           region: 'NJ',
           capabilities: { call: true, sms: true, whatsapp: false, whatsapp_call: false },
-          monthly_fee: null,
+          monthly_fee: { amount: '1.15', currency: 'USD' },
           requirements: { address: 'none', documents: [] },
         },
-        expect.objectContaining({ number: offered[1] }),
+        expect.objectContaining({ number: offered[1], monthly_fee: { amount: '1.15', currency: 'USD' } }),
       ]);
       const request = twilio.numberRequests().at(-1)!;
       expect(request.method).toBe('GET');
@@ -446,6 +452,27 @@ describe('phone numbers: inventory search, purchase and release; channel setting
       expect(twilio.numberRequests().at(-1)!.path).toMatch(/AvailablePhoneNumbers\/US\/TollFree\.json$/);
     });
 
+    it("prices numbers from Twilio's Pricing API (current price), read once per country; no price is null", async () => {
+      const tollFree = await t.http
+        .get('/api/v1/phone-numbers/search?country_code=US&type=toll_free')
+        .expect(200);
+      expect(tollFree.body.data[0].monthly_fee).toEqual({ amount: '2.00', currency: 'USD' });
+      // US prices were read by the search before: kept, not asked again.
+      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/US'))).toHaveLength(1);
+      expect(twilio.pricingRequests()[0].authorization).toBe(basic);
+      // No mobile price in the US list, and no price list at all for GB (404): offered without a price.
+      twilio.offer('US', 'Mobile', ['+12015550190']);
+      const mobile = await t.http.get('/api/v1/phone-numbers/search?country_code=US&type=mobile').expect(200);
+      expect(mobile.body.data[0]).toMatchObject({ number: '+12015550190', monthly_fee: null });
+      const gb = await t.http.get('/api/v1/phone-numbers/search?country_code=GB&type=local').expect(200);
+      expect(gb.body.data[0]).toMatchObject({ number: '+442079460000', monthly_fee: null });
+      // A failed read is not kept: once Twilio has GB prices, the next search shows them.
+      twilio.prices.set('GB', [{ number_type: 'local', base_price: '1.00', current_price: '1.00' }]);
+      const priced = await t.http.get('/api/v1/phone-numbers/search?country_code=GB&type=local').expect(200);
+      expect(priced.body.data[0].monthly_fee).toEqual({ amount: '1.00', currency: 'USD' });
+      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/GB'))).toHaveLength(2);
+    });
+
     it('buys through IncomingPhoneNumbers with our hooks, and releases with DELETE', async () => {
       const res = await t.http
         .post('/api/v1/phone-numbers/purchase')
@@ -455,7 +482,7 @@ describe('phone numbers: inventory search, purchase and release; channel setting
         number: offered[0],
         provider: 'twilio',
         source: 'purchased',
-        monthly_fee: null,
+        monthly_fee: { amount: '1.15', currency: 'USD' },
         capabilities: { call: true, sms: true },
       });
       const post = twilio

@@ -48,6 +48,8 @@ export class TwilioServer {
   incoming = new Map<string, { sid: string; phone_number: string; voice_url: string; sms_url: string }>();
   /** The next purchase's answer: a Twilio error, or null for success. */
   purchaseError: { status: number; code: number; message: string } | null = null;
+  /** Pricing API: each country's `phone_number_prices` (a country absent answers 404, as Twilio does). */
+  prices = new Map<string, { number_type: string; base_price: string; current_price: string }[]>();
   private numberSeq = 0;
   // ---- end of number inventory state ----
 
@@ -118,6 +120,19 @@ export class TwilioServer {
       const sid = `CA${String(this.seq).padStart(32, '0')}`;
       return json(201, { sid, status: 'queued', to: form.To, from: form.From });
     }
+    const priced = /^\/v1\/PhoneNumbers\/Countries\/([A-Z]{2})$/.exec(path);
+    if (req.method === 'GET' && priced) {
+      const prices = this.prices.get(priced[1]);
+      if (!prices)
+        return json(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+      return json(200, {
+        country: priced[1],
+        iso_country: priced[1],
+        phone_number_prices: prices,
+        price_unit: 'USD',
+        url: `https://pricing.twilio.com${path}`,
+      });
+    }
     if (path.startsWith(`${base}/AvailablePhoneNumbers/`) || /\/(IncomingPhoneNumbers|Addresses)/.test(path))
       return this.handleNumbers(req.method ?? '', req.url ?? '', path, base, form, json);
     const update = new RegExp(`^${base}/Calls/(CA[0-9a-f]+)\\.json$`).exec(path);
@@ -166,6 +181,10 @@ export class TwilioServer {
 
   numberRequests(): TwilioRequest[] {
     return this.requests.filter((r) => /AvailablePhoneNumbers|IncomingPhoneNumbers|Addresses/.test(r.path));
+  }
+
+  pricingRequests(): TwilioRequest[] {
+    return this.requests.filter((r) => r.path.startsWith('/v1/PhoneNumbers/'));
   }
 
   private handleNumbers(

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import twilio from 'twilio';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { TwilioUrls } from '@/providers/telephony/twilio-twiml';
@@ -25,21 +25,35 @@ interface OfferedNumber {
 }
 
 const ADDRESS_REQUIREMENTS = ['none', 'any', 'local', 'foreign'] as const;
+/** Twilio's pricing names of our number types. */
+const PRICING_TYPES: Record<InventoryType, string> = {
+  local: 'local',
+  mobile: 'mobile',
+  toll_free: 'toll free',
+};
+const PRICES_KEPT_MS = 3600_000;
+type Fee = AvailableNumber['monthly_fee'];
 
 /**
  * Twilio's number inventory over its REST API (`TWILIO_API_URL`, the `twilio` package): `GET
  * .../AvailablePhoneNumbers/{country}/{Local,Mobile,TollFree}.json`, `POST .../IncomingPhoneNumbers.json` with
  * `VoiceUrl` and `SmsUrl` on our inbound hooks (an `address` given is first created as a Twilio Address and passed
  * as `AddressSid`; `requirements.address_sid` and `requirements.bundle_sid` pass as they are), and `DELETE
- * .../IncomingPhoneNumbers/{sid}.json`. Twilio's lists carry no price, so `monthly_fee` is null, and no document
- * requirements (a bundle Twilio wants comes back as its refusal).
+ * .../IncomingPhoneNumbers/{sid}.json`. Twilio's lists carry no price: `monthly_fee` is the country's current price
+ * for the number type from Twilio's Pricing API (`GET {TWILIO_PRICING_URL}/v1/PhoneNumbers/Countries/{country}`,
+ * kept per process for an hour), or null when Twilio has no price for it or the Pricing API cannot be reached (a
+ * price never stops a search or a purchase). Twilio's lists carry no document requirements either (a bundle Twilio
+ * wants comes back as its refusal).
  */
 @Injectable()
 export class TwilioNumberInventory implements NumberInventory {
   readonly localRequirements = false;
   readonly provider = 'twilio';
+  private readonly logger = new Logger(TwilioNumberInventory.name);
   private client: TwilioClient | null = null;
   private readonly urls: TwilioUrls;
+  /** Each country's monthly prices by Twilio number type, with when they were read. */
+  private readonly prices = new Map<string, { at: number; fees: Promise<Map<string, Fee>> }>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.urls = new TwilioUrls(config.publicBaseUrl);
@@ -55,6 +69,7 @@ export class TwilioNumberInventory implements NumberInventory {
       const { accountSid, authToken, apiUrl } = this.config.twilio;
       this.client = twilio(accountSid, authToken, { autoRetry: false });
       this.client.api.baseUrl = apiUrl;
+      this.client.pricing.baseUrl = this.config.twilio.pricingUrl;
     }
     return this.client;
   }
@@ -73,6 +88,7 @@ export class TwilioNumberInventory implements NumberInventory {
           ? country.mobile.list(options)
           : country.tollFree.list(options),
     );
+    const fee = found.length ? await this.monthlyFee(query.countryCode, query.type) : null;
     return found.map((n) => ({
       number: n.phoneNumber,
       country_code: n.isoCountry ?? query.countryCode,
@@ -80,7 +96,7 @@ export class TwilioNumberInventory implements NumberInventory {
       locality: n.locality || null,
       region: n.region || null,
       capabilities: capabilitiesOf(n.capabilities as Capabilities),
-      monthly_fee: null,
+      monthly_fee: fee,
       requirements: { address: addressRequirement(n.addressRequirements), documents: [] },
     }));
   }
@@ -122,8 +138,43 @@ export class TwilioNumberInventory implements NumberInventory {
     return {
       providerSid: bought.sid,
       capabilities: capabilitiesOf(bought.capabilities as unknown as Capabilities),
-      monthlyFee: null,
+      monthlyFee: await this.monthlyFee(request.countryCode, request.type),
     };
+  }
+
+  /** The country's current monthly price for the type, or null when Twilio has none or cannot be asked. */
+  private async monthlyFee(countryCode: string, type: InventoryType): Promise<Fee> {
+    const country = countryCode.toUpperCase();
+    let kept = this.prices.get(country);
+    if (!kept || Date.now() - kept.at > PRICES_KEPT_MS) {
+      kept = { at: Date.now(), fees: this.readPrices(country) };
+      this.prices.set(country, kept);
+    }
+    const fees = await kept.fees;
+    // A failed read is not kept: the next search asks again.
+    if (!fees.size && this.prices.get(country) === kept) this.prices.delete(country);
+    return fees.get(PRICING_TYPES[type]) ?? null;
+  }
+
+  private async readPrices(country: string): Promise<Map<string, Fee>> {
+    const fees = new Map<string, Fee>();
+    try {
+      const priced = await this.rest().pricing.v1.phoneNumbers.countries(country).fetch();
+      for (const p of priced.phoneNumberPrices ?? []) {
+        const amount = p.currentPrice ?? p.basePrice;
+        if (p.numberType && amount !== undefined && amount !== null && priced.priceUnit)
+          fees.set(p.numberType.toLowerCase(), {
+            amount: String(amount),
+            currency: priced.priceUnit.toUpperCase(),
+          });
+      }
+    } catch (err) {
+      // No price for this country (404) or the Pricing API unreachable: the numbers are offered without one.
+      const e = err as { status?: number; message?: string };
+      if (e.status !== 404)
+        this.logger.warn({ country, status: e.status, err: e.message }, 'Twilio pricing unavailable');
+    }
+    return fees;
   }
 
   async release(providerSid: string): Promise<void> {
