@@ -173,6 +173,27 @@ describe('Webhook delivery', () => {
     expect(suite.rx.at('/other-agent-hook')).toHaveLength(0);
   });
 
+  it('delivers one after another over one kept-alive connection', async () => {
+    // A receiver of its own: no other test's delivery shares its connections.
+    const rx = await WebhookReceiver.start();
+    try {
+      const hook = await createWebhook(suite.t, { url: rx.url('/kept-alive'), events: ['intent_call'] });
+      for (let i = 1; i <= 5; i += 1) {
+        await emitEvent(suite.app, suite.t, 'intent_call', { i });
+        await waitFor(
+          async () => (rx.at('/kept-alive').length >= i ? true : undefined),
+          15_000,
+          `delivery ${i}`,
+        );
+      }
+      await settled(suite.t, hook.uuid, 5);
+      expect(new Set(rx.at('/kept-alive').map((r) => r.remotePort)).size).toBe(1);
+      await suite.t.http.delete(`/api/v1/webhooks/${hook.uuid}`).expect(200);
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('routes events kept between changes: a webhook added, paused or resumed applies to the very next event', async () => {
     const agent = (await suite.t.http.post('/api/v1/agents').send({ name: 'Kept' }).expect(201)).body.data
       .agent_uuid;

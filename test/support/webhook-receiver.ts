@@ -7,6 +7,8 @@ export interface Received {
   body: string;
   /** Arrival, epoch ms. */
   at: number;
+  /** The sender's port: one per connection, so requests sharing it came over one kept-alive connection. */
+  remotePort: number;
 }
 
 export interface Reply {
@@ -67,6 +69,7 @@ export class WebhookReceiver {
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),
+        remotePort: req.socket.remotePort ?? 0,
       };
       this.received.push(r);
       const n = (this.counts.get(r.path) ?? 0) + 1;
