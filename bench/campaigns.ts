@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
+import { probe, spent } from './probe-report';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
 
@@ -16,7 +17,8 @@ import { percentile, runBench } from './stats';
  * sandbox contacts whose calls are answered after 200 ms and end after 1 s of silence, `max_concurrency` 50. Prints
  * calls placed per second, the highest number of live calls ever sampled (every 20 ms; must be 50, never more), the
  * gap between a call ending and the next call being placed (p50/p99, while tasks were waiting), and the dispatcher's
- * database time per claim (its `dispatch claim` log lines).
+ * database time per claim (its `dispatch claim` log lines), and what the replica spent per call (CPU, SQL statements
+ * and Redis commands, from bench/probe.ts), which says how many calls a second the machine can carry.
  */
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const CONCURRENCY = 50;
@@ -26,6 +28,7 @@ const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127
 dbUrl.pathname = `/cap_bench_${run}`;
 const root = path.join(__dirname, '..');
 const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
+const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}`);
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 });
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
@@ -73,7 +76,7 @@ function startServer(
   const child = fork(path.join(root, '.bench-build', 'test', 'support', 'api-process.js'), [], {
     env: { ...env, TS_NODE_BASEURL: path.join(root, '.bench-build') },
     cwd: root,
-    execArgv: ['-r', 'tsconfig-paths/register'],
+    execArgv: ['-r', 'tsconfig-paths/register', '-r', path.join(root, '.bench-build', 'bench', 'probe.js')],
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const log = process.env.BENCH_SERVER_LOG ? fs.createWriteStream(process.env.BENCH_SERVER_LOG) : null;
@@ -99,6 +102,7 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: dbUrl.toString() });
   await db.connect();
   const { token, workspaceId } = await seedBenchTenant(db, 'bench');
+  fs.mkdirSync(probeDir, { recursive: true });
   const claims: number[] = [];
   const server = await startServer(
     {
@@ -113,6 +117,7 @@ async function main(): Promise<void> {
       SERVICE_DOMAIN: 'localhost',
       SANDBOX_ANSWER_DELAY_MS: '200',
       MAX_CONCURRENT_CALLS: String(CONCURRENCY),
+      BENCH_PROBE_DIR: probeDir,
     },
     claims,
   );
@@ -169,6 +174,7 @@ async function main(): Promise<void> {
         await new Promise((r2) => setTimeout(r2, 20));
       }
     })();
+    const before = await probe([server.child], probeDir);
     const began = Date.now();
     await call('POST', `/api/v1/campaigns/${campaign}/start`);
     for (;;) {
@@ -183,6 +189,9 @@ async function main(): Promise<void> {
     const seconds = (Date.now() - began) / 1000;
     done = true;
     await sampler;
+    // The calls' evaluations and timers that were still running when the last task ended.
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = await probe([server.child], probeDir);
 
     const rows = (
       await db.query(
@@ -214,6 +223,7 @@ async function main(): Promise<void> {
         `highest live calls seen:  ${peak} (goal: exactly ${CONCURRENCY}, never more)`,
         `slot freed → next call:   ${fmt(gaps)} (goal: p99 < 500 ms)`,
         `dispatcher claim (DB):    ${fmt(claims)} per claim transaction`,
+        spent(before, after, rows.length, 'per call (placed, answered, ended, settled, evaluated)'),
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${os.loadavg()[0].toFixed(1)}, node ${process.version}`,
       ].join('\n') + '\n',
     );
@@ -227,6 +237,7 @@ async function main(): Promise<void> {
     agent.destroy();
     await dropDatabase(dbUrl.toString());
     fs.rmSync(storage, { recursive: true, force: true });
+    fs.rmSync(probeDir, { recursive: true, force: true });
   }
 }
 
