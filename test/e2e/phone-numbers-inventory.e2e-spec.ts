@@ -464,13 +464,22 @@ describe('phone numbers: inventory search, purchase and release; channel setting
       twilio.offer('US', 'Mobile', ['+12015550190']);
       const mobile = await t.http.get('/api/v1/phone-numbers/search?country_code=US&type=mobile').expect(200);
       expect(mobile.body.data[0]).toMatchObject({ number: '+12015550190', monthly_fee: null });
-      const gb = await t.http.get('/api/v1/phone-numbers/search?country_code=GB&type=local').expect(200);
-      expect(gb.body.data[0]).toMatchObject({ number: '+442079460000', monthly_fee: null });
-      // A failed read is not kept: once Twilio has GB prices, the next search shows them.
-      twilio.prices.set('GB', [{ number_type: 'local', base_price: '1.00', current_price: '1.00' }]);
-      const priced = await t.http.get('/api/v1/phone-numbers/search?country_code=GB&type=local').expect(200);
-      expect(priced.body.data[0].monthly_fee).toEqual({ amount: '1.00', currency: 'USD' });
-      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/GB'))).toHaveLength(2);
+      const gbSearch = () =>
+        t.http.get('/api/v1/phone-numbers/search?country_code=GB&type=local').expect(200);
+      expect((await gbSearch()).body.data[0]).toMatchObject({ number: '+442079460000', monthly_fee: null });
+      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/GB'))).toHaveLength(1);
+      // Twilio's answer that GB has no prices is kept like any other; a failed read (503) is not, and is asked
+      // again by the next search.
+      const ca = () => t.http.get('/api/v1/phone-numbers/search?country_code=CA&type=local').expect(200);
+      twilio.offer('CA', 'Local', ['+16135550100']);
+      twilio.pricingDown.add('CA');
+      expect((await ca()).body.data[0].monthly_fee).toBeNull();
+      twilio.pricingDown.delete('CA');
+      twilio.prices.set('CA', [{ number_type: 'local', base_price: '1.15', current_price: '1.15' }]);
+      expect((await ca()).body.data[0].monthly_fee).toEqual({ amount: '1.15', currency: 'USD' });
+      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/CA'))).toHaveLength(2);
+      await gbSearch();
+      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/GB'))).toHaveLength(1);
     });
 
     it('buys through IncomingPhoneNumbers with our hooks, and releases with DELETE', async () => {

@@ -50,6 +50,8 @@ export class TwilioServer {
   purchaseError: { status: number; code: number; message: string } | null = null;
   /** Pricing API: each country's `phone_number_prices` (a country absent answers 404, as Twilio does). */
   prices = new Map<string, { number_type: string; base_price: string; current_price: string }[]>();
+  /** Countries whose prices answer 503 (the Pricing API down). */
+  pricingDown = new Set<string>();
   private numberSeq = 0;
   // ---- end of number inventory state ----
 
@@ -122,6 +124,8 @@ export class TwilioServer {
     }
     const priced = /^\/v1\/PhoneNumbers\/Countries\/([A-Z]{2})$/.exec(path);
     if (req.method === 'GET' && priced) {
+      if (this.pricingDown.has(priced[1]))
+        return json(503, { code: 20503, message: 'Service Unavailable', status: 503 });
       const prices = this.prices.get(priced[1]);
       if (!prices)
         return json(404, { code: 20404, message: 'The requested resource was not found', status: 404 });

@@ -53,7 +53,7 @@ export class TwilioNumberInventory implements NumberInventory {
   private client: TwilioClient | null = null;
   private readonly urls: TwilioUrls;
   /** Each country's monthly prices by Twilio number type, with when they were read. */
-  private readonly prices = new Map<string, { at: number; fees: Promise<Map<string, Fee>> }>();
+  private readonly prices = new Map<string, { at: number; fees: Promise<Map<string, Fee> | null> }>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.urls = new TwilioUrls(config.publicBaseUrl);
@@ -152,11 +152,12 @@ export class TwilioNumberInventory implements NumberInventory {
     }
     const fees = await kept.fees;
     // A failed read is not kept: the next search asks again.
-    if (!fees.size && this.prices.get(country) === kept) this.prices.delete(country);
-    return fees.get(PRICING_TYPES[type]) ?? null;
+    if (!fees && this.prices.get(country) === kept) this.prices.delete(country);
+    return fees?.get(PRICING_TYPES[type]) ?? null;
   }
 
-  private async readPrices(country: string): Promise<Map<string, Fee>> {
+  /** The country's prices by Twilio number type (none when Twilio prices nothing there); null when not read. */
+  private async readPrices(country: string): Promise<Map<string, Fee> | null> {
     const fees = new Map<string, Fee>();
     try {
       const priced = await this.rest().pricing.v1.phoneNumbers.countries(country).fetch();
@@ -171,8 +172,9 @@ export class TwilioNumberInventory implements NumberInventory {
     } catch (err) {
       // No price for this country (404) or the Pricing API unreachable: the numbers are offered without one.
       const e = err as { status?: number; message?: string };
-      if (e.status !== 404)
-        this.logger.warn({ country, status: e.status, err: e.message }, 'Twilio pricing unavailable');
+      if (e.status === 404) return fees;
+      this.logger.warn({ country, status: e.status, err: e.message }, 'Twilio pricing unavailable');
+      return null;
     }
     return fees;
   }
