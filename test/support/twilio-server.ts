@@ -52,6 +52,8 @@ export class TwilioServer {
   prices = new Map<string, { number_type: string; base_price: string; current_price: string }[]>();
   /** Countries whose prices answer 503 (the Pricing API down). */
   pricingDown = new Set<string>();
+  /** Countries whose prices answer after this many milliseconds. */
+  pricingDelayMs = new Map<string, number>();
   private numberSeq = 0;
   // ---- end of number inventory state ----
 
@@ -126,7 +128,13 @@ export class TwilioServer {
     if (req.method === 'GET' && priced) {
       if (this.pricingDown.has(priced[1]))
         return json(503, { code: 20503, message: 'Service Unavailable', status: 503 });
+      const delay = this.pricingDelayMs.get(priced[1]);
       const prices = this.prices.get(priced[1]);
+      if (delay && prices)
+        return void setTimeout(
+          () => json(200, { iso_country: priced[1], phone_number_prices: prices, price_unit: 'USD' }),
+          delay,
+        );
       if (!prices)
         return json(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
       return json(200, {

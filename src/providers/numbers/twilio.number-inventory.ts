@@ -32,6 +32,10 @@ const PRICING_TYPES: Record<InventoryType, string> = {
   toll_free: 'toll free',
 };
 const PRICES_KEPT_MS = 3600_000;
+/** A failed read of prices is asked again after this long (not on every search while the Pricing API is down). */
+const PRICES_FAILED_KEPT_MS = 60_000;
+/** How long a search or purchase waits for prices before answering without them. */
+const PRICES_WAIT_MS = 3_000;
 type Fee = AvailableNumber['monthly_fee'];
 
 /**
@@ -41,8 +45,9 @@ type Fee = AvailableNumber['monthly_fee'];
  * as `AddressSid`; `requirements.address_sid` and `requirements.bundle_sid` pass as they are), and `DELETE
  * .../IncomingPhoneNumbers/{sid}.json`. Twilio's lists carry no price: `monthly_fee` is the country's current price
  * for the number type from Twilio's Pricing API (`GET {TWILIO_PRICING_URL}/v1/PhoneNumbers/Countries/{country}`,
- * kept per process for an hour), or null when Twilio has no price for it or the Pricing API cannot be reached (a
- * price never stops a search or a purchase). Twilio's lists carry no document requirements either (a bundle Twilio
+ * read beside the list or the purchase and kept per process for an hour), or null when Twilio has no price for it
+ * or the Pricing API does not answer within 3 s (a price never stops or holds up a search or a purchase; a failed
+ * read is asked again a minute later). Twilio's lists carry no document requirements either (a bundle Twilio
  * wants comes back as its refusal).
  */
 @Injectable()
@@ -53,7 +58,7 @@ export class TwilioNumberInventory implements NumberInventory {
   private client: TwilioClient | null = null;
   private readonly urls: TwilioUrls;
   /** Each country's monthly prices by Twilio number type, with when they were read. */
-  private readonly prices = new Map<string, { at: number; fees: Promise<Map<string, Fee> | null> }>();
+  private readonly prices = new Map<string, { until: number; fees: Promise<Map<string, Fee> | null> }>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.urls = new TwilioUrls(config.publicBaseUrl);
@@ -75,20 +80,9 @@ export class TwilioNumberInventory implements NumberInventory {
   }
 
   async search(query: InventorySearch): Promise<AvailableNumber[]> {
-    const country = this.rest().availablePhoneNumbers(query.countryCode);
-    const options: { limit: number; pageSize: number; contains?: string } = {
-      limit: query.limit,
-      pageSize: query.limit,
-    };
-    if (query.contains) options.contains = query.contains;
-    const found = await refusal<OfferedNumber[]>(() =>
-      query.type === 'local'
-        ? country.local.list(options)
-        : query.type === 'mobile'
-          ? country.mobile.list(options)
-          : country.tollFree.list(options),
-    );
-    const fee = found.length ? await this.monthlyFee(query.countryCode, query.type) : null;
+    const fee = this.monthlyFee(query.countryCode, query.type);
+    const found = await this.list(query);
+    const monthly = found.length ? await fee : null;
     return found.map((n) => ({
       number: n.phoneNumber,
       country_code: n.isoCountry ?? query.countryCode,
@@ -96,19 +90,36 @@ export class TwilioNumberInventory implements NumberInventory {
       locality: n.locality || null,
       region: n.region || null,
       capabilities: capabilitiesOf(n.capabilities as Capabilities),
-      monthly_fee: fee,
+      monthly_fee: monthly,
       requirements: { address: addressRequirement(n.addressRequirements), documents: [] },
     }));
   }
 
+  private list(query: InventorySearch): Promise<OfferedNumber[]> {
+    const country = this.rest().availablePhoneNumbers(query.countryCode);
+    const options: { limit: number; pageSize: number; contains?: string } = {
+      limit: query.limit,
+      pageSize: query.limit,
+    };
+    if (query.contains) options.contains = query.contains;
+    return refusal<OfferedNumber[]>(() =>
+      query.type === 'local'
+        ? country.local.list(options)
+        : query.type === 'mobile'
+          ? country.mobile.list(options)
+          : country.tollFree.list(options),
+    );
+  }
+
   /** What the first number Twilio offers in that country and type asks for (`none` when it offers none). */
   async requirements(countryCode: string, type: InventoryType): Promise<NumberRequirements> {
-    const [first] = await this.search({ countryCode, type, limit: 1 });
-    return first?.requirements ?? { address: 'none', documents: [] };
+    const [first] = await this.list({ countryCode, type, limit: 1 });
+    return { address: addressRequirement(first?.addressRequirements), documents: [] };
   }
 
   async purchase(request: PurchaseRequest): Promise<PurchasedNumber> {
     const client = this.rest();
+    const fee = this.monthlyFee(request.countryCode, request.type);
     let addressSid = request.requirements?.address_sid;
     if (!addressSid && request.address) {
       const a = request.address;
@@ -138,21 +149,34 @@ export class TwilioNumberInventory implements NumberInventory {
     return {
       providerSid: bought.sid,
       capabilities: capabilitiesOf(bought.capabilities as unknown as Capabilities),
-      monthlyFee: await this.monthlyFee(request.countryCode, request.type),
+      monthlyFee: await fee,
     };
   }
 
-  /** The country's current monthly price for the type, or null when Twilio has none or cannot be asked. */
+  /**
+   * The country's current monthly price for the type, or null when Twilio has none, cannot be asked, or has not
+   * answered within PRICES_WAIT_MS (the read goes on, and a later search finds its answer). Never rejects.
+   */
   private async monthlyFee(countryCode: string, type: InventoryType): Promise<Fee> {
     const country = countryCode.toUpperCase();
     let kept = this.prices.get(country);
-    if (!kept || Date.now() - kept.at > PRICES_KEPT_MS) {
-      kept = { at: Date.now(), fees: this.readPrices(country) };
-      this.prices.set(country, kept);
+    if (!kept || Date.now() > kept.until) {
+      const read: { until: number; fees: Promise<Map<string, Fee> | null> } = {
+        until: Date.now() + PRICES_KEPT_MS,
+        fees: this.readPrices(country),
+      };
+      // A failed read is kept a minute only, so the next searches do not all wait on a Pricing API that is down.
+      void read.fees.then((fees) => {
+        if (!fees) read.until = Date.now() + PRICES_FAILED_KEPT_MS;
+      });
+      this.prices.set(country, read);
+      kept = read;
     }
-    const fees = await kept.fees;
-    // A failed read is not kept: the next search asks again.
-    if (!fees && this.prices.get(country) === kept) this.prices.delete(country);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), PRICES_WAIT_MS);
+    });
+    const fees = await Promise.race([kept.fees, late]).finally(() => clearTimeout(timer));
     return fees?.get(PRICING_TYPES[type]) ?? null;
   }
 
@@ -162,12 +186,10 @@ export class TwilioNumberInventory implements NumberInventory {
     try {
       const priced = await this.rest().pricing.v1.phoneNumbers.countries(country).fetch();
       for (const p of priced.phoneNumberPrices ?? []) {
-        const amount = p.currentPrice ?? p.basePrice;
-        if (p.numberType && amount !== undefined && amount !== null && priced.priceUnit)
-          fees.set(p.numberType.toLowerCase(), {
-            amount: String(amount),
-            currency: priced.priceUnit.toUpperCase(),
-          });
+        // Twilio sends decimal strings (typed as numbers by the package): only a decimal amount is shown.
+        const amount = String(p.currentPrice ?? p.basePrice ?? '');
+        if (p.numberType && /^\d+(\.\d+)?$/.test(amount) && priced.priceUnit)
+          fees.set(p.numberType.toLowerCase(), { amount, currency: priced.priceUnit.toUpperCase() });
       }
     } catch (err) {
       // No price for this country (404) or the Pricing API unreachable: the numbers are offered without one.
