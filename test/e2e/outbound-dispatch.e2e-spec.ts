@@ -316,7 +316,29 @@ describe('outbound dispatcher', () => {
     expect(expired.map((x) => x.status)).toEqual(['expired', 'expired']);
     const detail = await t.http.get(`/api/v1/campaigns/${ending.uuid}`).expect(200);
     expect(detail.body.data).toMatchObject({ status: 'completed', stats: { expired: 2, attempts: 0 } });
+
+    // An expired task retried after its campaign completed dials once, under that campaign, which stays completed.
+    const retried = await t.http.post(`/api/v1/tasks/${expired[0].uuid}/retry`).expect(200);
+    expect(retried.body.data).toMatchObject({ status: 'scheduled', expires_at: null });
+    const dialled = await taskWhere(expired[0].uuid, (x) => x.status === 'completed');
+    expect(dialled.attempts_count).toBe(1);
+    const after = await t.http.get(`/api/v1/campaigns/${ending.uuid}`).expect(200);
+    expect(after.body.data).toMatchObject({
+      status: 'completed',
+      stats: { expired: 1, completed: 1, attempts: 1 },
+    });
     await clock.reset();
+    // A cancelled or deleted campaign dials nothing more: retrying its task is 409, and the task stays as it was.
+    await db.query(`UPDATE outbound_campaigns SET status = 'cancelled' WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      ending.uuid,
+    ]);
+    const refused = await t.http.post(`/api/v1/tasks/${expired[1].uuid}/retry`).expect(409);
+    expect(refused.body.message).toBe("The task's campaign is cancelled");
+    await t.http.delete(`/api/v1/campaigns/${campaign.uuid}`).expect(200);
+    const gone = await t.http.post(`/api/v1/tasks/${task.uuid}/retry`).expect(409);
+    expect(gone.body.message).toBe("The task's campaign is deleted");
+    expect((await t.http.get(`/api/v1/tasks/${task.uuid}`).expect(200)).body.data.status).toBe('failed');
   });
 
   it("fails a contact outside the number's whitelisted destinations without a call", async () => {

@@ -179,6 +179,19 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     expect((await move('resume').expect(409)).body.message).toBe('Campaign is running');
     await t.http.put(`/api/v1/campaigns/${campaign.uuid}`).send({ channel: 'whatsapp' }).expect(409);
     await t.http.put(`/api/v1/campaigns/${campaign.uuid}`).send({ max_concurrency: 3 }).expect(200);
+    // Variables and metadata changed while running reach the tasks not yet started (each only when sent).
+    await t.http
+      .put(`/api/v1/campaigns/${campaign.uuid}`)
+      .send({ variables: { offer: 'spring' }, metadata: { batch: 7 } })
+      .expect(200);
+    await t.http
+      .put(`/api/v1/campaigns/${campaign.uuid}`)
+      .send({ variables: { offer: 'summer' } })
+      .expect(200);
+    expect((await tasksOf(t, `campaign_uuid=${campaign.uuid}`))[0]).toMatchObject({
+      variables: { offer: 'summer' },
+      metadata: { batch: 7 },
+    });
     await t.http.delete(`/api/v1/campaigns/${campaign.uuid}`).expect(409);
     await t.http.delete(`/api/v1/pools/${pool.uuid}`).expect(409);
 

@@ -175,6 +175,18 @@ export class CampaignsService {
       await this.campaigns.save(workspaceId, c, tx);
       if (c.status !== 'draft' && (dto.window !== undefined || dto.retry !== undefined))
         await this.campaignTasks.applyPolicy(tx, c, await this.campaigns.pools(workspaceId, c.id, tx));
+      // Tasks carry the campaign's variables and metadata from their creation: those not started take the new ones.
+      if (c.status !== 'draft' && (dto.variables !== undefined || dto.metadata !== undefined))
+        await this.tasks.applyContext(
+          workspaceId,
+          c.id,
+          {
+            variables: dto.variables === undefined ? undefined : c.variables,
+            metadata: dto.metadata === undefined ? undefined : c.metadata,
+          },
+          NOT_STARTED,
+          tx,
+        );
       return this.view(workspaceId, c, tx);
     });
   }

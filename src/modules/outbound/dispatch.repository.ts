@@ -88,12 +88,12 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     );
   }
 
-  /** Running campaigns (past their start) with pending tasks. */
+  /** Running campaigns (past their start) with pending tasks, and completed ones with a task retried since. */
   @Sweep('dispatch')
   campaignsWithPending(now: Date): Promise<TaskRef[]> {
     return this.sql<TaskRef[]>(
       `SELECT c.workspace_id, c.id FROM outbound_campaigns c
-        WHERE c.status = 'running' AND (c.start_at IS NULL OR c.start_at <= $1)
+        WHERE c.status IN ('running', 'completed') AND (c.start_at IS NULL OR c.start_at <= $1)
           AND EXISTS (SELECT 1 FROM outbound_tasks t WHERE t.campaign_id = c.id AND t.status = 'pending')`,
       [now],
     );

@@ -170,7 +170,9 @@ export class Dispatcher {
       marks.open = performance.now();
       const c = await this.dispatch.lockCampaign(workspaceId, campaignId, tx, locked);
       marks.locked = performance.now();
-      if (c?.status !== 'running' || (c.startAt && c.startAt.getTime() > now)) return [];
+      // A completed campaign's pending tasks were retried after it ended: they dial under its limits.
+      if (!c || !['running', 'completed'].includes(c.status) || (c.startAt && c.startAt.getTime() > now))
+        return [];
       const live = await this.dispatch.liveByPool(workspaceId, campaignId, tx);
       let free = c.maxConcurrency - [...live.values()].reduce((a, b) => a + b, 0);
       const claimedIds: string[] = [];

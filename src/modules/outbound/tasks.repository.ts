@@ -75,6 +75,39 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
     return out;
   }
 
+  /** The status of a task's campaign (null when the campaign was deleted). */
+  async campaignStatus(workspaceId: string, campaignId: string, tx: EntityManager): Promise<string | null> {
+    const rows = await this.sql<{ status: string }[]>(
+      `SELECT status FROM outbound_campaigns WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, campaignId],
+      tx,
+    );
+    return rows[0]?.status ?? null;
+  }
+
+  /** A campaign's `variables` and `metadata`, as changed, on its tasks that are in `statuses`. */
+  async applyContext(
+    workspaceId: string,
+    campaignId: string,
+    context: { variables?: Record<string, string>; metadata?: Record<string, unknown> },
+    statuses: TaskStatus[],
+    tx: EntityManager,
+  ): Promise<void> {
+    await this.sql(
+      `UPDATE outbound_tasks SET variables = COALESCE($4::jsonb, variables), metadata = COALESCE($5::jsonb, metadata),
+              updated_at = now()
+        WHERE workspace_id = $1 AND campaign_id = $2 AND status = ANY($3)`,
+      [
+        workspaceId,
+        campaignId,
+        statuses,
+        context.variables === undefined ? null : JSON.stringify(context.variables),
+        context.metadata === undefined ? null : JSON.stringify(context.metadata),
+      ],
+      tx,
+    );
+  }
+
   /** Writes a campaign's merged policy on its tasks of one pool that are in `statuses`. */
   async applyPolicy(
     workspaceId: string,

@@ -177,6 +177,12 @@ export class TasksService {
       if (!task) throw AppException.notFound('Task');
       const move = MOVES[action];
       if (!move.from.includes(task.status)) throw AppException.conflict(`Task is ${task.status}`);
+      // A retried task dials under its campaign (a completed one too); a cancelled or deleted campaign dials nothing.
+      if (action === 'retry' && task.campaign_id) {
+        const status = await this.tasks.campaignStatus(workspaceId, task.campaign_id, tx);
+        if (status === 'cancelled' || status === null)
+          throw AppException.conflict(`The task's campaign is ${status ?? 'deleted'}`);
+      }
       const [moved] = await this.tasks.move(workspaceId, { ids: [id] }, move.from, move.to, tx, move.set);
       const row =
         action === 'retry' ? await this.tasks.update(workspaceId, id, { scheduled_at: now }, tx) : moved.task;
