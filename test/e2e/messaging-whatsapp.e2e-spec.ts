@@ -477,6 +477,20 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
       [t.workspaceId, templateUuid],
     );
     expect(events).toEqual([{ previous: 'PENDING', status: 'APPROVED' }]);
+    // Meta's values beyond ours are mapped: PENDING_DELETION (longer than any of ours) is DELETED.
+    await notify(
+      change('message_template_status_update', {
+        event: 'PENDING_DELETION',
+        message_template_id: Number(created.body.data.template_id),
+        message_template_name: name,
+        message_template_language: 'en_US',
+        reason: 'NONE',
+      }),
+    ).expect(200);
+    await waitFor(async () => {
+      const r = await t.http.get(`/api/v1/whatsapp/templates/${templateUuid}`).expect(200);
+      return r.body.data.status === 'DELETED' ? true : undefined;
+    });
     // Another workspace sees nothing of it.
     await other.http.get(`/api/v1/whatsapp/templates/${templateUuid}`).expect(404);
     await other.http.delete(`/api/v1/whatsapp/templates/${templateUuid}`).expect(404);
@@ -572,6 +586,13 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     expect(second.body.data).toEqual({ created: 0, updated: 1, deleted: 1 });
     const list = await t.http.get('/api/v1/whatsapp/templates?status=PAUSED').expect(200);
     expect(list.body.data.items.map((x: { template_id: string }) => x.template_id)).toEqual(['T1']);
+    // Meta's IN_APPEAL is ours PENDING; a value we do not know leaves the status as it was.
+    meta.templates.find((x) => x.id === 'T1')!.status = 'IN_APPEAL';
+    expect((await t.http.post('/api/v1/whatsapp/templates/sync').expect(200)).body.data.updated).toBe(1);
+    const appealed = await t.http.get('/api/v1/whatsapp/templates?status=PENDING').expect(200);
+    expect(appealed.body.data.items.map((x: { template_id: string }) => x.template_id)).toContain('T1');
+    meta.templates.find((x) => x.id === 'T1')!.status = 'SOMETHING_NEW';
+    expect((await t.http.post('/api/v1/whatsapp/templates/sync').expect(200)).body.data.updated).toBe(0);
     expect(existing.length).toBeGreaterThanOrEqual(0);
   });
 

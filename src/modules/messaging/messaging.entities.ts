@@ -47,6 +47,30 @@ export const TEMPLATE_STATUSES = [
   'DISABLED',
   'DELETED',
 ] as const;
+
+/**
+ * Meta's template statuses (listed by the Graph API, or the `event` of `message_template_status_update`) in ours:
+ * a template under review again is `PENDING`, one on its way out `DELETED`, one reinstated or only flagged for its
+ * quality (still sendable) `APPROVED`, an archived one `DISABLED`. Null for any other value (`LOCKED`,
+ * `LIMIT_EXCEEDED`, one not yet known): the caller keeps what it had.
+ */
+const META_TEMPLATE_STATUSES: Record<string, (typeof TEMPLATE_STATUSES)[number]> = {
+  APPROVED: 'APPROVED',
+  PENDING: 'PENDING',
+  REJECTED: 'REJECTED',
+  PAUSED: 'PAUSED',
+  DISABLED: 'DISABLED',
+  DELETED: 'DELETED',
+  IN_APPEAL: 'PENDING',
+  PENDING_DELETION: 'DELETED',
+  REINSTATED: 'APPROVED',
+  FLAGGED: 'APPROVED',
+  ARCHIVED: 'DISABLED',
+};
+
+export function templateStatusOf(meta: string | null | undefined): (typeof TEMPLATE_STATUSES)[number] | null {
+  return META_TEMPLATE_STATUSES[(meta ?? '').trim().toUpperCase()] ?? null;
+}
 export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
 
 @Entity('whatsapp_templates')

@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { isDeepStrictEqual } from 'node:util';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
@@ -13,7 +13,7 @@ import { MessagingProviderError } from '@/providers/messaging/messaging.port';
 import { MetaMessaging } from '@/providers/messaging/meta.messaging';
 import type { CreateTemplateDto, ListTemplatesQuery } from './dto/whatsapp.dto';
 import { SyncResultResponse, TemplateResponse } from './dto/whatsapp.response';
-import { WhatsappTemplate } from './messaging.entities';
+import { templateStatusOf, WhatsappTemplate } from './messaging.entities';
 import { templateBody } from './template-text';
 import { TemplateSettingsRepository, WhatsappTemplatesRepository } from './templates.repositories';
 
@@ -39,6 +39,8 @@ const providerError = (err: MessagingProviderError) =>
  */
 @Injectable()
 export class WhatsappTemplatesService {
+  private readonly logger = new Logger(WhatsappTemplatesService.name);
+
   constructor(
     private readonly templates: WhatsappTemplatesRepository,
     private readonly settings: TemplateSettingsRepository,
@@ -165,9 +167,11 @@ export class WhatsappTemplatesService {
         } catch {
           body = { content: '', parameterCount: 0 };
         }
+        // Meta's own values in ours; one we do not know keeps the stored status (PENDING for a new template).
+        const status = templateStatusOf(r.status) ?? found?.status ?? 'PENDING';
         const fields = {
           category: r.category,
-          status: r.status,
+          status,
           rejectionReason: r.rejectedReason,
           components: r.components,
           templateId: r.id,
@@ -187,7 +191,7 @@ export class WhatsappTemplatesService {
           );
           result.created++;
         } else if (changed(found, fields)) {
-          await this.move(workspaceId, found.id, r.status, r.rejectedReason, fields);
+          await this.move(workspaceId, found.id, status, r.rejectedReason, fields);
           result.updated++;
         }
       }
@@ -208,8 +212,15 @@ export class WhatsappTemplatesService {
         : job.providerTemplateId
           ? await this.templates.locate(job.providerTemplateId)
           : [];
-    for (const t of targets)
-      await this.move(t.workspaceId, t.id, job.status.toUpperCase(), job.reason ?? null);
+    const status = templateStatusOf(job.status);
+    if (!status) {
+      this.logger.warn(
+        { status: job.status, targets: targets.length },
+        'template status not known: left as it was',
+      );
+      return;
+    }
+    for (const t of targets) await this.move(t.workspaceId, t.id, status, job.reason ?? null);
   }
 
   /** Moves the status (and other fields) under the row's lock; the event when the status changed. */
