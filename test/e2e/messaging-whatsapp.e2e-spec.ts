@@ -420,15 +420,17 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     });
     expect(pending.status).toBe(409);
     expect(pending.body.error.code).toBe('TEMPLATE_NOT_APPROVED');
-    await notify(
-      change('message_template_status_update', {
-        event: 'APPROVED',
-        message_template_id: Number(created.body.data.template_id),
-        message_template_name: name,
-        message_template_language: 'en_US',
-        reason: 'NONE',
-      }),
-    ).expect(200);
+    const statusUpdate = (event: string) =>
+      notify(
+        change('message_template_status_update', {
+          event,
+          message_template_id: Number(created.body.data.template_id),
+          message_template_name: name,
+          message_template_language: 'en_US',
+          reason: 'NONE',
+        }),
+      ).expect(200);
+    await statusUpdate('APPROVED');
     await waitFor(async () => {
       const r = await t.http.get(`/api/v1/whatsapp/templates/${templateUuid}`).expect(200);
       return r.body.data.status === 'APPROVED' ? true : undefined;
@@ -478,15 +480,7 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     );
     expect(events).toEqual([{ previous: 'PENDING', status: 'APPROVED' }]);
     // Meta's values beyond ours are mapped: PENDING_DELETION (longer than any of ours) is DELETED.
-    await notify(
-      change('message_template_status_update', {
-        event: 'PENDING_DELETION',
-        message_template_id: Number(created.body.data.template_id),
-        message_template_name: name,
-        message_template_language: 'en_US',
-        reason: 'NONE',
-      }),
-    ).expect(200);
+    await statusUpdate('PENDING_DELETION');
     await waitFor(async () => {
       const r = await t.http.get(`/api/v1/whatsapp/templates/${templateUuid}`).expect(200);
       return r.body.data.status === 'DELETED' ? true : undefined;
