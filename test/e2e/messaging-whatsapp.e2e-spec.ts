@@ -349,8 +349,15 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     expect(refused.body.error.code).toBe('OUTSIDE_MESSAGING_WINDOW');
     expect(JSON.parse(refused.body.error.details)).toEqual({ last_inbound_at: null, closed_at: null });
     const customer = sandboxDestination('2225');
+    const wrote = Date.now();
     await inbound(customer, { type: 'text', text: { body: 'hello' } }).expect(200);
     await waitFor(async () => sentTo(customer)[0]);
+    const open = await t.http
+      .get(`/api/v1/conversations/${(await conversationOf(customer))!.uuid}`)
+      .expect(200);
+    const closes = Date.parse(open.body.data.messaging_window_expires_at as string);
+    expect(closes).toBeGreaterThanOrEqual(wrote + 86_400_000 - 1000);
+    expect(closes).toBeLessThanOrEqual(Date.now() + 86_400_000);
     const ok = await t.http
       .post('/api/v1/whatsapp/messages')
       .send({ agent_uuid: agentId, to: customer, text: 'Following up' })
@@ -374,6 +381,20 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     expect(new Date(details.closed_at).getTime()).toBe(
       new Date(details.last_inbound_at).getTime() + 86_400_000,
     );
+    // The conversation says when its window closes, alike in a read and in the list; a chat has no window.
+    const conversation = await conversationOf(customer);
+    const read = await t.http.get(`/api/v1/conversations/${conversation!.uuid}`).expect(200);
+    expect(read.body.data.messaging_window_expires_at).toBe(details.closed_at);
+    const listed = await t.http
+      .get(`/api/v1/conversations?channel=whatsapp&phone=${encodeURIComponent(customer)}`)
+      .expect(200);
+    expect(listed.body.data.items[0].messaging_window_expires_at).toBe(details.closed_at);
+    const chat = await t.http
+      .post('/api/v1/conversations')
+      .send({ agent_uuid: agentId, channel: 'chat' })
+      .expect(201);
+    const chatRead = await t.http.get(`/api/v1/conversations/${chat.body.data.uuid}`).expect(200);
+    expect(chatRead.body.data).not.toHaveProperty('messaging_window_expires_at');
   });
 
   it('a Meta refusal (131047) ends the message failed with that code', async () => {

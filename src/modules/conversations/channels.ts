@@ -23,3 +23,6 @@ export const CHANNEL_LABELS: Record<Channel, string> = {
 };
 
 export const isVoiceChannel = (channel: Channel): boolean => VOICE_CHANNELS.has(channel);
+
+/** WhatsApp's customer-service window: free-form messages until 24 hours after the customer's last one. */
+export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -54,7 +54,7 @@ export class ConversationsController {
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<ConversationResponse> {
-    return ConversationResponse.of(await this.conversations.get(ws, uuid));
+    return this.conversations.view(ws, uuid);
   }
 
   @Get(':uuid/messages')

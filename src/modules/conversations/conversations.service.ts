@@ -11,6 +11,7 @@ import { Conversation } from './conversation.entity';
 import type { Message } from './message.entity';
 import { ConversationsRepository, MessagesRepository } from './conversations.repository';
 import { ListConversationsQuery } from './dto/requests';
+import { WHATSAPP_WINDOW_MS } from './channels';
 import { ConversationResponse, MessageResponse } from './dto/responses';
 import { SessionsService } from './sessions.service';
 import type { SessionEndReason } from './session.entity';
@@ -131,11 +132,27 @@ export class ConversationsService {
 
   async list(workspaceId: string, q: ListConversationsQuery): Promise<Page<ConversationResponse>> {
     const [rows, total] = await this.conversations.list(workspaceId, q, skipTake(q));
-    return pageOf(
-      rows.map((c) => ConversationResponse.of(c)),
-      total,
-      q,
-    );
+    return pageOf(await this.views(workspaceId, rows), total, q);
+  }
+
+  /** The conversation as GET answers it: a WhatsApp one with when its 24-hour messaging window closes. */
+  async view(workspaceId: string, id: string): Promise<ConversationResponse> {
+    const [view] = await this.views(workspaceId, [await this.get(workspaceId, id)]);
+    return view;
+  }
+
+  private async views(workspaceId: string, rows: Conversation[]): Promise<ConversationResponse[]> {
+    const whatsapp = rows.filter((c) => c.channel === 'whatsapp').map((c) => c.id);
+    const last = await this.conversations.lastInbound(workspaceId, whatsapp);
+    return rows.map((c) => {
+      const view = ConversationResponse.of(c);
+      if (c.channel !== 'whatsapp') return view;
+      const at = last.get(c.id);
+      return {
+        ...view,
+        messaging_window_expires_at: at ? new Date(at.getTime() + WHATSAPP_WINDOW_MS).toISOString() : null,
+      };
+    });
   }
 
   async listMessages(workspaceId: string, id: string, q: PageQuery): Promise<Page<MessageResponse>> {

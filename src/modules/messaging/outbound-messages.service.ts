@@ -4,6 +4,7 @@ import { isE164, isUuid } from '@/common/validation/validators';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
 import { checkMetadata } from '@/modules/calls/call-context';
 import { ContactsService } from '@/modules/contacts/contacts.service';
+import { WHATSAPP_WINDOW_MS } from '@/modules/conversations/channels';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
@@ -16,7 +17,6 @@ import { MessageStatusService } from './message-status.service';
 import { MessagingLines } from './messaging-lines';
 import { ProviderMessagesRepository } from './messaging.repositories';
 
-const WINDOW_MS = 24 * 60 * 60 * 1000;
 type NumberChannel = 'sms' | 'whatsapp';
 
 export interface OutboundRequest {
@@ -120,8 +120,8 @@ export class OutboundMessagesService {
   /** 409 OUTSIDE_MESSAGING_WINDOW unless the contact wrote to this number within 24 hours. */
   private async assertWindow(workspaceId: string, number: PhoneNumber, to: string): Promise<void> {
     const last = await this.records.lastInbound(workspaceId, number.id, 'whatsapp', to);
-    if (last && Date.now() - last.getTime() < WINDOW_MS) return;
-    const closedAt = last ? new Date(last.getTime() + WINDOW_MS).toISOString() : null;
+    if (last && Date.now() - last.getTime() < WHATSAPP_WINDOW_MS) return;
+    const closedAt = last ? new Date(last.getTime() + WHATSAPP_WINDOW_MS).toISOString() : null;
     throw new AppException(
       'OUTSIDE_MESSAGING_WINDOW',
       last

@@ -20,6 +20,15 @@ export class ConversationResponse {
   @ApiProperty({ example: null, nullable: true, type: String }) closed_at!: string | null;
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ example: TS }) updated_at!: string;
+  @ApiPropertyOptional({
+    type: String,
+    example: TS,
+    nullable: true,
+    description:
+      'WhatsApp conversations read through GET: when the 24-hour customer-service window closes (24 h after the ' +
+      "customer's last message); null when the customer never wrote. Free-form text is accepted until then.",
+  })
+  messaging_window_expires_at?: string | null;
 
   static of(c: Plain<Conversation>): ConversationResponse {
     return {
