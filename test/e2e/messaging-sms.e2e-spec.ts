@@ -408,6 +408,19 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
       content: 'Anyone there?',
     });
     expect(sentTo(customer)).toHaveLength(0);
+    // STOP to that number opts the sender out all the same (the number is the workspace's), and START lifts it.
+    const optedOut = () =>
+      t.http
+        .get('/api/v1/blacklist?source=opt_out')
+        .expect(200)
+        .then((r) =>
+          (r.body.data.items as { phone_number: string }[]).some((e) => e.phone_number === customer),
+        );
+    await inbound(customer, unbound.number, 'STOP').expect(200);
+    await waitFor(async () => ((await optedOut()) ? true : undefined));
+    await inbound(customer, unbound.number, 'start').expect(200);
+    await waitFor(async () => ((await optedOut()) ? undefined : true));
+    expect(sentTo(customer)).toHaveLength(0);
   });
 
   it('turns of one conversation run one at a time in arrival order', async () => {

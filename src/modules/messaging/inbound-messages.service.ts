@@ -92,15 +92,15 @@ export class InboundMessagesService {
       route.line,
       context ? { at: new Date(), timeoutMs: sessionTimeoutMs(context.evaluation) } : undefined,
     );
+    // Only typed words opt out: a transcript is not a deliberate keyword. A number with no agent bound takes them too.
+    const keyword = byPhone && !audio ? optOutKeyword(item.text) : null;
+    if (keyword === 'stop') await this.blacklist.optOut(ws, item.from, await contactId());
+    if (keyword === 'start') await this.blacklist.liftOptOut(ws, item.from);
     if (!route.agentId || !context) {
       const stored = await this.conversations.storeUnattended(ws, thread.id, text, item.messageType);
       await this.records.insertNew(ws, [this.inboundRecord(ws, stored.id, thread, route, item)]);
       return { workspaceId: ws, messageId: stored.id, replyId: null, conversationId: thread.id };
     }
-    // Only typed words opt out: a transcript is not a deliberate keyword.
-    const keyword = byPhone && !audio ? optOutKeyword(item.text) : null;
-    if (keyword === 'stop') await this.blacklist.optOut(ws, item.from, await contactId());
-    if (keyword === 'start') await this.blacklist.liftOptOut(ws, item.from);
     const silent =
       keyword !== null ||
       (audio && heard === null) ||
