@@ -341,6 +341,40 @@ describe('outbound dispatcher', () => {
     expect((await t.http.get(`/api/v1/tasks/${task.uuid}`).expect(200)).body.data.status).toBe('failed');
   });
 
+  it('a paused campaign past its end_at expires its waiting tasks, and completes once resumed', async () => {
+    const pool = await createPool(t);
+    await addMembers(
+      t,
+      pool.uuid,
+      (await contacts(['7404', '7405'])).map((c) => c.uuid),
+    );
+    const now = await clock.now();
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [pool.uuid],
+      start_at: new Date(now + HOUR).toISOString(),
+      end_at: new Date(now + 2 * HOUR).toISOString(),
+    });
+    await start(campaign.uuid);
+    await t.http.post(`/api/v1/campaigns/${campaign.uuid}/pause`).expect(200);
+    expect((await campaignTasks(campaign.uuid)).map((x) => x.status)).toEqual(['on_hold', 'on_hold']);
+    try {
+      await clock.set(now + 3 * HOUR);
+      const expired = await allEnded(campaign.uuid);
+      expect(expired.map((x) => x.status)).toEqual(['expired', 'expired']);
+      expect((await t.http.get(`/api/v1/campaigns/${campaign.uuid}`).expect(200)).body.data.status).toBe(
+        'paused',
+      );
+      await t.http.post(`/api/v1/campaigns/${campaign.uuid}/resume`).expect(200);
+      await waitFor(async () => {
+        const c = await t.http.get(`/api/v1/campaigns/${campaign.uuid}`).expect(200);
+        return c.body.data.status === 'completed' ? c.body.data : undefined;
+      });
+    } finally {
+      await clock.reset();
+    }
+  });
+
   it("fails a contact outside the number's whitelisted destinations without a call", async () => {
     const pool = await createPool(t);
     // The sandbox line is a US number: by default it calls the US only.

@@ -88,6 +88,15 @@ export class CampaignTransitions {
     });
   }
 
+  /** A paused campaign past its `end_at`: its tasks not yet started expire (it completes once resumed). */
+  async expirePaused(workspaceId: string, id: string, now: Date): Promise<void> {
+    await this.unitOfWork.run(async (t) => {
+      const c = await this.campaigns.lock(workspaceId, id, t);
+      if (c?.status !== 'paused' || !c.endAt || c.endAt > now) return;
+      await this.moveTasks(t, c, ['scheduled', 'pending', 'on_hold'], 'expired', 'held_status = NULL');
+    });
+  }
+
   private async moveTasks(
     t: Transaction,
     c: Campaign,
