@@ -75,16 +75,6 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
     return out;
   }
 
-  /** The status of a task's campaign (null when the campaign was deleted). */
-  async campaignStatus(workspaceId: string, campaignId: string, tx: EntityManager): Promise<string | null> {
-    const rows = await this.sql<{ status: string }[]>(
-      `SELECT status FROM outbound_campaigns WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, campaignId],
-      tx,
-    );
-    return rows[0]?.status ?? null;
-  }
-
   /** A campaign's `variables` and `metadata`, as changed, on its tasks that are in `statuses`. */
   async applyContext(
     workspaceId: string,

@@ -16,6 +16,7 @@ import {
   TASK_TYPES,
   UpdateTaskDto,
 } from './dto/task.dto';
+import { CampaignsRepository } from './campaigns.repository';
 import { OutboundClock } from './outbound-clock';
 import { OutboundEvents } from './outbound-events';
 import { TaskStatus } from './outbound.entities';
@@ -43,6 +44,7 @@ const EDITABLE: TaskStatus[] = ['scheduled', 'pending', 'on_hold'];
 export class TasksService {
   constructor(
     private readonly tasks: TasksRepository,
+    private readonly campaigns: CampaignsRepository,
     private readonly events: OutboundEvents,
     private readonly agents: AgentContextReader,
     private readonly contacts: ContactsService,
@@ -179,9 +181,10 @@ export class TasksService {
       if (!move.from.includes(task.status)) throw AppException.conflict(`Task is ${task.status}`);
       // A retried task dials under its campaign (a completed one too); a cancelled or deleted campaign dials nothing.
       if (action === 'retry' && task.campaign_id) {
-        const status = await this.tasks.campaignStatus(workspaceId, task.campaign_id, tx);
-        if (status === 'cancelled' || status === null)
-          throw AppException.conflict(`The task's campaign is ${status ?? 'deleted'}`);
+        const status =
+          (await this.campaigns.findById(workspaceId, task.campaign_id, tx))?.status ?? 'deleted';
+        if (status === 'cancelled' || status === 'deleted')
+          throw AppException.conflict(`The task's campaign is ${status}`);
       }
       const [moved] = await this.tasks.move(workspaceId, { ids: [id] }, move.from, move.to, tx, move.set);
       const row =
