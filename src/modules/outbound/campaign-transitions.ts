@@ -70,30 +70,24 @@ export class CampaignTransitions {
   }
 
   /**
-   * `running` → `completed`: its end passed (the tasks left expire) or every task has ended. Answers false when the
-   * campaign moved meanwhile.
+   * `running` → `completed`: its end passed (the tasks left expire) or every task has ended. A paused campaign whose
+   * end passed only has its tasks not yet started expire: it stays paused, and completes once resumed. Answers false
+   * when the campaign did not complete (moved meanwhile, or paused).
    */
   async complete(workspaceId: string, id: string, reason: 'ended' | 'done'): Promise<boolean> {
     return this.unitOfWork.run(async (t) => {
       const c = await this.campaigns.lock(workspaceId, id, t);
+      const expire = () =>
+        this.moveTasks(t, c!, ['scheduled', 'pending', 'on_hold'], 'expired', 'held_status = NULL');
+      if (reason === 'ended' && c?.status === 'paused') await expire();
       if (c?.status !== 'running') return false;
       c.status = 'completed';
       c.endedAt = new Date();
       await this.campaigns.save(workspaceId, c, t);
-      if (reason === 'ended')
-        await this.moveTasks(t, c, ['scheduled', 'pending', 'on_hold'], 'expired', 'held_status = NULL');
+      if (reason === 'ended') await expire();
       const view = await this.service.view(workspaceId, c, t);
       await this.events.campaign(t, c, view.pool_uuids, 'running');
       return true;
-    });
-  }
-
-  /** A paused campaign past its `end_at`: its tasks not yet started expire (it completes once resumed). */
-  async expirePaused(workspaceId: string, id: string, now: Date): Promise<void> {
-    await this.unitOfWork.run(async (t) => {
-      const c = await this.campaigns.lock(workspaceId, id, t);
-      if (c?.status !== 'paused' || !c.endAt || c.endAt > now) return;
-      await this.moveTasks(t, c, ['scheduled', 'pending', 'on_hold'], 'expired', 'held_status = NULL');
     });
   }
 

@@ -66,23 +66,16 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     );
   }
 
-  /** Paused campaigns whose `end_at` has passed with tasks not yet started (they expire; the campaign stays paused). */
-  @Sweep('dispatch')
-  pausedPastEnd(now: Date): Promise<TaskRef[]> {
-    return this.sql<TaskRef[]>(
-      `SELECT c.workspace_id, c.id FROM outbound_campaigns c
-        WHERE c.status = 'paused' AND c.end_at <= $1
-          AND EXISTS (SELECT 1 FROM outbound_tasks t WHERE t.workspace_id = c.workspace_id AND t.campaign_id = c.id
-                         AND t.status IN ('scheduled', 'pending', 'on_hold'))`,
-      [now],
-    );
-  }
-
-  /** Running campaigns whose `end_at` has passed. */
+  /** Campaigns whose `end_at` has passed: running ones, and paused ones with tasks not yet started. */
   @Sweep('dispatch')
   campaignsPastEnd(now: Date): Promise<TaskRef[]> {
     return this.sql<TaskRef[]>(
-      `SELECT workspace_id, id FROM outbound_campaigns WHERE status = 'running' AND end_at <= $1`,
+      `SELECT c.workspace_id, c.id FROM outbound_campaigns c
+        WHERE c.end_at <= $1
+          AND (c.status = 'running'
+               OR c.status = 'paused' AND EXISTS (
+                    SELECT 1 FROM outbound_tasks t WHERE t.workspace_id = c.workspace_id AND t.campaign_id = c.id
+                       AND t.status IN ('scheduled', 'pending', 'on_hold')))`,
       [now],
     );
   }

@@ -70,8 +70,6 @@ export class Dispatcher {
     const at = new Date(now);
     for (const c of await this.dispatch.campaignsPastEnd(at))
       await this.transitions.complete(c.workspace_id, c.id, 'ended');
-    for (const c of await this.dispatch.pausedPastEnd(at))
-      await this.transitions.expirePaused(c.workspace_id, c.id, at);
     await this.sweep((tx) => this.dispatch.expireDue(at, tx));
     // Settling frees campaign slots, so it runs before claiming, several tasks at a time.
     const ended = await this.dispatch.endedCalls();
