@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { Campaign, PoolType, Task, TaskStatus } from './outbound.entities';
+import { Campaign, DIALLING, PoolType, Task, TaskStatus } from './outbound.entities';
 import { MovedTask, returned, TaskRow } from './task-row';
 
 export interface TaskRef {
@@ -98,9 +98,9 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
   campaignsWithPending(now: Date): Promise<TaskRef[]> {
     return this.sql<TaskRef[]>(
       `SELECT c.workspace_id, c.id FROM outbound_campaigns c
-        WHERE c.status IN ('running', 'completed') AND (c.start_at IS NULL OR c.start_at <= $1)
+        WHERE c.status = ANY($2) AND (c.start_at IS NULL OR c.start_at <= $1)
           AND EXISTS (SELECT 1 FROM outbound_tasks t WHERE t.campaign_id = c.id AND t.status = 'pending')`,
-      [now],
+      [now, DIALLING],
     );
   }
 

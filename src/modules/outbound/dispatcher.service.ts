@@ -9,6 +9,7 @@ import { CampaignsRepository } from './campaigns.repository';
 import { DispatchRepository, PickedTask } from './dispatch.repository';
 import { OutboundClock } from './outbound-clock';
 import { OutboundEvents } from './outbound-events';
+import { DIALLING } from './outbound.entities';
 import { MovedTask, TaskRow } from './task-row';
 import { TaskRunner, zoneOf } from './task-runner';
 import { TaskSettlement } from './task-settlement';
@@ -170,9 +171,7 @@ export class Dispatcher {
       marks.open = performance.now();
       const c = await this.dispatch.lockCampaign(workspaceId, campaignId, tx, locked);
       marks.locked = performance.now();
-      // A completed campaign's pending tasks were retried after it ended: they dial under its limits.
-      if (!c || !['running', 'completed'].includes(c.status) || (c.startAt && c.startAt.getTime() > now))
-        return [];
+      if (!c || !DIALLING.includes(c.status) || (c.startAt && c.startAt.getTime() > now)) return [];
       const live = await this.dispatch.liveByPool(workspaceId, campaignId, tx);
       let free = c.maxConcurrency - [...live.values()].reduce((a, b) => a + b, 0);
       const claimedIds: string[] = [];

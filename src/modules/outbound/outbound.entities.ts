@@ -11,6 +11,8 @@ export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Day = (typeof DAYS)[number];
 export const CAMPAIGN_STATUSES = ['draft', 'running', 'paused', 'completed', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+/** Campaigns whose pending tasks are dialled: running ones, and completed ones whose tasks were retried since. */
+export const DIALLING: CampaignStatus[] = ['running', 'completed'];
 export const TASK_STATUSES = [
   'scheduled',
   'pending',
