@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
+import { within } from '@/common/concurrency/within';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
@@ -119,19 +120,12 @@ export class PbxConnectorsService {
 
 async function resolves(host: string): Promise<boolean> {
   if (isIP(host)) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((r) => {
-    timer = setTimeout(() => r(false), DNS_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([
-      lookup(host).then(
-        () => true,
-        () => false,
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(
+    lookup(host).then(
+      () => true,
+      () => false,
+    ),
+    DNS_TIMEOUT_MS,
+    false,
+  );
 }

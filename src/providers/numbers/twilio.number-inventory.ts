@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import twilio from 'twilio';
+import { within } from '@/common/concurrency/within';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { TwilioUrls } from '@/providers/telephony/twilio-twiml';
 import {
@@ -172,11 +173,7 @@ export class TwilioNumberInventory implements NumberInventory {
       this.prices.set(country, read);
       kept = read;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), PRICES_WAIT_MS);
-    });
-    const fees = await Promise.race([kept.fees, late]).finally(() => clearTimeout(timer));
+    const fees = await within(kept.fees, PRICES_WAIT_MS, null);
     return fees?.get(PRICING_TYPES[type]) ?? null;
   }
 
