@@ -179,7 +179,10 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
     )) as { data: { change: string; conversation: unknown } }[];
     expect(events).toHaveLength(1);
     expect(events[0].data.change).toBe('started');
-    const view = (await t.http.get(`/api/v1/conversations/${conversation.uuid}`).expect(200)).body.data;
+    const { handled_by: handledBy, ...view } = (
+      await t.http.get(`/api/v1/conversations/${conversation.uuid}`).expect(200)
+    ).body.data;
+    expect(handledBy).toBe('AI'); // read through GET, not carried in events
     expect(events[0].data.conversation).toEqual({
       ...view,
       last_message_at: null,
@@ -535,6 +538,66 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
         [t.workspaceId, first.body.data.conversation.uuid],
       );
       expect(row[0].handled_by).toBe('Human');
+    } finally {
+      llm.respond = defaultAnswer;
+    }
+  });
+
+  it('a guard forward over the signed hook: the say leaves through Twilio, the API answers handled_by Human, the agent stays silent', async () => {
+    const agent = (await createAgent(t)).agent_uuid as string;
+    await t.http
+      .post(`/api/v1/agents/${agent}/guard-rules`)
+      .send({
+        name: 'Human',
+        when_condition: 'The customer asks for a human',
+        example_phrases: ['I want a human'],
+        then_action: 'forward',
+        say_before_forwarding: 'A colleague will take over.',
+        destination_type: 'phone_number',
+        destination: '+14155550100',
+      })
+      .expect(201);
+    const number = await register(t, 'twilio', ['sms'], agent);
+    const customer = sandboxDestination('1122');
+    llm.respond = (call) =>
+      call.kind === 'classify'
+        ? {
+            content: JSON.stringify({
+              scores: JSON.parse(call.messages[1].content).utterance.includes('human')
+                ? [{ id: JSON.parse(call.messages[1].content).candidates[0].id, score: 0.95 }]
+                : [],
+            }),
+          }
+        : defaultAnswer(call);
+    const read = async (uuid: string) =>
+      (await t.http.get(`/api/v1/conversations/${uuid}`).expect(200)).body.data;
+    try {
+      await inbound(customer, number.number, 'Hello').expect(200);
+      await waitFor(async () => sentTo(customer)[0]);
+      const conversation = await conversationOf(customer);
+      expect((await read(conversation.uuid)).handled_by).toBe('AI');
+      await inbound(customer, number.number, 'I want a human').expect(200);
+      const say = await waitFor(async () => sentTo(customer)[1]);
+      expect(say.params).toMatchObject({ From: number.number, Body: 'A colleague will take over.' });
+      // The hand-off is stored before the say leaves: both reads answer it at once.
+      expect(await read(conversation.uuid)).toMatchObject({ handled_by: 'Human', status: 'active' });
+      const listed = await t.http
+        .get(`/api/v1/conversations?channel=sms&phone=${encodeURIComponent(customer)}`)
+        .expect(200);
+      expect(listed.body.data.items).toEqual([expect.objectContaining({ handled_by: 'Human' })]);
+      const replies = llm.callsOf('reply').length;
+      await inbound(customer, number.number, 'Hello? Anyone?').expect(200);
+      await waitFor(async () => ((await messagesOf(conversation.uuid)).length === 5 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(sentTo(customer)).toHaveLength(2);
+      expect(llm.callsOf('reply')).toHaveLength(replies);
+      expect((await messagesOf(conversation.uuid)).map((m) => [m.sender, m.content])).toEqual([
+        ['customer', 'Hello'],
+        ['agent', 'Hello from the model.'],
+        ['customer', 'I want a human'],
+        ['agent', 'A colleague will take over.'],
+        ['customer', 'Hello? Anyone?'],
+      ]);
     } finally {
       llm.respond = defaultAnswer;
     }

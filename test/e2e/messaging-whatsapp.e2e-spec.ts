@@ -4,7 +4,7 @@ import { sandboxDestination } from '../factories/call.factory';
 import { TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 import { TestApp } from '../setup/test-app';
-import { LlmServer } from '../support/llm-server';
+import { defaultAnswer, LlmServer } from '../support/llm-server';
 import { metaSignature, MetaServer } from '../support/meta-server';
 import { defaultSttAnswer, SttServer } from '../support/stt-server';
 import { waitFor } from '../support/wait';
@@ -647,6 +647,91 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     });
     const conversation = await conversationOf(psid, 'messenger');
     expect(conversation.agent_uuid).toBe(agentId);
+  });
+
+  it('a guard forward over WhatsApp hands the conversation to a human: handled_by Human, the agent stays silent', async () => {
+    const agent = (await createAgent(t)).agent_uuid as string;
+    await t.http
+      .post(`/api/v1/agents/${agent}/guard-rules`)
+      .send({
+        name: 'Human',
+        when_condition: 'The customer asks for a human',
+        example_phrases: ['I want a human'],
+        then_action: 'forward',
+        say_before_forwarding: 'A colleague will take over.',
+        destination_type: 'phone_number',
+        destination: '+14155550100',
+      })
+      .expect(201);
+    const line = { number: newNumber(), metaId: `PN${uniq()}` };
+    const created = await t.http
+      .post('/api/v1/phone-numbers')
+      .send({ number: line.number, provider: 'meta', whatsapp: { phone_number_id: line.metaId } })
+      .expect(201);
+    await t.http
+      .post(`/api/v1/agents/${agent}/phone-numbers`)
+      .send({ phone_number_uuid: created.body.data.uuid, channels: ['whatsapp'] })
+      .expect(201);
+    const write = (from: string, body: string) =>
+      notify(
+        change('messages', {
+          messaging_product: 'whatsapp',
+          metadata: { display_phone_number: line.number.slice(1), phone_number_id: line.metaId },
+          messages: [
+            {
+              from: from.slice(1),
+              id: `wamid.${uniq()}`,
+              timestamp: '1763900000',
+              type: 'text',
+              text: { body },
+            },
+          ],
+        }),
+      ).expect(200);
+    const sentOnLine = (to: string) =>
+      meta.sent(`/${line.metaId}/messages`).filter((r) => r.body.to === to.slice(1));
+    const customer = sandboxDestination('2233');
+    llm.respond = (call) =>
+      call.kind === 'classify'
+        ? {
+            content: JSON.stringify({
+              scores: JSON.parse(call.messages[1].content).utterance.includes('human')
+                ? [{ id: JSON.parse(call.messages[1].content).candidates[0].id, score: 0.95 }]
+                : [],
+            }),
+          }
+        : defaultAnswer(call);
+    const read = async (uuid: string) =>
+      (await t.http.get(`/api/v1/conversations/${uuid}`).expect(200)).body.data;
+    try {
+      await write(customer, 'Hello');
+      await waitFor(async () => sentOnLine(customer)[0]);
+      const conversation = await conversationOf(customer);
+      expect((await read(conversation.uuid)).handled_by).toBe('AI');
+      await write(customer, 'I want a human');
+      const say = await waitFor(async () => sentOnLine(customer)[1]);
+      expect(say.body).toMatchObject({ type: 'text', text: { body: 'A colleague will take over.' } });
+      expect(await read(conversation.uuid)).toMatchObject({ handled_by: 'Human', status: 'active' });
+      const listed = await t.http
+        .get(`/api/v1/conversations?channel=whatsapp&phone=${encodeURIComponent(customer)}`)
+        .expect(200);
+      expect(listed.body.data.items).toEqual([expect.objectContaining({ handled_by: 'Human' })]);
+      const replies = llm.callsOf('reply').length;
+      await write(customer, 'Hello? Anyone?');
+      await waitFor(async () => ((await messagesOf(conversation.uuid)).length === 5 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(sentOnLine(customer)).toHaveLength(2);
+      expect(llm.callsOf('reply')).toHaveLength(replies);
+      expect((await messagesOf(conversation.uuid)).map((m) => [m.sender, m.content])).toEqual([
+        ['customer', 'Hello'],
+        ['agent', 'Hello from the model.'],
+        ['customer', 'I want a human'],
+        ['agent', 'A colleague will take over.'],
+        ['customer', 'Hello? Anyone?'],
+      ]);
+    } finally {
+      llm.respond = defaultAnswer;
+    }
   });
 
   it('sandbox WhatsApp: simulate-inbound answers the reply; statuses run to read', async () => {

@@ -505,6 +505,9 @@ describe('SIP: PBX extension connectors, SIP trunks, external numbers, extension
         'handled by a human',
       );
       expect(forwarded.forwarded_to).toMatchObject({ type: 'extension', value: '1002' });
+      // The call's conversation says so too.
+      const conversation = await t.http.get(`/api/v1/conversations/${id}`).expect(200);
+      expect(conversation.body.data.handled_by).toBe('Human');
     }, 40_000);
 
     it('an extension forward without a PBX connector fails and the AI carries on (sandbox)', async () => {

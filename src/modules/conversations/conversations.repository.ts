@@ -137,6 +137,21 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
   }
 
   /**
+   * The conversations among `ids` a person has taken over: a text conversation whose line a guard `forward` handed
+   * to a human, or a call forwarded to a number or an extension (a thread's and a call's id are their conversation's).
+   */
+  async handedToHuman(workspaceId: string, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.sql<{ id: string }[]>(
+      `SELECT id FROM messaging_threads WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND handled_by = 'Human'
+       UNION ALL
+       SELECT id FROM calls WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND handled_by = 'Human'`,
+      [workspaceId, ids],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
    * A new conversation with its `started` event and the new rows that belong with it (its first session, a
    * messaging line's thread), in one statement: all are written or none, and its RETURNING notifies the dispatchers.
    */

@@ -135,7 +135,10 @@ export class ConversationsService {
     return pageOf(await this.views(workspaceId, rows), total, q);
   }
 
-  /** The conversation as GET answers it: a WhatsApp one with when its 24-hour messaging window closes. */
+  /**
+   * The conversation as GET answers it: who handles it (`Human` once handed over), and a WhatsApp one with when its
+   * 24-hour messaging window closes.
+   */
   async view(workspaceId: string, id: string): Promise<ConversationResponse> {
     const [view] = await this.views(workspaceId, [await this.get(workspaceId, id)]);
     return view;
@@ -143,9 +146,18 @@ export class ConversationsService {
 
   private async views(workspaceId: string, rows: Conversation[]): Promise<ConversationResponse[]> {
     const whatsapp = rows.filter((c) => c.channel === 'whatsapp').map((c) => c.id);
-    const last = await this.conversations.lastInbound(workspaceId, whatsapp);
+    const [last, human] = await Promise.all([
+      this.conversations.lastInbound(workspaceId, whatsapp),
+      this.conversations.handedToHuman(
+        workspaceId,
+        rows.map((c) => c.id),
+      ),
+    ]);
     return rows.map((c) => {
-      const view = ConversationResponse.of(c);
+      const view: ConversationResponse = {
+        ...ConversationResponse.of(c),
+        handled_by: human.has(c.id) ? 'Human' : 'AI',
+      };
       if (c.channel !== 'whatsapp') return view;
       const at = last.get(c.id);
       return {

@@ -29,6 +29,15 @@ export class ConversationResponse {
       "customer's last message); null when the customer never wrote. Free-form text is accepted until then.",
   })
   messaging_window_expires_at?: string | null;
+  @ApiPropertyOptional({
+    enum: ['AI', 'Human'],
+    example: 'AI',
+    description:
+      'Read through GET (one conversation and the list): `Human` once a person took it over (a guard `forward` ' +
+      'on a text channel, after which the agent stays silent until the conversation is closed; a call forwarded ' +
+      'to a number or extension), else `AI`.',
+  })
+  handled_by?: 'AI' | 'Human';
 
   static of(c: Plain<Conversation>): ConversationResponse {
     return {
