@@ -29,6 +29,7 @@ import { FlowExecutionsRetention1763990000000 } from './migrations/1763990000000
 import { Approvals1763960000000 } from './migrations/1763960000000-Approvals';
 import { Sip1763980000000 } from './migrations/1763980000000-Sip';
 import { Numbers1763970000000 } from './migrations/1763970000000-Numbers';
+import { OutboundLiveTaskPerContact1764110000000 } from './migrations/1764110000000-OutboundLiveTaskPerContact';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -66,4 +67,5 @@ export const MIGRATIONS = [
   EventRoutingVersions1764093000000,
   FlowClaimFunction1764100000000,
   FlowExecutionLeases1764060000000,
+  OutboundLiveTaskPerContact1764110000000,
 ];

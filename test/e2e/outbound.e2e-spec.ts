@@ -162,6 +162,43 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     });
   });
 
+  it('gives a member removed and added again a new task, never two live ones for one contact', async () => {
+    const pool = await createPool(t);
+    const second = await createPool(t);
+    const [a] = await contactsWith(t, [undefined]);
+    await addMembers(t, pool.uuid, [a.uuid]);
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [pool.uuid, second.uuid],
+    });
+    await t.http.post(`/api/v1/campaigns/${campaign.uuid}/start`).expect(200);
+    const [first] = await tasksOf(t, `campaign_uuid=${campaign.uuid}`);
+    const removed = await t.http.delete(`/api/v1/pools/${pool.uuid}/contacts/${a.uuid}`).expect(200);
+    expect(removed.body.data.tasks_cancelled).toBe(1);
+
+    const again = await addMembers(t, pool.uuid, [a.uuid]);
+    expect(again.data).toMatchObject({ contacts_added: 1, tasks_created: 1 });
+    const tasks = await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${a.uuid}`);
+    expect(tasks.map((x) => [x.uuid === first.uuid, x.status]).sort()).toEqual([
+      [false, 'scheduled'],
+      [true, 'cancelled'],
+    ]);
+    const members = await t.http.get(`/api/v1/pools/${pool.uuid}/contacts`).expect(200);
+    expect(members.body.data.items[0]).toMatchObject({ contact_uuid: a.uuid, status: 'Scheduled' });
+    // The contact has a live task: another pool of the campaign adds none.
+    const elsewhere = await addMembers(t, second.uuid, [a.uuid]);
+    expect(elsewhere.data).toMatchObject({ contacts_added: 1, tasks_created: 0 });
+    // An ended task of the contact retried while it has a live one would be a second: 409, nothing moves.
+    await db.query(`UPDATE outbound_tasks SET status = 'failed' WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      first.uuid,
+    ]);
+    const retry = await t.http.post(`/api/v1/tasks/${first.uuid}/retry`).expect(409);
+    expect(retry.body.message).toBe('The contact has another task in this campaign that has not ended');
+    expect((await t.http.get(`/api/v1/tasks/${first.uuid}`).expect(200)).body.data.status).toBe('failed');
+    await t.http.post(`/api/v1/campaigns/${campaign.uuid}/cancel`).expect(200);
+  });
+
   it('moves campaigns as the table says and answers 409 for the rest', async () => {
     const pool = await createPool(t);
     const [a] = await contactsWith(t, [undefined]);

@@ -35,8 +35,8 @@ export class CampaignTasks {
   }
 
   /**
-   * Creates, in the caller's transaction (which holds the campaign's lock), the tasks of members that have none yet,
-   * due at the next instant inside the window in the contact's zone. Answers how many were created.
+   * Creates, in the caller's transaction (which holds the campaign's lock), the tasks of members that have none
+   * that has not ended, due at the next instant inside the window in the contact's zone. Answers how many were created.
    */
   async create(
     tx: Transaction,

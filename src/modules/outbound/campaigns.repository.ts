@@ -16,7 +16,7 @@ export interface CampaignFilter {
   take: number;
 }
 
-/** A member that has no task in the campaign yet, with what its task needs. */
+/** A member that has no task in the campaign that has not ended, with what its task needs. */
 export interface MemberForTask {
   contact_id: string;
   pool_id: string;
@@ -135,8 +135,8 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
   }
 
   /**
-   * Members of the campaign's pools with no task in it yet, one per contact: from the pool attached first. Narrowed
-   * to some pools or contacts when given.
+   * Members of the campaign's pools with no task in it that has not ended (a member removed and added again gets a
+   * new one), one per contact: from the pool attached first. Narrowed to some pools or contacts when given.
    */
   async membersWithoutTask(
     workspaceId: string,
@@ -162,7 +162,8 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
          JOIN contacts k ON k.workspace_id = m.workspace_id AND k.id = m.contact_id
         WHERE cp.workspace_id = $1 AND cp.campaign_id = $2${extra}
           AND NOT EXISTS (SELECT 1 FROM outbound_tasks t
-                           WHERE t.workspace_id = $1 AND t.campaign_id = $2 AND t.contact_id = m.contact_id)
+                           WHERE t.workspace_id = $1 AND t.campaign_id = $2 AND t.contact_id = m.contact_id
+                             AND t.status IN ('scheduled', 'pending', 'queued', 'in_progress', 'on_hold'))
         ORDER BY m.contact_id, cp.position`,
       params,
       tx,

@@ -27,6 +27,8 @@ export const TASK_STATUSES = [
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 /** Tasks that have not started: what cancel, hold, member removal and expiry act on. */
 export const NOT_STARTED: TaskStatus[] = ['scheduled', 'pending', 'on_hold', 'queued'];
+/** Tasks that have not ended: a contact has at most one of them per campaign (a unique index holds it). */
+export const NOT_ENDED: TaskStatus[] = ['scheduled', 'pending', 'queued', 'in_progress', 'on_hold'];
 
 /** A calling window: days and local times, read in the contact's zone when `use_contact_timezone`. */
 export interface CallingWindow {

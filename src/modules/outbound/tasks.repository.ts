@@ -43,6 +43,12 @@ export interface CampaignStats {
   attempts: number;
 }
 
+/**
+ * The predicate of the unique index on (workspace, campaign, contact): at most one task that has not ended per
+ * contact and campaign. An insert's ON CONFLICT names it to skip a contact that has one.
+ */
+const LIVE_IN_CAMPAIGN = `campaign_id IS NOT NULL AND status IN ('scheduled', 'pending', 'queued', 'in_progress', 'on_hold')`;
+
 const COLUMNS = Object.keys(NEW_TASK_COLUMNS) as (keyof typeof NEW_TASK_COLUMNS)[];
 const quote = (c: string) => (c === 'window' ? '"window"' : c);
 
@@ -55,7 +61,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
     super(repo);
   }
 
-  /** Writes new tasks; a contact that already has a task in the campaign is skipped. Answers those written. */
+  /** Writes new tasks; a contact that has a task not ended in the campaign is skipped. Answers those written. */
   async insertMany(workspaceId: string, tasks: NewTask[], tx: EntityManager): Promise<TaskRow[]> {
     const out: TaskRow[] = [];
     const cols = COLUMNS.map(quote).join(', ');
@@ -65,7 +71,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
         `INSERT INTO outbound_tasks (workspace_id, ${cols})
          SELECT $1, ${COLUMNS.map((c) => `x.${quote(c)}`).join(', ')} FROM jsonb_to_recordset($2::jsonb) AS x(${recordset})
            JOIN contacts k ON k.workspace_id = $1 AND k.id = x.contact_id
-         ON CONFLICT (workspace_id, campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING
+         ON CONFLICT (workspace_id, campaign_id, contact_id) WHERE ${LIVE_IN_CAMPAIGN} DO NOTHING
          RETURNING *`,
         [workspaceId, JSON.stringify(tasks.slice(i, i + 2000))],
         tx,

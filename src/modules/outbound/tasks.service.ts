@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { newId } from '@/common/persistence/base.entity';
+import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { checkMetadata, checkVariables } from '@/modules/calls/call-context';
 import { ContactsService } from '@/modules/contacts/contacts.service';
@@ -186,7 +187,14 @@ export class TasksService {
         if (status === 'cancelled' || status === 'deleted')
           throw AppException.conflict(`The task's campaign is ${status}`);
       }
-      const [moved] = await this.tasks.move(workspaceId, { ids: [id] }, move.from, move.to, tx, move.set);
+      // A retried campaign task must not be a second live task of its contact there (added again meanwhile).
+      const [moved] = await this.tasks
+        .move(workspaceId, { ids: [id] }, move.from, move.to, tx, move.set)
+        .catch((err: unknown) => {
+          if (isPgError(err, PG_UNIQUE_VIOLATION, 'uq_outbound_tasks_campaign_contact'))
+            throw AppException.conflict('The contact has another task in this campaign that has not ended');
+          throw err;
+        });
       const row =
         action === 'retry' ? await this.tasks.update(workspaceId, id, { scheduled_at: now }, tx) : moved.task;
       await this.events.tasks(tx, workspaceId, [{ task: row, previous: moved.previous }]);
