@@ -1,4 +1,7 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { QUEUES } from '@/common/queue/queues';
 import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
 import { TestTenant } from '../factories/workspace.factory';
@@ -395,6 +398,51 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
       .expect(201);
     const chatRead = await t.http.get(`/api/v1/conversations/${chat.body.data.uuid}`).expect(200);
     expect(chatRead.body.data).not.toHaveProperty('messaging_window_expires_at');
+  });
+
+  it('a status that arrives before the send stored its wamid applies once it is stored; a repeat is processed once', async () => {
+    const customer = sandboxDestination('2234');
+    await inbound(customer, { type: 'text', text: { body: 'hello' } }).expect(200);
+    await waitFor(async () => sentTo(customer)[0]);
+    const queue = app.get<Queue>(getQueueToken(QUEUES.messaging));
+    meta.holdSends = true;
+    try {
+      const res = await t.http
+        .post('/api/v1/whatsapp/messages')
+        .send({ agent_uuid: agentId, to: customer, text: 'Your parcel is out for delivery' })
+        .expect(201);
+      // Meta took the send and reports it delivered before its answer (the wamid) reaches us.
+      const held = await waitFor(async () =>
+        sentTo(customer).find((r) => r.body.text?.body.includes('parcel')),
+      );
+      const wamid = held.wamid!;
+      await statusUpdate(wamid, 'delivered').expect(200);
+      // The status was looked at while no message had that wamid.
+      await waitFor(async () => {
+        const job = await queue.getJob(`meta-status:${wamid}:delivered`);
+        return job && (job.attemptsMade > 0 || job.finishedOn) ? true : undefined;
+      });
+      expect(
+        (await t.http.get(`/api/v1/messages/${res.body.data.uuid}`).expect(200)).body.data,
+      ).toMatchObject({
+        provider_message_id: null,
+        delivery_status: 'queued',
+      });
+      meta.release();
+      const delivered = await statusOf(res.body.data.uuid, 'delivered');
+      expect(delivered.provider_message_id).toBe(wamid);
+      // Meta delivers the same status again: processed once.
+      await statusUpdate(wamid, 'delivered').expect(200);
+      await new Promise((r) => setTimeout(r, 300));
+      const events = await db.query(
+        `SELECT data->>'previous_status' AS previous, data->'message'->>'delivery_status' AS status
+           FROM outbox_events WHERE workspace_id = $1 AND type = 'message_status' AND data->'message'->>'uuid' = $2`,
+        [t.workspaceId, res.body.data.uuid],
+      );
+      expect(events).toEqual([{ previous: 'queued', status: 'delivered' }]);
+    } finally {
+      meta.release();
+    }
   });
 
   it('a Meta refusal (131047) ends the message failed with that code', async () => {

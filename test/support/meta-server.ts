@@ -12,6 +12,8 @@ export interface GraphRequest {
   query: URLSearchParams;
   authorization: string | undefined;
   body: any;
+  /** The wamid a Cloud API send is (or, while held, will be) answered with. */
+  wamid?: string;
 }
 
 export interface GraphTemplate {
@@ -39,6 +41,12 @@ export class MetaServer {
    * that URL (another path of this server, like Meta's lookaside host) answers the bytes to a bearer token only.
    */
   readonly media = new Map<string, { mimeType: string; bytes: Buffer }>();
+  /**
+   * While true, Cloud API sends are held unanswered (recorded at once with the wamid they will get) until `release`,
+   * as when Meta's webhook reaches us before its answer to the send.
+   */
+  holdSends = false;
+  private readonly held: (() => void)[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -54,6 +62,12 @@ export class MetaServer {
     return self;
   }
 
+  /** Answers the held sends and stops holding. */
+  release(): void {
+    this.holdSends = false;
+    for (const answer of this.held.splice(0)) answer();
+  }
+
   sent(path: string): GraphRequest[] {
     return this.requests.filter((r) => r.method === 'POST' && r.path === path);
   }
@@ -65,13 +79,14 @@ export class MetaServer {
     const path = url.pathname.replace(/^\/v21\.0/, '');
     const text = Buffer.concat(chunks).toString('utf8');
     const body = text ? JSON.parse(text) : null;
-    this.requests.push({
+    const request: GraphRequest = {
       method: req.method ?? '',
       path,
       query: url.searchParams,
       authorization: req.headers.authorization,
       body,
-    });
+    };
+    this.requests.push(request);
     const send = (status: number, value: unknown) => {
       res.statusCode = status;
       res.setHeader('Content-Type', 'application/json');
@@ -103,10 +118,12 @@ export class MetaServer {
       if (body?.messaging_product === 'whatsapp') {
         const code = this.refuse.get(body.to);
         if (code) return error(400, code, code === 131047 ? 'Re-engagement message' : 'Message failed');
+        request.wamid = `wamid.${randomBytes(12).toString('hex')}`;
+        if (this.holdSends) await new Promise<void>((r) => this.held.push(r));
         return send(200, {
           messaging_product: 'whatsapp',
           contacts: [{ input: body.to, wa_id: body.to }],
-          messages: [{ id: `wamid.${randomBytes(12).toString('hex')}` }],
+          messages: [{ id: request.wamid }],
         });
       }
       return send(200, {
@@ -153,6 +170,7 @@ export class MetaServer {
   }
 
   close(): Promise<void> {
+    this.release();
     return new Promise((r) => this.server.close(() => r()));
   }
 }

@@ -13,7 +13,7 @@ import { isUuid } from '@/common/validation/validators';
 import type { DeliveryStatus } from '@/providers/messaging/messaging.port';
 import { isValidTwilioSignature } from '@/providers/twilio/twilio-signature';
 import { InboundQueue } from './inbound-queue';
-import { isValidMetaSignature, parseMetaNotification } from './meta-webhook';
+import { isValidMetaSignature, META_STATUS_RETRY, parseMetaNotification } from './meta-webhook';
 
 type Jobs = JobPayloads['messaging'];
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
@@ -179,7 +179,8 @@ export class MessagingHooksController {
       await this.queue.add(
         'provider-status',
         { provider: 'meta', providerMessageId: s.providerMessageId, status: s.status, error: s.error },
-        { jobId: `meta-status:${s.providerMessageId}:${s.status}` },
+        // A repeat of this status is dropped by the job id; the job itself retries until the wamid is stored.
+        { jobId: `meta-status:${s.providerMessageId}:${s.status}`, ...META_STATUS_RETRY },
       );
     for (const t of note.templates)
       await this.queue.add('template-status', {

@@ -1,3 +1,4 @@
+import type { JobOptions } from 'bull';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { DeliveryStatus, ProviderFailure } from '@/providers/messaging/messaging.port';
 import type { InboundItem } from './inbound-queue';
@@ -13,6 +14,15 @@ export function isValidMetaSignature(
   const expected = createHmac('sha256', secret).update(raw).digest();
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
+
+/**
+ * A status is found by its wamid, which Meta may report before the send stored it: its job is tried again after
+ * 0.5, 1, 2, 4, 8, 16 and 32 s (about a minute) before it is dropped.
+ */
+export const META_STATUS_RETRY: JobOptions = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 500 },
+};
 
 export interface MetaStatus {
   providerMessageId: string;

@@ -1,4 +1,5 @@
 import { Process, Processor } from '@nestjs/bull';
+import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { InboundMessagesService } from '../inbound-messages.service';
@@ -13,6 +14,8 @@ type Jobs = JobPayloads['messaging'];
 /** The messaging queue: inbound threads, sending, delivery statuses and template reviews. */
 @Processor(QUEUES.messaging)
 export class MessagingProcessor {
+  private readonly logger = new Logger(MessagingProcessor.name);
+
   constructor(
     private readonly inboundQueue: InboundQueue,
     private readonly inbound: InboundMessagesService,
@@ -55,11 +58,20 @@ export class MessagingProcessor {
     await this.status.apply(workspaceId, messageId, status, error);
   }
 
+  /**
+   * A status found by the provider's id (Meta's wamid) can arrive before the send stored that id: the job is tried
+   * again with backoff (META_STATUS_RETRY) until the message has it, and dropped after the last try. One found
+   * by our id (Twilio's callback path) names a message stored before it was sent: not found, it is not ours.
+   */
   @Process({ name: 'provider-status', concurrency: 16 })
   async providerStatus(job: Job<Jobs['provider-status']>): Promise<void> {
     const { provider, messageId, providerMessageId, status, error } = job.data;
     const found = await this.records.locate({ id: messageId, provider, providerMessageId });
-    if (found) await this.status.apply(found.workspaceId, found.id, status, error);
+    if (found) return void (await this.status.apply(found.workspaceId, found.id, status, error));
+    if (messageId || !providerMessageId) return;
+    if (job.attemptsMade + 1 < (job.opts.attempts ?? 1))
+      throw new Error('No message has this provider id yet: tried again');
+    this.logger.warn({ provider, providerMessageId, status }, 'status for a message never stored: dropped');
   }
 
   @Process({ name: 'template-status', concurrency: 8 })
