@@ -445,6 +445,118 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     }
   });
 
+  it('a repeated delivery of the same wamid is processed once: one message, one reply', async () => {
+    const customer = sandboxDestination('2235');
+    const id = `wamid.repeat${uniq()}`;
+    await inbound(customer, { id, type: 'text', text: { body: 'Hi there' } }).expect(200);
+    await inbound(customer, { id, type: 'text', text: { body: 'Hi there' } }).expect(200);
+    await waitFor(async () => sentTo(customer)[0]);
+    // The copies are handled in order on the thread: once a later message is answered, they are settled.
+    await inbound(customer, { type: 'text', text: { body: 'Second' } }).expect(200);
+    await waitFor(async () => (sentTo(customer).length >= 2 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sentTo(customer)).toHaveLength(2);
+    const conversation = await conversationOf(customer);
+    expect((await messagesOf(conversation.uuid)).map((m) => [m.sender, m.content])).toEqual([
+      ['customer', 'Hi there'],
+      ['agent', 'Hello from the model.'],
+      ['customer', 'Second'],
+      ['agent', 'Hello from the model.'],
+    ]);
+    const stored = await db.query(
+      `SELECT count(*)::int AS n FROM provider_messages WHERE provider = 'meta' AND provider_message_id = $1`,
+      [id],
+    );
+    expect(stored[0].n).toBe(1);
+  });
+
+  it('STOP over WhatsApp blacklists the sender without a reply, so the next send is 409; START lifts it', async () => {
+    const customer = sandboxDestination('2236');
+    const optOut = async () => {
+      const r = await t.http.get('/api/v1/blacklist?source=opt_out').expect(200);
+      return (r.body.data.items as { phone_number: string }[]).find((e) => e.phone_number === customer);
+    };
+    await inbound(customer, { type: 'text', text: { body: 'hello' } }).expect(200);
+    await waitFor(async () => sentTo(customer)[0]);
+    await inbound(customer, { type: 'text', text: { body: '  Stop ' } }).expect(200);
+    const entry = await waitFor(optOut);
+    expect(entry).toMatchObject({ type: 'Phone', source: 'opt_out', is_permanent: true, expires_at: null });
+    const refused = await t.http
+      .post('/api/v1/whatsapp/messages')
+      .send({ agent_uuid: agentId, to: customer, text: 'An offer' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('BLACKLISTED');
+    await inbound(customer, { type: 'text', text: { body: 'START' } }).expect(200);
+    await waitFor(async () => ((await optOut()) ? undefined : true));
+    expect(sentTo(customer)).toHaveLength(1); // neither STOP nor START got a model reply
+    await t.http
+      .post('/api/v1/whatsapp/messages')
+      .send({ agent_uuid: agentId, to: customer, text: 'Welcome back' })
+      .expect(201);
+    await waitFor(async () => sentTo(customer).find((r) => r.body.text?.body === 'Welcome back'));
+    const conversation = await conversationOf(customer);
+    expect((await messagesOf(conversation.uuid)).map((m) => [m.sender, m.content])).toEqual([
+      ['customer', 'hello'],
+      ['agent', 'Hello from the model.'],
+      ['customer', '  Stop '],
+      ['customer', 'START'],
+      ['agent', 'Welcome back'],
+    ]);
+  });
+
+  it('a number with no whatsapp binding keeps the message in an agentless conversation and replies nothing', async () => {
+    const line = { number: newNumber(), metaId: `PN${uniq()}` };
+    await t.http
+      .post('/api/v1/phone-numbers')
+      .send({ number: line.number, provider: 'meta', whatsapp: { phone_number_id: line.metaId } })
+      .expect(201);
+    const customer = sandboxDestination('2237');
+    const write = (body: string) =>
+      notify(
+        change('messages', {
+          messaging_product: 'whatsapp',
+          metadata: { display_phone_number: line.number.slice(1), phone_number_id: line.metaId },
+          messages: [
+            {
+              from: customer.slice(1),
+              id: `wamid.${uniq()}`,
+              timestamp: '1763900000',
+              type: 'text',
+              text: { body },
+            },
+          ],
+        }),
+      ).expect(200);
+    await write('Anyone there?');
+    const conversation = await conversationOf(customer);
+    expect(conversation.agent_uuid).toBeNull();
+    const messages = await waitFor(async () => {
+      const list = await messagesOf(conversation.uuid);
+      return list.length ? list : undefined;
+    });
+    expect(messages.map((m) => [m.sender, m.content])).toEqual([['customer', 'Anyone there?']]);
+    const received = await t.http.get(`/api/v1/messages/${messages[0].uuid}`).expect(200);
+    expect(received.body.data).toMatchObject({
+      channel: 'whatsapp',
+      direction: 'inbound',
+      delivery_status: 'received',
+      from: customer,
+      to: line.number,
+    });
+    // STOP to that number opts the sender out all the same (the number is the workspace's), and START lifts it.
+    const optedOut = async () => {
+      const r = await t.http.get('/api/v1/blacklist?source=opt_out').expect(200);
+      return (r.body.data.items as { phone_number: string }[]).some((e) => e.phone_number === customer);
+    };
+    await write('STOP');
+    await waitFor(async () => ((await optedOut()) ? true : undefined));
+    await write('start');
+    await waitFor(async () => ((await optedOut()) ? undefined : true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(meta.sent(`/${line.metaId}/messages`)).toHaveLength(0);
+    expect(sentTo(customer)).toHaveLength(0);
+  });
+
   it('a Meta refusal (131047) ends the message failed with that code', async () => {
     const customer = sandboxDestination('2226');
     await inbound(customer, { type: 'text', text: { body: 'hello' } }).expect(200);
