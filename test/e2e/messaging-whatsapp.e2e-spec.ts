@@ -655,11 +655,16 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
       },
     });
     const events = await db.query(
-      `SELECT data->>'previous_status' AS previous, data->'template'->>'status' AS status FROM outbox_events
+      `SELECT data->>'previous_status' AS previous, data->'template'->>'status' AS status,
+              data->'template'->>'phone_number' AS phone_number, data->'template'->>'waba_id' AS waba_id
+         FROM outbox_events
         WHERE workspace_id = $1 AND type = 'whatsapp_template_status' AND data->'template'->>'uuid' = $2`,
       [t.workspaceId, templateUuid],
     );
-    expect(events).toEqual([{ previous: 'PENDING', status: 'APPROVED' }]);
+    // The event's template is the one GET answers: with its WABA number.
+    expect(events).toEqual([
+      { previous: 'PENDING', status: 'APPROVED', phone_number: wa.number, waba_id: wa.waba },
+    ]);
     // Meta's values beyond ours are mapped: PENDING_DELETION (longer than any of ours) is DELETED.
     await statusUpdate('PENDING_DELETION');
     await waitFor(async () => {
@@ -761,6 +766,13 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     expect(second.body.data).toEqual({ created: 0, updated: 1, deleted: 1 });
     const list = await t.http.get('/api/v1/whatsapp/templates?status=PAUSED').expect(200);
     expect(list.body.data.items.map((x: { template_id: string }) => x.template_id)).toEqual(['T1']);
+    const paused = await db.query(
+      `SELECT data->'template'->>'phone_number' AS phone_number FROM outbox_events
+        WHERE workspace_id = $1 AND type = 'whatsapp_template_status' AND data->'template'->>'uuid' = $2
+          AND data->'template'->>'status' = 'PAUSED'`,
+      [t.workspaceId, list.body.data.items[0].uuid],
+    );
+    expect(paused).toEqual([{ phone_number: wa.number }]);
     // Meta's IN_APPEAL is ours PENDING; a value we do not know leaves the status as it was.
     meta.templates.find((x) => x.id === 'T1')!.status = 'IN_APPEAL';
     expect((await t.http.post('/api/v1/whatsapp/templates/sync').expect(200)).body.data.updated).toBe(1);

@@ -71,7 +71,7 @@ export class WhatsappTemplatesService {
 
   async read(workspaceId: string, id: string): Promise<TemplateResponse> {
     const t = await this.get(workspaceId, id);
-    return TemplateResponse.of(t, (await this.numberMap(workspaceId)).get(t.phoneNumberId ?? '') ?? null);
+    return TemplateResponse.of(t, await this.numberOf(workspaceId, t));
   }
 
   async create(workspaceId: string, dto: CreateTemplateDto): Promise<TemplateResponse> {
@@ -245,7 +245,10 @@ export class WhatsappTemplatesService {
           {
             type: 'whatsapp_template_status',
             agentId: null,
-            data: { template: TemplateResponse.of(t, null), previous_status: previous },
+            data: {
+              template: TemplateResponse.of(t, await this.numberOf(workspaceId, t)),
+              previous_status: previous,
+            },
           },
         ]);
     });
@@ -304,5 +307,11 @@ export class WhatsappTemplatesService {
 
   private async numberMap(workspaceId: string): Promise<Map<string, string>> {
     return new Map((await this.wabas(workspaceId)).map((w) => [w.phoneNumberId, w.number]));
+  }
+
+  /** The template's WABA number (E.164) as reads answer it: null once that number serves WhatsApp no more. */
+  private async numberOf(workspaceId: string, t: WhatsappTemplate): Promise<string | null> {
+    if (!t.phoneNumberId) return null;
+    return (await this.numberMap(workspaceId)).get(t.phoneNumberId) ?? null;
   }
 }
