@@ -4,7 +4,14 @@ import { CallPlacement } from '@/modules/calls/call-placement.service';
 import { OutboundClock } from '@/modules/outbound/outbound-clock';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createContact } from '../factories/contact.factory';
-import { addMembers, createCampaign, createPool, createRule, tasksOf } from '../factories/outbound.factory';
+import {
+  addMembers,
+  ALWAYS,
+  createCampaign,
+  createPool,
+  createRule,
+  tasksOf,
+} from '../factories/outbound.factory';
 import { TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 import { TestApp } from '../setup/test-app';
@@ -370,6 +377,57 @@ describe('outbound dispatcher', () => {
         const c = await t.http.get(`/api/v1/campaigns/${campaign.uuid}`).expect(200);
         return c.body.data.status === 'completed' ? c.body.data : undefined;
       });
+    } finally {
+      await clock.reset();
+    }
+  });
+
+  it('completes a running campaign left with no task: pools empty at the start, or every member removed', async () => {
+    const completed = (id: string) =>
+      waitFor(async () => {
+        const c = await t.http.get(`/api/v1/campaigns/${id}`).expect(200);
+        return c.body.data.status === 'completed' ? c.body.data : undefined;
+      });
+    const events = (id: string) =>
+      db.query(
+        `SELECT data->'campaign'->>'status' AS status, data->>'previous_status' AS previous FROM outbox_events
+          WHERE workspace_id = $1 AND type = 'campaign_status' AND data->'campaign'->>'uuid' = $2`,
+        [t.workspaceId, id],
+      );
+    const empty = await createPool(t);
+    const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [empty.uuid] });
+    await start(campaign.uuid);
+    expect(await completed(campaign.uuid)).toMatchObject({ stats: { tasks: 0 } });
+    expect(await events(campaign.uuid)).toContainEqual({ status: 'completed', previous: 'running' });
+
+    // One waiting for its start_at stays running: members may still come.
+    const later = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [empty.uuid],
+      start_at: new Date((await clock.now()) + HOUR).toISOString(),
+    });
+    await start(later.uuid);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await t.http.get(`/api/v1/campaigns/${later.uuid}`).expect(200)).body.data.status).toBe(
+      'running',
+    );
+    await t.http.post(`/api/v1/campaigns/${later.uuid}/cancel`).expect(200);
+
+    try {
+      await clock.set(Date.parse('2026-12-02T03:00:00Z')); // the window opens at 09:00
+      const pool = await createPool(t);
+      const [member] = await contacts(['7801']);
+      await addMembers(t, pool.uuid, [member.uuid]);
+      const waiting = await createCampaign(t, {
+        agent_uuid: line.agentId,
+        pool_uuids: [pool.uuid],
+        window: { days: ALWAYS.days, start_time: '09:00', end_time: '18:00' },
+      });
+      await start(waiting.uuid);
+      expect((await campaignTasks(waiting.uuid)).map((x) => x.status)).toEqual(['scheduled']);
+      await t.http.delete(`/api/v1/pools/${pool.uuid}/contacts/${member.uuid}`).expect(200);
+      expect(await completed(waiting.uuid)).toMatchObject({ stats: { tasks: 1, cancelled: 1 } });
+      expect(await events(waiting.uuid)).toContainEqual({ status: 'completed', previous: 'running' });
     } finally {
       await clock.reset();
     }

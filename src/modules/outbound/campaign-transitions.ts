@@ -70,9 +70,10 @@ export class CampaignTransitions {
   }
 
   /**
-   * `running` → `completed`: its end passed (the tasks left expire) or every task has ended. A paused campaign whose
-   * end passed only has its tasks not yet started expire: it stays paused, and completes once resumed. Answers false
-   * when the campaign did not complete (moved meanwhile, or paused).
+   * `running` → `completed`: its end passed (the tasks left expire) or every task has ended (it has none at all
+   * too). A paused campaign whose end passed only has its tasks not yet started expire: it stays paused, and
+   * completes once resumed. Answers false when the campaign did not complete (moved meanwhile, paused, or given a
+   * task since the pass looked).
    */
   async complete(workspaceId: string, id: string, reason: 'ended' | 'done'): Promise<boolean> {
     return this.unitOfWork.run(async (t) => {
@@ -81,6 +82,8 @@ export class CampaignTransitions {
         this.moveTasks(t, c!, ['scheduled', 'pending', 'on_hold'], 'expired', 'held_status = NULL');
       if (reason === 'ended' && c?.status === 'paused') await expire();
       if (c?.status !== 'running') return false;
+      // Tasks created since the pass looked (members added) keep it running.
+      if (reason === 'done' && (await this.campaigns.liveTasks(workspaceId, id, t))) return false;
       c.status = 'completed';
       c.endedAt = new Date();
       await this.campaigns.save(workspaceId, c, t);

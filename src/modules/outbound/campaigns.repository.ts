@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { Campaign, Pool } from './outbound.entities';
+import { Campaign, NOT_ENDED, Pool } from './outbound.entities';
 import { escapeLike } from './pools.repository';
 import { returned } from './task-row';
 
@@ -132,6 +132,16 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
       tx,
     );
     return rows[0].n > 0;
+  }
+
+  /** How many of the campaign's tasks have not ended. */
+  async liveTasks(workspaceId: string, campaignId: string, tx: EntityManager): Promise<number> {
+    const rows = await this.sql<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM outbound_tasks WHERE workspace_id = $1 AND campaign_id = $2 AND status = ANY($3)`,
+      [workspaceId, campaignId, NOT_ENDED],
+      tx,
+    );
+    return rows[0].n;
   }
 
   /**

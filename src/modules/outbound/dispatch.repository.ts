@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { Campaign, DIALLING, PoolType, Task, TaskStatus } from './outbound.entities';
+import { Campaign, DIALLING, NOT_ENDED, PoolType, Task, TaskStatus } from './outbound.entities';
 import { MovedTask, returned, TaskRow } from './task-row';
 
 export interface TaskRef {
@@ -80,16 +80,18 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     );
   }
 
-  /** Running campaigns that have tasks, all of them ended. */
+  /**
+   * Running campaigns past their start whose every task has ended, none at all included (all members removed, or
+   * pools empty at the start).
+   */
   @Sweep('dispatch')
-  campaignsDone(): Promise<TaskRef[]> {
+  campaignsDone(now: Date): Promise<TaskRef[]> {
     return this.sql<TaskRef[]>(
       `SELECT c.workspace_id, c.id FROM outbound_campaigns c
-        WHERE c.status = 'running'
-          AND EXISTS (SELECT 1 FROM outbound_tasks t WHERE t.workspace_id = c.workspace_id AND t.campaign_id = c.id)
+        WHERE c.status = 'running' AND (c.start_at IS NULL OR c.start_at <= $1)
           AND NOT EXISTS (SELECT 1 FROM outbound_tasks t
-                           WHERE t.workspace_id = c.workspace_id AND t.campaign_id = c.id
-                             AND t.status IN ('scheduled', 'pending', 'queued', 'in_progress', 'on_hold'))`,
+                           WHERE t.workspace_id = c.workspace_id AND t.campaign_id = c.id AND t.status = ANY($2))`,
+      [now, NOT_ENDED],
     );
   }
 

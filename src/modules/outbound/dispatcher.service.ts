@@ -93,7 +93,7 @@ export class Dispatcher {
       ...(await this.sweep((tx) => this.dispatch.claimStandalone(this.instance.id, tx))).map((m) => m.task),
     );
     const started = await this.place(claimed, now);
-    for (const c of await this.dispatch.campaignsDone())
+    for (const c of await this.dispatch.campaignsDone(at))
       await this.transitions.complete(c.workspace_id, c.id, 'done');
     return { promoted: promoted.length, claimed: claimed.length, started, settled };
   }
