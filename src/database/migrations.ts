@@ -30,6 +30,7 @@ import { Approvals1763960000000 } from './migrations/1763960000000-Approvals';
 import { Sip1763980000000 } from './migrations/1763980000000-Sip';
 import { Numbers1763970000000 } from './migrations/1763970000000-Numbers';
 import { OutboundLiveTaskPerContact1764110000000 } from './migrations/1764110000000-OutboundLiveTaskPerContact';
+import { OutboundReadIndexes1764130000000 } from './migrations/1764130000000-OutboundReadIndexes';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -68,4 +69,5 @@ export const MIGRATIONS = [
   FlowClaimFunction1764100000000,
   FlowExecutionLeases1764060000000,
   OutboundLiveTaskPerContact1764110000000,
+  OutboundReadIndexes1764130000000,
 ];

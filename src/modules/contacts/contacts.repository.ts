@@ -23,7 +23,9 @@ export interface InboundLookup {
 }
 
 /** The searched text of a contact; the trigram index ix_contacts_search is built on exactly this expression. */
-const SEARCH_TEXT = `(coalesce(c.name, '') || ' ' || coalesce(c.surname, '') || ' ' || coalesce(c.email, '') || ' ' || coalesce(c.phone_number, ''))`;
+export const contactSearchText = (alias: string): string =>
+  `(coalesce(${alias}.name, '') || ' ' || coalesce(${alias}.surname, '') || ' ' || coalesce(${alias}.email, '') || ' ' || coalesce(${alias}.phone_number, ''))`;
+const SEARCH_TEXT = contactSearchText('c');
 
 @Injectable()
 export class ContactsRepository extends WorkspaceScopedRepository<Contact> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { contactSearchText } from '@/modules/contacts/contacts.repository';
 import { Campaign, Pool, PoolType } from './outbound.entities';
 import { returned } from './task-row';
 
@@ -168,7 +169,13 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
     return campaigns.filter((c) => c.status === 'running' || c.status === 'paused');
   }
 
-  /** The members with their latest task's state, in the pool's dispatch order. */
+  /**
+   * The members with their latest task's state, in the pool's dispatch order. Built to stay fast at 100,000 members
+   * (`npm run bench:outbound-reads`): without a status filter the page of members is picked first (on the members'
+   * order index) and only its rows read their latest task; the search uses the contacts' trigram index; a status
+   * filter counts over one index-only walk of the pool's latest tasks (`ix_outbound_tasks_member`), merged with the
+   * members by contact.
+   */
   async members(
     workspaceId: string,
     pool: Pool,
@@ -178,31 +185,56 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
     const where: string[] = ['m.workspace_id = $1', 'm.pool_id = $2'];
     if (f.search) {
       params.push(`%${escapeLike(f.search)}%`);
-      const n = params.length;
       where.push(
-        `(k.name ILIKE $${n} OR k.surname ILIKE $${n} OR k.email ILIKE $${n} OR k.phone_number ILIKE $${n})`,
+        `m.contact_id IN (SELECT c.id FROM contacts c WHERE c.workspace_id = $1 AND ${contactSearchText('c')} ILIKE $${params.length})`,
       );
     }
-    if (f.status) {
-      params.push(f.status);
-      where.push(`(${TASK_TO_MEMBER}) = $${params.length}`);
-    }
-    const from = `FROM outbound_pool_members m
-      JOIN contacts k ON k.workspace_id = m.workspace_id AND k.id = m.contact_id
-      LEFT JOIN LATERAL (
-        SELECT status, attempts, failure_reason, scheduled_at, started_at, completed_at, failed_at
-          FROM outbound_tasks t
+    const order = MEMBER_ORDER[pool.type];
+    const latest = (columns: string) => `LEFT JOIN LATERAL (
+        SELECT ${columns} FROM outbound_tasks t
          WHERE t.workspace_id = m.workspace_id AND t.pool_id = m.pool_id AND t.contact_id = m.contact_id
-         ORDER BY t.created_at DESC, t.id DESC LIMIT 1) t ON true
-      WHERE ${where.join(' AND ')}`;
-    const total = await this.sql<{ n: number }[]>(`SELECT count(*)::int AS n ${from}`, params);
-    const rows = await this.sql<MemberRow[]>(
+         ORDER BY t.created_at DESC, t.id DESC LIMIT 1) t ON true`;
+    const select = (from: string) =>
       `SELECT m.contact_id, k.name, k.surname, k.phone_number, k.email, m.priority, m.notes, m.created_at AS added_at,
               ${TASK_TO_MEMBER} AS task_status, t.attempts, t.failure_reason, t.scheduled_at, t.started_at,
               t.completed_at, t.failed_at
-         ${from} ORDER BY ${MEMBER_ORDER[pool.type]} LIMIT ${f.take} OFFSET ${f.skip}`,
-      params,
-    );
+         FROM ${from}
+         JOIN contacts k ON k.workspace_id = m.workspace_id AND k.id = m.contact_id
+         ${latest('status, attempts, failure_reason, scheduled_at, started_at, completed_at, failed_at')}`;
+    if (!f.status) {
+      const [total, rows] = await Promise.all([
+        this.sql<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM outbound_pool_members m WHERE ${where.join(' AND ')}`,
+          params,
+        ),
+        this.sql<MemberRow[]>(
+          `${select(`(SELECT * FROM outbound_pool_members m WHERE ${where.join(' AND ')}
+                       ORDER BY ${order} LIMIT ${f.take} OFFSET ${f.skip}) m`)}
+           ORDER BY ${order}`,
+          params,
+        ),
+      ]);
+      return [rows, total[0].n];
+    }
+    params.push(f.status);
+    const status = `$${params.length}`;
+    const [total, rows] = await Promise.all([
+      this.sql<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM outbound_pool_members m
+           LEFT JOIN (SELECT DISTINCT ON (contact_id) contact_id, status, attempts, failure_reason
+                        FROM outbound_tasks WHERE workspace_id = $1 AND pool_id = $2
+                       ORDER BY contact_id, created_at DESC, id DESC) t ON t.contact_id = m.contact_id
+          WHERE ${where.join(' AND ')} AND (${TASK_TO_MEMBER}) = ${status}`,
+        params,
+      ),
+      this.sql<MemberRow[]>(
+        `${select(`(SELECT m.* FROM outbound_pool_members m ${latest('status, attempts, failure_reason')}
+                     WHERE ${where.join(' AND ')} AND (${TASK_TO_MEMBER}) = ${status}
+                     ORDER BY ${order} LIMIT ${f.take} OFFSET ${f.skip}) m`)}
+         ORDER BY ${order}`,
+        params,
+      ),
+    ]);
     return [rows, total[0].n];
   }
 }
