@@ -343,6 +343,40 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     expect(convs.body.data.items).toHaveLength(0);
   });
 
+  it('a correctly signed body that is not a JSON object is 400 BAD_REQUEST and stores nothing', async () => {
+    const customer = sandboxDestination('2238');
+    const full = JSON.stringify(
+      change('messages', {
+        metadata: { phone_number_id: wa.metaId },
+        messages: [
+          { from: customer.slice(1), id: 'wamid.unparseable', type: 'text', text: { body: 'cut short' } },
+        ],
+      }),
+    );
+    for (const [path, raw] of [
+      ['/hooks/v1/meta/whatsapp', full.slice(0, -3)],
+      ['/hooks/v1/meta/messenger', 'not json at all'],
+      ['/hooks/v1/meta/whatsapp', '[]'],
+    ]) {
+      const res = await hooks()
+        .post(path)
+        .set('Content-Type', 'application/json')
+        .set('X-Hub-Signature-256', metaSignature(APP_SECRET, raw))
+        .send(raw);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('BAD_REQUEST');
+      // Unsigned, the same body is refused on its signature first.
+      await hooks().post(path).set('Content-Type', 'application/json').send(raw).expect(401);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const rows = await db.query(
+      `SELECT count(*)::int AS n FROM provider_messages WHERE provider_message_id = 'wamid.unparseable'`,
+    );
+    expect(rows[0].n).toBe(0);
+    const convs = await t.http.get(`/api/v1/conversations?phone=${encodeURIComponent(customer)}`).expect(200);
+    expect(convs.body.data.items).toHaveLength(0);
+  });
+
   it('text is sent inside the 24-hour window only; outside is 409 OUTSIDE_MESSAGING_WINDOW', async () => {
     const stranger = sandboxDestination('2224');
     const refused = await t.http

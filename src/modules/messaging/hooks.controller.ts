@@ -163,16 +163,22 @@ export class MessagingHooksController {
     description: 'Accepted',
     schema: { type: 'string', example: 'EVENT_RECEIVED' },
   })
-  @ApiErrors('INVALID_SIGNATURE')
+  @ApiErrors('INVALID_SIGNATURE', 'BAD_REQUEST')
   async meta(@Req() req: HookRequest, @Res() res: Response): Promise<void> {
     if (!isValidMetaSignature(this.config.meta.appSecret, req.rawBody, req.headers['x-hub-signature-256']))
       throw invalid();
+    // Signed, but not a notification Meta sends (a JSON object): the request, not the signature, is at fault.
     let body: unknown = null;
     try {
       body = JSON.parse(req.rawBody!.toString('utf8'));
     } catch {
       body = null;
     }
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new AppException(
+        'BAD_REQUEST',
+        'Malformed JSON in request body: a notification is a JSON object',
+      );
     const note = parseMetaNotification(body, Date.now());
     for (const item of note.messages) await this.inbound.push(item);
     for (const s of note.statuses)
