@@ -244,6 +244,35 @@ describe('outbound dispatcher', () => {
     await clock.reset();
   });
 
+  it("counts the daily cap in the contact's local day when the window reads the campaign's zone", async () => {
+    await clock.set(Date.parse('2026-12-02T10:30:00Z')); // Wednesday 23:30 in Auckland (UTC+13), 10:30 in UTC
+    try {
+      const rule = await createRule(t, {
+        max_calls_per_day: 1,
+        max_total_calls: 2,
+        retry_interval_minutes: 1,
+      });
+      const pool = await createPool(t);
+      const [busy] = await contacts(['0002'], { timezone: 'Pacific/Auckland' });
+      await addMembers(t, pool.uuid, [busy.uuid]);
+      const campaign = await createCampaign(t, {
+        agent_uuid: line.agentId,
+        pool_uuids: [pool.uuid],
+        rule_uuid: rule.uuid,
+        timezone: 'UTC',
+        window: { ...ALWAYS, use_contact_timezone: false },
+      });
+      await start(campaign.uuid);
+      const [task] = await campaignTasks(campaign.uuid);
+      const first = await taskWhere(task.uuid, (x) => x.status === 'scheduled' && x.attempts_count === 1);
+      // Wednesday's one call in Auckland is made: the next waits for Thursday there (11:00 UTC), not in UTC.
+      expect(first.next_attempt_at).toBe('2026-12-02T11:00:00.000Z');
+      await t.http.post(`/api/v1/campaigns/${campaign.uuid}/cancel`).expect(200);
+    } finally {
+      await clock.reset();
+    }
+  });
+
   it("opens the window in the contact's zone across a DST change", async () => {
     // New York leaves daylight time on 2026-11-01: 09:00 is 13:00Z on Oct 31 and 14:00Z on Nov 1.
     await clock.set(Date.parse('2026-10-31T14:30:00Z')); // 10:30 in New York, after the window

@@ -16,9 +16,17 @@ import { TasksRepository } from './tasks.repository';
 
 export type RunResult = 'started' | 'failed' | 'no_slot' | 'gone';
 
-/** The zone a task's window and daily cap are read in: the contact's when the window says so, else the task's. */
+/** The zone a task's window is read in: the contact's when the window says so, else the task's. */
 export function zoneOf(task: TaskRow, contactZone: string | null): string {
   return (task.window?.use_contact_timezone ?? true) && contactZone ? contactZone : (task.timezone ?? 'UTC');
+}
+
+/**
+ * The zone a task's daily cap counts in: the contact's local day when the contact has a zone, else the task's,
+ * whatever the window's `use_contact_timezone` (which governs the window only).
+ */
+export function dayZoneOf(task: TaskRow, contactZone: string | null): string {
+  return contactZone ?? task.timezone ?? 'UTC';
 }
 
 /** Runs one claimed (`queued`) task: the do-not-call check, then its call or message, then `in_progress`. */
@@ -44,7 +52,7 @@ export class TaskRunner {
     if (!phone || !isE164(phone)) return this.fail(task, 'invalid_number');
     if (await this.blacklist.isBlacklisted(task.workspace_id, { phone, email: contact?.email }))
       return this.fail(task, 'blacklisted');
-    const zone = zoneOf(task, contact?.timezone ?? null);
+    const zone = dayZoneOf(task, contact?.timezone ?? null);
     try {
       if (task.type === 'send_message') {
         if (!this.templates) return this.fail(task, 'whatsapp_templates_unavailable');
@@ -86,7 +94,10 @@ export class TaskRunner {
     }
   }
 
-  /** `queued` → `in_progress`: the attempt counts from here. A task cancelled meanwhile stays cancelled. */
+  /**
+   * `queued` → `in_progress`: the attempt counts from here, on its local day in `zone` (see `dayZoneOf`). A task
+   * cancelled meanwhile stays cancelled.
+   */
   async start(
     task: TaskRow,
     ref: { callId?: string; messageId?: string },

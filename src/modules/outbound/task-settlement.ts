@@ -5,7 +5,7 @@ import { localDay, nextInWindow, nextLocalDay, retryDelayMs } from './calling-wi
 import { DispatchRepository, TaskRef } from './dispatch.repository';
 import { OutboundEvents } from './outbound-events';
 import { RetryOutcome, TaskStatus } from './outbound.entities';
-import { TaskRunner, zoneOf } from './task-runner';
+import { dayZoneOf, TaskRunner, zoneOf } from './task-runner';
 import { OUTBOUND_TEMPLATE_SENDER, TemplateSender } from './template-sender.port';
 import { TaskRow } from './task-row';
 import { TasksRepository } from './tasks.repository';
@@ -53,9 +53,9 @@ export class TaskSettlement {
     if (!call?.ended_at) return false;
     const duration = call.ended_at.getTime() - (call.answered_at ?? call.created_at).getTime();
     // The contact's zone matters only to place a retry: read then.
-    const zone = async () =>
-      zoneOf(task, (await this.dispatch.contact(task.workspace_id, task.contact_id))?.timezone ?? null);
-    await this.conclude(tx, task, call.status, now, zone, duration);
+    const contactZone = async () =>
+      (await this.dispatch.contact(task.workspace_id, task.contact_id))?.timezone ?? null;
+    await this.conclude(tx, task, call.status, now, contactZone, duration);
     return true;
   }
 
@@ -75,8 +75,8 @@ export class TaskSettlement {
     await this.unitOfWork.run(async (tx) => {
       const locked = await this.tasks.lock(ref.workspace_id, ref.id, tx);
       if (locked?.status !== 'in_progress') return;
-      const zone = async () => zoneOf(locked, null);
-      await this.conclude(tx, locked, done ? 'completed' : state.status, now, zone, null);
+      const contactZone = async () => null;
+      await this.conclude(tx, locked, done ? 'completed' : state.status, now, contactZone, null);
     });
   }
 
@@ -93,7 +93,7 @@ export class TaskSettlement {
     const callId = await this.unitOfWork.run((tx) =>
       this.dispatch.callOfTask(task.workspace_id, task.id, task.claimed_at!, tx),
     );
-    if (callId) await this.runner.start(task, { callId }, now, zoneOf(task, contact?.timezone ?? null));
+    if (callId) await this.runner.start(task, { callId }, now, dayZoneOf(task, contact?.timezone ?? null));
     else await this.runner.release(task);
   }
 
@@ -102,7 +102,7 @@ export class TaskSettlement {
     task: TaskRow,
     outcome: string,
     now: number,
-    zone: () => Promise<string>,
+    contactZone: () => Promise<string | null>,
     durationMs: number | null,
   ): Promise<void> {
     await this.tasks.endAttempt(task.workspace_id, task.id, task.attempts, outcome, new Date(now), tx);
@@ -110,7 +110,7 @@ export class TaskSettlement {
     if (outcome === 'completed') next = { status: 'completed', patch: { completed_at: new Date(now) } };
     else if (outcome === 'canceled') next = { status: 'cancelled', patch: {} };
     else if (task.retry_on.includes(outcome as RetryOutcome) && task.attempts < task.max_attempts) {
-      const at = await this.nextAttempt(tx, task, now, await zone());
+      const at = await this.nextAttempt(tx, task, now, await contactZone());
       next = at
         ? { status: 'scheduled', patch: { scheduled_at: new Date(at) } }
         : { status: 'failed', patch: { failure_reason: 'no_window', failed_at: new Date(now) } };
@@ -149,15 +149,17 @@ export class TaskSettlement {
   }
 
   /**
-   * After the retry interval, inside the window, and on a later local day when today's `max_calls_per_day` is used
-   * up (then at the window's opening that day).
+   * After the retry interval, inside the window, and on the contact's next local day when today's
+   * `max_calls_per_day` is used up (then at the window's first opening from the start of that day). The cap counts
+   * in the contact's zone (see `dayZoneOf`), the window reads in its own (see `zoneOf`).
    */
   private async nextAttempt(
     tx: Transaction,
     task: TaskRow,
     now: number,
-    zone: string,
+    contactZone: string | null,
   ): Promise<number | null> {
+    const dayZone = dayZoneOf(task, contactZone);
     let at =
       now +
       retryDelayMs(
@@ -165,9 +167,9 @@ export class TaskSettlement {
         task.attempts,
       );
     if (task.max_per_day) {
-      const used = await this.tasks.attemptsOn(task.workspace_id, task.id, localDay(now, zone), tx);
-      if (used >= task.max_per_day) at = Math.max(at, nextLocalDay(now, zone));
+      const used = await this.tasks.attemptsOn(task.workspace_id, task.id, localDay(now, dayZone), tx);
+      if (used >= task.max_per_day) at = Math.max(at, nextLocalDay(now, dayZone));
     }
-    return task.window ? nextInWindow(at, task.window, zone) : at;
+    return task.window ? nextInWindow(at, task.window, zoneOf(task, contactZone)) : at;
   }
 }
