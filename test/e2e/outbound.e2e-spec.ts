@@ -111,6 +111,56 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     expect(put.body.data).toMatchObject({ retry_strategy: 'exponential', start_time: '09:00' });
   });
 
+  it("refuses a window that, merged with the rule's or the default times, ends before it starts", async () => {
+    const rule = await createRule(t); // 09:00–18:00
+    const late = await createRule(t, { start_time: '08:00', end_time: '09:30' });
+    const campaigns = async () =>
+      (
+        await db.query(
+          `SELECT count(*)::int AS n FROM outbound_campaigns WHERE workspace_id = $1 AND name = 'Evening'`,
+          [t.workspaceId],
+        )
+      )[0].n;
+    const evening = await t.http.post('/api/v1/campaigns').send({
+      name: 'Evening',
+      agent_uuid: line.agentId,
+      rule_uuid: rule.uuid,
+      window: { start_time: '19:00' },
+    });
+    expect(evening.status).toBe(422);
+    expect(evening.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'window.start_time' });
+    const early = await t.http.post('/api/v1/campaigns').send({
+      name: 'Evening',
+      agent_uuid: line.agentId,
+      window: { end_time: '08:00' },
+    });
+    expect(early.status).toBe(422);
+    expect(early.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'window.end_time' });
+    expect(await campaigns()).toBe(0);
+
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      rule_uuid: rule.uuid,
+      window: { start_time: '10:00' },
+    });
+    const put = await t.http
+      .put(`/api/v1/campaigns/${campaign.uuid}`)
+      .send({ window: { start_time: '18:00' } });
+    expect(put.status).toBe(422);
+    expect(put.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'window.start_time' });
+    const assign = await t.http.put(`/api/v1/campaigns/${campaign.uuid}/rule`).send({ rule_uuid: late.uuid });
+    expect(assign.status).toBe(422);
+    expect(assign.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'window.start_time' });
+    const kept = await t.http.get(`/api/v1/campaigns/${campaign.uuid}`).expect(200);
+    expect(kept.body.data).toMatchObject({ rule_uuid: rule.uuid, window: { start_time: '10:00' } });
+    // The rule in use cannot move its end before the campaign's start either; other rule changes go through.
+    const ruled = await t.http.put(`/api/v1/rules/${rule.uuid}`).send({ end_time: '09:30' });
+    expect(ruled.status).toBe(422);
+    expect(ruled.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'end_time' });
+    expect((await t.http.get(`/api/v1/rules/${rule.uuid}`).expect(200)).body.data.end_time).toBe('18:00');
+    await t.http.put(`/api/v1/rules/${rule.uuid}`).send({ end_time: '17:00' }).expect(200);
+  });
+
   it('gives a draft campaign no tasks; start makes one per member, a contact in two pools once', async () => {
     const first = await createPool(t);
     const second = await createPool(t);

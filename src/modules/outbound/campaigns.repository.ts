@@ -119,6 +119,15 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
     return rows.length > 0;
   }
 
+  /** The campaigns using the rule that have not ended (`draft`, `running`, `paused`). */
+  usingRule(workspaceId: string, ruleId: string): Promise<Campaign[]> {
+    return this.query(workspaceId, 'c')
+      .andWhere('c.rule_id = :ruleId', { ruleId })
+      .andWhere(`c.status IN ('draft', 'running', 'paused')`)
+      .orderBy('c.created_at', 'ASC')
+      .getMany();
+  }
+
   /** Whether a `running` or `paused` campaign uses the pool (or the rule). */
   async liveUsing(workspaceId: string, what: { poolId?: string; ruleId?: string }, tx?: EntityManager) {
     const rows = await this.sql<{ n: number }[]>(

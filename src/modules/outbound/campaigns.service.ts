@@ -18,7 +18,8 @@ import {
   UpdateCampaignDto,
 } from './dto/campaign.dto';
 import { OutboundEvents } from './outbound-events';
-import { Campaign, NOT_STARTED } from './outbound.entities';
+import { Campaign, NOT_STARTED, Rule } from './outbound.entities';
+import { windowClash } from './policy';
 import { RulesRepository } from './rules.repository';
 import { TasksRepository } from './tasks.repository';
 import { campaignView, ruleView } from './views';
@@ -133,6 +134,7 @@ export class CampaignsService {
     });
     this.applyEditable(c, dto);
     const write = async (t: Transaction) => {
+      this.assertWindow(c, c.ruleId ? await this.rules.findById(workspaceId, c.ruleId, t) : null);
       await this.campaigns.save(workspaceId, c, t);
       const pools = [...new Set(dto.pool_uuids ?? [])];
       const attached = await this.campaigns.attach(workspaceId, c.id, pools, t);
@@ -172,6 +174,8 @@ export class CampaignsService {
       }
       if (dto.name !== undefined) c.name = dto.name.trim();
       this.applyEditable(c, dto);
+      if (dto.window !== undefined)
+        this.assertWindow(c, c.ruleId ? await this.rules.findById(workspaceId, c.ruleId, tx) : null);
       await this.campaigns.save(workspaceId, c, tx);
       if (c.status !== 'draft' && (dto.window !== undefined || dto.retry !== undefined))
         await this.campaignTasks.applyPolicy(tx, c, await this.campaigns.pools(workspaceId, c.id, tx));
@@ -242,6 +246,7 @@ export class CampaignsService {
       const c = await this.lock(workspaceId, id, tx);
       if (ENDED.includes(c.status)) throw AppException.conflict(`Campaign is ${c.status}`);
       const rule = ruleId ? await this.assertRule(workspaceId, ruleId) : null;
+      this.assertWindow(c, rule);
       c.ruleId = ruleId;
       await this.campaigns.save(workspaceId, c, tx);
       if (c.status !== 'draft')
@@ -280,6 +285,27 @@ export class CampaignsService {
     }
     if (dto.variables !== undefined) c.variables = checkVariables(dto.variables);
     if (dto.metadata !== undefined) c.metadata = checkMetadata(dto.metadata);
+  }
+
+  /**
+   * The campaign's window merged with the rule's and the defaults must end after it starts: else 422 naming the
+   * campaign's key (`window.start_time` or `window.end_time`).
+   */
+  private assertWindow(c: Campaign, rule: Rule | null): void {
+    const clash = windowClash(c.window, rule);
+    if (!clash) return;
+    const from = rule ? "the rule's" : 'the default';
+    throw clash.field === 'end_time'
+      ? AppException.invalid(
+          'window.end_time',
+          `window.end_time ${clash.end} must be after the start_time it is merged with (${clash.start}, ${from})`,
+          'VALIDATION_ERROR',
+        )
+      : AppException.invalid(
+          'window.start_time',
+          `window.start_time ${clash.start} must be before the end_time it is merged with (${clash.end}, ${from})`,
+          'VALIDATION_ERROR',
+        );
   }
 
   private async assertNumber(workspaceId: string, id: string): Promise<void> {

@@ -51,3 +51,26 @@ export function effectivePolicy(
   }
   return { window, retry };
 }
+
+/** A merged window that ends at or before it starts: which of the campaign's window keys meets the other's. */
+export interface WindowClash {
+  /** The campaign's own key (the other time comes from the rule or the defaults). */
+  field: 'start_time' | 'end_time';
+  start: string;
+  end: string;
+}
+
+/**
+ * Whether the campaign's window keys, merged with the rule's and the defaults, end the window at or before it
+ * starts (e.g. the campaign's start_time 19:00 with the rule's end_time 18:00). A window that sets both times is
+ * checked on its own, and a rule's times are checked with the rule.
+ */
+export function windowClash(window: Partial<CallingWindow> | null, rule: Rule | null): WindowClash | null {
+  const merged = effectivePolicy({ window, retry: null, channel: 'call' }, rule, null).window;
+  if (merged.end_time > merged.start_time) return null;
+  return {
+    field: window?.end_time ? 'end_time' : 'start_time',
+    start: merged.start_time,
+    end: merged.end_time,
+  };
+}

@@ -4,7 +4,7 @@ import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
 import { CampaignsRepository } from './campaigns.repository';
 import { CreateRuleDto, RuleFieldsDto, RuleResponse, UpdateRuleDto } from './dto/rule.dto';
 import { Rule } from './outbound.entities';
-import { DEFAULT_RETRY, DEFAULT_WINDOW } from './policy';
+import { DEFAULT_RETRY, DEFAULT_WINDOW, windowClash } from './policy';
 import { RulesRepository } from './rules.repository';
 import { ruleView } from './views';
 
@@ -44,8 +44,28 @@ export class RulesService {
     const rule = await this.find(workspaceId, id);
     Object.assign(rule, fieldsOf(dto, rule));
     if (dto.name !== undefined) rule.name = dto.name.trim();
+    if (dto.start_time !== undefined || dto.end_time !== undefined)
+      await this.assertCampaignWindows(workspaceId, rule);
     await this.rules.save(workspaceId, rule);
     return ruleView(rule);
+  }
+
+  /**
+   * New times must not end the window of a campaign using the rule (not ended) at or before it starts, merged with
+   * the campaign's own window keys: else 422 naming the rule's key that meets the campaign's.
+   */
+  private async assertCampaignWindows(workspaceId: string, rule: Rule): Promise<void> {
+    for (const c of await this.campaigns.usingRule(workspaceId, rule.id)) {
+      const clash = windowClash(c.window, rule);
+      if (!clash) continue;
+      const field = clash.field === 'start_time' ? 'end_time' : 'start_time';
+      throw AppException.invalid(
+        field,
+        `${field} would make the window of campaign ${c.id} end at or before it starts ` +
+          `(${clash.start}–${clash.end} with the campaign's window.${clash.field})`,
+        'VALIDATION_ERROR',
+      );
+    }
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
