@@ -404,6 +404,7 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
       .post('/api/v1/listings')
       .send({
         name: 'April leads',
+        campaign_type: 'call',
         agent_uuid: line.agentId,
         contacts: [
           { phone_number: known.phone_number, surname: 'Updated' },
@@ -444,6 +445,43 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     const plain = await createCampaign(t, { agent_uuid: line.agentId });
     await t.http.get(`/api/v1/listings/${plain.uuid}`).expect(404);
   });
+  it('refuses a listing without campaign_type or with a name outside 3–255 characters, making nothing', async () => {
+    const phone = '+14155550189';
+    const body = { agent_uuid: line.agentId, contacts: [{ phone_number: phone }] };
+    const untyped = await t.http.post('/api/v1/listings').send({ ...body, name: 'No type' });
+    expect(untyped.status).toBe(422);
+    expect(untyped.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'campaign_type' });
+    const short = await t.http.post('/api/v1/listings').send({ ...body, name: 'ab', campaign_type: 'call' });
+    expect(short.status).toBe(422);
+    expect(short.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'name' });
+    const long = await t.http
+      .post('/api/v1/listings')
+      .send({ ...body, name: 'x'.repeat(256), campaign_type: 'call' });
+    expect(long.status).toBe(422);
+    expect(long.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'name' });
+    const made = await db.query(
+      `SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1 AND phone_number = $2`,
+      [t.workspaceId, phone],
+    );
+    expect(made[0].n).toBe(0);
+    // The longest name makes its pool, campaign and rule (named after it, cut to 255).
+    const longest = await t.http
+      .post('/api/v1/listings')
+      .send({
+        ...body,
+        name: 'y'.repeat(255),
+        campaign_type: 'call',
+        rule: { max_calls_per_day: 2 },
+        start_date: nextYear,
+      })
+      .expect(201);
+    expect(longest.body.data).toMatchObject({
+      name: 'y'.repeat(255),
+      campaign_type: 'call',
+      contacts_count: 1,
+    });
+  });
+
   it('a listing announces each contact it creates with contact_created, in its transaction', async () => {
     const known = await createContact(t, { name: 'Known', phone_number: '+14155550171' });
     const events = (phones: string[]) =>
@@ -470,6 +508,7 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
       .post('/api/v1/listings')
       .send({
         name: 'May leads',
+        campaign_type: 'call',
         agent_uuid: line.agentId,
         contacts: [
           { phone_number: known.phone_number, surname: 'Again' },

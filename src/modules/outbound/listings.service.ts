@@ -56,7 +56,7 @@ export class ListingsService {
       let ruleId: string | null = dto.rule?.uuid ?? null;
       if (dto.rule && !dto.rule.uuid) {
         const rule = this.rules.build(workspaceId, {
-          name: dto.rule.name ?? `${dto.name} rule`,
+          name: dto.rule.name ?? `${dto.name} rule`.slice(0, 255),
           ...fieldsOf(dto.rule, null),
         });
         await this.rules.save(workspaceId, rule, tx);
@@ -83,7 +83,7 @@ export class ListingsService {
           name: dto.name,
           description: dto.description,
           agent_uuid: dto.agent_uuid,
-          channel: dto.campaign_type ?? 'call',
+          channel: dto.campaign_type,
           template_setting_uuid: dto.template_setting_uuid,
           pool_uuids: [pool.id],
           start_at: dto.start_date,

@@ -11,6 +11,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Length,
   Matches,
   MaxLength,
   ValidateNested,
@@ -44,19 +45,24 @@ export class ListingRuleDto extends RuleFieldsDto {
   @IsUuidValue()
   uuid?: string;
 
-  @ApiPropertyOptional({ example: 'Listing rule', maxLength: 255 })
+  @ApiPropertyOptional({
+    example: 'Listing rule',
+    minLength: 3,
+    maxLength: 255,
+    description: 'default `<name> rule`',
+  })
   @OptionalNotNull()
   @IsString()
-  @MaxLength(255)
+  @Length(3, 255)
   name?: string;
 }
 
 export class CreateListingDto {
-  @ApiProperty({ example: 'April leads', maxLength: 255 })
+  @ApiProperty({ example: 'April leads', minLength: 3, maxLength: 255, description: "also the pool's name" })
   @IsDefined()
   @IsNotEmpty()
   @IsString()
-  @MaxLength(255)
+  @Length(3, 255)
   name!: string;
 
   @ApiProperty({ type: [ListingContactDto], minItems: 1, maxItems: 1000 })
@@ -65,10 +71,10 @@ export class CreateListingDto {
   @ArrayNotEmpty()
   contacts!: ListingContactDto[];
 
-  @ApiPropertyOptional({ enum: ['call', 'whatsapp'], default: 'call' })
-  @OptionalNotNull()
+  @ApiProperty({ enum: ['call', 'whatsapp'] })
+  @IsDefined()
   @IsIn(['call', 'whatsapp'])
-  campaign_type?: 'call' | 'whatsapp';
+  campaign_type!: 'call' | 'whatsapp';
 
   @ApiProperty({ format: 'uuid' }) @IsDefined() @IsUuidValue() agent_uuid!: string;
 
