@@ -59,6 +59,23 @@ export interface ReplyReads {
  * The reply step of a customer turn: the prompt (history, memorized contact fields and summaries, knowledge), the
  * language model with the agent's tools, streamed when asked; without a model, the intent the classifier fires.
  */
+/** What `ConversationReplyService.prefetch` reads ahead of the customer's message being stored. */
+export interface PrefetchInput {
+  workspaceId: string;
+  conversation: ConversationRef;
+  agent: AgentResponse;
+  memorize: MemorizeSettingsShape;
+  utterance: string;
+  /** The id the customer's message will be stored with, left out of the history read should it see it. */
+  messageId: string;
+  /** False when the agent has no knowledge: the search is skipped (default true). */
+  hasKnowledge?: boolean;
+  /** The last messages as the caller read them (a call's row read carries them). */
+  recent?: Message[];
+  /** The contact's last `MAX_SUMMARIES` summaries as the caller read them. */
+  summaries?: string[];
+}
+
 @Injectable()
 export class ConversationReplyService {
   private readonly logger = new Logger(ConversationReplyService.name);
@@ -80,19 +97,9 @@ export class ConversationReplyService {
    * knowledge for the customer's turns so far and this one, and what memorize lets into the prompt. Null when no
    * model is configured (no reply reads them).
    */
-  prefetch(
-    workspaceId: string,
-    conversation: ConversationRef,
-    agent: AgentResponse,
-    memorize: MemorizeSettingsShape,
-    utterance: string,
-    messageId: string,
-    hasKnowledge = true,
-    /** The last messages as the caller read them (a call's row read carries them). */
-    recent?: Message[],
-    /** The contact's last `MAX_SUMMARIES` summaries as the caller read them. */
-    summaries?: string[],
-  ): ReplyReads | null {
+  prefetch(input: PrefetchInput): ReplyReads | null {
+    const { workspaceId, conversation, agent, memorize, utterance, messageId, recent, summaries } = input;
+    const hasKnowledge = input.hasKnowledge ?? true;
     if (!this.llm.isConfigured(agent.custom_llm_url)) return null;
     const conversationId = conversation.id;
     const history = (

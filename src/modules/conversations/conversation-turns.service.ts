@@ -91,17 +91,17 @@ export class ConversationTurnsService {
     const reads =
       options.muted || !known
         ? null
-        : this.replies.prefetch(
+        : this.replies.prefetch({
             workspaceId,
-            known,
+            conversation: known,
             agent,
-            context.memorize,
-            content,
-            id,
-            context.hasKnowledge ?? true,
-            options.history,
-            options.summaries,
-          );
+            memorize: context.memorize,
+            utterance: content,
+            messageId: id,
+            hasKnowledge: context.hasKnowledge,
+            recent: options.history,
+            summaries: options.summaries,
+          });
 
     // 1. The customer's message and the session, in one transaction with its event.
     const draft: Draft = {
