@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallPlacement } from '@/modules/calls/call-placement.service';
@@ -84,6 +85,24 @@ describe('outbound dispatcher', () => {
       timeoutMs,
       `task ${id}`,
     );
+  /**
+   * Like `taskWhere`, reading the table until `condition` (SQL on the task's row) holds, then the API once: polling
+   * through the API would spend the token's requests per minute, which the suite's other polls need.
+   */
+  const taskRowWhere = async (id: string, condition: string, timeoutMs = 30_000) => {
+    await waitFor(
+      async () => {
+        const rows = await db.query(
+          `SELECT 1 FROM outbound_tasks WHERE workspace_id = $1 AND id = $2 AND ${condition}`,
+          [t.workspaceId, id],
+        );
+        return rows.length ? true : undefined;
+      },
+      timeoutMs,
+      `task ${id}: ${condition}`,
+    );
+    return (await t.http.get(`/api/v1/tasks/${id}`).expect(200)).body.data as Task;
+  };
   /** Samples live tasks per pool and campaign, and live calls of the workspace, until stopped; answers the peaks. */
   const sampler = (campaignId: string) => {
     let stop = false;
@@ -264,7 +283,7 @@ describe('outbound dispatcher', () => {
       });
       await start(campaign.uuid);
       const [task] = await campaignTasks(campaign.uuid);
-      const first = await taskWhere(task.uuid, (x) => x.status === 'scheduled' && x.attempts_count === 1);
+      const first = await taskRowWhere(task.uuid, `status = 'scheduled' AND attempts = 1`);
       // Wednesday's one call in Auckland is made: the next waits for Thursday there (11:00 UTC), not in UTC.
       expect(first.next_attempt_at).toBe('2026-12-02T11:00:00.000Z');
       await t.http.post(`/api/v1/campaigns/${campaign.uuid}/cancel`).expect(200);
@@ -412,11 +431,16 @@ describe('outbound dispatcher', () => {
   });
 
   it('completes a running campaign left with no task: pools empty at the start, or every member removed', async () => {
-    const completed = (id: string) =>
-      waitFor(async () => {
-        const c = await t.http.get(`/api/v1/campaigns/${id}`).expect(200);
-        return c.body.data.status === 'completed' ? c.body.data : undefined;
+    const completed = async (id: string) => {
+      await waitFor(async () => {
+        const [c] = await db.query(
+          `SELECT status FROM outbound_campaigns WHERE workspace_id = $1 AND id = $2`,
+          [t.workspaceId, id],
+        );
+        return c.status === 'completed' ? true : undefined;
       });
+      return (await t.http.get(`/api/v1/campaigns/${id}`).expect(200)).body.data;
+    };
     const events = (id: string) =>
       db.query(
         `SELECT data->'campaign'->>'status' AS status, data->>'previous_status' AS previous FROM outbox_events
@@ -515,6 +539,97 @@ describe('outbound dispatcher', () => {
       .expect(200);
     await taskWhere(live.uuid, (x) => x.status === 'cancelled');
     await t.http.post(`/api/v1/campaigns/${elsewhere.uuid}/cancel`).expect(200);
+  });
+
+  it('a cancel landing while its claimed task’s call is written waits for it, then finds the task in progress', async () => {
+    const pool = await createPool(t);
+    const [member] = await contacts(['7901']);
+    await addMembers(t, pool.uuid, [member.uuid]);
+    const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
+    /** Sessions of this database waiting for a lock, running a statement like `pattern`. */
+    const waiting = async (pattern: string) => {
+      const [row] = await db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1`,
+        [pattern],
+      );
+      return row.n > 0 ? true : undefined;
+    };
+    // While the calls table is locked, the dispatcher's claim commits and the task's call waits to be written.
+    const locker = new Client({ connectionString: suite.databaseUrl });
+    await locker.connect();
+    let cancel: Promise<{ status: number; body: Record<string, any> }> | undefined;
+    let taskId = '';
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE calls IN EXCLUSIVE MODE');
+      await start(campaign.uuid);
+      taskId = (await campaignTasks(campaign.uuid))[0].uuid;
+      await waitFor(() => waiting('INSERT INTO "calls"%'), 30_000, 'the call waiting to be written');
+      expect((await t.http.get(`/api/v1/tasks/${taskId}`).expect(200)).body.data.status).toBe('queued');
+      cancel = t.http.post(`/api/v1/tasks/${taskId}/cancel`).then((r) => r);
+      // The cancel waits for the task, which the call's transaction holds (were it answered now, the call would
+      // be made for a cancelled task).
+      await Promise.race([
+        cancel,
+        waitFor(() => waiting('%FROM outbound_tasks%FOR UPDATE%'), 30_000, 'the cancel waiting'),
+      ]);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    const answer = await cancel!;
+    expect([answer.status, answer.body.message]).toEqual([409, 'Task is in_progress']);
+    const calls: { id: string }[] = await db.query(
+      `SELECT id FROM calls WHERE workspace_id = $1 AND task_id = $2`,
+      [t.workspaceId, taskId],
+    );
+    expect(calls).toHaveLength(1);
+    const done = await taskRowWhere(taskId, `status = 'completed'`);
+    expect(done).toMatchObject({ conversation_uuid: calls[0].id, attempts_count: 1 });
+  });
+
+  it('a claimed task cancelled before its call is written gets no call', async () => {
+    const pool = await createPool(t);
+    const [member] = await contacts(['7902']);
+    await addMembers(t, pool.uuid, [member.uuid]);
+    const now = await clock.now();
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [pool.uuid],
+      start_at: new Date(now + HOUR).toISOString(),
+    });
+    await start(campaign.uuid);
+    const [task] = await campaignTasks(campaign.uuid);
+    // While the phone numbers are locked, the dispatcher claims the task and waits to read its caller number.
+    const locker = new Client({ connectionString: suite.databaseUrl });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE phone_numbers IN ACCESS EXCLUSIVE MODE');
+      await clock.set(now + HOUR + 60_000);
+      await taskRowWhere(task.uuid, `status = 'queued'`);
+      expect((await t.http.post(`/api/v1/tasks/${task.uuid}/cancel`).expect(200)).body.data.status).toBe(
+        'cancelled',
+      );
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+      await clock.reset();
+    }
+    // The placement goes on once the numbers are free: it finds the task cancelled and writes no call.
+    await new Promise((r) => setTimeout(r, 2500));
+    const calls = await db.query(
+      `SELECT count(*)::int AS n FROM calls WHERE workspace_id = $1 AND task_id = $2`,
+      [t.workspaceId, task.uuid],
+    );
+    expect(calls[0].n).toBe(0);
+    const after = await t.http.get(`/api/v1/tasks/${task.uuid}`).expect(200);
+    expect(after.body.data).toMatchObject({
+      status: 'cancelled',
+      attempts_count: 0,
+      conversation_uuid: null,
+    });
   });
 
   it("recovers a dead dispatcher's claims: placed calls are kept, the others dialled once", async () => {

@@ -146,6 +146,7 @@ export class CallPlacement {
         ringTimeoutSeconds: DEFAULT_RING_TIMEOUT,
         campaignId: t.campaignId,
         taskId: t.taskId,
+        link: t.link,
       });
       await this.queue.add('dial', { workspaceId, callId: call.uuid }, { jobId: `dial:${call.uuid}` });
       return call;
@@ -156,8 +157,8 @@ export class CallPlacement {
   }
 
   /**
-   * Writes the conversation and the call in one transaction once a slot is held (ended-at-birth calls need none).
-   * The slot goes back if anything fails before the commit.
+   * Writes the conversation and the call in one transaction once a slot is held (ended-at-birth calls need none),
+   * after the call's `link` work when it has one. The slot goes back if anything fails before the commit.
    */
   async create(
     workspaceId: string,
@@ -184,6 +185,7 @@ export class CallPlacement {
           ? await this.contacts.inboundContactFor(workspaceId, c.customer)
           : await this.contactFor(workspaceId, c.customer));
       const row = await this.unitOfWork.run(async (m) => {
+        if (c.link) await c.link(m, id);
         const conversation = await this.conversations.insert(m, workspaceId, {
           id,
           agentId: c.agent.agent_uuid,

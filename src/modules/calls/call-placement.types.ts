@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
@@ -24,7 +25,15 @@ export interface NewCall {
   ringTimeoutSeconds: number;
   campaignId?: string | null;
   taskId?: string | null;
+  /** Runs first in the transaction that writes the call (see `TaskCall.link`). */
+  link?: CallLink;
 }
+
+/**
+ * Work done in the transaction that writes a call, before the call is written, given the call's id: what throws
+ * there writes no call (and gives its slot back), so nothing is dialled.
+ */
+export type CallLink = (tx: EntityManager, callId: string) => Promise<void>;
 
 /** A task's attempt: the call to place for it (the do-not-call check is the caller's). */
 export interface TaskCall {
@@ -36,4 +45,9 @@ export interface TaskCall {
   taskId: string;
   variables: Record<string, string>;
   metadata: Record<string, unknown>;
+  /**
+   * The task's start, in the call's transaction: the call is written only with the task moved to `in_progress`
+   * (a task cancelled meanwhile throws, and no call is made).
+   */
+  link?: CallLink;
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { newId } from '@/common/persistence/base.entity';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { isE164 } from '@/common/validation/validators';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
 import { CallInstance } from '@/modules/calls/call-instance';
@@ -15,6 +15,9 @@ import { TaskRow } from './task-row';
 import { TasksRepository } from './tasks.repository';
 
 export type RunResult = 'started' | 'failed' | 'no_slot' | 'gone';
+
+/** A claimed task found no longer `queued` (cancelled) when its call was about to be written: no call is made. */
+class TaskGone extends Error {}
 
 /** The zone a task's window is read in: the contact's when the window says so, else the task's. */
 export function zoneOf(task: TaskRow, contactZone: string | null): string {
@@ -80,13 +83,19 @@ export class TaskRunner {
         taskId: task.id,
         variables: task.variables,
         metadata: task.metadata,
+        // The call is written with the task's start, under the task's lock: a cancel either lands first (no call
+        // is made, its slot goes back) or finds the task in progress (409).
+        link: async (tx, callId) => {
+          if ((await this.startIn(tx, task, { callId }, now, zone)) !== 'started') throw new TaskGone();
+        },
       });
       if (!call) {
         await this.release(task);
         return 'no_slot';
       }
-      return this.start(task, { callId: call.uuid }, now, zone);
+      return 'started';
     } catch (err) {
+      if (err instanceof TaskGone) return 'gone';
       const reason = err instanceof AppException ? err.message : 'provider_error';
       if (!(err instanceof AppException))
         this.logger.warn({ err: (err as Error).message, taskId: task.id }, 'task attempt failed');
@@ -104,39 +113,48 @@ export class TaskRunner {
     now: number,
     zone: string,
   ): Promise<RunResult> {
-    return this.unitOfWork.run(async (tx) => {
-      const locked = await this.tasks.lock(task.workspace_id, task.id, tx);
-      if (locked?.status !== 'queued') return 'gone';
-      const number = locked.attempts + 1;
-      const row = await this.tasks.update(
-        task.workspace_id,
-        task.id,
-        {
-          status: 'in_progress',
-          attempts: number,
-          current_call_id: ref.callId ?? null,
-          current_message_id: ref.messageId ?? null,
-          started_at: locked.started_at ?? new Date(now),
-          claimed_by: null,
-        },
-        tx,
-      );
-      await this.tasks.insertAttempt(
-        task.workspace_id,
-        {
-          id: newId(),
-          taskId: task.id,
-          number,
-          conversationId: ref.callId ?? null,
-          messageId: ref.messageId ?? null,
-          localDay: localDay(now, zone),
-          startedAt: new Date(now),
-        },
-        tx,
-      );
-      await this.events.tasks(tx, task.workspace_id, [{ task: row, previous: 'queued' }]);
-      return 'started';
-    });
+    return this.unitOfWork.run((tx) => this.startIn(tx, task, ref, now, zone));
+  }
+
+  /** `start` in the caller's transaction (the one writing the task's call). */
+  private async startIn(
+    tx: Transaction,
+    task: TaskRow,
+    ref: { callId?: string; messageId?: string },
+    now: number,
+    zone: string,
+  ): Promise<RunResult> {
+    const locked = await this.tasks.lock(task.workspace_id, task.id, tx);
+    if (locked?.status !== 'queued') return 'gone';
+    const number = locked.attempts + 1;
+    const row = await this.tasks.update(
+      task.workspace_id,
+      task.id,
+      {
+        status: 'in_progress',
+        attempts: number,
+        current_call_id: ref.callId ?? null,
+        current_message_id: ref.messageId ?? null,
+        started_at: locked.started_at ?? new Date(now),
+        claimed_by: null,
+      },
+      tx,
+    );
+    await this.tasks.insertAttempt(
+      task.workspace_id,
+      {
+        id: newId(),
+        taskId: task.id,
+        number,
+        conversationId: ref.callId ?? null,
+        messageId: ref.messageId ?? null,
+        localDay: localDay(now, zone),
+        startedAt: new Date(now),
+      },
+      tx,
+    );
+    await this.events.tasks(tx, task.workspace_id, [{ task: row, previous: 'queued' }]);
+    return 'started';
   }
 
   /** `queued` → `failed` before any call or message (no retry). */
