@@ -154,6 +154,8 @@ describe('outbound dispatcher', () => {
       const tasks = await allEnded(campaign.uuid);
       expect((await peaks()).pool).toBe(1);
       expect(tasks.map((x) => x.status)).toEqual(['completed', 'completed', 'completed']);
+      const edit = await t.http.put(`/api/v1/tasks/${tasks[0].uuid}`).send({ priority: 9 }).expect(409);
+      expect(edit.body.message).toBe('Task is completed');
       const order = members.map((m) => m.uuid);
       expect(byStart(tasks)).toEqual(type === 'FIFO' ? order : order.reverse());
     }
@@ -452,6 +454,10 @@ describe('outbound dispatcher', () => {
     await start(campaign.uuid);
     expect(await completed(campaign.uuid)).toMatchObject({ stats: { tasks: 0 } });
     expect(await events(campaign.uuid)).toContainEqual({ status: 'completed', previous: 'running' });
+    for (const action of ['start', 'pause', 'resume', 'cancel'])
+      expect(
+        (await t.http.post(`/api/v1/campaigns/${campaign.uuid}/${action}`).expect(409)).body.message,
+      ).toBe('Campaign is completed');
 
     // One waiting for its start_at stays running: members may still come.
     const later = await createCampaign(t, {

@@ -14,6 +14,7 @@ import { TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 import { TestApp } from '../setup/test-app';
 import { MISSING } from '../support/ids';
+import { waitFor } from '../support/wait';
 
 /** Pools, rules, campaigns and tasks through the API: shapes, transitions and 409s (campaigns start in a year: no dialling). */
 describe('outbound: pools, rules, campaigns, tasks', () => {
@@ -292,6 +293,52 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     const late = await addMembers(t, pool.uuid, [(await createContact(t)).uuid]);
     expect(late.data).toMatchObject({ tasks_created: 0, running_campaign_uuids: [] });
     await t.http.delete(`/api/v1/campaigns/${campaign.uuid}`).expect(200);
+  });
+
+  it('cancels a draft and a paused campaign; a pending task is held, released, held and cancelled', async () => {
+    const draft = await createCampaign(t, { agent_uuid: line.agentId });
+    const cancelled = await t.http.post(`/api/v1/campaigns/${draft.uuid}/cancel`).expect(200);
+    expect(cancelled.body.data.status).toBe('cancelled');
+    expect((await t.http.post(`/api/v1/campaigns/${draft.uuid}/resume`).expect(409)).body.message).toBe(
+      'Campaign is cancelled',
+    );
+
+    const pool = await createPool(t);
+    const [a] = await contactsWith(t, [undefined]);
+    await addMembers(t, pool.uuid, [a.uuid]);
+    const paused = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
+    await t.http.post(`/api/v1/campaigns/${paused.uuid}/start`).expect(200);
+    await t.http.post(`/api/v1/campaigns/${paused.uuid}/pause`).expect(200);
+    expect((await t.http.post(`/api/v1/campaigns/${paused.uuid}/cancel`).expect(200)).body.data.status).toBe(
+      'cancelled',
+    );
+    expect((await tasksOf(t, `campaign_uuid=${paused.uuid}`)).map((x) => x.status)).toEqual(['cancelled']);
+
+    // A running campaign (due now) whose only pool is inactive: its task becomes pending and is never claimed.
+    const idle = await createPool(t, { is_active: false });
+    const [b] = await contactsWith(t, [undefined]);
+    await addMembers(t, idle.uuid, [b.uuid]);
+    const running = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [idle.uuid],
+      start_at: null,
+    });
+    await t.http.post(`/api/v1/campaigns/${running.uuid}/start`).expect(200);
+    const [task] = await tasksOf(t, `campaign_uuid=${running.uuid}`);
+    await waitFor(async () => {
+      const rows = await db.query(`SELECT status FROM outbound_tasks WHERE workspace_id = $1 AND id = $2`, [
+        t.workspaceId,
+        task.uuid,
+      ]);
+      return rows[0].status === 'pending' ? true : undefined;
+    });
+    const move = (action: string) => t.http.post(`/api/v1/tasks/${task.uuid}/${action}`);
+    expect((await move('hold').expect(200)).body.data.status).toBe('on_hold');
+    expect((await move('release').expect(200)).body.data.status).toBe('pending');
+    expect((await move('hold').expect(200)).body.data.status).toBe('on_hold');
+    expect((await move('cancel').expect(200)).body.data.status).toBe('cancelled');
+    expect((await move('release').expect(409)).body.message).toBe('Task is cancelled');
+    await t.http.post(`/api/v1/campaigns/${running.uuid}/cancel`).expect(200);
   });
 
   it('moves tasks as the table says and answers 409 for the rest', async () => {
