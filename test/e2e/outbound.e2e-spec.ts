@@ -247,7 +247,60 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     const retry = await t.http.post(`/api/v1/tasks/${first.uuid}/retry`).expect(409);
     expect(retry.body.message).toBe('The contact has another task in this campaign that has not ended');
     expect((await t.http.get(`/api/v1/tasks/${first.uuid}`).expect(200)).body.data.status).toBe('failed');
+    // A contact whose task has ended other than by a cancel (called, failed, expired) is not dialled again in the
+    // campaign by being added again: `retry` is how it is tried again.
+    const [live] = (await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${a.uuid}`)).filter(
+      (x) => x.uuid !== first.uuid,
+    );
+    await db.query(`UPDATE outbound_tasks SET status = 'completed' WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      live.uuid,
+    ]);
+    await t.http.delete(`/api/v1/pools/${pool.uuid}/contacts/${a.uuid}`).expect(200);
+    const once = await addMembers(t, pool.uuid, [a.uuid]);
+    expect(once.data).toMatchObject({ contacts_added: 1, tasks_created: 0 });
+    expect(await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${a.uuid}`)).toHaveLength(2);
     await t.http.post(`/api/v1/campaigns/${campaign.uuid}/cancel`).expect(200);
+  });
+
+  it("passes a rule's change to the not-started tasks of running and paused campaigns using it", async () => {
+    const rule = await createRule(t, { retry_interval_minutes: 30, retry_on: ['busy'], max_total_calls: 4 });
+    const pool = await createPool(t);
+    const [a, b] = await contactsWith(t, [undefined, undefined]);
+    await addMembers(t, pool.uuid, [a.uuid, b.uuid]);
+    const campaign = await createCampaign(t, {
+      agent_uuid: line.agentId,
+      pool_uuids: [pool.uuid],
+      rule_uuid: rule.uuid,
+      window: undefined,
+    });
+    await t.http.post(`/api/v1/campaigns/${campaign.uuid}/start`).expect(200);
+    const before = await tasksOf(t, `campaign_uuid=${campaign.uuid}`);
+    expect(before[0]).toMatchObject({ retry_interval_minutes: 30, retry_on: ['busy'], max_attempts: 4 });
+    // One task has ended: it keeps the policy it ran with.
+    await db.query(`UPDATE outbound_tasks SET status = 'failed' WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      before[1].uuid,
+    ]);
+    await t.http
+      .put(`/api/v1/rules/${rule.uuid}`)
+      .send({ retry_interval_minutes: 90, retry_on: ['busy', 'no-answer'], max_total_calls: 6 })
+      .expect(200);
+    const task = async (uuid: string) => (await t.http.get(`/api/v1/tasks/${uuid}`).expect(200)).body.data;
+    expect(await task(before[0].uuid)).toMatchObject({
+      retry_interval_minutes: 90,
+      retry_on: ['busy', 'no-answer'],
+      max_attempts: 6,
+    });
+    expect(await task(before[1].uuid)).toMatchObject({ retry_interval_minutes: 30, max_attempts: 4 });
+    // Paused: its held tasks take the change too.
+    await t.http.post(`/api/v1/campaigns/${campaign.uuid}/pause`).expect(200);
+    await t.http.put(`/api/v1/rules/${rule.uuid}`).send({ retry_strategy: 'exponential' }).expect(200);
+    expect(await task(before[0].uuid)).toMatchObject({ status: 'on_hold', retry_strategy: 'exponential' });
+    await t.http.post(`/api/v1/campaigns/${campaign.uuid}/cancel`).expect(200);
+    // Ended: a later change of the rule leaves its tasks alone.
+    await t.http.put(`/api/v1/rules/${rule.uuid}`).send({ retry_interval_minutes: 15 }).expect(200);
+    expect(await task(before[0].uuid)).toMatchObject({ status: 'cancelled', retry_interval_minutes: 90 });
   });
 
   it('moves campaigns as the table says and answers 409 for the rest', async () => {

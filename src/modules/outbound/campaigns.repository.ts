@@ -154,8 +154,9 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
   }
 
   /**
-   * Members of the campaign's pools with no task in it that has not ended (a member removed and added again gets a
-   * new one), one per contact: from the pool attached first. Narrowed to some pools or contacts when given.
+   * Members of the campaign's pools whose contact has no task in it other than cancelled ones (a member removed and
+   * added again gets a new task; one already called, or failed, or expired, does not: `retry` is how it is tried
+   * again), one per contact: from the pool attached first. Narrowed to some pools or contacts when given.
    */
   async membersWithoutTask(
     workspaceId: string,
@@ -182,7 +183,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
         WHERE cp.workspace_id = $1 AND cp.campaign_id = $2${extra}
           AND NOT EXISTS (SELECT 1 FROM outbound_tasks t
                            WHERE t.workspace_id = $1 AND t.campaign_id = $2 AND t.contact_id = m.contact_id
-                             AND t.status IN ('scheduled', 'pending', 'queued', 'in_progress', 'on_hold'))
+                             AND t.status <> 'cancelled')
         ORDER BY m.contact_id, cp.position`,
       params,
       tx,

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { CampaignTasks } from './campaign-tasks';
 import { CampaignsRepository } from './campaigns.repository';
 import { CreateRuleDto, RuleFieldsDto, RuleResponse, UpdateRuleDto } from './dto/rule.dto';
-import { Rule } from './outbound.entities';
+import { Campaign, Rule } from './outbound.entities';
 import { DEFAULT_RETRY, DEFAULT_WINDOW, windowClash } from './policy';
 import { RulesRepository } from './rules.repository';
 import { ruleView } from './views';
@@ -14,6 +16,8 @@ export class RulesService {
   constructor(
     private readonly rules: RulesRepository,
     private readonly campaigns: CampaignsRepository,
+    private readonly campaignTasks: CampaignTasks,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   async list(workspaceId: string, q: PageQuery): Promise<Page<RuleResponse>> {
@@ -44,9 +48,18 @@ export class RulesService {
     const rule = await this.find(workspaceId, id);
     Object.assign(rule, fieldsOf(dto, rule));
     if (dto.name !== undefined) rule.name = dto.name.trim();
-    if (dto.start_time !== undefined || dto.end_time !== undefined)
-      await this.assertCampaignWindows(workspaceId, rule);
-    await this.rules.save(workspaceId, rule);
+    const using = await this.campaigns.usingRule(workspaceId, rule.id);
+    if (dto.start_time !== undefined || dto.end_time !== undefined) this.assertCampaignWindows(using, rule);
+    await this.unitOfWork.run(async (tx) => {
+      await this.rules.save(workspaceId, rule, tx);
+      // As a campaign's own PUT does: the new policy reaches the tasks not yet started of running and paused
+      // campaigns that use the rule (each under its campaign's lock, as its other changes are).
+      for (const used of using.filter((c) => c.status !== 'draft')) {
+        const c = await this.campaigns.lock(workspaceId, used.id, tx);
+        if (c?.ruleId !== rule.id || (c.status !== 'running' && c.status !== 'paused')) continue;
+        await this.campaignTasks.applyPolicy(tx, c, await this.campaigns.pools(workspaceId, c.id, tx));
+      }
+    });
     return ruleView(rule);
   }
 
@@ -54,8 +67,8 @@ export class RulesService {
    * New times must not end the window of a campaign using the rule (not ended) at or before it starts, merged with
    * the campaign's own window keys: else 422 naming the rule's key that meets the campaign's.
    */
-  private async assertCampaignWindows(workspaceId: string, rule: Rule): Promise<void> {
-    for (const c of await this.campaigns.usingRule(workspaceId, rule.id)) {
+  private assertCampaignWindows(using: Campaign[], rule: Rule): void {
+    for (const c of using) {
       const clash = windowClash(c.window, rule);
       if (!clash) continue;
       const field = clash.field === 'start_time' ? 'end_time' : 'start_time';
