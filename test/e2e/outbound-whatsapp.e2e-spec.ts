@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { OutboundClock } from '@/modules/outbound/outbound-clock';
 import { createAgent } from '../factories/agent.factory';
@@ -420,5 +421,117 @@ describe('outbound WhatsApp templates', () => {
       [t.workspaceId, [blocked]],
     );
     expect(sentTo[0].n).toBe(0);
+  });
+
+  describe('a queued send_message task cancelled while its template is being sent', () => {
+    /** Sessions of this database waiting for a lock, running a statement like `pattern`. */
+    const waiting = async (pattern: string) => {
+      const [row] = await db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1`,
+        [pattern],
+      );
+      return row.n > 0 ? true : undefined;
+    };
+    const rowStatus = (id: string, want: string) =>
+      waitFor(async () => {
+        const [row] = await db.query(
+          `SELECT status FROM outbound_tasks WHERE workspace_id = $1 AND id = $2`,
+          [t.workspaceId, id],
+        );
+        return row?.status === want ? true : undefined;
+      });
+    const sentTo = async (to: string) =>
+      (
+        await db.query(
+          `SELECT count(*)::int AS n FROM provider_messages WHERE workspace_id = $1 AND to_address = $2`,
+          [t.workspaceId, to],
+        )
+      )[0].n as number;
+    const templateTask = async (to: string) => {
+      const tpl = await template(sandbox.numberId, `race_${uniq()}`, 'Your parcel {{1}} is on its way.');
+      await templateStatus(tpl.uuid, 'APPROVED');
+      return async () =>
+        (
+          await t.http
+            .post('/api/v1/tasks')
+            .send({
+              title: 'Parcel',
+              type: 'send_message',
+              agent_uuid: sandbox.agentId,
+              contact: { phone_number: to },
+              scheduled_at: new Date((await clock.now()) + 1000).toISOString(),
+              task_data: {
+                message_type: 'whatsapp_template',
+                template_uuid: tpl.uuid,
+                parameters: { '1': 'P-1' },
+              },
+            })
+            .expect(201)
+        ).body.data.uuid as string;
+    };
+
+    it('a cancel that lands before the message is stored wins: nothing is stored or sent', async () => {
+      const to = sandboxDestination('3501');
+      const create = await templateTask(to);
+      // While the templates are locked, the dispatcher claims the task and waits to read its template.
+      const locker = new Client({ connectionString: suite.databaseUrl });
+      await locker.connect();
+      let id = '';
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE whatsapp_templates IN ACCESS EXCLUSIVE MODE');
+        id = await create();
+        await rowStatus(id, 'queued');
+        // (TypeORM's statement names the entity first; the table name lies past what pg_stat_activity keeps.)
+        await waitFor(() => waiting('%"WhatsappTemplate"%'), 30_000, 'the send waiting for its template');
+        const cancelled = await t.http.post(`/api/v1/tasks/${id}/cancel`).expect(200);
+        expect(cancelled.body.data.status).toBe('cancelled');
+      } finally {
+        await locker.query('ROLLBACK');
+        await locker.end();
+      }
+      // The send goes on once the lock is gone, finds the task cancelled and stores nothing.
+      await waitFor(async () => ((await waiting('%"WhatsappTemplate"%')) ? undefined : true));
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await sentTo(to)).toBe(0);
+      const task = (await t.http.get(`/api/v1/tasks/${id}`).expect(200)).body.data;
+      expect(task).toMatchObject({ status: 'cancelled', attempts_count: 0, conversation_uuid: null });
+    });
+
+    it('a cancel that arrives while the message is being stored waits for it, then finds the task in progress', async () => {
+      const to = sandboxDestination('3502');
+      const create = await templateTask(to);
+      // While provider messages cannot be written, the send holds the task (started) and waits to store its record.
+      const locker = new Client({ connectionString: suite.databaseUrl });
+      await locker.connect();
+      let id = '';
+      let cancel: Promise<{ status: number; body: Record<string, any> }> | undefined;
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE provider_messages IN EXCLUSIVE MODE');
+        id = await create();
+        await waitFor(
+          () => waiting('INSERT INTO%provider_messages%'),
+          30_000,
+          'the record waiting to be written',
+        );
+        cancel = t.http.post(`/api/v1/tasks/${id}/cancel`).then((r) => r);
+        await Promise.race([
+          cancel,
+          waitFor(() => waiting('%FROM outbound_tasks%FOR UPDATE%'), 30_000, 'the cancel waiting'),
+        ]);
+      } finally {
+        await locker.query('ROLLBACK');
+        await locker.end();
+      }
+      const answer = await cancel!;
+      expect([answer.status, answer.body.message]).toEqual([409, 'Task is in_progress']);
+      const done = await taskWhere(id, (x) => x.status === 'completed');
+      expect(done.attempts).toHaveLength(1);
+      expect(await sentTo(to)).toBe(1);
+      const message = await t.http.get(`/api/v1/messages/${done.attempts[0].message_uuid}`).expect(200);
+      expect(message.body.data.to).toBe(to);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
+import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
@@ -56,8 +57,35 @@ export class MessageSender {
     out: OutboundRecord,
     options: { inline?: { text: string }; alongside?: ProviderMessage[] } = {},
   ): Promise<void> {
+    const record = this.build(workspaceId, out);
+    await this.records.insertNew(workspaceId, [...(options.alongside ?? []), record]);
+    if (options.inline) {
+      try {
+        return await this.hand(record, options.inline.text, {});
+      } catch {
+        // Not a provider refusal (those end the message failed): the job retries it.
+      }
+    }
+    await this.queueSend(workspaceId, out.messageId);
+  }
+
+  /**
+   * Stores the message at `queued` in the caller's transaction (the agent's message's, with what else must commit
+   * with it); `queueSend` hands it to the provider once that transaction has committed.
+   */
+  async recordIn(tx: EntityManager, workspaceId: string, out: OutboundRecord): Promise<void> {
+    await this.records.insertNew(workspaceId, [this.build(workspaceId, out)], tx);
+  }
+
+  /** The `send` job of a stored message (one per message, by its id). */
+  async queueSend(workspaceId: string, messageId: string): Promise<void> {
+    await this.queue.add('send', { workspaceId, messageId }, { jobId: `send:${messageId}` });
+  }
+
+  /** The provider record of an outbound message, at `queued`. */
+  private build(workspaceId: string, out: OutboundRecord): ProviderMessage {
     const provider = this.providerOf(out.thread, out.number);
-    const record = this.records.build(workspaceId, {
+    return this.records.build(workspaceId, {
       id: out.messageId,
       conversationId: out.thread.id,
       phoneNumberId: out.number?.id ?? null,
@@ -77,19 +105,6 @@ export class MessageSender {
       },
       isSimulation: this.registry.for(provider).simulated,
     });
-    await this.records.insertNew(workspaceId, [...(options.alongside ?? []), record]);
-    if (options.inline) {
-      try {
-        return await this.hand(record, options.inline.text, {});
-      } catch {
-        // Not a provider refusal (those end the message failed): the job retries it.
-      }
-    }
-    await this.queue.add(
-      'send',
-      { workspaceId, messageId: out.messageId },
-      { jobId: `send:${out.messageId}` },
-    );
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { isE164, isUuid } from '@/common/validation/validators';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
@@ -29,6 +30,11 @@ export interface OutboundRequest {
   metadata?: Record<string, unknown>;
   template?: OutboundRecord['template'];
   messageType?: string;
+  /**
+   * More writes in the transaction that stores the message (an outbound task's start, under its lock): when it
+   * throws, nothing is stored and nothing is sent; the message is handed to the provider only once it commits.
+   */
+  link?: (tx: EntityManager, messageId: string) => Promise<void>;
 }
 
 /** Messages the API sends: `POST /sms/send`, `POST /whatsapp/messages`, and templates (through `send`). */
@@ -104,16 +110,29 @@ export class OutboundMessagesService {
       },
       () => Promise.resolve(contactId),
     );
-    const message = await this.turns.speak(workspaceId, thread.id, req.content, {
-      messageType: req.messageType,
-    });
-    await this.sender.record(workspaceId, {
-      messageId: message.id,
+    const record = (messageId: string) => ({
+      messageId,
       thread,
       number,
       template: req.template,
       metadata: req.metadata,
     });
+    const link = req.link;
+    if (link) {
+      const message = await this.turns.speak(workspaceId, thread.id, req.content, {
+        messageType: req.messageType,
+        within: async (tx, m) => {
+          await link(tx, m.id);
+          await this.sender.recordIn(tx, workspaceId, record(m.id));
+        },
+      });
+      await this.sender.queueSend(workspaceId, message.id);
+      return this.status.view(workspaceId, message.id);
+    }
+    const message = await this.turns.speak(workspaceId, thread.id, req.content, {
+      messageType: req.messageType,
+    });
+    await this.sender.record(workspaceId, record(message.id));
     return this.status.view(workspaceId, message.id);
   }
 

@@ -52,16 +52,20 @@ export class MessagingTemplateSender implements TemplateSender {
 
   async send(workspaceId: string, request: TemplateSendRequest): Promise<{ messageId: string }> {
     try {
-      const message = await this.sends.send(workspaceId, {
-        agent_uuid: request.agentId,
-        to: request.to,
-        contact_uuid: request.contactId,
-        phone_number_uuid: request.phoneNumberId ?? undefined,
-        template_setting_uuid: request.templateSettingId ?? undefined,
-        template_uuid: request.templateSettingId ? undefined : (request.templateId ?? undefined),
-        parameters: request.templateSettingId ? undefined : strings(request.parameters),
-        variables: request.variables,
-      });
+      const message = await this.sends.send(
+        workspaceId,
+        {
+          agent_uuid: request.agentId,
+          to: request.to,
+          contact_uuid: request.contactId,
+          phone_number_uuid: request.phoneNumberId ?? undefined,
+          template_setting_uuid: request.templateSettingId ?? undefined,
+          template_uuid: request.templateSettingId ? undefined : (request.templateId ?? undefined),
+          parameters: request.templateSettingId ? undefined : strings(request.parameters),
+          variables: request.variables,
+        },
+        request.link,
+      );
       return { messageId: message.uuid };
     } catch (err) {
       if (!(err instanceof AppException)) throw err;

@@ -7,7 +7,7 @@ import type { SendTemplateDto, TemplateSettingDto } from './dto/whatsapp.dto';
 import type { ProviderMessageResponse } from './dto/message.response';
 import { TemplateSettingResponse } from './dto/whatsapp.response';
 import type { WhatsappTemplate, WhatsappTemplateSetting } from './messaging.entities';
-import { OutboundMessagesService } from './outbound-messages.service';
+import { OutboundMessagesService, OutboundRequest } from './outbound-messages.service';
 import { checkBodyParams, fillBody, renderTokens, SAMPLE_CONTEXT, TokenContext } from './template-text';
 import { TemplateSettingsRepository } from './templates.repositories';
 import { WhatsappTemplatesService } from './whatsapp-templates.service';
@@ -78,7 +78,12 @@ export class WhatsappTemplateSends {
   }
 
   /** `POST /whatsapp/template`: an APPROVED template to a number, outside the 24-hour window too. */
-  async send(workspaceId: string, dto: SendTemplateDto): Promise<ProviderMessageResponse> {
+  async send(
+    workspaceId: string,
+    dto: SendTemplateDto,
+    /** More writes in the message's transaction (see `OutboundRequest.link`). */
+    link?: OutboundRequest['link'],
+  ): Promise<ProviderMessageResponse> {
     const agentId = dto.agent_uuid ?? dto.agentId;
     const to = dto.to ?? dto.phoneNumber;
     if (!agentId)
@@ -113,6 +118,7 @@ export class WhatsappTemplateSends {
         },
         payload: { name: template.name, language: template.language, parameters: rendered, header },
       },
+      link,
     });
   }
 

@@ -60,7 +60,7 @@ export class TaskRunner {
       if (task.type === 'send_message') {
         if (!this.templates) return this.fail(task, 'whatsapp_templates_unavailable');
         const data = task.task_data ?? {};
-        const sent = await this.templates.send(task.workspace_id, {
+        await this.templates.send(task.workspace_id, {
           agentId: task.agent_id,
           contactId: task.contact_id,
           to: phone,
@@ -71,8 +71,13 @@ export class TaskRunner {
           variables: task.variables,
           taskId: task.id,
           campaignId: task.campaign_id,
+          // As a call is: the message is stored with the task's start, under the task's lock, and sent once that
+          // commits, so a cancel either lands first (nothing is stored or sent) or finds the task in progress.
+          link: async (tx, messageId) => {
+            if ((await this.startIn(tx, task, { messageId }, now, zone)) !== 'started') throw new TaskGone();
+          },
         });
-        return this.start(task, { messageId: sent.messageId }, now, zone);
+        return 'started';
       }
       const call = await this.placement.placeForTask(task.workspace_id, {
         agentId: task.agent_id,

@@ -1,3 +1,5 @@
+import type { EntityManager } from 'typeorm';
+
 /**
  * WhatsApp template sending, implemented by the messaging module. Campaigns of channel `whatsapp` and tasks of type
  * `send_message` go through it; with nothing bound to the token such campaigns cannot start (422) and such tasks
@@ -17,6 +19,11 @@ export interface TemplateSendRequest {
   variables: Record<string, string>;
   taskId: string;
   campaignId: string | null;
+  /**
+   * Runs in the transaction that stores the message, once its id is known (the task's start, under the task's
+   * lock); when it throws, nothing is stored or sent.
+   */
+  link?: (tx: EntityManager, messageId: string) => Promise<void>;
 }
 
 /** A message's delivery status, as §12 names them. */
