@@ -118,6 +118,52 @@ describe('blacklist: routes, and every outbound path refusing a listed number', 
     expect((await refusals(phone))[1]).toBe('201');
   });
 
+  it("a contact's opt-out by message survives its manual entries: replacing or removing them leaves it", async () => {
+    const to = sandboxDestination();
+    const contact = (
+      await suite.t.http
+        .post('/api/v1/contacts')
+        .send({ name: 'Opted', phone_number: to, email: 'opted@example.test' })
+    ).body.data;
+    await suite.t.http
+      .post('/api/v1/sms/simulate-inbound')
+      .send({ to: line.number, from: to, body: 'STOP' })
+      .expect(201);
+    const optOuts = async () =>
+      (
+        await suite.t.http
+          .get(`/api/v1/blacklist?source=opt_out&search=${encodeURIComponent(to)}`)
+          .expect(200)
+      ).body.data.items as { uuid: string }[];
+    expect(await optOuts()).toHaveLength(1);
+    // A manual entry for the contact (its email), then another replacing it: the opt-out stays through both.
+    await suite.t.http
+      .post(`/api/v1/contacts/${contact.uuid}/blacklist`)
+      .send({ type: 'Email', reason: 'Asked by email' })
+      .expect(201);
+    await suite.t.http
+      .post(`/api/v1/contacts/${contact.uuid}/blacklist`)
+      .send({ type: 'Both', reason: 'Asked again' })
+      .expect(201);
+    expect(await optOuts()).toHaveLength(1);
+    const manual = await suite.t.http
+      .get(`/api/v1/blacklist?source=manual&search=opted@example.test`)
+      .expect(200);
+    expect(manual.body.data.items).toHaveLength(1);
+    // Removing the contact's entry removes the manual one; the opt-out is the customer's to lift.
+    await suite.t.http.delete(`/api/v1/contacts/${contact.uuid}/blacklist`).expect(200);
+    const left = await suite.t.http.delete(`/api/v1/contacts/${contact.uuid}/blacklist`).expect(409);
+    expect(left.body.message).toBe('The contact opted out by message: only a START from them lifts it');
+    expect(await optOuts()).toHaveLength(1);
+    expect((await refusals(to))[1]).toBe('409 BLACKLISTED');
+    await suite.t.http
+      .post('/api/v1/sms/simulate-inbound')
+      .send({ to: line.number, from: to, body: 'START' })
+      .expect(201);
+    expect(await optOuts()).toHaveLength(0);
+    await suite.t.http.delete(`/api/v1/contacts/${contact.uuid}/blacklist`).expect(404);
+  });
+
   it('POST /blacklist needs a number or an email; DELETE of an unknown entry is 404', async () => {
     const none = await suite.t.http.post('/api/v1/blacklist').send({ reason: 'Spam reports' });
     expect(none.status).toBe(422);

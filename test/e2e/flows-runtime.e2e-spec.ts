@@ -123,6 +123,40 @@ describe('automation flows at run time: text and evaluation triggers, branches, 
     expect(typeof sent.session).toBe('string');
   });
 
+  it('a send step to a blacklisted number fails BLACKLISTED and sends nothing', async () => {
+    const agentId = await createAgentId(t);
+    const number = (
+      await t.http
+        .post('/api/v1/phone-numbers')
+        .send({ number: uniqueUsNumber(), provider: 'sandbox' })
+        .expect(201)
+    ).body.data.uuid;
+    await t.http
+      .post(`/api/v1/agents/${agentId}/phone-numbers`)
+      .send({ phone_number_uuid: number, channels: ['sms'] })
+      .expect(201);
+    const phone = sandboxDestination('1202');
+    await t.http
+      .post('/api/v1/blacklist')
+      .send({ phone_number: phone, reason: 'Asked us to stop', is_permanent: true })
+      .expect(201);
+    const f = await deployed({ trigger_key: 'contact_created' }, [
+      {
+        action_key: 'send_sms',
+        config: { agent_uuid: agentId, to: '{{step1.contact.phone_number}}', body: 'Hi' },
+      },
+    ]);
+    await createContact(t, { name: 'Listed', phone_number: phone });
+    const [run] = await ended(f.uuid);
+    const d = await detail(f.uuid, run.uuid);
+    expect(d).toMatchObject({ status: 'failed', error: { code: 'BLACKLISTED' } });
+    const sent = await db.query(
+      `SELECT count(*)::int AS n FROM provider_messages WHERE workspace_id = $1 AND to_address = $2`,
+      [t.workspaceId, phone],
+    );
+    expect(sent[0].n).toBe(0);
+  });
+
   it('send_sms goes through messaging; flow_execution reaches workspace webhooks; the action log keeps a row', async () => {
     await t.http
       .post('/api/v1/webhooks')

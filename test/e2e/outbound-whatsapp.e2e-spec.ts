@@ -423,6 +423,26 @@ describe('outbound WhatsApp templates', () => {
     expect(sentTo[0].n).toBe(0);
   });
 
+  it('POST /whatsapp/template to a blacklisted number is 409 BLACKLISTED and stores nothing', async () => {
+    const tpl = await template(sandbox.numberId, `listed_${uniq()}`, 'Hello {{1}}');
+    await templateStatus(tpl.uuid, 'APPROVED');
+    const to = sandboxDestination('3601');
+    await t.http
+      .post('/api/v1/blacklist')
+      .send({ phone_number: to, reason: 'Asked us to stop', is_permanent: true })
+      .expect(201);
+    const refused = await t.http
+      .post('/api/v1/whatsapp/template')
+      .send({ agent_uuid: sandbox.agentId, to, template_uuid: tpl.uuid, parameters: { '1': 'Ada' } })
+      .expect(409);
+    expect(refused.body.error.code).toBe('BLACKLISTED');
+    const stored = await db.query(
+      `SELECT count(*)::int AS n FROM provider_messages WHERE workspace_id = $1 AND to_address = $2`,
+      [t.workspaceId, to],
+    );
+    expect(stored[0].n).toBe(0);
+  });
+
   describe('a queued send_message task cancelled while its template is being sent', () => {
     /** Sessions of this database waiting for a lock, running a statement like `pattern`. */
     const waiting = async (pattern: string) => {

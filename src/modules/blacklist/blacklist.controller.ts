@@ -64,8 +64,12 @@ export class BlacklistController {
   }
 
   @Delete('contacts/:uuid/blacklist')
-  @ApiOperation({ summary: "Remove a contact's do-not-contact entry" })
-  @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
+  @ApiOperation({
+    summary: "Remove a contact's do-not-contact entry",
+    description:
+      'Removes the entries added by hand; an opt-out by message (STOP) stays: 409 when only it is left.',
+  })
+  @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'CONFLICT'] })
   async unblacklistContact(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) id: string,

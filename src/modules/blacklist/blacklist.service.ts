@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { BlacklistEntry } from './blacklist-entry.entity';
 import { BlacklistRepository } from './blacklist.repository';
 import type { BlacklistAddressDto, BlacklistContactDto, ListBlacklistQuery } from './dto/blacklist.dto';
@@ -9,7 +10,10 @@ import { BlacklistEntryResponse } from './dto/blacklist.response';
 /** The do-not-contact check every outbound call or message passes first, and the list itself. */
 @Injectable()
 export class BlacklistService {
-  constructor(private readonly entries: BlacklistRepository) {}
+  constructor(
+    private readonly entries: BlacklistRepository,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
 
   isBlacklisted(
     workspaceId: string,
@@ -51,7 +55,7 @@ export class BlacklistService {
     return BlacklistEntryResponse.of(entry);
   }
 
-  /** A contact's entry (replacing an earlier one of the contact), with the contact's number and/or email. */
+  /** A contact's entry (replacing its earlier manual one), with the contact's number and/or email. */
   async addContact(
     workspaceId: string,
     contact: { id: string; phoneNumber: string | null; email: string | null },
@@ -66,7 +70,6 @@ export class BlacklistService {
         `The contact has no ${type === 'Email' ? 'email' : type === 'Phone' ? 'phone number' : 'phone number or email'}`,
         'VALIDATION_ERROR',
       );
-    await this.entries.delete(workspaceId, { contactId: contact.id });
     const entry = this.entries.build(workspaceId, {
       contactId: contact.id,
       phoneNumber: phone,
@@ -76,7 +79,11 @@ export class BlacklistService {
       source: 'manual',
       ...this.term(dto),
     });
-    await this.entries.save(workspaceId, entry);
+    // The contact's earlier manual entry is replaced; an opt-out by message stays (only START lifts it).
+    await this.unitOfWork.run(async (tx) => {
+      await this.entries.delete(workspaceId, { contactId: contact.id, source: 'manual' }, tx);
+      await this.entries.save(workspaceId, entry, tx);
+    });
     return entry;
   }
 
@@ -85,9 +92,12 @@ export class BlacklistService {
     return this.entries.findOne(workspaceId, { contactId }, { order: { createdAt: 'DESC' } });
   }
 
+  /** Removes the contact's manual entries; an opt-out by message is the customer's to lift (409 when only it is left). */
   async removeContact(workspaceId: string, contactId: string): Promise<void> {
-    if (!(await this.entries.delete(workspaceId, { contactId })))
-      throw AppException.notFound('Blacklist entry');
+    if (await this.entries.delete(workspaceId, { contactId, source: 'manual' })) return;
+    if (await this.entries.exists(workspaceId, { contactId, source: 'opt_out' }))
+      throw AppException.conflict('The contact opted out by message: only a START from them lifts it');
+    throw AppException.notFound('Blacklist entry');
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
