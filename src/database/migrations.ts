@@ -31,6 +31,7 @@ import { Sip1763980000000 } from './migrations/1763980000000-Sip';
 import { Numbers1763970000000 } from './migrations/1763970000000-Numbers';
 import { OutboundLiveTaskPerContact1764110000000 } from './migrations/1764110000000-OutboundLiveTaskPerContact';
 import { OutboundReadIndexes1764130000000 } from './migrations/1764130000000-OutboundReadIndexes';
+import { MessengerPageOwners1764140000000 } from './migrations/1764140000000-MessengerPageOwners';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -70,4 +71,5 @@ export const MIGRATIONS = [
   FlowExecutionLeases1764060000000,
   OutboundLiveTaskPerContact1764110000000,
   OutboundReadIndexes1764130000000,
+  MessengerPageOwners1764140000000,
 ];

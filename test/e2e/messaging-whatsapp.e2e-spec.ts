@@ -855,6 +855,63 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     expect(conversation.agent_uuid).toBe(agentId);
   });
 
+  it('a Messenger page connected in one workspace is refused to another (409 naming neither) and its messages stay with the first', async () => {
+    const pageId = `PAGE${uniq()}`;
+    await t.http
+      .post(`/api/v1/agents/${agentId}/channels/messenger/bind`)
+      .send({ page_id: pageId, page_name: 'Acme' })
+      .expect(200);
+    const intruder = (await createAgent(other, { name: 'Intruder' })).agent_uuid as string;
+    const res = await other.http
+      .post(`/api/v1/agents/${intruder}/channels/messenger/bind`)
+      .send({ page_id: pageId, page_name: 'Mine now' });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({
+      message: 'This page is connected to another workspace',
+      error: { code: 'CONFLICT' },
+    });
+    for (const secret of [t.workspaceId, agentId, 'Acme'])
+      expect(JSON.stringify(res.body)).not.toContain(secret);
+    expect((await other.http.get(`/api/v1/agents/${intruder}`).expect(200)).body.data.channels).toEqual([]);
+    const ownerView = (await t.http.get(`/api/v1/agents/${agentId}`).expect(200)).body.data;
+    expect(ownerView.channels).toContainEqual(
+      expect.objectContaining({ page_id: pageId, page_name: 'Acme' }),
+    );
+    // A copy another workspace took before the rule (bound later, so the most recently changed) takes no traffic:
+    // inbound goes to the workspace that connected the page first.
+    await db.query(
+      `INSERT INTO messenger_pages (id, workspace_id, page_id, agent_id, created_at, updated_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, now() + interval '1 second', now() + interval '1 hour')`,
+      [other.workspaceId, pageId, intruder],
+    );
+    const psid = `PSID${uniq()}`;
+    await notify(
+      {
+        object: 'page',
+        entry: [
+          {
+            id: pageId,
+            time: 1763900000,
+            messaging: [
+              {
+                sender: { id: psid },
+                recipient: { id: pageId },
+                timestamp: 1763900000,
+                message: { mid: `m_${uniq()}`, text: 'Whose page is this?' },
+              },
+            ],
+          },
+        ],
+      },
+      APP_SECRET,
+      '/hooks/v1/meta/messenger',
+    ).expect(200);
+    const conversation = await conversationOf(psid, 'messenger');
+    expect(conversation.agent_uuid).toBe(agentId);
+    const theirs = await other.http.get(`/api/v1/conversations?channel=messenger&phone=${psid}`).expect(200);
+    expect(theirs.body.data.items).toEqual([]);
+  });
+
   it('a guard forward over WhatsApp hands the conversation to a human: handled_by Human, the agent stays silent', async () => {
     const agent = (await createAgent(t)).agent_uuid as string;
     await t.http

@@ -76,6 +76,10 @@ export class ChannelBindingsService {
     pageName?: string,
   ): Promise<void> {
     await this.unitOfWork.run(async (m) => {
+      // A page has one owner across workspaces (inbound is routed by the page id alone); the refusal names nobody.
+      await this.pages.lockPageId(pageId, m);
+      if (await this.pages.ownedElsewhere(workspaceId, pageId, m))
+        throw AppException.conflict('This page is connected to another workspace');
       const page = await this.pages.ensureLocked(
         workspaceId,
         { id: this.pages.build(workspaceId, { pageId }).id, pageId, pageName: pageName ?? null },

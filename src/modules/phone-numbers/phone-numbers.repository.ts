@@ -178,15 +178,39 @@ export class MessengerPagesRepository extends WorkspaceScopedRepository<Messenge
     super(repo);
   }
 
-  /** The bound page with this id, whatever its workspace (inbound routing of Messenger and Instagram). */
+  /**
+   * Inbound routing of Messenger and Instagram: the page's owner, the workspace that added it first (whatever
+   * copies other workspaces hold), with the agent it is bound to; null when the owner has it unbound.
+   */
   @Sweep('delivery')
   async boundPage(pageId: string): Promise<{ workspaceId: string; agentId: string } | null> {
-    const rows = await this.sql<{ workspace_id: string; agent_id: string }[]>(
-      `SELECT workspace_id, agent_id FROM messenger_pages WHERE page_id = $1 AND agent_id IS NOT NULL
-        ORDER BY updated_at DESC LIMIT 1`,
+    const rows = await this.sql<{ workspace_id: string; agent_id: string | null }[]>(
+      `SELECT workspace_id, agent_id FROM messenger_pages WHERE page_id = $1 ORDER BY created_at, id LIMIT 1`,
       [pageId],
     );
-    return rows[0] ? { workspaceId: rows[0].workspace_id, agentId: rows[0].agent_id } : null;
+    const owner = rows[0];
+    return owner?.agent_id ? { workspaceId: owner.workspace_id, agentId: owner.agent_id } : null;
+  }
+
+  /**
+   * Serialises the claims of one page id, in every workspace, until the transaction ends (a transaction-scoped
+   * advisory lock on the page id), so checking its owner and adding it cannot interleave.
+   */
+  async lockPageId(pageId: string, manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('messenger-page:' || $1, 0))`, [
+      pageId,
+    ]);
+  }
+
+  /** Whether the page belongs to another workspace: one holds it and added it before this one (if ever). */
+  @Sweep('inventory')
+  async ownedElsewhere(workspaceId: string, pageId: string, manager: EntityManager): Promise<boolean> {
+    const rows = await this.sql<{ workspace_id: string }[]>(
+      `SELECT workspace_id FROM messenger_pages WHERE page_id = $1 ORDER BY created_at, id LIMIT 1`,
+      [pageId],
+      manager,
+    );
+    return !!rows[0] && rows[0].workspace_id !== workspaceId;
   }
 
   /** The page row, created unbound when new, locked so that two binds of one page cannot both win. */
