@@ -184,6 +184,8 @@ describe('outbound WhatsApp templates', () => {
     expect(done.attempts).toHaveLength(1);
     const message = await t.http.get(`/api/v1/messages/${done.attempts[0].message_uuid}`).expect(200);
     expect(['delivered', 'read']).toContain(message.body.data.delivery_status);
+    // What the send job hands to the provider stays inside: the message's metadata is the client's (none here).
+    expect(message.body.data.metadata).toEqual({});
     // Another workspace cannot see the campaign's tasks or messages.
     await other.http.get(`/api/v1/tasks/${done.uuid}`).expect(404);
     await other.http.get(`/api/v1/messages/${done.attempts[0].message_uuid}`).expect(404);

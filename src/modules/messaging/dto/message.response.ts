@@ -72,7 +72,7 @@ export class ProviderMessageResponse {
       status_updated_at: iso(r.status_updated_at),
       template: r.template,
       phone_number_uuid: r.phone_number_uuid,
-      metadata: r.metadata ?? {},
+      metadata: publicMetadata(r.metadata),
       is_simulation: r.is_simulation ?? false,
       created_at: iso(r.created_at)!,
     };
@@ -84,4 +84,15 @@ export class SimulatedInboundResponse {
   @ApiProperty({ type: ProviderMessageResponse }) message!: ProviderMessageResponse;
   @ApiProperty({ type: ProviderMessageResponse, nullable: true }) reply!: ProviderMessageResponse | null;
   @ApiProperty({ type: ConversationResponse }) conversation!: ConversationResponse;
+}
+
+/**
+ * The metadata a client gave (`{}` when none). A template message also keeps, under `template_payload`, what its send
+ * job hands to the provider: that stays inside.
+ */
+function publicMetadata(metadata: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  if (!metadata) return {};
+  if (!('template_payload' in metadata)) return metadata;
+  const { template_payload: _internal, ...given } = metadata;
+  return given;
 }
