@@ -32,6 +32,7 @@ import { Numbers1763970000000 } from './migrations/1763970000000-Numbers';
 import { OutboundLiveTaskPerContact1764110000000 } from './migrations/1764110000000-OutboundLiveTaskPerContact';
 import { OutboundReadIndexes1764130000000 } from './migrations/1764130000000-OutboundReadIndexes';
 import { MessengerPageOwners1764140000000 } from './migrations/1764140000000-MessengerPageOwners';
+import { WhatsappBusinessAccountOwners1764140000001 } from './migrations/1764140000001-WhatsappBusinessAccountOwners';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -72,4 +73,5 @@ export const MIGRATIONS = [
   OutboundLiveTaskPerContact1764110000000,
   OutboundReadIndexes1764130000000,
   MessengerPageOwners1764140000000,
+  WhatsappBusinessAccountOwners1764140000001,
 ];

@@ -145,6 +145,44 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
     expect(twilio.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'provider' });
   });
 
+  it("another workspace cannot put a number on this workspace's WABA (409 on whatsapp.waba_id, naming nobody), so its templates never reach it", async () => {
+    const refused = { code: 'CONFLICT', field: 'whatsapp.waba_id' };
+    const message = 'This WhatsApp Business Account is connected to another workspace';
+    const number = newNumber();
+    const created = await other.http.post('/api/v1/phone-numbers').send({
+      number,
+      provider: 'meta',
+      whatsapp: { phone_number_id: `PN${uniq()}`, waba_id: wa.waba },
+    });
+    expect(created.status).toBe(409);
+    expect(created.body).toMatchObject({ message, error: refused });
+    for (const secret of [t.workspaceId, wa.number, wa.metaId])
+      expect(JSON.stringify(created.body)).not.toContain(secret);
+    // Nothing of the refused registration is kept.
+    const list = (await other.http.get('/api/v1/phone-numbers?per_page=100').expect(200)).body.data.items;
+    expect(list.map((n: { number: string }) => n.number)).not.toContain(number);
+    // Nor can a number of its own be moved onto the WABA.
+    const own = await other.http
+      .post('/api/v1/phone-numbers')
+      .send({ number: newNumber(), provider: 'meta', whatsapp: { phone_number_id: `PN${uniq()}` } })
+      .expect(201);
+    const patched = await other.http
+      .patch(`/api/v1/phone-numbers/${own.body.data.uuid}`)
+      .send({ whatsapp: { phone_number_id: `PN${uniq()}`, waba_id: wa.waba } });
+    expect(patched.status).toBe(409);
+    expect(patched.body).toMatchObject({ message, error: refused });
+    // Its template sync finds no WABA, so nothing is asked of Meta about this workspace's one.
+    const asked = () => meta.requests.filter((r) => r.path === `/${wa.waba}/message_templates`).length;
+    const before = asked();
+    await other.http.post('/api/v1/whatsapp/templates/sync').expect(200);
+    expect(asked()).toBe(before);
+    // The owner keeps using its WABA.
+    await t.http
+      .patch(`/api/v1/phone-numbers/${wa.id}`)
+      .send({ whatsapp: { phone_number_id: wa.metaId, waba_id: wa.waba } })
+      .expect(200);
+  });
+
   it('inbound WhatsApp text reaches the bound agent; the reply leaves through the Cloud API from the same sender', async () => {
     const customer = sandboxDestination('2221');
     await inbound(customer, { type: 'text', text: { body: 'Do you ship abroad?' } }).expect(200);

@@ -136,6 +136,18 @@ export class PhoneNumbersService {
     config: WhatsappSenderDto,
     m: import('typeorm').EntityManager,
   ): Promise<void> {
+    // A WABA has one owner across workspaces (its templates are managed at Meta by its id); the refusal names nobody.
+    if (config.waba_id) {
+      await this.whatsapp.lockWaba(config.waba_id, m);
+      if (await this.whatsapp.wabaOwnedElsewhere(workspaceId, config.waba_id, m))
+        throw new AppException(
+          'CONFLICT',
+          'This WhatsApp Business Account is connected to another workspace',
+          {
+            field: 'whatsapp.waba_id',
+          },
+        );
+    }
     const done = await this.whatsapp.upsert(
       workspaceId,
       numberId,

@@ -40,6 +40,30 @@ export class WhatsappNumbersRepository extends WorkspaceScopedRepository<Whatsap
     return rows.length === 1;
   }
 
+  /**
+   * Serialises the claims of one WhatsApp Business Account id, in every workspace, until the transaction ends (a
+   * transaction-scoped advisory lock on the WABA id), so checking its owner and storing it cannot interleave.
+   */
+  async lockWaba(wabaId: string, manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('whatsapp-waba:' || $1, 0))`, [
+      wabaId,
+    ]);
+  }
+
+  /**
+   * Whether the WABA belongs to another workspace: a number of another workspace uses it, set up before any of this
+   * workspace's (templates are created, synced and deleted at Meta by WABA id).
+   */
+  @Sweep('inventory')
+  async wabaOwnedElsewhere(workspaceId: string, wabaId: string, manager: EntityManager): Promise<boolean> {
+    const rows = await this.sql<{ workspace_id: string }[]>(
+      `SELECT workspace_id FROM whatsapp_numbers WHERE waba_id = $1 ORDER BY created_at, id LIMIT 1`,
+      [wabaId],
+      manager,
+    );
+    return !!rows[0] && rows[0].workspace_id !== workspaceId;
+  }
+
   /** The sender with this Meta phone_number_id, whatever its workspace (inbound routing). */
   @Sweep('delivery')
   async byMetaId(metaPhoneNumberId: string): Promise<WhatsappNumber | null> {
