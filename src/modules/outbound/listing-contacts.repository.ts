@@ -35,9 +35,12 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
     const createdIds: string[] = [];
     let created = 0;
     let updated = 0;
+    const seen = new Set<string>();
     for (const c of contacts) {
       const existing =
         byPhone.get(c.phone_number) ?? (c.email ? byEmail.get(c.email.toLowerCase()) : undefined);
+      // A contact sent twice in one listing is taken once (its first entry), counted once.
+      if (existing && seen.has(existing)) continue;
       const values = [
         c.name ?? null,
         c.surname ?? null,
@@ -58,6 +61,7 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
         );
         updated += 1;
         ids.push(existing);
+        seen.add(existing);
       } else {
         const id = newId();
         await this.sql(
@@ -68,11 +72,13 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
           tx,
         );
         byPhone.set(c.phone_number, id);
+        if (c.email && !byEmail.has(c.email.toLowerCase())) byEmail.set(c.email.toLowerCase(), id);
+        seen.add(id);
         createdIds.push(id);
         created += 1;
         ids.push(id);
       }
     }
-    return { ids: [...new Set(ids)], createdIds, created, updated };
+    return { ids, createdIds, created, updated };
   }
 }

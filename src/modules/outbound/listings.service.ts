@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf } from '@/common/http/pagination';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { CampaignTransitions } from './campaign-transitions';
@@ -51,56 +51,65 @@ export class ListingsService {
         'VALIDATION_ERROR',
       );
     return this.unitOfWork.run(async (tx) => {
-      const upserted = await this.contacts.upsert(workspaceId, dto.contacts, tx);
-      await this.contactsService.announceCreated(tx, workspaceId, upserted.createdIds);
-      let ruleId: string | null = dto.rule?.uuid ?? null;
-      if (dto.rule && !dto.rule.uuid) {
-        const rule = this.rules.build(workspaceId, {
-          name: dto.rule.name ?? `${dto.name} rule`.slice(0, 255),
-          ...fieldsOf(dto.rule, null),
-        });
-        await this.rules.save(workspaceId, rule, tx);
-        ruleId = rule.id;
-      }
-      const pool = this.pools.build(workspaceId, {
-        name: dto.name,
-        description: dto.description ?? null,
-        type: 'FIFO',
-        maxParallelItems: 10,
-        maxRetries: 3,
-        isActive: true,
-      });
-      await this.pools.save(workspaceId, pool, tx);
-      await this.pools.addMembers(
-        workspaceId,
-        pool.id,
-        upserted.ids.map((contactId) => ({ contactId, priority: 0 })),
-        tx,
-      );
-      const campaign = await this.campaignsService.create(
-        workspaceId,
-        {
-          name: dto.name,
-          description: dto.description,
-          agent_uuid: dto.agent_uuid,
-          channel: dto.campaign_type,
-          template_setting_uuid: dto.template_setting_uuid,
-          pool_uuids: [pool.id],
-          start_at: dto.start_date,
-          end_at: dto.end_date,
-        },
-        tx,
-        { ruleId, listing: true },
-      );
-      const started = dto.auto_start
-        ? await this.transitions.apply(workspaceId, campaign.uuid, 'start', tx)
-        : campaign;
-      return {
-        ...view(started, pool.id, upserted.ids.length),
-        contacts_created: upserted.created,
-        contacts_updated: upserted.updated,
-      };
+      // Errors of the campaign and rule beneath name the listing's own keys.
+      return inListingTerms(() => this.createIn(tx, workspaceId, dto));
     });
+  }
+
+  private async createIn(
+    tx: Transaction,
+    workspaceId: string,
+    dto: CreateListingDto,
+  ): Promise<CreatedListingResponse> {
+    const upserted = await this.contacts.upsert(workspaceId, dto.contacts, tx);
+    await this.contactsService.announceCreated(tx, workspaceId, upserted.createdIds);
+    let ruleId: string | null = dto.rule?.uuid ?? null;
+    if (dto.rule && !dto.rule.uuid) {
+      const rule = this.rules.build(workspaceId, {
+        name: dto.rule.name ?? `${dto.name} rule`.slice(0, 255),
+        ...fieldsOf(dto.rule, null),
+      });
+      await this.rules.save(workspaceId, rule, tx);
+      ruleId = rule.id;
+    }
+    const pool = this.pools.build(workspaceId, {
+      name: dto.name,
+      description: dto.description ?? null,
+      type: 'FIFO',
+      maxParallelItems: 10,
+      maxRetries: 3,
+      isActive: true,
+    });
+    await this.pools.save(workspaceId, pool, tx);
+    await this.pools.addMembers(
+      workspaceId,
+      pool.id,
+      upserted.ids.map((contactId) => ({ contactId, priority: 0 })),
+      tx,
+    );
+    const campaign = await this.campaignsService.create(
+      workspaceId,
+      {
+        name: dto.name,
+        description: dto.description,
+        agent_uuid: dto.agent_uuid,
+        channel: dto.campaign_type,
+        template_setting_uuid: dto.template_setting_uuid,
+        pool_uuids: [pool.id],
+        start_at: dto.start_date,
+        end_at: dto.end_date,
+      },
+      tx,
+      { ruleId, listing: true },
+    );
+    const started = dto.auto_start
+      ? await this.transitions.apply(workspaceId, campaign.uuid, 'start', tx)
+      : campaign;
+    return {
+      ...view(started, pool.id, upserted.ids.length),
+      contacts_created: upserted.created,
+      contacts_updated: upserted.updated,
+    };
   }
 
   async list(workspaceId: string, q: ListingListQuery): Promise<Page<ListingResponse>> {
@@ -165,4 +174,32 @@ function view(c: CampaignResponse, poolId: string | null, contacts: number): Lis
     contacts_count: contacts,
     created_at: c.created_at,
   };
+}
+
+/** The campaign's and rule's field names as a listing's body spells them. */
+const LISTING_FIELDS: Record<string, string> = {
+  start_at: 'start_date',
+  end_at: 'end_date',
+  channel: 'campaign_type',
+  start_time: 'rule.start_time',
+  end_time: 'rule.end_time',
+  days: 'rule.days',
+  retry_on: 'rule.retry_on',
+};
+
+async function inListingTerms<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const field = err instanceof AppException ? err.options.field : undefined;
+    const renamed = field ? LISTING_FIELDS[field] : undefined;
+    if (!renamed || !(err instanceof AppException)) throw err;
+    const message = err.message.replace(new RegExp(`\\b${field}\\b`, 'g'), renamed);
+    throw new AppException(err.code, message, {
+      ...err.options,
+      field: renamed,
+      details: message,
+      fieldErrors: err.options.fieldErrors?.map((e) => ({ ...e, field: LISTING_FIELDS[e.field] ?? e.field })),
+    });
+  }
 }
