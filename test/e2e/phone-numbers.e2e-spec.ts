@@ -54,6 +54,36 @@ describe('Phone numbers and channel bindings', () => {
       expect((await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`)).status).toBe(404);
     });
 
+    it('a real number held by one workspace is refused to every other (409 naming nobody); sandbox numbers may repeat', async () => {
+      const number = uniqueUsNumber();
+      const held = await suite.tenant.http
+        .post('/api/v1/phone-numbers')
+        .send({ number, provider: 'twilio' })
+        .expect(201);
+      const other = await createTenant(suite.app);
+      for (const provider of ['twilio', 'meta']) {
+        const res = await other.http.post('/api/v1/phone-numbers').send({ number, provider });
+        expect(res.status).toBe(409);
+        expect(res.body).toMatchObject({
+          message: 'This number is already in use by another workspace',
+          error: { code: 'CONFLICT' },
+        });
+        for (const secret of [suite.tenant.workspaceId, held.body.data.uuid])
+          expect(JSON.stringify(res.body)).not.toContain(secret);
+      }
+      expect((await other.http.get('/api/v1/phone-numbers')).body.data.items).toEqual([]);
+      // A sandbox number is the workspace's own test line: another workspace may have the same one.
+      await other.http.post('/api/v1/phone-numbers').send({ number, provider: 'sandbox' }).expect(201);
+      // Once the holder lets a number go, another workspace may take it.
+      const moved = uniqueUsNumber();
+      const first = await suite.tenant.http
+        .post('/api/v1/phone-numbers')
+        .send({ number: moved, provider: 'twilio' })
+        .expect(201);
+      await suite.tenant.http.delete(`/api/v1/phone-numbers/${first.body.data.uuid}`).expect(200);
+      await other.http.post('/api/v1/phone-numbers').send({ number: moved, provider: 'twilio' }).expect(201);
+    });
+
     it.each([
       [{}, 'VALIDATION_ERROR', 'number'],
       [{ number: '4155550123' }, 'INVALID_FORMAT', 'number'],

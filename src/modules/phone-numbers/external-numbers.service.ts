@@ -20,10 +20,13 @@ export class ExternalNumbersService {
     n: { number: string; provider: string; countryCode?: string | null },
     m: EntityManager,
   ): Promise<PhoneNumber> {
-    // Inbound calls are routed by the number, so a real provider's number has one owner across workspaces.
-    const owner = n.provider === 'sandbox' ? null : await this.numbers.byProviderNumber(n.provider, n.number);
-    if (owner && owner.workspaceId !== workspaceId)
-      throw AppException.conflict('This number is already in use by another workspace');
+    // Inbound calls are routed by the number, so a real provider's number has one owner across workspaces (as for
+    // registration: PhoneNumbersService.register).
+    if (n.provider !== 'sandbox') {
+      await this.numbers.lockNumber(n.number, m);
+      if (await this.numbers.heldByAnotherWorkspace(workspaceId, n.number, m))
+        throw AppException.conflict('This number is already in use by another workspace');
+    }
     const entity = this.numbers.build(workspaceId, {
       number: n.number,
       provider: n.provider,

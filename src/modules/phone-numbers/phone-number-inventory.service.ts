@@ -92,6 +92,7 @@ export class PhoneNumberInventoryService {
     const limit = this.config.limits.phoneNumberPurchases;
     const saved = await this.unitOfWork.run(async (m) => {
       await this.numbers.lockPurchases(workspaceId, m);
+      await this.numbers.lockNumber(dto.number, m);
       const current = await this.numbers.countPurchased(workspaceId, m);
       if (current >= limit)
         throw new AppException(

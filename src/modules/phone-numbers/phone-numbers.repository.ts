@@ -102,6 +102,34 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
   }
 
   /**
+   * Serialises the claims of one E.164 number (registration, purchase, a SIP trunk's number), in every workspace,
+   * until the transaction ends (a transaction-scoped advisory lock on the number), so checking who holds it and
+   * storing it cannot interleave.
+   */
+  async lockNumber(number: string, manager: EntityManager): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('phone-number:' || $1, 0))`, [number]);
+  }
+
+  /**
+   * Whether another workspace holds the number for real: with a provider other than the sandbox (whose inbound
+   * traffic is routed by the number alone) or bought. Sandbox numbers are per workspace and may repeat.
+   */
+  @Sweep('inventory')
+  async heldByAnotherWorkspace(
+    workspaceId: string,
+    number: string,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const rows = await this.sql<{ held: boolean }[]>(
+      `SELECT EXISTS (SELECT 1 FROM phone_numbers WHERE number = $1 AND workspace_id <> $2
+                        AND (provider <> 'sandbox' OR source = 'purchased')) AS held`,
+      [number, workspaceId],
+      manager,
+    );
+    return rows[0]?.held ?? false;
+  }
+
+  /**
    * Serialises the workspace's purchases until the transaction ends (a transaction-scoped advisory lock on the
    * workspace), so counting against the limit and inserting cannot interleave.
    */

@@ -81,6 +81,12 @@ export class PhoneNumbersService {
     });
     if (dto.whatsapp) entity.capabilities.whatsapp = true;
     await this.unitOfWork.run(async (m) => {
+      // A real provider routes inbound traffic by the number alone: one owner across workspaces (naming nobody).
+      if (entity.provider !== 'sandbox') {
+        await this.numbers.lockNumber(entity.number, m);
+        if (await this.numbers.heldByAnotherWorkspace(workspaceId, entity.number, m))
+          throw AppException.conflict('This number is already in use by another workspace');
+      }
       await this.numbers.insertOwned(workspaceId, entity, m);
       if (dto.whatsapp) await this.setWhatsapp(workspaceId, entity.id, dto.whatsapp, m);
     });
