@@ -547,6 +547,122 @@ describe('outbound dispatcher', () => {
     await t.http.post(`/api/v1/campaigns/${elsewhere.uuid}/cancel`).expect(200);
   });
 
+  it('a call still running when its campaign is cancelled, ends, or its pool is detached is not tried again', async () => {
+    const row = async (id: string) =>
+      (
+        await db.query(
+          `SELECT status, failure_reason, last_outcome, attempts, current_call_id FROM outbound_tasks
+            WHERE workspace_id = $1 AND id = $2`,
+          [t.workspaceId, id],
+        )
+      )[0] as Task;
+    const campaignStatus = async (id: string) =>
+      (
+        await db.query(`SELECT status FROM outbound_campaigns WHERE workspace_id = $1 AND id = $2`, [
+          t.workspaceId,
+          id,
+        ])
+      )[0].status as string;
+    /** A campaign of one member whose call rings (until told busy), started: its task, once in progress. */
+    const ringing = async (body: object = {}) => {
+      const pool = await createPool(t);
+      const [member] = await contacts(['0009']);
+      await addMembers(t, pool.uuid, [member.uuid]);
+      const campaign = await createCampaign(t, {
+        agent_uuid: line.agentId,
+        pool_uuids: [pool.uuid],
+        ...body,
+      });
+      await start(campaign.uuid);
+      const [task] = await campaignTasks(campaign.uuid);
+      await waitFor(async () => {
+        const [call] = await db.query(
+          `SELECT c.status FROM outbound_tasks t JOIN calls c ON c.workspace_id = t.workspace_id
+              AND c.id = t.current_call_id WHERE t.workspace_id = $1 AND t.id = $2 AND t.status = 'in_progress'`,
+          [t.workspaceId, task.uuid],
+        );
+        return call?.status === 'ringing' ? true : undefined;
+      });
+      return { pool, campaign, task: task as Task };
+    };
+    /** The call ends busy (retried by the campaign's policy, attempts left): where its task ends. */
+    const busy = async (taskId: string) => {
+      const { current_call_id } = await row(taskId);
+      await t.http.post(`/api/v1/calls/${current_call_id}/simulate`).send({ action: 'busy' }).expect(200);
+      return waitFor(async () => {
+        const r = await row(taskId);
+        return r.status === 'in_progress' ? undefined : r;
+      });
+    };
+    const statusEvents = (taskId: string) =>
+      db.query(
+        `SELECT data->'task'->>'status' AS status, data->>'previous_status' AS previous FROM outbox_events
+          WHERE workspace_id = $1 AND type = 'task_status' AND data->'task'->>'uuid' = $2 ORDER BY created_at`,
+        [t.workspaceId, taskId],
+      );
+
+    // Cancelled: the campaign dials nothing more.
+    const cancelled = await ringing();
+    await t.http.post(`/api/v1/campaigns/${cancelled.campaign.uuid}/cancel`).expect(200);
+    expect(await busy(cancelled.task.uuid)).toMatchObject({
+      status: 'cancelled',
+      failure_reason: 'campaign_cancelled',
+      last_outcome: 'busy',
+      attempts: 1,
+    });
+    expect((await statusEvents(cancelled.task.uuid)).slice(-1)).toEqual([
+      { status: 'cancelled', previous: 'in_progress' },
+    ]);
+
+    // Its pool detached: cancelled as the pool's tasks not started were, and the campaign, left with none, completes.
+    const detached = await ringing();
+    await t.http
+      .delete(`/api/v1/campaigns/${detached.campaign.uuid}/pools/${detached.pool.uuid}`)
+      .expect(200);
+    expect(await busy(detached.task.uuid)).toMatchObject({
+      status: 'cancelled',
+      failure_reason: 'pool_detached',
+      last_outcome: 'busy',
+    });
+    await waitFor(async () =>
+      (await campaignStatus(detached.campaign.uuid)) === 'completed' ? true : undefined,
+    );
+
+    // Its campaign's end_at passed (the campaign completed meanwhile): expired, as the end expired the rest.
+    const now = await clock.now();
+    try {
+      const ending = await ringing({ end_at: new Date(now + HOUR).toISOString() });
+      await clock.set(now + 2 * HOUR);
+      await waitFor(async () =>
+        (await campaignStatus(ending.campaign.uuid)) === 'completed' ? true : undefined,
+      );
+      expect(await busy(ending.task.uuid)).toMatchObject({
+        status: 'expired',
+        failure_reason: 'campaign_ended',
+        last_outcome: 'busy',
+      });
+      // A completed campaign dials only tasks retried through `retry`: one left pending otherwise is not claimed.
+      await db.query(
+        `UPDATE outbound_tasks SET status = 'pending', scheduled_at = now() - interval '1 hour'
+          WHERE workspace_id = $1 AND id = $2`,
+        [t.workspaceId, ending.task.uuid],
+      );
+      await new Promise((r) => setTimeout(r, 2500));
+      expect((await row(ending.task.uuid)).status).toBe('pending');
+      const calls = await db.query(
+        `SELECT count(*)::int AS n FROM calls WHERE workspace_id = $1 AND task_id = $2`,
+        [t.workspaceId, ending.task.uuid],
+      );
+      expect(calls[0].n).toBe(1);
+      await db.query(`UPDATE outbound_tasks SET status = 'expired' WHERE workspace_id = $1 AND id = $2`, [
+        t.workspaceId,
+        ending.task.uuid,
+      ]);
+    } finally {
+      await clock.reset();
+    }
+  });
+
   it('a cancel landing while its claimed task’s call is written waits for it, then finds the task in progress', async () => {
     const pool = await createPool(t);
     const [member] = await contacts(['7901']);

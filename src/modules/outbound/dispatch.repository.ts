@@ -3,7 +3,15 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { Campaign, DIALLING, NOT_ENDED, PoolType, Task, TaskStatus } from './outbound.entities';
+import {
+  Campaign,
+  CampaignStatus,
+  DIALLING,
+  NOT_ENDED,
+  PoolType,
+  Task,
+  TaskStatus,
+} from './outbound.entities';
 import { MovedTask, returned, TaskRow } from './task-row';
 
 export interface TaskRef {
@@ -101,7 +109,8 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     return this.sql<TaskRef[]>(
       `SELECT c.workspace_id, c.id FROM outbound_campaigns c
         WHERE c.status = ANY($2) AND (c.start_at IS NULL OR c.start_at <= $1)
-          AND EXISTS (SELECT 1 FROM outbound_tasks t WHERE t.campaign_id = c.id AND t.status = 'pending')`,
+          AND EXISTS (SELECT 1 FROM outbound_tasks t WHERE t.campaign_id = c.id AND t.status = 'pending'
+                         AND (c.status = 'running' OR t.retried))`,
       [now, DIALLING],
     );
   }
@@ -199,7 +208,8 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
   /**
    * Due pending tasks of one pool of the campaign, in the pool's order, locked (others' locks skipped). The contact's
    * zone is read per task picked, by the contact's key, not joined: a join planned on a freshly filled table (10,000
-   * tasks just created, not analysed yet) scanned every contact of the workspace once per pending task.
+   * tasks just created, not analysed yet) scanned every contact of the workspace once per pending task. With
+   * `retriedOnly` (a completed campaign), only tasks retried through `retry` are picked.
    */
   pick(
     workspaceId: string,
@@ -209,6 +219,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     limit: number,
     now: Date,
     tx: EntityManager,
+    retriedOnly = false,
   ): Promise<PickedTask[]> {
     return this.sql<PickedTask[]>(
       `SELECT t.*,
@@ -216,7 +227,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
                 AS contact_timezone
          FROM outbound_tasks t
         WHERE t.workspace_id = $1 AND t.campaign_id = $2 AND t.pool_id = $3 AND t.status = 'pending'
-          AND t.scheduled_at <= $4
+          AND t.scheduled_at <= $4${retriedOnly ? ' AND t.retried' : ''}
         ORDER BY ${PICK_ORDER[type]} LIMIT $5 FOR UPDATE OF t SKIP LOCKED`,
       [workspaceId, campaignId, poolId, now, limit],
       tx,
@@ -242,6 +253,30 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
         tx,
       ),
     );
+  }
+
+  /**
+   * What a task's ended attempt must know of its campaign before another attempt is placed: its status, `end_at`,
+   * and whether the task's pool is still attached; null when the campaign is gone. The row is share-locked, so a
+   * cancel, an end or a detach of the campaign either commits first (and is seen here) or waits for this settlement
+   * (and then finds the task not started).
+   */
+  async campaignForRetry(
+    workspaceId: string,
+    campaignId: string,
+    poolId: string | null,
+    tx: EntityManager,
+  ): Promise<{ status: CampaignStatus; end_at: Date | null; attached: boolean } | null> {
+    const rows = await this.sql<{ status: CampaignStatus; end_at: Date | null; attached: boolean }[]>(
+      `SELECT c.status, c.end_at,
+              ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM outbound_campaign_pools cp
+                                            WHERE cp.workspace_id = c.workspace_id AND cp.campaign_id = c.id
+                                              AND cp.pool_id = $3)) AS attached
+         FROM outbound_campaigns c WHERE c.workspace_id = $1 AND c.id = $2 FOR SHARE OF c`,
+      [workspaceId, campaignId, poolId],
+      tx,
+    );
+    return rows[0] ?? null;
   }
 
   /** The contact's address and zone. */

@@ -189,6 +189,8 @@ export class Dispatcher {
           Math.min(cap, free),
           new Date(now),
           tx,
+          // Under a completed campaign only tasks retried since dial.
+          c.status !== 'running',
         );
         for (const t of picked) {
           const next = this.windowOpening(t, now);

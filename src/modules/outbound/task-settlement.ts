@@ -110,10 +110,15 @@ export class TaskSettlement {
     if (outcome === 'completed') next = { status: 'completed', patch: { completed_at: new Date(now) } };
     else if (outcome === 'canceled') next = { status: 'cancelled', patch: {} };
     else if (task.retry_on.includes(outcome as RetryOutcome) && task.attempts < task.max_attempts) {
-      const at = await this.nextAttempt(tx, task, now, await contactZone());
-      next = at
-        ? { status: 'scheduled', patch: { scheduled_at: new Date(at) } }
-        : { status: 'failed', patch: { failure_reason: 'no_window', failed_at: new Date(now) } };
+      const under = await this.retryUnder(tx, task, now);
+      const at =
+        typeof under === 'string' ? await this.nextAttempt(tx, task, now, await contactZone()) : null;
+      if (typeof under === 'object') next = { status: under.status, patch: { failure_reason: under.reason } };
+      else if (at === null)
+        next = { status: 'failed', patch: { failure_reason: 'no_window', failed_at: new Date(now) } };
+      else if (under === 'hold')
+        next = { status: 'on_hold', patch: { scheduled_at: new Date(at), held_status: 'scheduled' } };
+      else next = { status: 'scheduled', patch: { scheduled_at: new Date(at) } };
     } else {
       const reason = task.retry_on.includes(outcome as RetryOutcome) ? 'max_attempts_reached' : outcome;
       next = { status: 'failed', patch: { failure_reason: reason, failed_at: new Date(now) } };
@@ -146,6 +151,27 @@ export class TaskSettlement {
       },
       tx,
     );
+  }
+
+  /**
+   * Whether a campaign task's retryable outcome may lead to another attempt: its campaign cancelled or deleted, or
+   * its pool detached, cancels it (as those cancel the tasks not started); its campaign's `end_at` passed, or its
+   * campaign completed (a task not retried since), expires it (as the end expires those not started); a paused
+   * campaign holds it until `resume`. A standalone task goes on.
+   */
+  private async retryUnder(
+    tx: Transaction,
+    task: TaskRow,
+    now: number,
+  ): Promise<'go' | 'hold' | { status: TaskStatus; reason: string }> {
+    if (!task.campaign_id) return 'go';
+    const c = await this.dispatch.campaignForRetry(task.workspace_id, task.campaign_id, task.pool_id, tx);
+    if (!c) return { status: 'cancelled', reason: 'campaign_deleted' };
+    if (c.status === 'cancelled') return { status: 'cancelled', reason: 'campaign_cancelled' };
+    if (!c.attached) return { status: 'cancelled', reason: 'pool_detached' };
+    if ((c.end_at && c.end_at.getTime() <= now) || (c.status === 'completed' && !task.retried))
+      return { status: 'expired', reason: 'campaign_ended' };
+    return c.status === 'paused' ? 'hold' : 'go';
   }
 
   /**
