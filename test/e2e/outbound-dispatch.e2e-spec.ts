@@ -663,6 +663,56 @@ describe('outbound dispatcher', () => {
     }
   });
 
+  it('a task held while pending and given a later scheduled_at is released to scheduled and dials no earlier', async () => {
+    // A FIFO pool dials one member at a time: while the first one's call rings, the second one's task waits pending.
+    const pool = await createPool(t, { type: 'FIFO' });
+    const [first, second] = await contacts(['0009', '7951']);
+    await addMembers(t, pool.uuid, [first.uuid, second.uuid]);
+    const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
+    await start(campaign.uuid);
+    const tasks = await campaignTasks(campaign.uuid);
+    const ringing = tasks.find((x) => x.contact_uuid === first.uuid)!;
+    const waiting = tasks.find((x) => x.contact_uuid === second.uuid)!;
+    const live = await taskRowWhere(ringing.uuid, `status = 'in_progress'`);
+    await taskRowWhere(waiting.uuid, `status = 'pending'`);
+    await t.http.post(`/api/v1/tasks/${waiting.uuid}/hold`).expect(200);
+    const later = new Date((await clock.now()) + HOUR).toISOString();
+    await t.http.put(`/api/v1/tasks/${waiting.uuid}`).send({ scheduled_at: later }).expect(200);
+    const released = await t.http.post(`/api/v1/tasks/${waiting.uuid}/release`).expect(200);
+    expect(released.body.data).toMatchObject({ status: 'scheduled', next_attempt_at: later });
+    await t.http
+      .post(`/api/v1/calls/${live.conversation_uuid}/simulate`)
+      .send({ action: 'hangup' })
+      .expect(200);
+    await t.http.post(`/api/v1/campaigns/${campaign.uuid}/cancel`).expect(200);
+
+    // A standalone task left pending with its due time ahead (as such a release left it) is not dialled early.
+    const [alone] = await contacts(['7952']);
+    const created = await t.http
+      .post('/api/v1/tasks')
+      .send({
+        title: 'Later',
+        type: 'make_call',
+        agent_uuid: line.agentId,
+        contact_uuid: alone.uuid,
+        scheduled_at: later,
+      })
+      .expect(201);
+    const id = created.body.data.uuid as string;
+    await db.query(`UPDATE outbound_tasks SET status = 'pending' WHERE workspace_id = $1 AND id = $2`, [
+      t.workspaceId,
+      id,
+    ]);
+    await new Promise((r) => setTimeout(r, 2500));
+    const [row] = await db.query(
+      `SELECT t.status, (SELECT count(*)::int FROM calls c WHERE c.workspace_id = t.workspace_id AND c.task_id = t.id)
+              AS calls FROM outbound_tasks t WHERE t.workspace_id = $1 AND t.id = $2`,
+      [t.workspaceId, id],
+    );
+    expect(row).toEqual({ status: 'pending', calls: 0 });
+    await t.http.post(`/api/v1/tasks/${id}/cancel`).expect(200);
+  });
+
   it('a cancel landing while its claimed task’s call is written waits for it, then finds the task in progress', async () => {
     const pool = await createPool(t);
     const [member] = await contacts(['7901']);

@@ -115,17 +115,17 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     );
   }
 
-  /** Claims pending tasks of no campaign, oldest due first. */
+  /** Claims due pending tasks of no campaign, oldest due first. */
   @Sweep('dispatch')
-  async claimStandalone(owner: string, tx: EntityManager, limit = 50): Promise<MovedTask[]> {
+  async claimStandalone(owner: string, now: Date, tx: EntityManager, limit = 50): Promise<MovedTask[]> {
     return moved(
       await this.sql(
         `UPDATE outbound_tasks t SET status = 'queued', claimed_by = $1, claimed_at = now(), updated_at = now()
            FROM (SELECT id, status AS prev FROM outbound_tasks
-                  WHERE status = 'pending' AND campaign_id IS NULL
+                  WHERE status = 'pending' AND campaign_id IS NULL AND scheduled_at <= $3
                   ORDER BY scheduled_at, priority DESC LIMIT $2 FOR UPDATE SKIP LOCKED) o
           WHERE t.id = o.id RETURNING t.*, o.prev`,
-        [owner, limit],
+        [owner, limit, now],
         tx,
       ),
     );

@@ -90,7 +90,9 @@ export class Dispatcher {
     for (const c of await this.dispatch.campaignsWithPending(at))
       claimed.push(...(await this.claimCampaign(c.workspace_id, c.id, now, 'skip')));
     claimed.push(
-      ...(await this.sweep((tx) => this.dispatch.claimStandalone(this.instance.id, tx))).map((m) => m.task),
+      ...(await this.sweep((tx) => this.dispatch.claimStandalone(this.instance.id, at, tx))).map(
+        (m) => m.task,
+      ),
     );
     const started = await this.place(claimed, now);
     for (const c of await this.dispatch.campaignsDone(at))

@@ -164,8 +164,11 @@ export class TasksService {
       if (dto.priority !== undefined) patch.priority = dto.priority;
       if (dto.variables !== undefined) patch.variables = checkVariables(dto.variables);
       if (dto.metadata !== undefined) patch.metadata = checkMetadata(dto.metadata);
-      // A new due time in the future waits again; the dispatcher moves it back to pending when due.
+      // A new due time in the future waits again; the dispatcher moves it back to pending when due. A task held
+      // while pending is released to scheduled likewise.
       if (patch.scheduled_at && task.status === 'pending') patch.status = 'scheduled';
+      if (patch.scheduled_at && task.status === 'on_hold' && task.held_status === 'pending')
+        patch.held_status = 'scheduled';
       const row = Object.keys(patch).length ? await this.tasks.update(workspaceId, id, patch, tx) : task;
       if (row.status !== task.status)
         await this.events.tasks(tx, workspaceId, [{ task: row, previous: task.status }]);
