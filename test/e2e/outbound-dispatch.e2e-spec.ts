@@ -713,6 +713,82 @@ describe('outbound dispatcher', () => {
     await t.http.post(`/api/v1/tasks/${id}/cancel`).expect(200);
   });
 
+  it('a new window moves the due time of tasks waiting for it: first attempts to its next opening in their zone, retries only when excluded', async () => {
+    await clock.set(Date.parse('2026-12-02T03:00:00Z')); // a Wednesday
+    try {
+      const rule = await createRule(t, { start_time: '09:00', end_time: '18:00' });
+      const pool = await createPool(t);
+      const [plain] = await contacts(['7961']);
+      const [paris] = await contacts(['7962'], { timezone: 'Europe/Paris' });
+      const [retrying] = await contacts(['7963']);
+      await addMembers(t, pool.uuid, [plain.uuid, paris.uuid, retrying.uuid]);
+      const campaign = await createCampaign(t, {
+        agent_uuid: line.agentId,
+        pool_uuids: [pool.uuid],
+        rule_uuid: rule.uuid,
+        timezone: 'UTC',
+        window: { days: ALWAYS.days },
+      });
+      await start(campaign.uuid);
+      /** Each contact's task: status and due time, read from the table. */
+      const due = async () => {
+        const rows: { contact_id: string; status: string; at: string }[] = await db.query(
+          `SELECT contact_id, status, to_char(scheduled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS at
+             FROM outbound_tasks WHERE workspace_id = $1 AND campaign_id = $2`,
+          [t.workspaceId, campaign.uuid],
+        );
+        const of = (id: string) => rows.find((r) => r.contact_id === id)!;
+        return [plain, paris, retrying].map((c) => `${of(c.uuid).status} ${of(c.uuid).at}`);
+      };
+      expect(await due()).toEqual([
+        'scheduled 2026-12-02T09:00',
+        'scheduled 2026-12-02T08:00', // 09:00 in Paris
+        'scheduled 2026-12-02T09:00',
+      ]);
+      // The third waits for a retry (an attempt made), inside the window.
+      await db.query(
+        `UPDATE outbound_tasks SET attempts = 1, scheduled_at = '2026-12-02T12:00:00Z'
+          WHERE workspace_id = $1 AND campaign_id = $2 AND contact_id = $3`,
+        [t.workspaceId, campaign.uuid, retrying.uuid],
+      );
+
+      // PUT /rules widens it: first attempts come forward to the new opening, the retry keeps its time.
+      await t.http.put(`/api/v1/rules/${rule.uuid}`).send({ start_time: '05:00' }).expect(200);
+      expect(await due()).toEqual([
+        'scheduled 2026-12-02T05:00',
+        'scheduled 2026-12-02T04:00',
+        'scheduled 2026-12-02T12:00',
+      ]);
+
+      // PUT /campaigns/{uuid}/rule: another rule's window.
+      const earlier = await createRule(t, { start_time: '04:30', end_time: '18:00' });
+      await t.http
+        .put(`/api/v1/campaigns/${campaign.uuid}/rule`)
+        .send({ rule_uuid: earlier.uuid })
+        .expect(200);
+      expect(await due()).toEqual([
+        'scheduled 2026-12-02T04:30',
+        'scheduled 2026-12-02T03:30',
+        'scheduled 2026-12-02T12:00',
+      ]);
+
+      // PUT /campaigns/{uuid} with a window, paused (tasks held): narrowed, the retry's time is excluded too.
+      await t.http.post(`/api/v1/campaigns/${campaign.uuid}/pause`).expect(200);
+      await t.http
+        .put(`/api/v1/campaigns/${campaign.uuid}`)
+        .send({ window: { days: ALWAYS.days, start_time: '06:00', end_time: '11:00' } })
+        .expect(200);
+      expect(await due()).toEqual([
+        'on_hold 2026-12-02T06:00',
+        'on_hold 2026-12-02T05:00',
+        'on_hold 2026-12-03T06:00',
+      ]);
+      await t.http.post(`/api/v1/campaigns/${campaign.uuid}/cancel`).expect(200);
+    } finally {
+      await clock.reset();
+    }
+  });
+
   it('a cancel landing while its claimed task’s call is written waits for it, then finds the task in progress', async () => {
     const pool = await createPool(t);
     const [member] = await contacts(['7901']);

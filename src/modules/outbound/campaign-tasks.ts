@@ -5,7 +5,7 @@ import { nextInWindow } from './calling-window';
 import { CampaignsRepository } from './campaigns.repository';
 import { OutboundClock } from './outbound-clock';
 import { OutboundEvents } from './outbound-events';
-import { Campaign, NOT_STARTED, Pool } from './outbound.entities';
+import { CallingWindow, Campaign, NOT_STARTED, Pool } from './outbound.entities';
 import { EffectivePolicy, effectivePolicy } from './policy';
 import { RulesRepository } from './rules.repository';
 import { NewTask } from './task-row';
@@ -91,12 +91,44 @@ export class CampaignTasks {
     return created.length;
   }
 
-  /** A running or paused campaign's new policy reaches its tasks that have not started. */
+  /**
+   * A running or paused campaign's new policy reaches its tasks that have not started. A new window also moves the
+   * due time of those waiting (`scheduled`, or held as such): one waiting for its first attempt is due at the new
+   * window's next opening (from now, or from the campaign's `start_at`), in its zone, as if created now; one waiting
+   * for a retry keeps its time unless the new window excludes it (then the next opening after it). A task `pending`
+   * is already due: a window closed for it is met at its claim.
+   */
   async applyPolicy(tx: Transaction, c: Campaign, pools: Pool[]): Promise<void> {
     const policies = await this.policies(tx, c);
+    const from = Math.max(await this.clock.now(), c.startAt?.getTime() ?? 0);
     for (const p of pools) {
       const policy = policies.get(p.id)!;
+      await this.reschedule(tx, c, p.id, policy.window, from);
       await this.tasks.applyPolicy(c.workspaceId, c.id, p.id, policy, NOT_STARTED, tx);
     }
+  }
+
+  /** The due times under a new window (see `applyPolicy`): computed once per zone, written in two statements. */
+  private async reschedule(
+    tx: Transaction,
+    c: Campaign,
+    poolId: string,
+    window: CallingWindow,
+    from: number,
+  ): Promise<void> {
+    const waiting = await this.tasks.waitingForWindow(c.workspaceId, c.id, poolId, window, tx);
+    const byZone: { zone: string; at: Date }[] = [];
+    const byId: { id: string; at: Date }[] = [];
+    for (const w of waiting) {
+      if (w.id === null) {
+        const at = nextInWindow(from, window, w.zone);
+        if (at !== null) byZone.push({ zone: w.zone, at: new Date(at) });
+      } else {
+        const was = w.scheduled_at!.getTime();
+        const at = nextInWindow(was, window, w.zone);
+        if (at !== null && at !== was) byId.push({ id: w.id, at: new Date(at) });
+      }
+    }
+    await this.tasks.rescheduleForWindow(c.workspaceId, c.id, poolId, window, byZone, byId, tx);
   }
 }
