@@ -425,15 +425,26 @@ describe('messaging: Instagram inbound, SMS sessions evaluated, custom-field tok
         return r.body.data.status === 'APPROVED' ? true : undefined;
       });
       const ada = await contact('Ada', 'silver');
-      // The agent's default WhatsApp sender may be the sandbox line (another WABA): the Meta line is named.
-      const sent = await t.http
+      // The agent's first WhatsApp line is the sandbox one, on another account: a template leaves from a number on
+      // its own account by default, and naming a number on another account is refused.
+      const bound = (await t.http.get(`/api/v1/agents/${agentId}`).expect(200)).body.data.channels as {
+        channel: string;
+        phone_number_uuid: string;
+      }[];
+      const other = bound.find((c) => c.channel === 'whatsapp' && c.phone_number_uuid !== line.id)!;
+      const wrong = await t.http
         .post('/api/v1/whatsapp/template')
         .send({
           agent_uuid: agentId,
           template_setting_uuid: settingId,
           to: ada.phone_number,
-          phone_number_uuid: line.id,
+          phone_number_uuid: other.phone_number_uuid,
         })
+        .expect(422);
+      expect(wrong.body.error.field).toBe('phone_number_uuid');
+      const sent = await t.http
+        .post('/api/v1/whatsapp/template')
+        .send({ agent_uuid: agentId, template_setting_uuid: settingId, to: ada.phone_number })
         .expect(201);
       expect(sent.body.data).toMatchObject({
         provider: 'meta',

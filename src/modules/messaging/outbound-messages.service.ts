@@ -29,6 +29,8 @@ export interface OutboundRequest {
   contactId?: string;
   metadata?: Record<string, unknown>;
   template?: OutboundRecord['template'];
+  /** A template's WhatsApp Business Account: the message leaves from a number on it. */
+  wabaId?: string;
   messageType?: string;
   /**
    * More writes in the transaction that stores the message (an outbound task's start, under its lock): when it
@@ -87,7 +89,13 @@ export class OutboundMessagesService {
   /** Checks, the conversation, the agent's message, then the provider record at `queued`. */
   async send(workspaceId: string, req: OutboundRequest): Promise<ProviderMessageResponse> {
     const agent = await agentInBody(this.agents, workspaceId, req.agentId);
-    const number = await this.senderNumber(workspaceId, agent.agent_uuid, req.channel, req.phoneNumberId);
+    const number = await this.senderNumber(
+      workspaceId,
+      agent.agent_uuid,
+      req.channel,
+      req.phoneNumberId,
+      req.wabaId,
+    );
     this.registry.assertCanSend(number, req.channel);
     this.numbers.assertCanSend(number, req.channel);
     if (req.contactId && !(await this.contacts.find(workspaceId, req.contactId)))
@@ -150,21 +158,38 @@ export class OutboundMessagesService {
     );
   }
 
-  /** The number named, else the agent's first number on the channel; none is 422 on phone_number_uuid. */
+  /**
+   * The number named, else the agent's first number on the channel; none is 422 on phone_number_uuid. A template
+   * (`wabaId`) leaves from a number on its WhatsApp Business Account: the first such number of the agent by
+   * default, and a named number on another account is refused (Meta would refuse the send).
+   */
   private async senderNumber(
     workspaceId: string,
     agentId: string,
     channel: NumberChannel,
     named?: string,
+    wabaId?: string,
   ): Promise<PhoneNumber> {
     const refuse = (message: string) =>
       AppException.invalid('phone_number_uuid', message, 'VALIDATION_ERROR');
+    /** Whether the number may carry the template: on its account, or on no known account. */
+    const onAccount = async (n: PhoneNumber) =>
+      !wabaId || ((await this.numbers.whatsappSender(workspaceId, n.id))?.wabaId ?? wabaId) === wabaId;
     if (named !== undefined) {
       const number = isUuid(named) ? await this.numbers.find(workspaceId, named) : null;
       if (!number) throw refuse('phone_number_uuid names no phone number of this workspace');
       if ((await this.numbers.boundAgent(workspaceId, number.id, channel)) !== agentId)
         throw refuse(`The agent does not serve the ${channel} channel of ${number.number}`);
+      if (!(await onAccount(number)))
+        throw refuse(`${number.number} is on another WhatsApp Business Account than the template`);
       return number;
+    }
+    if (wabaId) {
+      for (const n of await this.numbers.boundNumbers(workspaceId, agentId, channel))
+        if (await onAccount(n)) return n;
+      throw refuse(
+        "phone_number_uuid is required: the agent has no WhatsApp number on the template's WhatsApp Business Account",
+      );
     }
     const number = await this.numbers.boundNumber(workspaceId, agentId, channel);
     if (!number) throw refuse(`phone_number_uuid is required: the agent has no number bound to ${channel}`);

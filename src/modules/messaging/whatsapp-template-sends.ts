@@ -109,6 +109,7 @@ export class WhatsappTemplateSends {
       phoneNumberId: dto.phone_number_uuid,
       contactId: dto.contact_uuid,
       messageType: 'template',
+      wabaId: template.wabaId,
       template: {
         ref: {
           uuid: template.id,

@@ -217,6 +217,18 @@ export class PhoneNumbersService {
   }
 
   /** The number whose `channel` the agent serves (the oldest binding when several), or null. */
+  /** The agent's numbers bound to the channel, the first bound first. */
+  async boundNumbers(workspaceId: string, agentId: string, channel: NumberChannel): Promise<PhoneNumber[]> {
+    const bindings = await this.bindings.find(workspaceId, {
+      where: { agentId, channel },
+      order: { createdAt: 'ASC' },
+    });
+    const numbers = await Promise.all(
+      bindings.map((b) => this.numbers.findById(workspaceId, b.phoneNumberId)),
+    );
+    return numbers.filter((n): n is PhoneNumber => !!n);
+  }
+
   async boundNumber(
     workspaceId: string,
     agentId: string,
