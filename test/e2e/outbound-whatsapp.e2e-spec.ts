@@ -425,6 +425,43 @@ describe('outbound WhatsApp templates', () => {
     expect(sentTo[0].n).toBe(0);
   });
 
+  it('a WhatsApp campaign whose number is on another Business Account than its template cannot start (422)', async () => {
+    const tpl = await template(sandbox.numberId, `account_${uniq()}`, 'Hello {{1}}');
+    const s = await setting(tpl.uuid, { '1': '{{contact.name}}' });
+    await templateStatus(tpl.uuid, 'APPROVED');
+    // A second WhatsApp number of the same agent, on an account of its own.
+    const elsewhere = await t.http
+      .post('/api/v1/phone-numbers')
+      .send({
+        number: newNumber(),
+        provider: 'meta',
+        whatsapp: { phone_number_id: `PN${uniq()}`, waba_id: `WABA${uniq()}` },
+      })
+      .expect(201);
+    await t.http
+      .post(`/api/v1/agents/${sandbox.agentId}/phone-numbers`)
+      .send({ phone_number_uuid: elsewhere.body.data.uuid, channels: ['whatsapp'] })
+      .expect(201);
+    const pool = await createPool(t);
+    await addMembers(t, pool.uuid, [
+      (await createContact(t, { phone_number: sandboxDestination('3701') })).uuid,
+    ]);
+    const body = {
+      agent_uuid: sandbox.agentId,
+      channel: 'whatsapp',
+      template_setting_uuid: s.uuid,
+      pool_uuids: [pool.uuid],
+    };
+    const wrong = await createCampaign(t, { ...body, phone_number_uuid: elsewhere.body.data.uuid });
+    const refused = await t.http.post(`/api/v1/campaigns/${wrong.uuid}/start`).expect(422);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'phone_number_uuid' });
+    expect(await tasksOf(t, `campaign_uuid=${wrong.uuid}`)).toHaveLength(0);
+    // Without a number named, the agent's number on the template's account is found: it starts.
+    const right = await createCampaign(t, body);
+    await t.http.post(`/api/v1/campaigns/${right.uuid}/start`).expect(200);
+    await t.http.post(`/api/v1/campaigns/${right.uuid}/cancel`).expect(200);
+  });
+
   it('POST /whatsapp/template to a blacklisted number is 409 BLACKLISTED and stores nothing', async () => {
     const tpl = await template(sandbox.numberId, `listed_${uniq()}`, 'Hello {{1}}');
     await templateStatus(tpl.uuid, 'APPROVED');

@@ -1,6 +1,7 @@
 import { Injectable, Provider } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { isUuid } from '@/common/validation/validators';
+import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import {
   OUTBOUND_TEMPLATE_SENDER,
   TemplateDeliveryStatus,
@@ -34,9 +35,14 @@ export class MessagingTemplateSender implements TemplateSender {
     private readonly templates: WhatsappTemplatesService,
     private readonly settings: TemplateSettingsRepository,
     private readonly records: ProviderMessagesRepository,
+    private readonly numbers: PhoneNumbersService,
   ) {}
 
-  async assertSendable(workspaceId: string, templateSettingId: string): Promise<void> {
+  async assertSendable(
+    workspaceId: string,
+    templateSettingId: string,
+    sender: { agentId: string; phoneNumberId: string | null },
+  ): Promise<void> {
     const refuse = (message: string) =>
       AppException.invalid('template_setting_uuid', message, 'VALIDATION_ERROR');
     const setting = isUuid(templateSettingId)
@@ -48,6 +54,21 @@ export class MessagingTemplateSender implements TemplateSender {
     if (!template) throw refuse('The template setting names no template');
     if (template.status !== 'APPROVED')
       throw refuse(`The template ${template.name} is ${template.status}, not APPROVED`);
+    // As a send does: the message leaves from a number on the template's account (one with no known account too).
+    const candidates = sender.phoneNumberId
+      ? [sender.phoneNumberId]
+      : (await this.numbers.boundNumbers(workspaceId, sender.agentId, 'whatsapp')).map((n) => n.id);
+    for (const id of candidates) {
+      const waba = (await this.numbers.whatsappSender(workspaceId, id))?.wabaId;
+      if (!waba || waba === template.wabaId) return;
+    }
+    throw AppException.invalid(
+      'phone_number_uuid',
+      sender.phoneNumberId
+        ? "phone_number_uuid is on another WhatsApp Business Account than the setting's template"
+        : "The agent has no WhatsApp number on the setting's template's WhatsApp Business Account",
+      'VALIDATION_ERROR',
+    );
   }
 
   async send(workspaceId: string, request: TemplateSendRequest): Promise<{ messageId: string }> {

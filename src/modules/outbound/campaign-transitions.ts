@@ -134,7 +134,10 @@ export class CampaignTransitions {
           'WhatsApp templates are not available in this deployment',
           'VALIDATION_ERROR',
         );
-      await this.templates.assertSendable(c.workspaceId, c.templateSettingId!);
+      await this.templates.assertSendable(c.workspaceId, c.templateSettingId!, {
+        agentId: c.agentId,
+        phoneNumberId: c.phoneNumberId,
+      });
     }
   }
 }

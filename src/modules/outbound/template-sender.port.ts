@@ -32,9 +32,14 @@ export type TemplateDeliveryStatus = 'queued' | 'sent' | 'delivered' | 'read' | 
 export interface TemplateSender {
   /**
    * Throws 422 VALIDATION_ERROR naming `template_setting_uuid` unless the setting is active and its template
-   * `APPROVED`.
+   * `APPROVED`, and naming `phone_number_uuid` when the sender (the number named, else the agent's WhatsApp numbers)
+   * has no number on the template's WhatsApp Business Account.
    */
-  assertSendable(workspaceId: string, templateSettingId: string): Promise<void>;
+  assertSendable(
+    workspaceId: string,
+    templateSettingId: string,
+    sender: { agentId: string; phoneNumberId: string | null },
+  ): Promise<void>;
   /** Sends one rendered template; throws an AppException when refused before sending (the task fails). */
   send(workspaceId: string, request: TemplateSendRequest): Promise<{ messageId: string }>;
   /** The message's current delivery status and when it last changed. */
