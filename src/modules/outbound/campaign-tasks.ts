@@ -9,6 +9,7 @@ import { CallingWindow, Campaign, NOT_STARTED, Pool } from './outbound.entities'
 import { EffectivePolicy, effectivePolicy } from './policy';
 import { RulesRepository } from './rules.repository';
 import { NewTask } from './task-row';
+import { TaskPoliciesRepository } from './task-policies.repository';
 import { TasksRepository } from './tasks.repository';
 
 /** The tasks a campaign owns: one per member of its pools (a contact in two pools gets one, from the first). */
@@ -17,6 +18,7 @@ export class CampaignTasks {
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly tasks: TasksRepository,
+    private readonly taskPolicies: TaskPoliciesRepository,
     private readonly rules: RulesRepository,
     private readonly events: OutboundEvents,
     private readonly clock: OutboundClock,
@@ -104,7 +106,7 @@ export class CampaignTasks {
     for (const p of pools) {
       const policy = policies.get(p.id)!;
       await this.reschedule(tx, c, p.id, policy.window, from);
-      await this.tasks.applyPolicy(c.workspaceId, c.id, p.id, policy, NOT_STARTED, tx);
+      await this.taskPolicies.applyPolicy(c.workspaceId, c.id, p.id, policy, NOT_STARTED, tx);
     }
   }
 
@@ -116,7 +118,7 @@ export class CampaignTasks {
     window: CallingWindow,
     from: number,
   ): Promise<void> {
-    const waiting = await this.tasks.waitingForWindow(c.workspaceId, c.id, poolId, window, tx);
+    const waiting = await this.taskPolicies.waitingForWindow(c.workspaceId, c.id, poolId, window, tx);
     const byZone: { zone: string; at: Date }[] = [];
     const byId: { id: string; at: Date }[] = [];
     for (const w of waiting) {
@@ -129,6 +131,6 @@ export class CampaignTasks {
         if (at !== null && at !== was) byId.push({ id: w.id, at: new Date(at) });
       }
     }
-    await this.tasks.rescheduleForWindow(c.workspaceId, c.id, poolId, window, byZone, byId, tx);
+    await this.taskPolicies.rescheduleForWindow(c.workspaceId, c.id, poolId, window, byZone, byId, tx);
   }
 }

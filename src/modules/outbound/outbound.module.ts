@@ -31,6 +31,7 @@ import { RulesService } from './rules.service';
 import { TaskRunner } from './task-runner';
 import { TaskSettlement } from './task-settlement';
 import { TasksController } from './tasks.controller';
+import { TaskPoliciesRepository } from './task-policies.repository';
 import { TasksRepository } from './tasks.repository';
 import { TasksService } from './tasks.service';
 
@@ -56,6 +57,7 @@ import { TasksService } from './tasks.service';
     RulesRepository,
     CampaignsRepository,
     TasksRepository,
+    TaskPoliciesRepository,
     DispatchRepository,
     ListingContactsRepository,
     ListingsService,
