@@ -11,6 +11,7 @@ import { AgentContextReader, ContactDirectory, KnowledgeLookup } from './agent-c
 import { AgentsContextReader, ContactsDirectory, KnowledgeSearchLookup } from './agent-context.adapters';
 import { Conversation } from './conversation.entity';
 import { ConversationsController, SessionsController } from './conversations.controller';
+import { ConversationViewsRepository } from './conversation-views.repository';
 import { ConversationsRepository, MessagesRepository, SessionsRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 import { ConversationReplyService } from './conversation-reply.service';
@@ -35,6 +36,7 @@ import { TranscriptConversationsService } from './transcript-conversations.servi
   controllers: [ConversationsController, SessionsController],
   providers: [
     ConversationsRepository,
+    ConversationViewsRepository,
     MessagesRepository,
     SessionsRepository,
     ConversationsService,

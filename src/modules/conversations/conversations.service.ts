@@ -9,6 +9,7 @@ import { AgentContextReader, agentInBody, ContactDirectory } from './agent-conte
 import { Channel, isVoiceChannel } from './channels';
 import { Conversation } from './conversation.entity';
 import type { Message } from './message.entity';
+import { ConversationViewsRepository } from './conversation-views.repository';
 import { ConversationsRepository, MessagesRepository } from './conversations.repository';
 import { ListConversationsQuery } from './dto/requests';
 import { WHATSAPP_WINDOW_MS } from './channels';
@@ -30,6 +31,7 @@ export interface OpenConversation {
 export class ConversationsService {
   constructor(
     private readonly conversations: ConversationsRepository,
+    private readonly channelViews: ConversationViewsRepository,
     private readonly messages: MessagesRepository,
     private readonly sessions: SessionsService,
     private readonly agents: AgentContextReader,
@@ -147,8 +149,8 @@ export class ConversationsService {
   private async views(workspaceId: string, rows: Conversation[]): Promise<ConversationResponse[]> {
     const whatsapp = rows.filter((c) => c.channel === 'whatsapp').map((c) => c.id);
     const [last, human] = await Promise.all([
-      this.conversations.lastInbound(workspaceId, whatsapp),
-      this.conversations.handedToHuman(
+      this.channelViews.lastInbound(workspaceId, whatsapp),
+      this.channelViews.handedToHuman(
         workspaceId,
         rows.map((c) => c.id),
       ),
