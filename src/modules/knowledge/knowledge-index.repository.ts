@@ -4,6 +4,7 @@ import { DataSource as Db, EntityManager } from 'typeorm';
 import type { WorkspaceId } from '@/common/persistence/workspace-scoped.repository';
 import type { Column } from './column-types';
 import { qualified } from './records-table';
+import { lockUntilCommit } from '@/common/persistence/advisory-lock';
 
 export interface SnapshotSource {
   type: string;
@@ -74,9 +75,7 @@ export class KnowledgeIndexRepository {
   ): Promise<number> {
     return this.db.transaction(async (m) => {
       // Two syncs of one source run one after the other, so neither inserts beside the other's rows.
-      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('knowledge-sync:' || $1, 0))`, [
-        dataSourceId,
-      ]);
+      await lockUntilCommit(m, 'knowledge-sync', dataSourceId);
       const [source] = (await m.query(
         `SELECT type, columns, records_table AS "recordsTable" FROM data_sources
          WHERE workspace_id = $1 AND id = $2 FOR SHARE`,
@@ -162,7 +161,7 @@ export class KnowledgeIndexRepository {
    * a transaction; the advisory lock makes two syncs for one agent rebuild it one after the other.
    */
   private async recount(m: EntityManager, workspaceId: WorkspaceId, agentId: string): Promise<void> {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('knowledge-terms:' || $1, 0))`, [agentId]);
+    await lockUntilCommit(m, 'knowledge-terms', agentId);
     await m.query(`DELETE FROM knowledge_terms WHERE workspace_id = $1 AND agent_id = $2`, [
       workspaceId,
       agentId,

@@ -13,6 +13,7 @@ import {
   RECORDS_SCHEMA,
   recordTextSql,
 } from './records-table';
+import { lockUntilCommit } from '@/common/persistence/advisory-lock';
 
 export interface RecordRow {
   id: number;
@@ -219,9 +220,7 @@ export class RecordsRepository {
     try {
       await runner.startTransaction();
       // Two runs of one import (a retry beside a stalled run) take turns.
-      await runner.query(`SELECT pg_advisory_xact_lock(hashtextextended('knowledge-import:' || $1, 0))`, [
-        dataSourceId,
-      ]);
+      await lockUntilCommit(runner, 'knowledge-import', dataSourceId);
       // What earlier runs that crashed left behind (tables no data source points at) goes first.
       await this.dropUnreferenced(runner.manager, dataSourceId);
       const client = (await runner.connect()) as PoolClient;

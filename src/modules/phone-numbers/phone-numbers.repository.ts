@@ -12,6 +12,7 @@ import {
   PhoneNumber,
   PhoneNumberBinding,
 } from './phone-number.entity';
+import { lockUntilCommit } from '@/common/persistence/advisory-lock';
 
 export interface BindingRow {
   phone_number_id: string;
@@ -107,7 +108,7 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
    * storing it cannot interleave.
    */
   async lockNumber(number: string, manager: EntityManager): Promise<void> {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('phone-number:' || $1, 0))`, [number]);
+    await lockUntilCommit(manager, 'phone-number', number);
   }
 
   /**
@@ -134,9 +135,7 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
    * workspace), so counting against the limit and inserting cannot interleave.
    */
   async lockPurchases(workspaceId: string, manager: EntityManager): Promise<void> {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-      `phone-number-purchase:${workspaceId}`,
-    ]);
+    await lockUntilCommit(manager, 'phone-number-purchase', workspaceId);
   }
 
   /** The number's row, locked until the transaction ends (changes of its settings, its release). */
@@ -225,9 +224,7 @@ export class MessengerPagesRepository extends WorkspaceScopedRepository<Messenge
    * advisory lock on the page id), so checking its owner and adding it cannot interleave.
    */
   async lockPageId(pageId: string, manager: EntityManager): Promise<void> {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('messenger-page:' || $1, 0))`, [
-      pageId,
-    ]);
+    await lockUntilCommit(manager, 'messenger-page', pageId);
   }
 
   /** Whether the page belongs to another workspace: one holds it and added it before this one (if ever). */

@@ -4,6 +4,7 @@ import { Column, Entity, EntityManager, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { lockUntilCommit } from '@/common/persistence/advisory-lock';
 
 /** WhatsApp enabled on a number: Meta's phone_number_id (the routing key of inbound messages) and its WABA. */
 @Entity('whatsapp_numbers')
@@ -45,9 +46,7 @@ export class WhatsappNumbersRepository extends WorkspaceScopedRepository<Whatsap
    * transaction-scoped advisory lock on the WABA id), so checking its owner and storing it cannot interleave.
    */
   async lockWaba(wabaId: string, manager: EntityManager): Promise<void> {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('whatsapp-waba:' || $1, 0))`, [
-      wabaId,
-    ]);
+    await lockUntilCommit(manager, 'whatsapp-waba', wabaId);
   }
 
   /**
