@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
 import { probe, spent } from './probe-report';
+import { apiClient, stopReplica } from './https-api';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
 
@@ -31,34 +32,6 @@ const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
 const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}`);
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 });
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
-
-type Body = { data?: any };
-
-function api(base: string, token: string, method: string, p: string, body?: unknown): Promise<Body> {
-  const payload = body === undefined ? '' : JSON.stringify(body);
-  const headers: Record<string, string | number> = {
-    Host: 'bench.localhost',
-    Authorization: `Bearer ${token}`,
-  };
-  if (payload)
-    Object.assign(headers, {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(payload),
-    });
-  return new Promise((resolve, reject) => {
-    const req = https.request(`${base}${p}`, { method, agent, headers }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () =>
-        (res.statusCode ?? 500) < 300
-          ? resolve(JSON.parse(text || '{}') as Body)
-          : reject(new Error(`${method} ${p}: ${res.statusCode} ${text}`)),
-      );
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 /** Sandbox numbers whose last four digits answer (0002-0004 and 0009 are the failing ones). */
 function destinations(n: number): string[] {
@@ -121,7 +94,7 @@ async function main(): Promise<void> {
     },
     claims,
   );
-  const call = (method: string, p: string, body?: unknown) => api(server.url, token, method, p, body);
+  const call = apiClient(agent, server.url, token);
   try {
     const agentId = (
       await call('POST', '/api/v1/agents', {
@@ -228,11 +201,7 @@ async function main(): Promise<void> {
       ].join('\n') + '\n',
     );
   } finally {
-    await new Promise<void>((resolve) => {
-      server.child.once('exit', () => resolve());
-      server.child.send('stop');
-      setTimeout(() => server.child.kill('SIGKILL'), 15_000).unref();
-    });
+    await stopReplica(server.child);
     await db.end();
     agent.destroy();
     await dropDatabase(dbUrl.toString());

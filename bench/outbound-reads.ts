@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '@/database/data-source';
 import { dropDatabase } from '../test/support/isolated-database';
+import { apiClient, stopReplica } from './https-api';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
 
@@ -30,34 +31,6 @@ const root = path.join(__dirname, '..');
 const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 4 });
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
-
-type Body = { data?: any };
-
-function api(base: string, token: string, method: string, p: string, body?: unknown): Promise<Body> {
-  const payload = body === undefined ? '' : JSON.stringify(body);
-  const headers: Record<string, string | number> = {
-    Host: 'bench.localhost',
-    Authorization: `Bearer ${token}`,
-  };
-  if (payload)
-    Object.assign(headers, {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(payload),
-    });
-  return new Promise((resolve, reject) => {
-    const req = https.request(`${base}${p}`, { method, agent, headers }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () =>
-        (res.statusCode ?? 500) < 300
-          ? resolve(JSON.parse(text || '{}') as Body)
-          : reject(new Error(`${method} ${p}: ${res.statusCode} ${text}`)),
-      );
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(path.join(root, '.bench-build', 'test', 'support', 'api-process.js'), [], {
@@ -87,7 +60,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '100000000',
     SERVICE_DOMAIN: 'localhost',
   });
-  const call = (method: string, p: string, body?: unknown) => api(server.url, token, method, p, body);
+  const call = apiClient(agent, server.url, token);
   const lines: string[] = [];
   let met = true;
   try {
@@ -198,11 +171,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await new Promise<void>((resolve) => {
-      server.child.once('exit', () => resolve());
-      server.child.send('stop');
-      setTimeout(() => server.child.kill('SIGKILL'), 15_000).unref();
-    });
+    await stopReplica(server.child);
     await db.end();
     agent.destroy();
     if (process.env.BENCH_KEEP_DATABASE) process.stderr.write(`database kept: ${dbUrl.toString()}\n`);
