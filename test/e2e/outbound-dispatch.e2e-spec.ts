@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallPlacement } from '@/modules/calls/call-placement.service';
@@ -16,6 +15,7 @@ import {
 import { TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 import { TestApp } from '../setup/test-app';
+import { waitingForLock, withTableLocked } from '../support/table-lock';
 import { waitFor } from '../support/wait';
 
 const HOUR = 3600_000;
@@ -794,23 +794,11 @@ describe('outbound dispatcher', () => {
     const [member] = await contacts(['7901']);
     await addMembers(t, pool.uuid, [member.uuid]);
     const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
-    /** Sessions of this database waiting for a lock, running a statement like `pattern`. */
-    const waiting = async (pattern: string) => {
-      const [row] = await db.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1`,
-        [pattern],
-      );
-      return row.n > 0 ? true : undefined;
-    };
+    const waiting = (pattern: string) => waitingForLock(db, pattern);
     // While the calls table is locked, the dispatcher's claim commits and the task's call waits to be written.
-    const locker = new Client({ connectionString: suite.databaseUrl });
-    await locker.connect();
     let cancel: Promise<{ status: number; body: Record<string, any> }> | undefined;
     let taskId = '';
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE calls IN EXCLUSIVE MODE');
+    await withTableLocked(suite.databaseUrl, 'calls IN EXCLUSIVE MODE', async () => {
       await start(campaign.uuid);
       taskId = (await campaignTasks(campaign.uuid))[0].uuid;
       await waitFor(() => waiting('INSERT INTO "calls"%'), 30_000, 'the call waiting to be written');
@@ -822,10 +810,7 @@ describe('outbound dispatcher', () => {
         cancel,
         waitFor(() => waiting('%FROM outbound_tasks%FOR UPDATE%'), 30_000, 'the cancel waiting'),
       ]);
-    } finally {
-      await locker.query('ROLLBACK');
-      await locker.end();
-    }
+    });
     const answer = await cancel!;
     expect([answer.status, answer.body.message]).toEqual([409, 'Task is in_progress']);
     const calls: { id: string }[] = await db.query(
@@ -850,19 +835,15 @@ describe('outbound dispatcher', () => {
     await start(campaign.uuid);
     const [task] = await campaignTasks(campaign.uuid);
     // While the phone numbers are locked, the dispatcher claims the task and waits to read its caller number.
-    const locker = new Client({ connectionString: suite.databaseUrl });
-    await locker.connect();
     try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE phone_numbers IN ACCESS EXCLUSIVE MODE');
-      await clock.set(now + HOUR + 60_000);
-      await taskRowWhere(task.uuid, `status = 'queued'`);
-      expect((await t.http.post(`/api/v1/tasks/${task.uuid}/cancel`).expect(200)).body.data.status).toBe(
-        'cancelled',
-      );
+      await withTableLocked(suite.databaseUrl, 'phone_numbers IN ACCESS EXCLUSIVE MODE', async () => {
+        await clock.set(now + HOUR + 60_000);
+        await taskRowWhere(task.uuid, `status = 'queued'`);
+        expect((await t.http.post(`/api/v1/tasks/${task.uuid}/cancel`).expect(200)).body.data.status).toBe(
+          'cancelled',
+        );
+      });
     } finally {
-      await locker.query('ROLLBACK');
-      await locker.end();
       await clock.reset();
     }
     // The placement goes on once the numbers are free: it finds the task cancelled and writes no call.

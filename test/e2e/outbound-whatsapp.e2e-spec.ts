@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { OutboundClock } from '@/modules/outbound/outbound-clock';
 import { createAgent } from '../factories/agent.factory';
@@ -9,6 +8,7 @@ import { TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 import { TestApp } from '../setup/test-app';
 import { metaSignature, MetaServer } from '../support/meta-server';
+import { waitingForLock, withTableLocked } from '../support/table-lock';
 import { waitFor } from '../support/wait';
 
 type Task = Record<string, any>;
@@ -483,15 +483,7 @@ describe('outbound WhatsApp templates', () => {
   });
 
   describe('a queued send_message task cancelled while its template is being sent', () => {
-    /** Sessions of this database waiting for a lock, running a statement like `pattern`. */
-    const waiting = async (pattern: string) => {
-      const [row] = await db.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE $1`,
-        [pattern],
-      );
-      return row.n > 0 ? true : undefined;
-    };
+    const waiting = (pattern: string) => waitingForLock(db, pattern);
     const rowStatus = (id: string, want: string) =>
       waitFor(async () => {
         const [row] = await db.query(
@@ -534,22 +526,15 @@ describe('outbound WhatsApp templates', () => {
       const to = sandboxDestination('3501');
       const create = await templateTask(to);
       // While the templates are locked, the dispatcher claims the task and waits to read its template.
-      const locker = new Client({ connectionString: suite.databaseUrl });
-      await locker.connect();
       let id = '';
-      try {
-        await locker.query('BEGIN');
-        await locker.query('LOCK TABLE whatsapp_templates IN ACCESS EXCLUSIVE MODE');
+      await withTableLocked(suite.databaseUrl, 'whatsapp_templates IN ACCESS EXCLUSIVE MODE', async () => {
         id = await create();
         await rowStatus(id, 'queued');
         // (TypeORM's statement names the entity first; the table name lies past what pg_stat_activity keeps.)
         await waitFor(() => waiting('%"WhatsappTemplate"%'), 30_000, 'the send waiting for its template');
         const cancelled = await t.http.post(`/api/v1/tasks/${id}/cancel`).expect(200);
         expect(cancelled.body.data.status).toBe('cancelled');
-      } finally {
-        await locker.query('ROLLBACK');
-        await locker.end();
-      }
+      });
       // The send goes on once the lock is gone, finds the task cancelled and stores nothing.
       await waitFor(async () => ((await waiting('%"WhatsappTemplate"%')) ? undefined : true));
       await new Promise((r) => setTimeout(r, 1500));
@@ -562,13 +547,9 @@ describe('outbound WhatsApp templates', () => {
       const to = sandboxDestination('3502');
       const create = await templateTask(to);
       // While provider messages cannot be written, the send holds the task (started) and waits to store its record.
-      const locker = new Client({ connectionString: suite.databaseUrl });
-      await locker.connect();
       let id = '';
       let cancel: Promise<{ status: number; body: Record<string, any> }> | undefined;
-      try {
-        await locker.query('BEGIN');
-        await locker.query('LOCK TABLE provider_messages IN EXCLUSIVE MODE');
+      await withTableLocked(suite.databaseUrl, 'provider_messages IN EXCLUSIVE MODE', async () => {
         id = await create();
         await waitFor(
           () => waiting('INSERT INTO%provider_messages%'),
@@ -580,10 +561,7 @@ describe('outbound WhatsApp templates', () => {
           cancel,
           waitFor(() => waiting('%FROM outbound_tasks%FOR UPDATE%'), 30_000, 'the cancel waiting'),
         ]);
-      } finally {
-        await locker.query('ROLLBACK');
-        await locker.end();
-      }
+      });
       const answer = await cancel!;
       expect([answer.status, answer.body.message]).toEqual([409, 'Task is in_progress']);
       const done = await taskWhere(id, (x) => x.status === 'completed');
