@@ -52,6 +52,21 @@ describe('automation flows at run time: text and evaluation triggers, branches, 
       timeoutMs,
       `${count} executions ended`,
     );
+  /** An agent with a sandbox number bound to SMS. */
+  const smsAgent = async () => {
+    const agentId = await createAgentId(t);
+    const number = (
+      await t.http
+        .post('/api/v1/phone-numbers')
+        .send({ number: uniqueUsNumber(), provider: 'sandbox' })
+        .expect(201)
+    ).body.data.uuid;
+    await t.http
+      .post(`/api/v1/agents/${agentId}/phone-numbers`)
+      .send({ phone_number_uuid: number, channels: ['sms'] })
+      .expect(201);
+    return agentId;
+  };
   const detail = async (flow: string, id: string) =>
     (await t.http.get(`/api/v1/flow/${flow}/executions/${id}`).expect(200)).body.data;
 
@@ -124,17 +139,7 @@ describe('automation flows at run time: text and evaluation triggers, branches, 
   });
 
   it('a send step to a blacklisted number fails BLACKLISTED and sends nothing', async () => {
-    const agentId = await createAgentId(t);
-    const number = (
-      await t.http
-        .post('/api/v1/phone-numbers')
-        .send({ number: uniqueUsNumber(), provider: 'sandbox' })
-        .expect(201)
-    ).body.data.uuid;
-    await t.http
-      .post(`/api/v1/agents/${agentId}/phone-numbers`)
-      .send({ phone_number_uuid: number, channels: ['sms'] })
-      .expect(201);
+    const agentId = await smsAgent();
     const phone = sandboxDestination('1202');
     await t.http
       .post('/api/v1/blacklist')
@@ -162,17 +167,7 @@ describe('automation flows at run time: text and evaluation triggers, branches, 
       .post('/api/v1/webhooks')
       .send({ url: hooks.url('/events'), events: ['flow_execution', 'contact_created'] })
       .expect(201);
-    const agentId = await createAgentId(t);
-    const number = (
-      await t.http
-        .post('/api/v1/phone-numbers')
-        .send({ number: uniqueUsNumber(), provider: 'sandbox' })
-        .expect(201)
-    ).body.data.uuid;
-    await t.http
-      .post(`/api/v1/agents/${agentId}/phone-numbers`)
-      .send({ phone_number_uuid: number, channels: ['sms'] })
-      .expect(201);
+    const agentId = await smsAgent();
     const f = await deployed({ trigger_key: 'contact_created' }, [
       {
         action_key: 'send_sms',
