@@ -331,6 +331,8 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
 
   it('runs turns through the pipeline; the customer hanging up ends the call, closes and evaluates once', async () => {
     const id = await answered({ variables: { name: 'Bo' } });
+    // The first message is said once the call is answered: the customer speaks after it, as on a real line.
+    await waitFor(async () => ((await messagesOf(t, id)).length ? true : undefined));
     llm.reset();
     const turn = await t.http
       .post(`/api/v1/calls/${id}/simulate`)
