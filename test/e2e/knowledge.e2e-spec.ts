@@ -410,6 +410,17 @@ describe('Knowledge: tables, records, paste, assign, sync, search', () => {
       ).toBe(404);
       expect((await suite.tenant.http.post(`/api/v1/data/${theirs}/sync`)).status).toBe(404);
       expect((await suite.tenant.http.delete(`/api/v1/data/${theirs}/assign/${agent.id}`)).status).toBe(404);
+
+      // Unassigning what the agent does not hold answers the same 404 whatever the agent UUID names.
+      const bystander = await createAgent(suite.app, suite.tenant);
+      for (const agentUuid of [UNKNOWN, bystander.id, theirAgent.id]) {
+        const un = await suite.tenant.http.delete(`/api/v1/data/${id}/assign/${agentUuid}`);
+        expect(un.status).toBe(404);
+        expect(un.body).toMatchObject({
+          message: 'Assignment not found',
+          error: { code: 'RESOURCE_NOT_FOUND' },
+        });
+      }
       expect((await suite.tenant.http.post(`/api/v1/data/${UNKNOWN}/sync`)).status).toBe(404);
 
       const search = await suite.tenant.http.get(`/api/v1/agents/${theirAgent.id}/knowledge/search?q=x`);

@@ -38,12 +38,14 @@ export class KnowledgeIndexRepository {
         `DELETE FROM knowledge_assignments WHERE workspace_id = $1 AND data_source_id = $2 AND agent_id = $3`,
         [workspaceId, dataSourceId, agentId],
       )) as [unknown, number];
+      // Not held: nothing of it was indexed, and the agent (maybe of no workspace, or another) is left alone.
+      if (affected === 0) return false;
       await m.query(
         `DELETE FROM knowledge_index WHERE workspace_id = $1 AND data_source_id = $2 AND agent_id = $3`,
         [workspaceId, dataSourceId, agentId],
       );
       await this.recount(m, workspaceId, agentId);
-      return affected > 0;
+      return true;
     });
   }
 
