@@ -112,6 +112,36 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     expect(put.body.data).toMatchObject({ retry_strategy: 'exponential', start_time: '09:00' });
   });
 
+  it('lists rules filtered by type and by a search in the name, and refuses a bad filter', async () => {
+    const sms = await createRule(t, { name: 'Zephyr texts 50%', type: 'text' });
+    const calls = await createRule(t, { name: 'Zephyr calls' });
+    const evening = await createRule(t, { name: 'Evening calls' });
+    const uuids = async (query: string) => {
+      const res = await t.http.get(`/api/v1/rules?per_page=100&${query}`).expect(200);
+      return {
+        items: res.body.data.items as { uuid: string; type: string }[],
+        total: res.body.data.pagination.total,
+      };
+    };
+    const texts = await uuids('type=text');
+    expect(texts.items.every((r) => r.type === 'text')).toBe(true);
+    expect(texts.items.map((r) => r.uuid)).toContain(sms.uuid);
+    expect(texts.total).toBe(texts.items.length);
+    const zephyr = await uuids('search=ZEPHYR');
+    expect(zephyr.items.map((r) => r.uuid)).toEqual([calls.uuid, sms.uuid]);
+    expect(zephyr.total).toBe(2);
+    expect((await uuids('search=zephyr&type=call')).items.map((r) => r.uuid)).toEqual([calls.uuid]);
+    expect((await uuids('search=50%25')).items.map((r) => r.uuid)).toEqual([sms.uuid]);
+    expect((await uuids('search=_')).items).toEqual([]);
+    expect((await uuids('type=call')).items.map((r) => r.uuid)).toEqual(
+      expect.arrayContaining([calls.uuid, evening.uuid]),
+    );
+    const bad = await t.http.get('/api/v1/rules?type=sms').expect(422);
+    expect(bad.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'type' });
+    const long = await t.http.get(`/api/v1/rules?search=${'x'.repeat(201)}`).expect(422);
+    expect(long.body.error).toMatchObject({ field: 'search' });
+  });
+
   it("refuses a window that, merged with the rule's or the default times, ends before it starts", async () => {
     const rule = await createRule(t); // 09:00–18:00
     const late = await createRule(t, { start_time: '08:00', end_time: '09:30' });

@@ -2,9 +2,9 @@ import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
-import { Page, PageQuery } from '@/common/http/pagination';
+import { Page } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
-import { CreateRuleDto, RuleResponse, UpdateRuleDto } from './dto/rule.dto';
+import { CreateRuleDto, RuleListQuery, RuleResponse, UpdateRuleDto } from './dto/rule.dto';
 import { RulesService } from './rules.service';
 
 @ApiTags('Rules')
@@ -13,9 +13,9 @@ export class RulesController {
   constructor(private readonly service: RulesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List contact rules (newest first)' })
+  @ApiOperation({ summary: 'List contact rules (newest first); filters `type`, `search` (in the name)' })
   @ApiEnvelope(RuleResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<RuleResponse>> {
+  list(@WorkspaceId() ws: string, @Query() q: RuleListQuery): Promise<Page<RuleResponse>> {
     return this.service.list(ws, q);
   }
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
-import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
+import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { CampaignTasks } from './campaign-tasks';
 import { CampaignsRepository } from './campaigns.repository';
-import { CreateRuleDto, RuleFieldsDto, RuleResponse, UpdateRuleDto } from './dto/rule.dto';
+import { CreateRuleDto, RuleFieldsDto, RuleListQuery, RuleResponse, UpdateRuleDto } from './dto/rule.dto';
 import { Campaign, Rule } from './outbound.entities';
 import { DEFAULT_RETRY, DEFAULT_WINDOW, windowClash } from './policy';
 import { RulesRepository } from './rules.repository';
@@ -20,9 +20,10 @@ export class RulesService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async list(workspaceId: string, q: PageQuery): Promise<Page<RuleResponse>> {
-    const [rows, total] = await this.rules.findAndCount(workspaceId, {
-      order: { createdAt: 'DESC', id: 'DESC' },
+  async list(workspaceId: string, q: RuleListQuery): Promise<Page<RuleResponse>> {
+    const [rows, total] = await this.rules.list(workspaceId, {
+      type: q.type,
+      search: q.search,
       ...skipTake(q),
     });
     return pageOf(rows.map(ruleView), total, q);

@@ -8,12 +8,15 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
+  IsOptional,
   IsString,
   Length,
   Matches,
   Max,
+  MaxLength,
   Min,
 } from 'class-validator';
+import { PageQuery } from '@/common/http/pagination';
 import { OptionalNotNull } from '@/common/validation/validators';
 import {
   DAYS,
@@ -104,6 +107,22 @@ export class UpdateRuleDto extends RuleFieldsDto {
   @IsString()
   @Length(3, 255)
   name?: string;
+}
+
+export class RuleListQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: ['call', 'text'] })
+  @IsOptional()
+  @IsIn(['call', 'text'])
+  type?: 'call' | 'text';
+
+  @ApiPropertyOptional({
+    description: 'in the name, case-insensitive (`%` and `_` are literal)',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  search?: string;
 }
 
 export class RuleResponse {
