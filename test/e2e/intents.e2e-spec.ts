@@ -356,6 +356,33 @@ describe('intents at runtime: tools, actions, records', () => {
     expect(turn.reply.content).toBe('Blue widget: 10; Green widget deluxe: 40');
   });
 
+  it('an empty default is no default: the key stays required and a call without it is invalid_parameters', async () => {
+    suite.hooks.on('/blank', () => ({ status: 200, body: '{"ok":true}' }));
+    const agent = await agentWithIntents(suite.t, [
+      {
+        name: 'Find order',
+        key: 'find_order',
+        webhook: { url: suite.hooks.url('/blank') },
+        parameters: [
+          { key: 'order_number', type: 'string', required: true, default: '' },
+          { key: 'note', type: 'string', required: false, default: '  ' },
+        ],
+      },
+    ]);
+    suite.llm.respond = toolThenReply([{ name: 'find_order', arguments: {} }]);
+    await say(await openChat(suite.t, agent.agent_uuid), 'Where is my order?');
+    const [first, second] = suite.llm.callsOf('reply');
+    expect(first.tools?.[0].function.parameters).toEqual({
+      type: 'object',
+      properties: { order_number: { type: 'string' }, note: { type: 'string' } },
+      required: ['order_number'],
+    });
+    expect(toolResults(second)).toEqual([
+      { error: 'invalid_parameters', details: ['order_number is required'] },
+    ]);
+    expect(suite.hooks.at('/blank')).toHaveLength(0);
+  });
+
   it('at most 3 tool calls a turn; a second invalid call withdraws the tool', async () => {
     suite.hooks.on('/count', () => ({ status: 200, body: '{"ok":true}' }));
     const agent = await agentWithIntents(suite.t, [

@@ -107,6 +107,8 @@ describe('intent tools', () => {
             { key: 'b', type: 'boolean', required: false, default: 'true' },
             { key: 's', type: 'string', required: false, default: 'x' },
             { key: 'none', type: 'string', required: false, default: null },
+            { key: 'empty', type: 'string', required: true, default: '' },
+            { key: 'blank', type: 'integer', required: false, default: ' ' },
           ],
         }) as never,
       ),

@@ -1,4 +1,8 @@
-import type { AgentResponse, IntentResponse } from '@/modules/agents/dto/agent.response';
+import type {
+  AgentResponse,
+  IntentParameterResponse,
+  IntentResponse,
+} from '@/modules/agents/dto/agent.response';
 import type { ToolDefinition } from '@/providers/llm/language-model.port';
 import { classifyBySimilarity } from '@/providers/llm/similarity-classifier';
 import { E164_RE } from '@/common/validation/validators';
@@ -64,7 +68,7 @@ function parametersSchema(intent: IntentResponse, action: IntentAction | null): 
   }
   const properties: Record<string, unknown> = {};
   for (const p of intent.parameters) properties[p.key] = schemaOf(p.type);
-  const required = intent.parameters.filter((p) => p.required && p.default === null).map((p) => p.key);
+  const required = intent.parameters.filter((p) => p.required && defaultOf(p) === null).map((p) => p.key);
   return { type: 'object', properties, ...(required.length ? { required } : {}) };
 }
 
@@ -97,6 +101,11 @@ export function buildTools(agent: AgentResponse, deployed: Map<string, IntentAct
   });
 }
 
+/** The parameter's default as stored, or null when it has none: an empty or blank default is no default. */
+function defaultOf(p: IntentParameterResponse): string | null {
+  return p.default != null && p.default.trim() ? p.default : null;
+}
+
 /** A default (stored as text) in its parameter's type. */
 function typedDefault(type: string, value: string): unknown {
   if (type === 'number' || type === 'integer') {
@@ -109,9 +118,12 @@ function typedDefault(type: string, value: string): unknown {
 
 /** The intent's defaults, for a call made by the local classifier. */
 export function defaultsOf(intent: IntentResponse): Record<string, unknown> {
-  return Object.fromEntries(
-    intent.parameters.filter((p) => p.default !== null).map((p) => [p.key, typedDefault(p.type, p.default!)]),
-  );
+  const defaults: Record<string, unknown> = {};
+  for (const p of intent.parameters) {
+    const value = defaultOf(p);
+    if (value !== null) defaults[p.key] = typedDefault(p.type, value);
+  }
+  return defaults;
 }
 
 function problem(type: string, value: unknown): string | null {
@@ -161,7 +173,8 @@ export function checkArguments(tool: IntentTool, argumentsText: string): Argumen
   for (const p of tool.intent.parameters) {
     const value = given[p.key];
     if (value === undefined || value === null) {
-      if (p.default !== null) parameters[p.key] = typedDefault(p.type, p.default);
+      const fallback = defaultOf(p);
+      if (fallback !== null) parameters[p.key] = typedDefault(p.type, fallback);
       else if (p.required) details.push(`${p.key} is required`);
       continue;
     }
