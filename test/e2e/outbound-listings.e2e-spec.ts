@@ -4,7 +4,10 @@ import { createContact, uniquePhone } from '../factories/contact.factory';
 import { TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 
-/** A listing's refusals name the listing's own keys; a contact sent twice is taken and counted once. */
+/**
+ * A listing's refusals name the listing's own keys; a contact sent twice is taken and counted once; contacts are
+ * added later by uuid or, as at creation, by phone (matched or created).
+ */
 describe('outbound listings: field names and repeated contacts', () => {
   const suite = useTestApp({ tenants: ['t'] });
   let t: TestTenant;
@@ -71,5 +74,81 @@ describe('outbound listings: field names and repeated contacts', () => {
       fresh,
     ]);
     expect(rows).toEqual([{ name: 'First' }]);
+  });
+
+  it('adds contacts later by phone (matched or created, as at creation) and by uuid, in one transaction', async () => {
+    const made = await listing({
+      name: 'Later listing',
+      start_date: nextYear.toISOString(),
+      auto_start: true,
+    }).expect(201);
+    const id = made.body.data.uuid as string;
+    const known = await createContact(t, { name: 'Known', phone_number: uniquePhone() });
+    const byUuid = await createContact(t, { name: 'By uuid', phone_number: uniquePhone() });
+    const fresh = uniquePhone();
+    const res = await t.http.post(`/api/v1/listings/${id}/contacts`).send({
+      contacts: [
+        { phone_number: fresh, name: 'Newcomer', email: 'newcomer@example.com' },
+        { phone_number: known.phone_number, surname: 'Updated' },
+        { phone_number: fresh, name: 'Twice' },
+      ],
+      contact_uuids: [byUuid.uuid, known.uuid],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      pool_uuid: made.body.data.pool_uuid,
+      contacts_added: 3,
+      contacts_skipped: 0,
+      contact_uuids_not_found: [],
+      contacts_created: 1,
+      contacts_updated: 1,
+      tasks_created: 3,
+      running_campaign_uuids: [id],
+    });
+    const rows = await db.query(
+      `SELECT name, surname, email FROM contacts WHERE workspace_id = $1 AND phone_number = ANY($2) ORDER BY name`,
+      [t.workspaceId, [fresh, known.phone_number]],
+    );
+    expect(rows).toEqual([
+      { name: 'Known', surname: 'Updated', email: null },
+      { name: 'Newcomer', surname: null, email: 'newcomer@example.com' },
+    ]);
+    const announced = await db.query(
+      `SELECT count(*)::int AS n FROM outbox_events
+        WHERE workspace_id = $1 AND type = 'contact_created' AND data->'contact'->>'phone_number' = $2`,
+      [t.workspaceId, fresh],
+    );
+    expect(announced[0].n).toBe(1);
+    const read = await t.http.get(`/api/v1/listings/${id}`).expect(200);
+    expect(read.body.data.contacts_count).toBe(4);
+    // Sent again: present members are skipped, found contacts updated, nothing created.
+    const again = await t.http
+      .post(`/api/v1/listings/${id}/contacts`)
+      .send({ contacts: [{ phone_number: fresh }] })
+      .expect(200);
+    expect(again.body.data).toMatchObject({ contacts_added: 0, contacts_skipped: 1, contacts_created: 0 });
+  });
+
+  it('refuses a contacts body without contacts, with a bad phone number, or null, writing nothing', async () => {
+    const made = await listing({ name: 'Refusing listing' }).expect(201);
+    const id = made.body.data.uuid as string;
+    const none = await t.http.post(`/api/v1/listings/${id}/contacts`).send({}).expect(422);
+    expect(none.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'contacts' });
+    const empty = await t.http.post(`/api/v1/listings/${id}/contacts`).send({ contacts: [] }).expect(422);
+    expect(empty.body.error).toMatchObject({ field: 'contacts' });
+    const fresh = uniquePhone();
+    const bad = await t.http
+      .post(`/api/v1/listings/${id}/contacts`)
+      .send({ contacts: [{ phone_number: fresh }, { phone_number: 'not a phone' }] })
+      .expect(422);
+    expect(bad.body.error).toMatchObject({ field: 'contacts.1.phone_number' });
+    await t.http.post(`/api/v1/listings/${id}/contacts`).send({ contacts: null }).expect(422);
+    const left = await db.query(
+      `SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1 AND phone_number = $2`,
+      [t.workspaceId, fresh],
+    );
+    expect(left[0].n).toBe(0);
+    const read = await t.http.get(`/api/v1/listings/${id}`).expect(200);
+    expect(read.body.data.contacts_count).toBe(1);
   });
 });

@@ -5,12 +5,14 @@ import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { Page } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
 import {
+  AddedListingContactsResponse,
+  AddListingContactsDto,
   CreatedListingResponse,
   CreateListingDto,
   ListingListQuery,
   ListingResponse,
 } from './dto/listing.dto';
-import { AddPoolContactsDto, AddPoolContactsResponse, RemovedMemberResponse } from './dto/pool.dto';
+import { RemovedMemberResponse } from './dto/pool.dto';
 import { ListingsService } from './listings.service';
 
 @ApiTags('Listings')
@@ -48,16 +50,22 @@ export class ListingsController {
   }
 
   @Post(':uuid/contacts')
-  @ApiOperation({ summary: "Add contacts to the listing's pool" })
-  @ApiEnvelope(AddPoolContactsResponse, {
+  @ApiOperation({
+    summary: "Add contacts to the listing's pool",
+    description:
+      '`contacts` (as at creation: matched by phone then email, found ones updated with the fields sent, others ' +
+      'created), `contact_uuids`, or both; a running or paused listing gets one task per new member, in the same ' +
+      'transaction.',
+  })
+  @ApiEnvelope(AddedListingContactsResponse, {
     status: 200,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   addContacts(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
-    @Body() dto: AddPoolContactsDto,
-  ): Promise<AddPoolContactsResponse> {
+    @Body() dto: AddListingContactsDto,
+  ): Promise<AddedListingContactsResponse> {
     return this.service.addContacts(ws, uuid, dto);
   }
 

@@ -9,12 +9,15 @@ import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
 import { CampaignResponse } from './dto/campaign.dto';
 import {
+  AddedListingContactsResponse,
+  AddListingContactsDto,
   CreatedListingResponse,
   CreateListingDto,
+  ListingContactDto,
   ListingListQuery,
   ListingResponse,
 } from './dto/listing.dto';
-import { AddPoolContactsDto, AddPoolContactsResponse, RemovedMemberResponse } from './dto/pool.dto';
+import { RemovedMemberResponse } from './dto/pool.dto';
 import { ListingContactsRepository } from './listing-contacts.repository';
 import { Campaign } from './outbound.entities';
 import { PoolsRepository } from './pools.repository';
@@ -61,8 +64,7 @@ export class ListingsService {
     workspaceId: string,
     dto: CreateListingDto,
   ): Promise<CreatedListingResponse> {
-    const upserted = await this.contacts.upsert(workspaceId, dto.contacts, tx);
-    await this.contactsService.announceCreated(tx, workspaceId, upserted.createdIds);
+    const upserted = await this.upsertContacts(tx, workspaceId, dto.contacts);
     let ruleId: string | null = dto.rule?.uuid ?? null;
     if (dto.rule && !dto.rule.uuid) {
       const rule = this.rules.build(workspaceId, {
@@ -133,12 +135,34 @@ export class ListingsService {
     return view(response, poolId, poolId ? (counts.get(poolId) ?? 0) : 0);
   }
 
+  /**
+   * Adds `contacts` (matched or created as at creation) and `contact_uuids` to the listing's pool, in one transaction
+   * under the pool's lock (so two requests sending one new number make one contact).
+   */
   async addContacts(
     workspaceId: string,
     id: string,
-    dto: AddPoolContactsDto,
-  ): Promise<AddPoolContactsResponse> {
-    return this.poolsService.addContacts(workspaceId, await this.poolOf(workspaceId, id), dto);
+    dto: AddListingContactsDto,
+  ): Promise<AddedListingContactsResponse> {
+    if (!dto.contacts && !dto.contact_uuids)
+      throw AppException.invalid('contacts', 'contacts or contact_uuids is required', 'VALIDATION_ERROR');
+    const poolId = await this.poolOf(workspaceId, id);
+    return this.unitOfWork.run(async (tx) => {
+      if (!(await this.pools.lock(workspaceId, poolId, tx))) throw AppException.notFound('Listing');
+      const upserted = dto.contacts
+        ? await this.upsertContacts(tx, workspaceId, dto.contacts)
+        : { ids: [], created: 0, updated: 0 };
+      const ids = [...upserted.ids, ...(dto.contact_uuids ?? [])];
+      const added = await this.poolsService.addContactsIn(tx, workspaceId, poolId, ids, dto.priority);
+      return { ...added, contacts_created: upserted.created, contacts_updated: upserted.updated };
+    });
+  }
+
+  /** Contacts matched by phone then email (found ones updated) or created, each new one announced. */
+  private async upsertContacts(tx: Transaction, workspaceId: string, contacts: ListingContactDto[]) {
+    const upserted = await this.contacts.upsert(workspaceId, contacts, tx);
+    await this.contactsService.announceCreated(tx, workspaceId, upserted.createdIds);
+    return upserted;
   }
 
   async removeContact(workspaceId: string, id: string, contactId: string): Promise<RemovedMemberResponse> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
-import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { CampaignTasks } from './campaign-tasks';
 import { CampaignsRepository } from './campaigns.repository';
 import {
@@ -113,32 +113,46 @@ export class PoolsService {
     id: string,
     dto: AddPoolContactsDto,
   ): Promise<AddPoolContactsResponse> {
-    const wanted = [...new Set(dto.contact_uuids.map((u) => u.toLowerCase()))];
-    return this.unitOfWork.run(async (tx) => {
-      const pool = await this.pools.lock(workspaceId, id, tx);
-      if (!pool) throw AppException.notFound('Pool');
-      const known = await this.pools.knownContacts(workspaceId, wanted, tx);
-      const present = wanted.filter((c) => known.has(c));
-      const added = await this.pools.addMembers(
-        workspaceId,
-        id,
-        present.map((contactId) => ({ contactId, priority: dto.priority ?? 0 })),
-        tx,
-      );
-      const live = await this.pools.liveCampaigns(workspaceId, id, tx);
-      let tasksCreated = 0;
-      if (added.length)
-        for (const c of live)
-          tasksCreated += await this.campaignTasks.create(tx, c, { poolIds: [id], contactIds: added });
-      return {
-        pool_uuid: id,
-        contacts_added: added.length,
-        contacts_skipped: present.length - added.length,
-        contact_uuids_not_found: wanted.filter((c) => !known.has(c)),
-        tasks_created: tasksCreated,
-        running_campaign_uuids: live.map((c) => c.id),
-      };
-    });
+    return this.unitOfWork.run((tx) =>
+      this.addContactsIn(tx, workspaceId, id, dto.contact_uuids, dto.priority),
+    );
+  }
+
+  /**
+   * Adds the contacts (duplicates dropped, unknown ones reported) to the pool inside `tx`, under the pool's lock;
+   * each running or paused campaign using the pool gets one task per new member.
+   */
+  async addContactsIn(
+    tx: Transaction,
+    workspaceId: string,
+    id: string,
+    contactIds: string[],
+    priority = 0,
+  ): Promise<AddPoolContactsResponse> {
+    const wanted = [...new Set(contactIds.map((u) => u.toLowerCase()))];
+    const pool = await this.pools.lock(workspaceId, id, tx);
+    if (!pool) throw AppException.notFound('Pool');
+    const known = await this.pools.knownContacts(workspaceId, wanted, tx);
+    const present = wanted.filter((c) => known.has(c));
+    const added = await this.pools.addMembers(
+      workspaceId,
+      id,
+      present.map((contactId) => ({ contactId, priority })),
+      tx,
+    );
+    const live = await this.pools.liveCampaigns(workspaceId, id, tx);
+    let tasksCreated = 0;
+    if (added.length)
+      for (const c of live)
+        tasksCreated += await this.campaignTasks.create(tx, c, { poolIds: [id], contactIds: added });
+    return {
+      pool_uuid: id,
+      contacts_added: added.length,
+      contacts_skipped: present.length - added.length,
+      contact_uuids_not_found: wanted.filter((c) => !known.has(c)),
+      tasks_created: tasksCreated,
+      running_campaign_uuids: live.map((c) => c.id),
+    };
   }
 
   async members(workspaceId: string, id: string, q: PoolMemberQuery): Promise<Page<PoolMemberResponse>> {

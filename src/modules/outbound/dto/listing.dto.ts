@@ -1,7 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
   ArrayNotEmpty,
+  IsArray,
   IsBoolean,
   IsDefined,
   IsEmail,
@@ -17,7 +19,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
+import { IsUuidList } from '@/common/validation/uuid-list';
 import { IsE164, IsIanaTimezone, IsUuidValue, ListOf, OptionalNotNull } from '@/common/validation/validators';
+import { AddPoolContactsDto, AddPoolContactsResponse } from './pool.dto';
 import { RuleFieldsDto } from './rule.dto';
 
 export class ListingContactDto {
@@ -124,6 +128,34 @@ export class ListingResponse {
 export class CreatedListingResponse extends ListingResponse {
   @ApiProperty({ example: 3 }) contacts_created!: number;
   @ApiProperty({ example: 1 }) contacts_updated!: number;
+}
+
+/** `contacts` (the source product's body, as at creation), `contact_uuids` (the pool's), or both. */
+export class AddListingContactsDto extends PickType(AddPoolContactsDto, ['priority'] as const) {
+  @ApiPropertyOptional({
+    type: [ListingContactDto],
+    minItems: 1,
+    maxItems: 1000,
+    description: 'matched by phone then email (found ones updated with the fields sent), others created',
+  })
+  @OptionalNotNull()
+  @ListOf(ListingContactDto, 1000)
+  @ArrayNotEmpty()
+  contacts?: ListingContactDto[];
+
+  @ApiPropertyOptional({ type: [String], format: 'uuid', minItems: 1, maxItems: 1000 })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(1000)
+  @IsUuidList()
+  contact_uuids?: string[];
+}
+
+export class AddedListingContactsResponse extends AddPoolContactsResponse {
+  @ApiProperty({ example: 1, description: 'contacts created from `contacts`' }) contacts_created!: number;
+  @ApiProperty({ example: 1, description: 'contacts of `contacts` found and updated' })
+  contacts_updated!: number;
 }
 
 export class ListingListQuery extends PageQuery {
