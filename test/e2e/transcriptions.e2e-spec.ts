@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { DataSource } from 'typeorm';
 import { createAgentId } from '../factories/agent.factory';
 import { createContact } from '../factories/contact.factory';
@@ -183,7 +185,7 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
     ]);
     expect(tr.body.data.evaluations.every((e: { channel: string }) => e.channel === 'phone')).toBe(true);
     const conv = await suite.t.http.get(`/api/v1/conversations/${qa.conversation_uuid}`).expect(200);
-    expect(conv.body.data).toMatchObject({ channel: 'phone', status: 'closed' });
+    expect(conv.body.data).toMatchObject({ channel: 'phone', status: 'closed', source: 'transcription' });
   });
 
   it('sends transcription_completed to workspace webhooks and to webhook_url with its bearer token', async () => {
@@ -227,6 +229,72 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
       .send({ voice_url: 'https://example.com/a.wav', possible_language: 'english' })
       .expect(422);
     expect(lang.body.error.field).toBe('possible_language');
+  });
+
+  it('ignores a file under another field name: voice_file is then missing (422), beside voice_file it is dropped', async () => {
+    const uploads = path.join(suite.app.config.storageDir, 'uploads', 'tmp');
+    const wrong = await suite.t.http
+      .post('/api/v1/transcriptions')
+      .attach('file', pcmWav(1), 'call.wav')
+      .field('reference_id', 'wrong-field')
+      .expect(422);
+    expect(wrong.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'voice_file' });
+    const both = await suite.t.http
+      .post('/api/v1/transcriptions')
+      .attach('notes', Buffer.from('not audio'), 'notes.txt')
+      .attach('voice_file', pcmWav(1), 'call.wav')
+      .field('reference_id', 'extra-file')
+      .expect(201);
+    expect(both.body.data.file).toMatchObject({ name: 'call.wav', bytes: pcmWav(1).length });
+    const twice = await suite.t.http
+      .post('/api/v1/transcriptions')
+      .attach('voice_file', pcmWav(1), 'a.wav')
+      .attach('voice_file', pcmWav(1), 'b.wav')
+      .expect(422);
+    expect(twice.body.error).toMatchObject({ field: 'voice_file' });
+    await finished(suite.t, both.body.data.uuid);
+    expect(fs.readdirSync(uploads)).toEqual([]);
+  });
+
+  it('keeps an Idempotency-Key on a JSON request and on an upload: one transcription, the replay answers the first', async () => {
+    const server = await AudioFiles.start({ '/keyed.wav': pcmWav(1) });
+    try {
+      const key = `json-${Date.now()}`;
+      const body = { voice_url: server.url('/keyed.wav'), reference_id: key };
+      const first = await suite.t.http
+        .post('/api/v1/transcriptions')
+        .set('Idempotency-Key', key)
+        .send(body)
+        .expect(201);
+      const again = await suite.t.http
+        .post('/api/v1/transcriptions')
+        .set('Idempotency-Key', key)
+        .send(body)
+        .expect(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(first.text);
+      const other = await suite.t.http
+        .post('/api/v1/transcriptions')
+        .set('Idempotency-Key', key)
+        .send({ ...body, reference_id: 'another' })
+        .expect(422);
+      expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+      const file = `upload-${Date.now()}`;
+      const sent = () =>
+        upload(suite.t, pcmWav(1), { reference_id: file }).set('Idempotency-Key', file).expect(201);
+      const up = await sent();
+      const upAgain = await sent();
+      expect(upAgain.headers['idempotent-replayed']).toBe('true');
+      expect(upAgain.body.data.uuid).toBe(up.body.data.uuid);
+      for (const ref of [key, file]) {
+        const list = await suite.t.http.get(`/api/v1/transcriptions?reference_id=${ref}`).expect(200);
+        expect(list.body.data.items).toHaveLength(1);
+      }
+      await finished(suite.t, first.body.data.uuid);
+      await finished(suite.t, up.body.data.uuid);
+    } finally {
+      await server.close();
+    }
   });
 
   it('answers 404 to another workspace for read, transcript, retry and delete; delete removes it', async () => {

@@ -13,15 +13,19 @@ import { IdempotencyService, requestHash } from './idempotency.service';
 
 const HEADER = 'idempotency-key';
 const KEPT_HEADERS = ['location'];
-/** Set by the global pass on a multipart request: the route's own instance, after the upload is parsed, does the work. */
-const DEFERRED = Symbol('cap:idempotency-deferred');
+/**
+ * One claim per request. The global instance runs first: on a multipart request it defers (`deferred`) to the route's
+ * own instance, which runs after the upload is parsed; otherwise it claims the key (`claimed`), and the route's
+ * instance, if any, lets the request through.
+ */
+const CLAIM = Symbol('cap:idempotency-claim');
 
 interface DiskFile {
   path: string;
   originalname: string;
   size: number;
 }
-type IdempotentRequest = TenantRequest & { [DEFERRED]?: boolean; file?: DiskFile };
+type IdempotentRequest = TenantRequest & { [CLAIM]?: 'deferred' | 'claimed'; file?: DiskFile };
 
 function fileDigest(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -54,13 +58,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (req.method !== 'POST' || key === undefined || !req.workspace) return next.handle();
     if (typeof key !== 'string' || key.length === 0 || key.length > 255)
       throw AppException.invalid('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
+    if (req[CLAIM] === 'claimed') return next.handle();
     const multipart =
       this.reflector.get<boolean>(ACCEPTS_MULTIPART, context.getHandler()) === true &&
       /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
-    if (multipart && !req[DEFERRED]) {
-      req[DEFERRED] = true;
+    if (multipart && req[CLAIM] !== 'deferred') {
+      req[CLAIM] = 'deferred';
       return next.handle();
     }
+    req[CLAIM] = 'claimed';
     const workspaceId = req.workspace.id;
     const res = context.switchToHttp().getResponse<Response>();
     const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;

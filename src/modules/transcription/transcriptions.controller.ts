@@ -9,7 +9,6 @@ import {
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
@@ -21,6 +20,7 @@ import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interc
 import { CreateTranscriptionDto, CreateTranscriptionSchema, ListTranscriptionsQuery } from './dto/requests';
 import { TranscriptionResponse, TranscriptResponse } from './dto/responses';
 import { TranscriptionsService, UploadedAudio } from './transcriptions.service';
+import { VoiceFileInterceptor } from './voice-file.interceptor';
 
 @ApiTags('Transcriptions')
 @ApiExtraModels(CreateTranscriptionDto, CreateTranscriptionSchema)
@@ -30,7 +30,7 @@ export class TranscriptionsController {
 
   @Post()
   @AcceptsMultipart()
-  @UseInterceptors(FileInterceptor('voice_file'), IdempotencyInterceptor)
+  @UseInterceptors(VoiceFileInterceptor, IdempotencyInterceptor)
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody({
     schema: {
