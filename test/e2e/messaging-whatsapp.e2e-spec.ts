@@ -1057,5 +1057,78 @@ describe('messaging: WhatsApp Cloud API, templates, the 24-hour window, Messenge
       to: customer,
     });
     await statusOf(sim.body.data.reply.uuid, 'read');
+    // The conversation is answered as GET answers it: a WhatsApp one with its window.
+    const conversation = sim.body.data.conversation;
+    const read = await t.http.get(`/api/v1/conversations/${conversation.uuid}`).expect(200);
+    expect(conversation.messaging_window_expires_at).toEqual(expect.any(String));
+    expect(conversation).toEqual({ ...read.body.data, updated_at: conversation.updated_at });
+  });
+
+  it("a conversation's message list answers each message as GET /messages/{uuid} does, template included", async () => {
+    const number = newNumber();
+    const created = await t.http
+      .post('/api/v1/phone-numbers')
+      .send({
+        number,
+        provider: 'sandbox',
+        whatsapp: { phone_number_id: `SBX${uniq()}`, waba_id: `SBXWABA${uniq()}` },
+      })
+      .expect(201);
+    const agent = (await createAgent(t)).agent_uuid as string;
+    await t.http
+      .post(`/api/v1/agents/${agent}/phone-numbers`)
+      .send({ phone_number_uuid: created.body.data.uuid, channels: ['whatsapp'] })
+      .expect(201);
+    const template = await t.http
+      .post('/api/v1/whatsapp/templates')
+      .send({
+        name: `list_view_${uniq()}`,
+        language: 'en_US',
+        category: 'UTILITY',
+        components: [{ type: 'BODY', text: 'Hello {{1}}' }],
+        phone_number_uuid: created.body.data.uuid,
+      })
+      .expect(201);
+    await waitFor(async () => {
+      const r = await t.http.get(`/api/v1/whatsapp/templates/${template.body.data.uuid}`).expect(200);
+      return r.body.data.status === 'APPROVED' ? true : undefined;
+    });
+    const customer = sandboxDestination('2231');
+    const sent = await t.http
+      .post('/api/v1/whatsapp/template')
+      .send({
+        agent_uuid: agent,
+        template_uuid: template.body.data.uuid,
+        to: customer,
+        parameters: { '1': 'Ada' },
+      })
+      .expect(201);
+    await statusOf(sent.body.data.uuid, 'read');
+    const sim = await t.http
+      .post('/api/v1/whatsapp/simulate-inbound')
+      .send({ to: number, from: customer, text: 'Thanks' })
+      .expect(201);
+    await statusOf(sim.body.data.reply.uuid, 'read');
+    const conversation = sim.body.data.conversation.uuid as string;
+    expect(sent.body.data.conversation_uuid).toBe(conversation);
+    const items = (await t.http.get(`/api/v1/conversations/${conversation}/messages`).expect(200)).body.data
+      .items as { uuid: string }[];
+    expect(items.map((m) => m.uuid)).toEqual([
+      sent.body.data.uuid,
+      sim.body.data.message.uuid,
+      sim.body.data.reply.uuid,
+    ]);
+    for (const item of items)
+      expect(item).toEqual((await t.http.get(`/api/v1/messages/${item.uuid}`).expect(200)).body.data);
+    expect(items[0]).toMatchObject({
+      from: number,
+      to: customer,
+      provider: 'sandbox',
+      delivery_status: 'read',
+      error: null,
+      status_updated_at: expect.any(String),
+      template: { uuid: template.body.data.uuid, language: 'en_US', parameters: { '1': 'Ada' } },
+    });
+    expect(items[1]).toMatchObject({ direction: 'inbound', delivery_status: 'received', from: customer });
   });
 });

@@ -3,12 +3,49 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { Conversation } from './conversation.entity';
+import type { MessageViewRow } from './dto/message-view.response';
 
-/** What a conversation's answer adds from its channel: WhatsApp's window and who handles it (a person or the AI). */
+/**
+ * What a conversation's answer adds from its channel: WhatsApp's window and who handles it (a person or the AI); and
+ * its messages with their provider side.
+ */
 @Injectable()
 export class ConversationViewsRepository extends WorkspaceScopedRepository<Conversation> {
   constructor(@InjectRepository(Conversation) repo: Repository<Conversation>) {
     super(repo);
+  }
+
+  /**
+   * Messages (`m`) with their provider side (`p`, absent for a message that never went through a provider) as
+   * `MessageViewRow`s, without a WHERE: every reader of a message's answer (one or a page) completes this statement.
+   */
+  static readonly MESSAGE_VIEW_SQL = `
+    SELECT m.id AS uuid, m.conversation_id AS conversation_uuid, m.session_id AS session_uuid,
+           m.agent_id AS agent_uuid, m.contact_id AS contact_uuid, m.channel, m.direction, m.sender,
+           m.message_type, m.content, m.interrupted, m.created_at, p.from_address AS "from", p.to_address AS "to",
+           p.provider, p.provider_message_id, p.delivery_status, p.error, p.status_updated_at, p.template,
+           p.metadata, p.is_simulation, p.phone_number_id AS phone_number_uuid
+      FROM messages m LEFT JOIN provider_messages p ON p.id = m.id AND p.workspace_id = m.workspace_id`;
+
+  /** A page of a conversation's messages, oldest first, each with its provider side, and how many it has. */
+  async messages(
+    workspaceId: string,
+    conversationId: string,
+    page: { skip: number; take: number },
+  ): Promise<[MessageViewRow[], number]> {
+    const [rows, [{ total }]] = await Promise.all([
+      this.sql<MessageViewRow[]>(
+        `${ConversationViewsRepository.MESSAGE_VIEW_SQL}
+          WHERE m.workspace_id = $1 AND m.conversation_id = $2
+          ORDER BY m.created_at, m.id LIMIT $3 OFFSET $4`,
+        [workspaceId, conversationId, page.take, page.skip],
+      ),
+      this.sql<{ total: number }[]>(
+        `SELECT count(*)::int AS total FROM messages WHERE workspace_id = $1 AND conversation_id = $2`,
+        [workspaceId, conversationId],
+      ),
+    ]);
+    return [rows, total];
   }
 
   /**

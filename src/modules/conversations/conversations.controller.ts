@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
+import { ResponseMessage } from '@/common/http/envelope';
 import { Page, PageQuery } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
 import { ConversationsService } from './conversations.service';
@@ -12,7 +13,8 @@ import {
   OpenConversationDto,
   PostMessageDto,
 } from './dto/requests';
-import { ConversationResponse, MessageResponse, SessionResponse, TurnResponse } from './dto/responses';
+import { ProviderMessageResponse } from './dto/message-view.response';
+import { ConversationResponse, SessionResponse, TurnResponse } from './dto/responses';
 import { SessionsService } from './sessions.service';
 
 @ApiTags('Conversations')
@@ -58,13 +60,16 @@ export class ConversationsController {
   }
 
   @Get(':uuid/messages')
-  @ApiOperation({ summary: "A conversation's messages, oldest first" })
-  @ApiEnvelope(MessageResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
+  @ApiOperation({
+    summary: "A conversation's messages, oldest first",
+    description: 'Each item is the message as GET /messages/{uuid} answers it, with its provider side.',
+  })
+  @ApiEnvelope(ProviderMessageResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   messages(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Query() q: PageQuery,
-  ): Promise<Page<MessageResponse>> {
+  ): Promise<Page<ProviderMessageResponse>> {
     return this.conversations.listMessages(ws, uuid, q);
   }
 
@@ -100,6 +105,7 @@ export class ConversationsController {
 
   @Post(':uuid/close')
   @ApiOperation({ summary: 'Close a conversation; its active session ends and is evaluated' })
+  @ResponseMessage('OK')
   @ApiEnvelope(ConversationResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
   async close(
     @WorkspaceId() ws: string,

@@ -13,6 +13,7 @@ import { ConversationViewsRepository } from './conversation-views.repository';
 import { ConversationsRepository, MessagesRepository } from './conversations.repository';
 import { ListConversationsQuery } from './dto/requests';
 import { WHATSAPP_WINDOW_MS } from './channels';
+import { ProviderMessageResponse } from './dto/message-view.response';
 import { ConversationResponse, MessageResponse } from './dto/responses';
 import { SessionsService } from './sessions.service';
 import type { SessionEndReason } from './session.entity';
@@ -169,17 +170,12 @@ export class ConversationsService {
     });
   }
 
-  async listMessages(workspaceId: string, id: string, q: PageQuery): Promise<Page<MessageResponse>> {
+  /** A conversation's messages as `GET /messages/{uuid}` answers each (one read for the page, whatever its size). */
+  async listMessages(workspaceId: string, id: string, q: PageQuery): Promise<Page<ProviderMessageResponse>> {
     await this.get(workspaceId, id);
-    const { skip, take } = skipTake(q);
-    const [rows, total] = await this.messages.findAndCount(workspaceId, {
-      where: { conversationId: id },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip,
-      take,
-    });
+    const [rows, total] = await this.channelViews.messages(workspaceId, id, skipTake(q));
     return pageOf(
-      rows.map((m) => MessageResponse.of(m)),
+      rows.map((m) => ProviderMessageResponse.of(m)),
       total,
       q,
     );

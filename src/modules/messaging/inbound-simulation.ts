@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AppException } from '@/common/errors/app.exception';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
-import { ConversationResponse } from '@/modules/conversations/dto/responses';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { SimulatedInboundResponse } from './dto/message.response';
 import { InboundMessagesService } from './inbound-messages.service';
@@ -49,8 +48,8 @@ export class InboundSimulation {
     const [message, reply, conversation] = await Promise.all([
       this.status.view(workspaceId, outcome.messageId),
       outcome.replyId ? this.status.view(workspaceId, outcome.replyId) : Promise.resolve(null),
-      this.conversations.get(workspaceId, outcome.conversationId),
+      this.conversations.view(workspaceId, outcome.conversationId),
     ]);
-    return { message, reply, conversation: ConversationResponse.of(conversation) };
+    return { message, reply, conversation };
   }
 }

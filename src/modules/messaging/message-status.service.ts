@@ -3,7 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { DeliveryStatus, ProviderFailure } from '@/providers/messaging/messaging.port';
-import { ProviderMessageResponse } from './dto/message.response';
+import { ProviderMessageResponse } from '@/modules/conversations/dto/message-view.response';
 import { ProviderMessagesRepository } from './messaging.repositories';
 
 const RANK: Record<DeliveryStatus, number> = {

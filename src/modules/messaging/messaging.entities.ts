@@ -1,14 +1,10 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import type { Channel } from '@/modules/conversations/channels';
+import type { MessageTemplateRef } from '@/modules/conversations/dto/message-view.response';
 import type { DeliveryStatus, ProviderFailure } from '@/providers/messaging/messaging.port';
 
-export interface TemplateRef {
-  uuid: string;
-  name: string;
-  language: string;
-  parameters: Record<string, string>;
-}
+export type TemplateRef = MessageTemplateRef;
 
 /** The provider side of a message (its id is the message's): addresses, provider id, delivery status. */
 @Entity('provider_messages')

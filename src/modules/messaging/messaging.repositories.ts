@@ -7,33 +7,9 @@ import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { phoneBlacklistedSql } from '@/modules/blacklist/blacklist.repository';
 import type { Channel } from '@/modules/conversations/channels';
+import { ConversationViewsRepository } from '@/modules/conversations/conversation-views.repository';
+import type { MessageViewRow } from '@/modules/conversations/dto/message-view.response';
 import { MessagingThread, ProviderMessage } from './messaging.entities';
-
-/** A message with its provider side, in the API's shape (the messages table is read, never written, here). */
-export interface MessageRow {
-  uuid: string;
-  conversation_uuid: string;
-  session_uuid: string | null;
-  agent_uuid: string | null;
-  contact_uuid: string | null;
-  channel: string;
-  direction: string;
-  sender: string;
-  message_type: string;
-  content: string;
-  created_at: Date;
-  from: string | null;
-  to: string | null;
-  provider: string | null;
-  provider_message_id: string | null;
-  delivery_status: string | null;
-  error: { code: string; message: string } | null;
-  status_updated_at: Date | null;
-  template: ProviderMessage['template'];
-  metadata: Record<string, unknown> | null;
-  is_simulation: boolean | null;
-  phone_number_uuid: string | null;
-}
 
 /** The columns `insertNew` writes, in the order of its values (the timestamps are the database's). */
 const INSERT_COLUMNS = [
@@ -55,14 +31,7 @@ const INSERT_COLUMNS = [
   'is_simulation',
 ] as const;
 
-const VIEW_SQL = `
-  SELECT m.id AS uuid, m.conversation_id AS conversation_uuid, m.session_id AS session_uuid,
-         m.agent_id AS agent_uuid, m.contact_id AS contact_uuid, m.channel, m.direction, m.sender,
-         m.message_type, m.content, m.created_at, p.from_address AS "from", p.to_address AS "to", p.provider,
-         p.provider_message_id, p.delivery_status, p.error, p.status_updated_at, p.template, p.metadata,
-         p.is_simulation, p.phone_number_id AS phone_number_uuid
-    FROM messages m LEFT JOIN provider_messages p ON p.id = m.id AND p.workspace_id = m.workspace_id
-   WHERE m.workspace_id = $1 AND m.id = $2`;
+const VIEW_SQL = `${ConversationViewsRepository.MESSAGE_VIEW_SQL} WHERE m.workspace_id = $1 AND m.id = $2`;
 
 @Injectable()
 export class ProviderMessagesRepository extends WorkspaceScopedRepository<ProviderMessage> {
@@ -70,8 +39,8 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
     super(repo);
   }
 
-  async view(workspaceId: string, id: string, manager?: EntityManager): Promise<MessageRow | null> {
-    const rows = await this.sql<MessageRow[]>(VIEW_SQL, [workspaceId, id], manager);
+  async view(workspaceId: string, id: string, manager?: EntityManager): Promise<MessageViewRow | null> {
+    const rows = await this.sql<MessageViewRow[]>(VIEW_SQL, [workspaceId, id], manager);
     return rows[0] ?? null;
   }
 

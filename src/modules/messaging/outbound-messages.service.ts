@@ -12,7 +12,7 @@ import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { MessagingRegistry } from '@/providers/messaging/messaging.registry';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { SendSmsDto, SendWhatsappTextDto } from './dto/requests';
-import type { ProviderMessageResponse } from './dto/message.response';
+import type { ProviderMessageResponse } from '@/modules/conversations/dto/message-view.response';
 import { MessageSender, OutboundRecord } from './message-sender';
 import { MessageStatusService } from './message-status.service';
 import { MessagingLines } from './messaging-lines';

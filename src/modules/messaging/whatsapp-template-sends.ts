@@ -4,7 +4,7 @@ import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
 import { isE164 } from '@/common/validation/validators';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import type { SendTemplateDto, TemplateSettingDto } from './dto/whatsapp.dto';
-import type { ProviderMessageResponse } from './dto/message.response';
+import type { ProviderMessageResponse } from '@/modules/conversations/dto/message-view.response';
 import { TemplateSettingResponse } from './dto/whatsapp.response';
 import type { WhatsappTemplate, WhatsappTemplateSetting } from './messaging.entities';
 import { OutboundMessagesService, OutboundRequest } from './outbound-messages.service';

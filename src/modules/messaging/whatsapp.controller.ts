@@ -6,7 +6,8 @@ import { Envelope } from '@/common/http/envelope';
 import { Page, PageQuery } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
 import { SendWhatsappTextDto, SimulateWhatsappDto } from './dto/requests';
-import { ProviderMessageResponse, SimulatedInboundResponse } from './dto/message.response';
+import { ProviderMessageResponse } from '@/modules/conversations/dto/message-view.response';
+import { SimulatedInboundResponse } from './dto/message.response';
 import {
   CreateTemplateDto,
   ListTemplatesQuery,
