@@ -457,7 +457,9 @@ describe('conversations, sessions and automatic evaluation', () => {
       .send({ content: '   ' })
       .expect(422);
     expect(empty.body.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'content' });
-    await t.http.post(`/api/v1/conversations/${conversationId}/close`).expect(200);
+    const closed = await t.http.post(`/api/v1/conversations/${conversationId}/close`).expect(200);
+    // Closing creates nothing: the answer says OK, not Created.
+    expect(closed.body).toMatchObject({ success: true, message: 'OK', data: { status: 'closed' } });
     const twice = await t.http.post(`/api/v1/conversations/${conversationId}/close`).expect(409);
     expect(twice.body.error.code).toBe('CONFLICT');
     await t.http.get('/api/v1/conversations/not-a-uuid').expect(422);
