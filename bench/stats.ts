@@ -13,3 +13,14 @@ export function runBench(main: () => Promise<void>): void {
     },
   );
 }
+
+/** Rows as a Markdown table with aligned columns (the first row is the header), ready to paste into the docs. */
+export function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  const line = (r: string[]) => `| ${widths.map((w, c) => (r[c] ?? '').padEnd(w)).join(' | ')} |`;
+  return [
+    line(rows[0]),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...rows.slice(1).map(line),
+  ].join('\n');
+}

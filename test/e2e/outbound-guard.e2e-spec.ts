@@ -26,6 +26,13 @@ const PRIVATE = [
   'https://[fe80::1]/v1',
   'https://224.0.0.1/v1',
   'https://[64:ff9b::7f00:1]/v1',
+  // A trailing dot (the DNS root), in any case or spelling, names the same host.
+  'https://LOCALHOST./v1',
+  'https://localhost../v1',
+  'https://Api.LocalHost./v1',
+  'https://localhost%2E/v1',
+  'https://127.0.0.1./v1',
+  'https://10.0.0.1../v1',
 ];
 const NOT_WEB = [
   'http://llm.example.com/v1',

@@ -69,6 +69,14 @@ describe('assertAllowedUrl', () => {
     'http://169.254.169.254/latest/meta-data',
     'http://localhost:3000/',
     'http://api.localhost/',
+    'http://LOCALHOST./',
+    'http://localhost..:3000/',
+    'http://Api.LocalHost./',
+    'http://localhost%2E/',
+    'http://localhost\u3002/',
+    'http://10.0.0.1../',
+    'http://[::1]./',
+    'http://./',
   ])('refuses %s', (url) => {
     expect(() => assertAllowedUrl(url, closed)).toThrow(BlockedAddressError);
   });
@@ -81,6 +89,7 @@ describe('assertAllowedUrl', () => {
 
   it('lets public names and private ones (when allowed) through', () => {
     expect(assertAllowedUrl('https://example.com/a', closed).hostname).toBe('example.com');
+    expect(assertAllowedUrl('https://Example.COM./a', closed).hostname).toBe('example.com.');
     expect(assertAllowedUrl('http://127.0.0.1:8080/', open).port).toBe('8080');
   });
 });

@@ -55,7 +55,13 @@ export function assertAllowedUrl(raw: string | URL, policy: GuardPolicy): URL {
   if (url.username || url.password)
     throw new BlockedAddressError('URLs with credentials are not allowed', 'invalid URL');
   if (policy.allowPrivate) return url;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // The parser lowercases the name and decodes its escapes; a trailing dot (the DNS root, `localhost.`) names the
+  // same host as without it, so every check reads the name without them.
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
+  if (!host) throw new BlockedAddressError(`host ${url.hostname} is not a name`, 'invalid URL');
   // The WHATWG parser already turns decimal, hex and octal IPv4 forms into dotted quads; anything still
   // looking like a loose IPv4 literal is refused rather than handed to a resolver that may read it otherwise.
   if (!ipaddr.isValid(host) && IPV4_LOOSE.test(host))
