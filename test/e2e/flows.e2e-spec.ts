@@ -206,7 +206,14 @@ describe('automation flows: steps, deploy and versions, triggers, actions, execu
     flow = (await t.http.post(`/api/v1/flow/${f.uuid}/deploy`).expect(200)).body.data;
     expect(flow.live_version).toBe(2);
     const versions = (await t.http.get(`/api/v1/flow/${f.uuid}/versions`).expect(200)).body.data;
-    expect(versions.map((v: { version_number: number }) => v.version_number)).toEqual([2, 1]);
+    expect(versions.items.map((v: { version_number: number }) => v.version_number)).toEqual([2, 1]);
+    expect(versions.pagination).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1 });
+    const second = (await t.http.get(`/api/v1/flow/${f.uuid}/versions?per_page=1&page=2`).expect(200)).body
+      .data;
+    expect(second.items.map((v: { version_number: number }) => v.version_number)).toEqual([1]);
+    expect(second.pagination).toEqual({ page: 2, per_page: 1, total: 2, total_pages: 2 });
+    const badPage = await t.http.get(`/api/v1/flow/${f.uuid}/versions?page=0`).expect(422);
+    expect(badPage.body.error).toMatchObject({ code: 'INVALID_FORMAT', field: 'page' });
     await createContact(t, { name: 'Linus' });
     await waitFor(async () => (hooks.at('/welcome-v2').length ? true : undefined), 15_000, 'v2 webhook');
     // disable: triggers stop; enable; undeploy; restore.
@@ -393,6 +400,19 @@ describe('automation flows: steps, deploy and versions, triggers, actions, execu
       .expect(200);
     expect(res.body.data.samples.length).toBeGreaterThan(0);
     expect(res.body.data.samples[0].contact.uuid).toBeDefined();
+    // No matching event: 404, and still samples (empty) where a match would have put them.
+    const none = await addStep((await newFlow('no events')).uuid, {
+      kind: 'trigger',
+      trigger_key: 'appointment_created',
+      config: { schedule_uuid: MISSING },
+    });
+    const empty = await t.http.post(`/api/v1/flow/${none.uuid}/steps/${none.steps[0].uuid}/test`).send({});
+    expect(empty.status).toBe(404);
+    expect(empty.body).toMatchObject({
+      success: false,
+      error: { code: 'RESOURCE_NOT_FOUND' },
+      data: { samples: [] },
+    });
     const g = await newFlow();
     await other.http
       .post(`/api/v1/flow/${g.uuid}/steps`)

@@ -12,6 +12,8 @@ export interface AppExceptionOptions {
   retryAfter?: number;
   /** Several validation failures; message and details join them with ' | '. */
   fieldErrors?: FieldError[];
+  /** What the general error body carries as `data` beside the error (the route's documented empty answer). */
+  data?: unknown;
 }
 
 /** The one exception services throw: a code from the contract, a human message, and optional field data. */

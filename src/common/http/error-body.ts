@@ -4,6 +4,7 @@ export interface GeneralErrorBody {
   success: false;
   message: string;
   error: { code: string; details: string; field?: string; retryAfter?: number };
+  data?: unknown;
 }
 
 export interface ShortErrorBody {
@@ -16,7 +17,9 @@ export function generalBody(e: AppException): GeneralErrorBody {
   const error: GeneralErrorBody['error'] = { code: e.code, details: e.options.details ?? e.message };
   if (e.options.field !== undefined) error.field = e.options.field;
   if (e.options.retryAfter !== undefined) error.retryAfter = e.options.retryAfter;
-  return { success: false, message: e.message, error };
+  const body: GeneralErrorBody = { success: false, message: e.message, error };
+  if (e.options.data !== undefined) body.data = e.options.data;
+  return body;
 }
 
 export function shortBody(e: AppException): ShortErrorBody {

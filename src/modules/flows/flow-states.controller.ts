@@ -2,7 +2,7 @@ import { Controller, Get, Param, ParseIntPipe, Post, Query } from '@nestjs/commo
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
-import { Page } from '@/common/http/pagination';
+import { Page, PageQuery } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
 import { AppException } from '@/common/errors/app.exception';
 import { ListExecutionsQuery } from './dto/flow.dto';
@@ -55,12 +55,13 @@ export class FlowStatesController {
 
   @Get('versions')
   @ApiOperation({ summary: 'Deployed versions, newest first' })
-  @ApiEnvelope(FlowVersionResponse, { isArray: true, errors: ['INVALID_UUID'] })
+  @ApiEnvelope(FlowVersionResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   versions(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
-  ): Promise<FlowVersionResponse[]> {
-    return this.states.listVersions(ws, uuid);
+    @Query() q: PageQuery,
+  ): Promise<Page<FlowVersionResponse>> {
+    return this.states.listVersions(ws, uuid, q);
   }
 
   @Get('versions/:n')

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppException, FieldError } from '@/common/errors/app.exception';
+import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { FlowResponse, FlowVersionResponse } from './dto/flow.response';
@@ -90,13 +91,14 @@ export class FlowStatesService {
     });
   }
 
-  async listVersions(workspaceId: string, id: string): Promise<FlowVersionResponse[]> {
+  async listVersions(workspaceId: string, id: string, q: PageQuery): Promise<Page<FlowVersionResponse>> {
     await this.flowsService.get(workspaceId, id);
-    const rows = await this.versions.find(workspaceId, {
+    const [rows, total] = await this.versions.findAndCount(workspaceId, {
       where: { flowId: id },
       order: { versionNumber: 'DESC' },
+      ...skipTake(q),
     });
-    return rows.map(versionView);
+    return pageOf(rows.map(versionView), total, q);
   }
 
   async version(workspaceId: string, id: string, n: number): Promise<FlowVersionResponse> {

@@ -52,7 +52,8 @@ export class FlowStepTests {
           (await this.conversations.get(workspaceId, id).catch(() => null))?.channel ?? null;
         if (await matches(key, step.config, e, channelOf)) samples.push(e.data);
       }
-      if (!samples.length) throw AppException.notFound('Matching event');
+      if (!samples.length)
+        throw new AppException('RESOURCE_NOT_FOUND', 'Matching event not found', { data: { samples } });
       return { samples };
     }
     const outputs = new Map<number, unknown>();

@@ -128,7 +128,8 @@ export class FlowsController {
   @ApiOperation({
     summary: 'Test a step',
     description:
-      'Trigger: up to 5 recent matching events as samples (or the data sent; 404 when none). Action: a dry run ' +
+      'Trigger: up to 5 recent matching events as samples (or the data sent; none: 404 with `data: {samples: []}` ' +
+      'beside the error). Action: a dry run ' +
       'answering the rendered input (outputs of earlier steps and config overrides in input), or a real run with live.',
   })
   @ApiEnvelope(StepTestResponse, { status: 200, errors: [...BODY_ERRORS, 'CONFLICT'] })
