@@ -33,6 +33,7 @@ import { OutboundLiveTaskPerContact1764110000000 } from './migrations/1764110000
 import { OutboundReadIndexes1764130000000 } from './migrations/1764130000000-OutboundReadIndexes';
 import { MessengerPageOwners1764140000000 } from './migrations/1764140000000-MessengerPageOwners';
 import { WhatsappBusinessAccountOwners1764140000001 } from './migrations/1764140000001-WhatsappBusinessAccountOwners';
+import { ConversationSource1764145000000 } from './migrations/1764145000000-ConversationSource';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -74,4 +75,5 @@ export const MIGRATIONS = [
   OutboundReadIndexes1764130000000,
   MessengerPageOwners1764140000000,
   WhatsappBusinessAccountOwners1764140000001,
+  ConversationSource1764145000000,
 ];

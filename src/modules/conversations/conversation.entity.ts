@@ -3,6 +3,9 @@ import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entit
 import type { Channel } from './channels';
 
 export type ConversationStatus = 'active' | 'closed';
+/** `live`: held with the agent as it happened; `transcription`: a recorded call turned into a conversation. */
+export const CONVERSATION_SOURCES = ['live', 'transcription'] as const;
+export type ConversationSource = (typeof CONVERSATION_SOURCES)[number];
 
 /** One thread between a customer and an agent on one channel. */
 @Entity('conversations')
@@ -11,6 +14,7 @@ export class Conversation extends WorkspaceOwnedEntity {
   @Column('uuid', { nullable: true }) contactId!: string | null;
   @Column('varchar', { length: 20 }) channel!: Channel;
   @Column('varchar', { length: 10, default: 'active' }) status!: ConversationStatus;
+  @Column('varchar', { length: 20, default: 'live' }) source!: ConversationSource;
   /** The customer's address on the channel (E.164 for phone, SMS and WhatsApp). */
   @Column('varchar', { length: 64, nullable: true }) phone!: string | null;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) lastMessageAt!: Date | null;

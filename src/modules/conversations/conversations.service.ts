@@ -7,7 +7,7 @@ import type { NewRows } from '@/common/persistence/workspace-scoped.repository';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { AgentContextReader, agentInBody, ContactDirectory } from './agent-context';
 import { Channel, isVoiceChannel } from './channels';
-import { Conversation } from './conversation.entity';
+import { Conversation, ConversationSource } from './conversation.entity';
 import type { Message } from './message.entity';
 import { ConversationViewsRepository } from './conversation-views.repository';
 import { ConversationsRepository, MessagesRepository } from './conversations.repository';
@@ -25,6 +25,8 @@ export interface OpenConversation {
   channel: Channel;
   contactId?: string;
   phone?: string;
+  /** Default `live`. */
+  source?: ConversationSource;
 }
 
 /** Conversations: open, read, close. Every state change writes its domain event in the same transaction. */
@@ -109,6 +111,7 @@ export class ConversationsService {
       contactId: input.contactId ?? null,
       channel: input.channel,
       status: 'active',
+      source: input.source ?? 'live',
       phone: input.phone ?? null,
       lastMessageAt: null,
       closedAt: null,

@@ -37,6 +37,7 @@ export class TranscriptConversationsService {
       const conv = await this.conversations.insert(m, workspaceId, {
         agentId: input.agentId,
         channel: 'phone',
+        source: 'transcription',
         contactId: input.contactId ?? undefined,
         phone: input.phone ?? undefined,
       });

@@ -7,7 +7,7 @@ import { Session } from './session.entity';
  * rows, and mapping them here costs a fraction of building and hydrating the same statements through the ORM.
  */
 export const CONVERSATION_COLUMNS = `id, created_at, updated_at, workspace_id, agent_id, contact_id, channel, status,
-  phone, last_message_at, closed_at`;
+  source, phone, last_message_at, closed_at`;
 
 export const SESSION_COLUMNS = `id, created_at, updated_at, workspace_id, conversation_id, agent_id, contact_id,
   channel, status, started_at, last_activity_at, ended_at, end_reason, evaluated_at, summary, message_count,
@@ -25,6 +25,7 @@ export function conversationOf(r: Row): Conversation {
     contactId: r.contact_id,
     channel: r.channel,
     status: r.status,
+    source: r.source,
     phone: r.phone,
     lastMessageAt: r.last_message_at,
     closedAt: r.closed_at,

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CHANNELS } from '../channels';
-import type { Conversation } from '../conversation.entity';
+import { CONVERSATION_SOURCES, type Conversation } from '../conversation.entity';
 import type { Message } from '../message.entity';
 import type { Session } from '../session.entity';
 
@@ -15,6 +15,12 @@ export class ConversationResponse {
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) contact_uuid!: string | null;
   @ApiProperty({ enum: CHANNELS, example: 'chat' }) channel!: string;
   @ApiProperty({ enum: ['active', 'closed'], example: 'active' }) status!: string;
+  @ApiProperty({
+    enum: CONVERSATION_SOURCES,
+    example: 'live',
+    description: '`transcription`: made from a recorded call by `POST /transcriptions` with `qa_agent_uuid`',
+  })
+  source!: string;
   @ApiProperty({ type: String, example: '+14155552671', nullable: true }) phone!: string | null;
   @ApiProperty({ type: String, example: TS, nullable: true }) last_message_at!: string | null;
   @ApiProperty({ example: null, nullable: true, type: String }) closed_at!: string | null;
@@ -46,6 +52,7 @@ export class ConversationResponse {
       contact_uuid: c.contactId,
       channel: c.channel,
       status: c.status,
+      source: c.source,
       phone: c.phone,
       last_message_at: iso(c.lastMessageAt),
       closed_at: iso(c.closedAt),
