@@ -6,6 +6,24 @@ import { useTestApp } from '../setup/suite';
 describe('Hostile input across routes', () => {
   const suite = useTestApp({ tenants: ['tenant'] });
 
+  describe('error wording', () => {
+    it('says a missing field is required and a number of the right shape is not one of its country', async () => {
+      const missing = await suite.tenant.http.post('/api/v1/agents').send({}).expect(422);
+      expect(missing.body).toMatchObject({
+        message: 'name is required',
+        error: { code: 'VALIDATION_ERROR', field: 'name' },
+      });
+      const phone = await suite.tenant.http
+        .post('/api/v1/contacts')
+        .send({ name: 'Ada', phone_number: '+11234567890' })
+        .expect(422);
+      expect(phone.body).toMatchObject({
+        message: 'phone_number: +11234567890 is not a valid US number',
+        error: { code: 'INVALID_FORMAT', field: 'phone_number' },
+      });
+    });
+  });
+
   describe('the NUL character', () => {
     it('in a body string is 422 INVALID_FORMAT naming the field, and nothing is stored', async () => {
       const res = await suite.tenant.http.post('/api/v1/agents').send({ name: 'Bad\u0000name' });

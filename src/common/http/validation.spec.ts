@@ -28,6 +28,22 @@ describe('validation pipe', () => {
     expect(e.code).toBe('VALIDATION_ERROR');
     expect(e.options.field).toBe('name');
     expect(e.status).toBe(422);
+    expect(e.options.fieldErrors?.[0].message).toBe('name is required');
+  });
+
+  it('says a missing nested field is required, by its path', async () => {
+    class Item {
+      @IsDefined() label!: string;
+    }
+    class Wrapper {
+      @ValidateNested({ each: true }) @Type(() => Item) items!: Item[];
+    }
+    const e = await createValidationPipe()
+      .transform({ items: [{ label: 'a' }, {}] }, { type: 'body', metatype: Wrapper })
+      .catch((err: AppException) => err);
+    expect((e as AppException).options.fieldErrors).toEqual([
+      { code: 'VALIDATION_ERROR', field: 'items.1.label', message: 'items.1.label is required' },
+    ]);
   });
 
   it('names nested fields with dotted paths and maps codes per constraint', async () => {

@@ -21,6 +21,9 @@ const TYPE_RULES = [
   'isISO8601',
 ];
 
+/** class-validator's default message of `IsDefined`, said as `<field> is required`. */
+const NOT_DEFINED = ' should not be null or undefined';
+
 function codeFor(constraints: Record<string, string>): [ErrorCode, string] {
   const names = Object.keys(constraints);
   const missing = names.find((n) => MISSING.has(n));
@@ -38,6 +41,7 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
     if (error.constraints && Object.keys(error.constraints).length) {
       const [code, name] = codeFor(error.constraints);
       let message = error.constraints[name];
+      if (message.endsWith(NOT_DEFINED)) message = `${message.slice(0, -NOT_DEFINED.length)} is required`;
       let field = path;
       // A rule on a list's items may name the item (`contacts.1 must be an object`): that item is the field.
       const item = message.startsWith(`${error.property}.`) ? /^\S+?\.(\d+) /.exec(message) : null;

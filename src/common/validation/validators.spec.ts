@@ -9,6 +9,7 @@ import {
   isHttpsUrl,
   isIanaTimezone,
   isUuid,
+  phoneNumberProblem,
 } from './validators';
 
 describe('reusable validators', () => {
@@ -21,6 +22,30 @@ describe('reusable validators', () => {
     expect(isE164('+1234')).toBe(false);
     expect(isE164('+10000000000')).toBe(false);
     expect(isE164(14155552671)).toBe(false);
+  });
+
+  it('says why a number is refused: its shape, or the country whose plan has no such number', () => {
+    expect(phoneNumberProblem('+14155552671')).toBeNull();
+    expect(phoneNumberProblem('+1 415 555 2671')).toBe(
+      'must be a phone number in E.164 format (+ and 8 to 15 digits)',
+    );
+    expect(phoneNumberProblem('+11234567890')).toBe('+11234567890 is not a valid US number');
+    expect(phoneNumberProblem('+33012345678')).toBe('+33012345678 is not a valid FR number');
+    expect(phoneNumberProblem('+4402071234567')).toBe(
+      '+4402071234567 is not in E.164 form, which is +442071234567',
+    );
+    expect(phoneNumberProblem('+99912345678')).toBe(
+      '+99912345678 is not a valid phone number (no country has its calling code)',
+    );
+    class Dto {
+      @IsE164() phone_number: unknown = '+11234567890';
+      @IsE164() other: unknown = '0612345678';
+    }
+    const messages = validateSync(new Dto()).map((e) => e.constraints?.isE164);
+    expect(messages).toEqual([
+      '+11234567890 is not a valid US number',
+      'other must be a phone number in E.164 format (+ and 8 to 15 digits)',
+    ]);
   });
 
   it('accepts any UUID version and rejects other strings', () => {

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import phoneMetadata from 'libphonenumber-js/metadata.max.json';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -23,6 +24,24 @@ export function isE164(value: unknown): value is string {
   if (typeof value !== 'string' || !E164_RE.test(value)) return false;
   const parsed = parsePhoneNumberFromString(value);
   return !!parsed && parsed.isValid() && parsed.number === value;
+}
+
+/**
+ * Why a value is not an E.164 number that exists (null when it is one): the wrong shape, a number its country's
+ * numbering plan does not have (`+11234567890 is not a valid US number`; a calling code shared by several countries
+ * names its main one), or a valid number written otherwise than in E.164 (a trunk 0 kept).
+ */
+export function phoneNumberProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || !E164_RE.test(value))
+    return 'must be a phone number in E.164 format (+ and 8 to 15 digits)';
+  const parsed = parsePhoneNumberFromString(value);
+  if (!parsed) return `${value} is not a valid phone number (no country has its calling code)`;
+  if (parsed.isValid())
+    return parsed.number === value ? null : `${value} is not in E.164 form, which is ${parsed.number}`;
+  const country = parsed.country ?? phoneMetadata.country_calling_codes[parsed.countryCallingCode]?.[0];
+  return country
+    ? `${value} is not a valid ${country} number`
+    : `${value} is not a valid phone number for +${parsed.countryCallingCode}`;
 }
 
 const zoneCache = new Map<string, boolean>();
@@ -69,11 +88,23 @@ function simple(name: string, test: (v: unknown) => boolean, message: string) {
 
 /** The constraint name `isUuid` maps to the INVALID_UUID code. */
 export const IsUuidValue = simple('isUuid', isUuid, 'must be a UUID');
-export const IsE164 = simple(
-  'isE164',
-  isE164,
-  'must be a phone number in E.164 format (+ and 8 to 15 digits)',
-);
+/** The message says why: the shape, or the country whose numbering plan has no such number. */
+export const IsE164 =
+  (options?: ValidationOptions): PropertyDecorator =>
+  (target, propertyName) =>
+    registerDecorator({
+      name: 'isE164',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: {
+        validate: (v: unknown) => isE164(v),
+        defaultMessage: (args) => {
+          const problem = phoneNumberProblem(args?.value) ?? 'must be a phone number in E.164 format';
+          return problem.startsWith('must ') ? `${args?.property} ${problem}` : problem;
+        },
+      },
+    });
 export const IsHexColor = simple(
   'isHexColor',
   (v) => typeof v === 'string' && HEX_COLOR_RE.test(v),
