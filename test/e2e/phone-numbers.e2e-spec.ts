@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { createTenant } from '../factories/workspace.factory';
 import { createAgent, createPhoneNumber, uniqueUsNumber } from '../factories/agent.factory';
 import { MISSING } from '../support/ids';
@@ -19,7 +20,7 @@ describe('Phone numbers and channel bindings', () => {
       const number = uniqueUsNumber();
       const res = await suite.tenant.http
         .post('/api/v1/phone-numbers')
-        .send({ number, provider: 'twilio', type: 'local', capabilities: { whatsapp: true } });
+        .send({ number, provider: 'twilio', type: 'local', capabilities: { whatsapp_call: true } });
       expect(res.status).toBe(201);
       const n = res.body.data;
       expect(n).toEqual({
@@ -30,10 +31,11 @@ describe('Phone numbers and channel bindings', () => {
         status: 'active',
         country_code: 'US',
         type: 'local',
-        capabilities: { call: true, sms: true, whatsapp: true, whatsapp_call: false },
+        capabilities: { call: true, sms: true, whatsapp: false, whatsapp_call: true },
         is_external: false,
         source: 'registered',
         monthly_fee: null,
+        whatsapp: null,
         channel_settings: {
           voice: { enabled: true, channel_limit: 50, whitelisted_destinations: ['US'] },
           sms: { enabled: true },
@@ -131,7 +133,13 @@ describe('Phone numbers and channel bindings', () => {
             agent_uuid: null,
             agent_name: null,
           },
-          whatsapp: { bound: false, agent_uuid: null, agent_name: null },
+          whatsapp: {
+            bound: false,
+            agent_uuid: null,
+            agent_name: null,
+            phone_number_id: null,
+            waba_id: null,
+          },
           inbound: { enabled: false, channel_limit: 50 },
         },
       });
@@ -169,7 +177,7 @@ describe('Phone numbers and channel bindings', () => {
       });
       expect(snap.body.data.channels.sms).toMatchObject({ bound: true, agent_uuid: agent.agent_uuid });
       expect(snap.body.data.channels.inbound).toEqual({ enabled: true, channel_limit: 50 });
-      expect(snap.body.data.channels.whatsapp).toEqual({ bound: false, agent_uuid: null, agent_name: null });
+      expect(snap.body.data.channels.whatsapp).toMatchObject({ bound: false, agent_uuid: null });
       expect((await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data).toEqual(
         snap.body.data,
       );
@@ -254,6 +262,107 @@ describe('Phone numbers and channel bindings', () => {
   });
 
   describe('WhatsApp and Messenger', () => {
+    it('WhatsApp on a real number needs whatsapp.phone_number_id: 422 naming it on POST and on the PATCH that enables it', async () => {
+      for (const provider of ['twilio', 'meta']) {
+        const number = uniqueUsNumber();
+        const refused = await suite.tenant.http
+          .post('/api/v1/phone-numbers')
+          .send({ number, provider, capabilities: { whatsapp: true } });
+        expect(refused.status).toBe(422);
+        expect(refused.body.error).toMatchObject({
+          code: 'VALIDATION_ERROR',
+          field: 'whatsapp.phone_number_id',
+        });
+        expect(refused.body.message).toContain('whatsapp.phone_number_id');
+        // Nothing was stored: the number registers without WhatsApp.
+        const plain = await suite.tenant.http.post('/api/v1/phone-numbers').send({ number, provider });
+        expect(plain.status).toBe(201);
+        expect(plain.body.data).toMatchObject({ capabilities: { whatsapp: false }, whatsapp: null });
+        const patch = await suite.tenant.http
+          .patch(`/api/v1/phone-numbers/${plain.body.data.uuid}`)
+          .send({ whatsapp: { waba_id: '102290129340398' } });
+        expect(patch.status).toBe(422);
+        expect(patch.body.error).toMatchObject({
+          code: 'VALIDATION_ERROR',
+          field: 'whatsapp.phone_number_id',
+        });
+      }
+      // A sandbox number needs no Meta id.
+      const sandbox = await createPhoneNumber(suite.tenant, { capabilities: { whatsapp: true } });
+      expect(sandbox.capabilities.whatsapp).toBe(true);
+    });
+
+    it("a real number's WhatsApp channel binds only once its sender (Meta's phone_number_id) is set", async () => {
+      const agent = await createAgent(suite.tenant);
+      const n = (
+        await suite.tenant.http
+          .post('/api/v1/phone-numbers')
+          .send({ number: uniqueUsNumber(), provider: 'twilio' })
+          .expect(201)
+      ).body.data;
+      // A number stored WhatsApp-capable without a sender (as one registered before the rule above).
+      await suite.app
+        .get<DataSource>(DataSource)
+        .query(
+          `UPDATE phone_numbers SET capabilities = capabilities || '{"whatsapp": true}'::jsonb WHERE id = $1`,
+          [n.uuid],
+        );
+      const refused = await suite.tenant.http
+        .post(`/api/v1/agents/${agent.agent_uuid}/channels/whatsapp/bind`)
+        .send({ phone_number_uuid: n.uuid });
+      expect(refused.status).toBe(409);
+      expect(refused.body.message).toContain('whatsapp.phone_number_id');
+      const bound = await suite.tenant.http
+        .post(`/api/v1/agents/${agent.agent_uuid}/phone-numbers`)
+        .send({ phone_number_uuid: n.uuid, channels: ['call', 'whatsapp'] });
+      expect(bound.status).toBe(409);
+      expect(
+        (await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`)).body.data.channels.call
+          .bound,
+      ).toBe(false);
+    });
+
+    it('PATCH whatsapp sets the sender: its ids show in the answer, GET, the list and both channel snapshots', async () => {
+      const n = await createPhoneNumber(suite.tenant);
+      expect(n.whatsapp).toBeNull();
+      const ids = { phone_number_id: `1065${Date.now()}`, waba_id: `1022${Date.now()}` };
+      const patched = await suite.tenant.http
+        .patch(`/api/v1/phone-numbers/${n.uuid}`)
+        .send({ whatsapp: ids })
+        .expect(200);
+      expect(patched.body.data).toMatchObject({ capabilities: { whatsapp: true }, whatsapp: ids });
+      const read = await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}`).expect(200);
+      expect(read.body.data).toEqual(patched.body.data);
+      const list = await suite.tenant.http.get('/api/v1/phone-numbers?per_page=100').expect(200);
+      expect(list.body.data.items.find((x: { uuid: string }) => x.uuid === n.uuid)).toEqual(read.body.data);
+      const snap = await suite.tenant.http.get(`/api/v1/phone-numbers/${n.uuid}/channels`).expect(200);
+      expect(snap.body.data.channels.whatsapp).toEqual({
+        bound: false,
+        agent_uuid: null,
+        agent_name: null,
+        ...ids,
+      });
+      const byNumber = await suite.tenant.http
+        .get(`/api/v1/phone-numbers/channels?number=${encodeURIComponent(n.number)}`)
+        .expect(200);
+      expect(byNumber.body.data).toEqual(snap.body.data);
+      // PATCH changes the keys sent: the account alone keeps Meta's id; null clears the account.
+      const waba = await suite.tenant.http
+        .patch(`/api/v1/phone-numbers/${n.uuid}`)
+        .send({ whatsapp: { waba_id: `2022${Date.now()}` } })
+        .expect(200);
+      expect(waba.body.data.whatsapp).toEqual({
+        phone_number_id: ids.phone_number_id,
+        waba_id: expect.any(String),
+      });
+      expect(waba.body.data.whatsapp.waba_id).not.toBe(ids.waba_id);
+      const cleared = await suite.tenant.http
+        .patch(`/api/v1/phone-numbers/${n.uuid}`)
+        .send({ whatsapp: { waba_id: null } })
+        .expect(200);
+      expect(cleared.body.data.whatsapp).toEqual({ phone_number_id: ids.phone_number_id, waba_id: null });
+    });
+
     it('WhatsApp bind/unbind: the number stays on the account and can be bound again', async () => {
       const a = await createAgent(suite.tenant, { name: 'WA agent' });
       const b = await createAgent(suite.tenant);
@@ -277,6 +386,8 @@ describe('Phone numbers and channel bindings', () => {
         bound: true,
         agent_uuid: a.agent_uuid,
         agent_name: 'WA agent',
+        phone_number_id: null,
+        waba_id: null,
       });
       const taken = await suite.tenant.http
         .post(`/api/v1/agents/${b.agent_uuid}/channels/whatsapp/bind`)

@@ -11,6 +11,7 @@ import {
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
 import { effectiveSettings } from './channel-settings';
+import { WhatsappNumbersRepository } from './whatsapp-sender';
 
 /**
  * Which agent serves each channel of a number (and each Messenger page), and the channel snapshot of a number.
@@ -22,6 +23,7 @@ export class ChannelBindingsService {
     private readonly numbers: PhoneNumbersRepository,
     private readonly bindings: PhoneNumberBindingsRepository,
     private readonly pages: MessengerPagesRepository,
+    private readonly whatsapp: WhatsappNumbersRepository,
     private readonly unitOfWork: UnitOfWork,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -43,6 +45,16 @@ export class ChannelBindingsService {
     const incapable = channels.filter((c) => !capabilities[c]);
     if (incapable.length)
       throw AppException.conflict(`The number ${number.number} is not capable of ${incapable.join(', ')}`);
+    // A real provider's number sends WhatsApp through Meta, by the sender's id: without one nothing could leave.
+    if (
+      channels.includes('whatsapp') &&
+      number.provider !== 'sandbox' &&
+      !(await this.whatsapp.exists(workspaceId, { id: number.id }))
+    )
+      throw AppException.conflict(
+        `The number ${number.number} has no WhatsApp sender: set whatsapp.phone_number_id with ` +
+          'PATCH /phone-numbers/{uuid} first',
+      );
     await this.unitOfWork.run(async (m) => {
       for (const channel of channels) {
         const claim = await this.bindings.claim(
@@ -119,7 +131,10 @@ export class ChannelBindingsService {
   }
 
   private async snapshot(workspaceId: string, n: PhoneNumber): Promise<PhoneNumberChannelSnapshotResponse> {
-    const rows = await this.bindings.withAgents(workspaceId, [n.id]);
+    const [rows, sender] = await Promise.all([
+      this.bindings.withAgents(workspaceId, [n.id]),
+      this.whatsapp.findById(workspaceId, n.id),
+    ]);
     const caps = { ...DEFAULT_CAPABILITIES, ...n.capabilities };
     const settings = effectiveSettings(n, this.config.limits.maxConcurrentCalls);
     const bound = (channel: NumberChannel): BindingRow | undefined => rows.find((r) => r.channel === channel);
@@ -146,7 +161,13 @@ export class ChannelBindingsService {
       channels: {
         call,
         sms: voice('sms'),
-        whatsapp: { bound: !!wa, agent_uuid: wa?.agent_id ?? null, agent_name: wa?.agent_name ?? null },
+        whatsapp: {
+          bound: !!wa,
+          agent_uuid: wa?.agent_id ?? null,
+          agent_name: wa?.agent_name ?? null,
+          phone_number_id: sender?.metaPhoneNumberId ?? null,
+          waba_id: sender?.wabaId ?? null,
+        },
         inbound: {
           enabled: caps.call && !!bound('call') && settings.inbound.enabled,
           channel_limit: settings.inbound.channel_limit,

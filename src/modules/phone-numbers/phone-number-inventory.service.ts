@@ -157,11 +157,11 @@ export class PhoneNumberInventoryService {
       const inventory = this.inventories.for(number.provider);
       if (!inventory)
         throw AppException.conflict(`The number inventory of ${number.provider} is not configured`);
+      const [answer] = await this.phoneNumbers.views(workspaceId, [number]);
       await inventory.release(number.providerSid).catch((err: unknown) => {
         throw providerError(err, 'release');
       });
       await this.numbers.delete(workspaceId, { id }, m);
-      const answer = this.phoneNumbers.toResponse(number);
       return { ...answer, status: 'released', updated_at: new Date().toISOString() };
     });
   }

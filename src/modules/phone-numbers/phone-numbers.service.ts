@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
+import type { EntityManager } from 'typeorm';
 import type { CreatePhoneNumberDto, UpdatePhoneNumberDto, WhatsappSenderDto } from './dto/phone-numbers.dto';
 import type { PhoneNumberResponse } from './dto/phone-numbers.response';
 import { DEFAULT_CAPABILITIES, NumberChannel, PhoneNumber } from './phone-number.entity';
@@ -12,7 +13,7 @@ import {
   PhoneNumberBindingsRepository,
   PhoneNumbersRepository,
 } from './phone-numbers.repository';
-import { WhatsappNumbersRepository } from './whatsapp-sender';
+import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
 import {
   assertInboundEnabled,
   assertOutboundCall,
@@ -38,7 +39,16 @@ export class PhoneNumbersService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  toResponse(n: PhoneNumber): PhoneNumberResponse {
+  /** The numbers as the API answers them, their WhatsApp senders read in one statement. */
+  async views(workspaceId: string, numbers: PhoneNumber[]): Promise<PhoneNumberResponse[]> {
+    const senders = await this.whatsapp.forNumbers(
+      workspaceId,
+      numbers.map((n) => n.id),
+    );
+    return numbers.map((n) => this.toResponse(n, senders.get(n.id) ?? null));
+  }
+
+  private toResponse(n: PhoneNumber, sender: WhatsappNumber | null): PhoneNumberResponse {
     return {
       phone_number_uuid: n.id,
       uuid: n.id,
@@ -51,6 +61,7 @@ export class PhoneNumbersService {
       is_external: n.isExternal,
       source: n.source,
       monthly_fee: n.monthlyFee ?? null,
+      whatsapp: sender ? { phone_number_id: sender.metaPhoneNumberId, waba_id: sender.wabaId } : null,
       channel_settings: effectiveSettings(n, this.config.limits.maxConcurrentCalls),
       created_at: n.createdAt.toISOString(),
       updated_at: n.updatedAt.toISOString(),
@@ -66,6 +77,7 @@ export class PhoneNumbersService {
         'VALIDATION_ERROR',
       );
     if (dto.whatsapp) this.checkWhatsapp(dto.provider ?? 'sandbox');
+    else if (dto.capabilities?.whatsapp) this.requireSender(dto.provider ?? 'sandbox');
     const entity = this.numbers.build(workspaceId, {
       number: dto.number,
       provider: dto.provider ?? 'sandbox',
@@ -90,7 +102,7 @@ export class PhoneNumbersService {
       await this.numbers.insertOwned(workspaceId, entity, m);
       if (dto.whatsapp) await this.setWhatsapp(workspaceId, entity.id, dto.whatsapp, m);
     });
-    return this.toResponse((await this.numbers.findById(workspaceId, entity.id))!);
+    return this.read(workspaceId, entity.id);
   }
 
   /**
@@ -98,7 +110,7 @@ export class PhoneNumbersService {
    * the WhatsApp sender (enabling the number's whatsapp capability), in one transaction.
    */
   async update(workspaceId: string, id: string, dto: UpdatePhoneNumberDto): Promise<PhoneNumberResponse> {
-    const number = await this.get(workspaceId, id);
+    await this.get(workspaceId, id);
     const settings = dto.channel_settings;
     if (settings?.voice?.whitelisted_destinations)
       settings.voice.whitelisted_destinations.forEach((code, i) => {
@@ -108,8 +120,7 @@ export class PhoneNumbersService {
             `channel_settings.voice.whitelisted_destinations.${i} (${code}) is not a country with phone numbers`,
           );
       });
-    if (dto.whatsapp) this.checkWhatsapp(number.provider);
-    if (!settings && !dto.whatsapp) return this.toResponse(number);
+    if (!settings && !dto.whatsapp) return this.read(workspaceId, id);
     await this.unitOfWork.run(async (m) => {
       const locked = await this.numbers.lockById(workspaceId, id, m);
       if (!locked) throw AppException.notFound('Phone number');
@@ -121,9 +132,40 @@ export class PhoneNumbersService {
       if (dto.whatsapp)
         locked.capabilities = { ...DEFAULT_CAPABILITIES, ...locked.capabilities, whatsapp: true };
       await this.numbers.save(workspaceId, locked, m);
-      if (dto.whatsapp) await this.setWhatsapp(workspaceId, id, dto.whatsapp, m);
+      if (dto.whatsapp) await this.setWhatsapp(workspaceId, id, await this.patchedSender(locked, dto, m), m);
     });
     return this.read(workspaceId, id);
+  }
+
+  /**
+   * The sender a PATCH leaves: the keys sent over the stored ones (`waba_id: null` clears it). Enabling WhatsApp
+   * (no sender yet) needs `phone_number_id`: 422 naming it, before what the deployment lacks (checkWhatsapp).
+   */
+  private async patchedSender(
+    number: PhoneNumber,
+    dto: UpdatePhoneNumberDto,
+    m: EntityManager,
+  ): Promise<WhatsappSenderDto> {
+    const stored = await this.whatsapp.findById(number.workspaceId, number.id, m);
+    const phoneNumberId = dto.whatsapp?.phone_number_id ?? stored?.metaPhoneNumberId;
+    if (!phoneNumberId) this.requireSender();
+    this.checkWhatsapp(number.provider);
+    const wabaId = dto.whatsapp?.waba_id === undefined ? stored?.wabaId : dto.whatsapp.waba_id;
+    return { phone_number_id: phoneNumberId!, waba_id: wabaId ?? undefined };
+  }
+
+  /**
+   * WhatsApp asked for without Meta's id of the number: 422 on `whatsapp.phone_number_id` (a real provider's number
+   * sends through Meta by that id; a sandbox number needs it only when a sender is set on it).
+   */
+  private requireSender(provider?: string): void {
+    if (provider === 'sandbox') return;
+    throw AppException.invalid(
+      'whatsapp.phone_number_id',
+      `WhatsApp on ${provider ? `a ${provider} number` : 'this number'} needs whatsapp.phone_number_id ` +
+        "(Meta's id of the number)",
+      'VALIDATION_ERROR',
+    );
   }
 
   /** A real number's WhatsApp needs the Cloud API token; sandbox numbers need nothing. */
@@ -140,7 +182,7 @@ export class PhoneNumbersService {
     workspaceId: string,
     numberId: string,
     config: WhatsappSenderDto,
-    m: import('typeorm').EntityManager,
+    m: EntityManager,
   ): Promise<void> {
     // A WABA has one owner across workspaces (its templates are managed at Meta by its id); the refusal names nobody.
     if (config.waba_id) {
@@ -188,11 +230,7 @@ export class PhoneNumbersService {
       order: { createdAt: 'DESC', id: 'DESC' },
       ...skipTake(query),
     });
-    return pageOf(
-      rows.map((n) => this.toResponse(n)),
-      total,
-      query,
-    );
+    return pageOf(await this.views(workspaceId, rows), total, query);
   }
 
   async get(workspaceId: string, id: string): Promise<PhoneNumber> {
@@ -253,7 +291,8 @@ export class PhoneNumbersService {
   }
 
   async read(workspaceId: string, id: string): Promise<PhoneNumberResponse> {
-    return this.toResponse(await this.get(workspaceId, id));
+    const [view] = await this.views(workspaceId, [await this.get(workspaceId, id)]);
+    return view;
   }
 
   /** Removes the number and every binding of it. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Column, Entity, EntityManager, Repository } from 'typeorm';
+import { Column, Entity, EntityManager, In, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
@@ -39,6 +39,13 @@ export class WhatsappNumbersRepository extends WorkspaceScopedRepository<Whatsap
       throw err;
     });
     return rows.length === 1;
+  }
+
+  /** The senders of these numbers, by number id, in one read. */
+  async forNumbers(workspaceId: string, numberIds: string[]): Promise<Map<string, WhatsappNumber>> {
+    if (!numberIds.length) return new Map();
+    const rows = await this.find(workspaceId, { where: { id: In(numberIds) } });
+    return new Map(rows.map((r) => [r.id, r]));
   }
 
   /**

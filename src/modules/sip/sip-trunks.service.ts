@@ -132,14 +132,17 @@ export class SipTrunksService {
   }
 
   private async numberViews(workspaceId: string, numbers: PhoneNumber[]): Promise<TrunkNumberResponse[]> {
-    const details = await this.trunkNumbers.details(
-      workspaceId,
-      numbers.map((n) => n.id),
-    );
-    return numbers.map((n) => {
-      const d = details.find((r) => r.phone_number_id === n.id);
+    const [details, views] = await Promise.all([
+      this.trunkNumbers.details(
+        workspaceId,
+        numbers.map((n) => n.id),
+      ),
+      this.numbers.views(workspaceId, numbers),
+    ]);
+    return views.map((view) => {
+      const d = details.find((r) => r.phone_number_id === view.uuid);
       return {
-        ...this.numbers.toResponse(n),
+        ...view,
         connection_uuid: d?.connection_id ?? null,
         agent_uuid: d?.agent_id ?? null,
       };

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -50,6 +50,12 @@ export class WhatsappSenderDto {
   waba_id?: string;
 }
 
+/**
+ * The sender on `PATCH`: the keys sent change (`waba_id: null` clears the account); `phone_number_id` is needed only
+ * to enable WhatsApp on a number that has no sender yet.
+ */
+export class UpdateWhatsappSenderDto extends PartialType(WhatsappSenderDto) {}
+
 export class CreatePhoneNumberDto {
   @ApiProperty({ example: '+14155550123', description: 'E.164' })
   @IsDefined()
@@ -81,7 +87,9 @@ export class CreatePhoneNumberDto {
 
   @ApiPropertyOptional({
     type: CapabilitiesDto,
-    description: 'default: call and sms true, whatsapp and whatsapp_call false',
+    description:
+      'default: call and sms true, whatsapp and whatsapp_call false. `whatsapp: true` on a non-sandbox number ' +
+      'needs the `whatsapp` sender (422 on whatsapp.phone_number_id without it)',
   })
   @IsOptional()
   @IsObject()
@@ -199,12 +207,17 @@ export class UpdatePhoneNumberDto {
   @Type(() => ChannelSettingsDto)
   channel_settings?: ChannelSettingsDto;
 
-  @ApiPropertyOptional({ type: WhatsappSenderDto, description: 'enables WhatsApp messaging on the number' })
+  @ApiPropertyOptional({
+    type: UpdateWhatsappSenderDto,
+    description:
+      'enables WhatsApp messaging on the number (phone_number_id required when it has no sender yet), or changes ' +
+      'the keys sent of its sender',
+  })
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => WhatsappSenderDto)
-  whatsapp?: WhatsappSenderDto;
+  @Type(() => UpdateWhatsappSenderDto)
+  whatsapp?: UpdateWhatsappSenderDto;
 }
 
 export class ListPhoneNumbersQuery extends PageQuery {}

@@ -55,6 +55,18 @@ export class AvailableNumberResponse {
   @ApiProperty({ type: NumberRequirementsResponse }) requirements!: NumberRequirementsResponse;
 }
 
+export class WhatsappSenderResponse {
+  @ApiProperty({ example: '106540352242922', description: "Meta's phone_number_id of this number" })
+  phone_number_id!: string;
+  @ApiProperty({
+    type: String,
+    example: '102290129340398',
+    nullable: true,
+    description: 'its Business Account',
+  })
+  waba_id!: string | null;
+}
+
 export class PhoneNumberResponse {
   @ApiProperty({ format: 'uuid' }) phone_number_uuid!: string;
   @ApiProperty({ format: 'uuid', description: 'the same as phone_number_uuid' }) uuid!: string;
@@ -74,6 +86,12 @@ export class PhoneNumberResponse {
   source!: string;
   @ApiProperty({ type: MonthlyFeeResponse, nullable: true, description: 'bought numbers only' })
   monthly_fee!: MonthlyFeeResponse | null;
+  @ApiProperty({
+    type: WhatsappSenderResponse,
+    nullable: true,
+    description: 'the WhatsApp sender set with `whatsapp` on POST or PATCH; null when none is set',
+  })
+  whatsapp!: WhatsappSenderResponse | null;
   @ApiProperty({ type: ChannelSettingsResponse }) channel_settings!: ChannelSettingsResponse;
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ example: TS }) updated_at!: string;
@@ -95,6 +113,14 @@ export class WhatsappChannelSnapshot {
   @ApiProperty({ example: false }) bound!: boolean;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
   @ApiProperty({ type: String, example: null, nullable: true }) agent_name!: string | null;
+  @ApiProperty({
+    type: String,
+    example: '106540352242922',
+    nullable: true,
+    description: "the sender's Meta phone_number_id; null when none is set",
+  })
+  phone_number_id!: string | null;
+  @ApiProperty({ type: String, example: '102290129340398', nullable: true }) waba_id!: string | null;
 }
 
 export class InboundChannelSnapshot {
