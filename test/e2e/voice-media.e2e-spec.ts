@@ -2,11 +2,12 @@ import { TestTenant } from '../factories/workspace.factory';
 import { twilioLine } from '../factories/twilio.factory';
 import { useTestApp } from '../setup/suite';
 import { TestApp } from '../setup/test-app';
-import { ApiProcess, startApiProcess } from '../support/api-process-client';
+import type { ApiProcess } from '../support/api-process-client';
 import { defaultAnswer, LlmServer } from '../support/llm-server';
 import { MediaClient } from '../support/media-client';
 import { SpeechServer } from '../support/speech-server';
-import { postSigned, TWILIO_SID, TWILIO_TOKEN, TwilioServer } from '../support/twilio-server';
+import { postSigned, TwilioServer } from '../support/twilio-server';
+import { startVoiceReplica, voiceEnv } from '../support/voice-env';
 import { waitFor } from '../support/wait';
 
 const PUBLIC = 'https://voice.example.test';
@@ -21,15 +22,7 @@ describe('voice: media streams, turn-taking, streamed replies, barge-in', () => 
       llm: () => LlmServer.start(),
       speech: () => SpeechServer.start(),
     },
-    env: ({ llm, speech, twilio }) => ({
-      LLM_BASE_URL: llm.url,
-      STT_BASE_URL: speech.url,
-      TTS_BASE_URL: speech.url,
-      TWILIO_ACCOUNT_SID: TWILIO_SID,
-      TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
-      TWILIO_API_URL: twilio.url,
-      PUBLIC_BASE_URL: PUBLIC,
-    }),
+    env: (servers) => voiceEnv(servers, PUBLIC),
     tenants: ['t', 'other'],
   });
   let twilio: TwilioServer;
@@ -63,8 +56,7 @@ describe('voice: media streams, turn-taking, streamed replies, barge-in', () => 
   };
   /** Connects a Media Streams client as Twilio does for a `<Connect><Stream>` TwiML. */
   const streamFrom = async (twiml: string, id: string, sid: string) => {
-    const token = /name="token" value="([^"]+)"/.exec(twiml)![1];
-    const client = await MediaClient.connect(app.url, id, token, sid);
+    const client = await MediaClient.fromTwiml(app.url, twiml, id, sid);
     clients.push(client);
     return client;
   };
@@ -267,20 +259,7 @@ describe('voice: media streams, turn-taking, streamed replies, barge-in', () => 
   describe('with a second API process', () => {
     let b: ApiProcess;
     beforeAll(async () => {
-      b = await startApiProcess({
-        DATABASE_URL: app.config.database.url,
-        REDIS_PREFIX: app.config.redis.prefix,
-        STORAGE_DIR: app.config.storageDir,
-        ENCRYPTION_KEY: app.config.auth.encryptionKey!,
-        LLM_BASE_URL: llm.url,
-        STT_BASE_URL: speech.url,
-        TTS_BASE_URL: speech.url,
-        TWILIO_ACCOUNT_SID: TWILIO_SID,
-        TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
-        TWILIO_API_URL: twilio.url,
-        PUBLIC_BASE_URL: PUBLIC,
-        LOG_LEVEL: 'silent',
-      });
+      b = await startVoiceReplica(app, { twilio, llm, speech }, PUBLIC);
     }, 180_000);
     afterAll(async () => {
       await b?.stop();

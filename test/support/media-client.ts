@@ -1,4 +1,5 @@
 import { mulaw } from 'alawmulaw';
+import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 
 /** 20 ms of 8 kHz µ-law: a tone (speech to the service's ears) or near silence. */
@@ -26,6 +27,8 @@ export interface Received {
  */
 export class MediaClient {
   readonly received: Received[] = [];
+  /** When each message of `received` arrived (performance.now()). */
+  readonly receivedAt: number[] = [];
   readonly streamSid = `MZ${Math.random().toString(16).slice(2).padEnd(32, '0')}`;
   private sent = 0;
   /** Echo each mark back (as Twilio does once the audio before it has played). */
@@ -37,6 +40,7 @@ export class MediaClient {
     ws.on('message', (raw: WebSocket.RawData) => {
       const msg = JSON.parse((raw as Buffer).toString()) as Received;
       this.received.push(msg);
+      this.receivedAt.push(performance.now());
       if (msg.event === 'mark' && this.echoMarks)
         this.send({ event: 'mark', streamSid: this.streamSid, mark: msg.mark });
     });
@@ -70,6 +74,12 @@ export class MediaClient {
       },
     });
     return client;
+  }
+
+  /** Connects as Twilio does for the `<Connect><Stream>` TwiML it was given (its `token` parameter). */
+  static fromTwiml(appUrl: string, twiml: string, callId: string, callSid: string) {
+    const token = /name="token" value="([^"]+)"/.exec(twiml)![1];
+    return MediaClient.connect(appUrl, callId, token, callSid);
   }
 
   send(message: Record<string, unknown>): void {
