@@ -5,6 +5,7 @@ import { CallLifecycle } from './call-lifecycle.service';
 import { CallRuntime, CallTurnResponse, FOR_TURN } from './call-runtime.service';
 import { EndReason, isEnded } from './call-states';
 import { CallsRepository } from './calls.repository';
+import { DTMF_KEYS, pressedKeys } from './dtmf';
 import type { SimulateCallDto } from './dto/requests';
 import type { CallResponse } from './dto/responses';
 
@@ -41,9 +42,8 @@ export class CallSimulation {
       case 'dtmf': {
         const digits = dto.digits?.replace(/\s/g, '');
         if (!digits) throw AppException.invalid('digits', 'digits should not be empty', 'VALIDATION_ERROR');
-        if (!/^[0-9*#]+$/.test(digits)) throw AppException.invalid('digits', 'digits must be 0-9, * and #');
-        const pressed = `(pressed ${[...digits].join(' ')})`;
-        return this.runtime.customerTurn(workspaceId, callId, pressed, 'dtmf', loaded);
+        if (!DTMF_KEYS.test(digits)) throw AppException.invalid('digits', 'digits must be 0-9, * and #');
+        return this.runtime.customerTurn(workspaceId, callId, pressedKeys(digits), 'dtmf', loaded);
       }
       case 'hangup': {
         const answered = call.status === 'in-progress';

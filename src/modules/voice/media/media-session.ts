@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { CallRuntime, LoadedCall } from '@/modules/calls/call-runtime.service';
+import { DTMF_KEYS, pressedKeys } from '@/modules/calls/dtmf';
 import type { SpeechToText, TextToSpeech } from '@/providers/speech/speech.port';
 import { decodeMulaw, frames, pcm24kToMulaw8k, wav } from './audio';
 import { FramePlayer } from './frame-player';
@@ -25,7 +26,11 @@ export interface SessionDeps {
 }
 
 /** Longest wait for the far end to confirm a message was played before an action that follows it. */
-const PLAYED_WAIT_CAP_MS = 15_000;
+export const PLAYED_WAIT_CAP_MS = 15_000;
+/** Keys pressed within this long of the previous one are one turn, `(pressed 1 2)`. */
+export const DTMF_GAP_MS = 1_500;
+/** Keys held at most: one more makes a turn of those at once. */
+const DTMF_MAX_KEYS = 32;
 
 /**
  * Measured per turn for the voice benchmark (performance.now() instants): the last speech frame in, the turn
@@ -72,6 +77,9 @@ export class MediaSession {
   private speaking: string | null = null;
   /** The turn being timed (the last one detected), until its first reply frame. */
   private timing: TurnTiming | null = null;
+  /** Keys pressed and not yet a turn, and the timer that makes them one once no key follows. */
+  private keys = '';
+  private keysTimer: NodeJS.Timeout | null = null;
   closed = false;
 
   constructor(
@@ -106,6 +114,7 @@ export class MediaSession {
       if (this.playing() && this.settings.interruptible) this.bargeIn();
       return;
     }
+    this.pressed(); // keys pressed before the utterance are the turn before it
     const now = performance.now();
     const timing = newTiming(now - this.settings.endOfTurnSilenceMs, now);
     this.timing = timing;
@@ -115,10 +124,25 @@ export class MediaSession {
       .catch((err: Error) => this.failed(err, 'turn'));
   }
 
+  /** A key pressed: keys pressed close together (DTMF_GAP_MS apart at most) are one turn. */
   dtmf(digit: string): void {
-    if (this.closed || !/^[0-9*#A-D]$/.test(digit)) return;
+    if (this.closed || digit.length !== 1 || !DTMF_KEYS.test(digit)) return;
+    this.keys += digit;
+    if (this.keysTimer) clearTimeout(this.keysTimer);
+    this.keysTimer = null;
+    if (this.keys.length >= DTMF_MAX_KEYS) this.pressed();
+    else this.keysTimer = setTimeout(() => this.pressed(), DTMF_GAP_MS);
+  }
+
+  /** The keys held become a customer turn. */
+  private pressed(): void {
+    if (this.keysTimer) clearTimeout(this.keysTimer);
+    this.keysTimer = null;
+    const keys = this.keys;
+    this.keys = '';
+    if (!keys || this.closed) return;
     this.turns = this.turns
-      .then(() => this.converse(digit, 'dtmf'))
+      .then(() => this.converse(pressedKeys(keys), 'dtmf'))
       .catch((err: Error) => this.failed(err, 'dtmf turn'));
   }
 
@@ -147,6 +171,8 @@ export class MediaSession {
 
   close(): void {
     this.closed = true;
+    if (this.keysTimer) clearTimeout(this.keysTimer);
+    this.keysTimer = null;
     this.player.clear();
     for (const done of this.marks.values()) done();
     this.marks.clear();

@@ -1,0 +1,7 @@
+/** Keys a caller can press: 0-9, * and #. */
+export const DTMF_KEYS = /^[0-9*#]+$/;
+
+/** Keys pressed in one go, as the customer's message and the model read them: `(pressed 1 2)`. */
+export function pressedKeys(digits: string): string {
+  return `(pressed ${[...digits].join(' ')})`;
+}
