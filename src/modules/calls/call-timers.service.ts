@@ -1,12 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
-import { MessageResponse } from '@/modules/conversations/dto/responses';
 import type { Call } from './call.entity';
 import { voiceText } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
-import { CallLive } from './call-live';
 import { CallRuntime } from './call-runtime.service';
 import { DEFAULT_END_MESSAGE } from './call-runtime.types';
 import { CallsRepository } from './calls.repository';
@@ -20,9 +17,7 @@ export class CallTimers {
     private readonly calls: CallsRepository,
     private readonly lifecycle: CallLifecycle,
     private readonly runtime: CallRuntime,
-    private readonly turns: ConversationTurnsService,
     private readonly agents: AgentContextReader,
-    private readonly live: CallLive,
   ) {}
 
   /** `no-answer` when the call still rings at its ring timeout. */
@@ -58,17 +53,12 @@ export class CallTimers {
     }
     const agent = await this.agents.agent(workspaceId, call.agentId!).catch(() => null);
     const endText = agent && voiceText(agent, 'end_call_message');
-    // A goodbye that cannot be stored or published never keeps the call open: the hang-up comes first in importance.
-    await this.turns
-      .speak(workspaceId, callId, endText ?? DEFAULT_END_MESSAGE)
-      .then((m) => this.live.publish(callId, 'transcript', MessageResponse.of(m)))
-      .catch((err: unknown) => {
-        if (err instanceof AppException && (err.code === 'CONFLICT' || err.code === 'CALL_ENDED')) return;
-        this.logger.warn(
-          { err: (err as Error).message, callId },
-          'silence timeout: the goodbye was not said',
-        );
-      });
+    // The goodbye is stored, published and said on the call (the hang-up waits until it was played, bounded). One
+    // that cannot be said never keeps the call open: the hang-up comes first in importance.
+    await this.runtime.say(call, endText ?? DEFAULT_END_MESSAGE).catch((err: unknown) => {
+      if (err instanceof AppException && (err.code === 'CONFLICT' || err.code === 'CALL_ENDED')) return;
+      this.logger.warn({ err: (err as Error).message, callId }, 'silence timeout: the goodbye was not said');
+    });
     await this.runtime.end(workspaceId, callId, 'silence_timeout').catch(ignoreMoved);
   }
 

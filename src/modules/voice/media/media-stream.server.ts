@@ -1,12 +1,24 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Redis from 'ioredis';
 import { RawData, WebSocket, WebSocketServer } from 'ws';
+import { AppException } from '@/common/errors/app.exception';
+import { generalBody } from '@/common/http/error-body';
 import { REDIS } from '@/common/redis/redis.module';
+import { isUuid } from '@/common/validation/validators';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { CallInstance } from '@/modules/calls/call-instance';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
+import { CallLive } from '@/modules/calls/call-live';
 import { CallMedia, CallRuntime } from '@/modules/calls/call-runtime.service';
 import { isEnded } from '@/modules/calls/call-states';
 import { CallsRepository } from '@/modules/calls/calls.repository';
@@ -15,11 +27,23 @@ import { ConversationsService } from '@/modules/conversations/conversations.serv
 import { SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } from '@/providers/speech/speech.port';
 import { forwardingKey } from '@/providers/telephony/twilio.telephony';
 import { isValidStreamToken } from '@/providers/twilio/stream-token';
-import { MediaSession } from './media-session';
+import { MediaSession, PLAYED_WAIT_CAP_MS } from './media-session';
 import { voiceSettings } from './voice-settings';
 
-const PATH = /^\/hooks\/v1\/twilio\/media\/([0-9a-f-]{36})\/?(?:\?.*)?$/i;
+const PATH = /^\/hooks\/v1\/twilio\/media\/([^/?]*)\/?(?:\?.*)?$/;
 const PENDING_TTL_SECONDS = 600;
+/** Longest wait for the replica holding a call's stream to say it played what was sent to it. */
+const RELAY_WAIT_MS = PLAYED_WAIT_CAP_MS + 5_000;
+
+/** Words for a call whose stream another replica holds, sent to that replica; `id` names its answer. */
+interface SpeakRequest {
+  id: string;
+  replyTo: string;
+  workspaceId: string;
+  callId: string;
+  text: string;
+  messageId: string;
+}
 
 interface StreamMessage {
   event?: string;
@@ -31,14 +55,20 @@ interface StreamMessage {
 
 /**
  * Twilio's bidirectional Media Streams at wss://.../hooks/v1/twilio/media/{callUuid}. The process holding the
- * socket owns the call: it runs its turns and performs its live actions. Speech meant for a call whose socket is
- * not open yet (the first message racing the stream's start) waits in Redis until it opens.
+ * socket owns the call: it runs its turns and performs its live actions. Speech decided on another replica (a timer
+ * run by a worker, a hook) is sent to the owner over Redis pub/sub and answered once played. Speech meant for a call
+ * whose socket is not open yet (the first message racing the stream's start) waits in Redis until it opens.
  */
 @Injectable()
-export class MediaStreamServer implements CallMedia, OnModuleInit, OnApplicationShutdown {
+export class MediaStreamServer
+  implements CallMedia, OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown
+{
   private readonly logger = new Logger(MediaStreamServer.name);
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   private readonly sessions = new Map<string, MediaSession>();
+  /** Speech sent to other replicas, by request id: resolves when they answer. */
+  private readonly relayed = new Map<string, () => void>();
+  private stops: (() => Promise<void>)[] = [];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -51,30 +81,63 @@ export class MediaStreamServer implements CallMedia, OnModuleInit, OnApplication
     private readonly agents: AgentContextReader,
     private readonly conversations: ConversationsService,
     private readonly instance: CallInstance,
+    private readonly live: CallLive,
   ) {}
 
   onModuleInit(): void {
     this.runtime.media = this;
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    this.stops.push(
+      await this.live.on<SpeakRequest>(this.speakChannel(this.instance.id), (r) => void this.speakFor(r)),
+      await this.live.on<{ id: string }>(this.spokenChannel(this.instance.id), (a) =>
+        this.relayed.get(a.id)?.(),
+      ),
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
     for (const s of this.sessions.values()) s.close();
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
+    for (const done of this.relayed.values()) done();
+    await Promise.all(this.stops.map((stop) => stop().catch(() => undefined)));
   }
 
-  /** The HTTP server's `upgrade` handler: media stream paths only. */
+  private speakChannel(instanceId: string): string {
+    return this.live.name(`voice:speak:${instanceId}`);
+  }
+
+  private spokenChannel(instanceId: string): string {
+    return this.live.name(`voice:spoken:${instanceId}`);
+  }
+
+  /**
+   * The HTTP server's `upgrade` handler: media stream paths of existing calls only. A handshake refused is answered
+   * in HTTP with the general error body (RFC 6455 4.2.2): another path `404 ENDPOINT_NOT_FOUND`, a malformed call id
+   * `422 INVALID_UUID`, an unknown call `404 RESOURCE_NOT_FOUND`.
+   */
   handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => undefined);
     const match = PATH.exec(req.url ?? '');
-    if (!match) {
-      socket.destroy();
-      return;
-    }
+    if (!match) return refuse(socket, new AppException('ENDPOINT_NOT_FOUND', 'Endpoint not found'));
     const callId = match[1].toLowerCase();
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, callId));
+    if (!isUuid(callId))
+      return refuse(socket, AppException.invalid('uuid', 'uuid must be a UUID', 'INVALID_UUID'));
+    this.calls.workspaceOfCall(callId).then(
+      (workspaceId) => {
+        if (!workspaceId) return refuse(socket, AppException.notFound('Call'));
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, callId, workspaceId));
+      },
+      (err: Error) => {
+        this.logger.warn({ callId, err: err.message }, 'media stream handshake failed');
+        refuse(socket, new AppException('SERVICE_UNAVAILABLE', 'Service unavailable'));
+      },
+    );
   };
 
-  private accept(ws: WebSocket, callId: string): void {
+  private accept(ws: WebSocket, callId: string, workspaceId: string): void {
     let session: MediaSession | null = null;
     let starting = false;
     ws.on('message', (raw: RawData) => {
@@ -86,7 +149,7 @@ export class MediaStreamServer implements CallMedia, OnModuleInit, OnApplication
       }
       if (msg.event === 'start' && !starting) {
         starting = true;
-        void this.start(ws, callId, msg)
+        void this.start(ws, workspaceId, callId, msg)
           .then((s) => (session = s))
           .catch((err: Error) => {
             this.logger.warn({ callId, err: err.message }, 'media stream start failed');
@@ -102,12 +165,16 @@ export class MediaStreamServer implements CallMedia, OnModuleInit, OnApplication
     ws.on('error', () => undefined);
   }
 
-  private async start(ws: WebSocket, callId: string, msg: StreamMessage): Promise<MediaSession | null> {
-    const workspaceId = await this.calls.workspaceOfCall(callId);
+  private async start(
+    ws: WebSocket,
+    workspaceId: string,
+    callId: string,
+    msg: StreamMessage,
+  ): Promise<MediaSession | null> {
     const token = msg.start?.customParameters?.token;
-    if (!workspaceId || !isValidStreamToken(this.config.auth.encryptionKey!, callId, token)) {
+    if (!isValidStreamToken(this.config.auth.encryptionKey!, callId, token)) {
       ws.close(1008, 'invalid stream token');
-      if (workspaceId) await this.runtime.end(workspaceId, callId, 'provider_error').catch(() => undefined);
+      await this.runtime.end(workspaceId, callId, 'provider_error').catch(() => undefined);
       return null;
     }
     const call = await this.calls.findById(workspaceId, callId);
@@ -182,9 +249,55 @@ export class MediaStreamServer implements CallMedia, OnModuleInit, OnApplication
     if (provider !== undefined && provider !== 'twilio') return;
     const call = await this.calls.findById(workspaceId, callId);
     if (call?.provider !== 'twilio' || isEnded(call.status)) return;
+    const owner = call.ownerId;
+    if (owner && owner !== this.instance.id && (await this.instance.isAlive(owner)))
+      return this.relay(owner, { workspaceId, callId, text, messageId });
+    await this.keep(callId, text, messageId);
+  }
+
+  /** Kept for the stream still to open (flushed by `start`). */
+  private async keep(callId: string, text: string, messageId: string): Promise<void> {
     const key = this.pendingKey(callId);
     await this.redis.rpush(key, JSON.stringify({ text, messageId }));
     await this.redis.expire(key, PENDING_TTL_SECONDS);
+  }
+
+  /** Sends the words to the replica owning the call; resolves once it played them, or at RELAY_WAIT_MS. */
+  private async relay(owner: string, words: Omit<SpeakRequest, 'id' | 'replyTo'>): Promise<void> {
+    const request: SpeakRequest = { ...words, id: randomUUID(), replyTo: this.instance.id };
+    const answered = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.logger.warn(
+          { callId: words.callId, owner },
+          'the call owner did not confirm its speech in time',
+        );
+        done();
+      }, RELAY_WAIT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        this.relayed.delete(request.id);
+        resolve();
+      };
+      this.relayed.set(request.id, done);
+    });
+    await this.live.send(this.speakChannel(owner), request);
+    await answered;
+  }
+
+  /** Words another replica sent: spoken on the stream held here (else kept for it), then answered. */
+  private async speakFor(r: SpeakRequest): Promise<void> {
+    try {
+      const session = this.sessions.get(r.callId);
+      if (session) await session.speak(r.text, r.messageId);
+      else await this.keep(r.callId, r.text, r.messageId);
+    } catch (err) {
+      this.logger.warn(
+        { callId: r.callId, err: (err as Error).message },
+        'speech for another replica failed',
+      );
+    } finally {
+      await this.live.send(this.spokenChannel(r.replyTo), { id: r.id }).catch(() => undefined);
+    }
   }
 
   stop(callId: string): void {
@@ -195,4 +308,18 @@ export class MediaStreamServer implements CallMedia, OnModuleInit, OnApplication
   get size(): number {
     return this.sessions.size;
   }
+}
+
+/** Answers a refused WebSocket handshake in HTTP (the general error body) and closes the connection. */
+function refuse(socket: Duplex, e: AppException): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(generalBody(e));
+  socket.end(
+    `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status] ?? 'Error'}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
