@@ -1,3 +1,5 @@
+import { AppException } from '@/common/errors/app.exception';
+
 /** Twilio's call statuses, which the call resource keeps. */
 export const CALL_STATUSES = [
   'queued',
@@ -14,6 +16,19 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 export interface ProviderError {
   code: string;
   message: string;
+}
+
+/**
+ * The provider refused a request with an error of its own: `provider` is that error as a call keeps it
+ * (`{code: "TWILIO_21211", message: <Twilio's message>}`); the exception itself is a `PROVIDER_ERROR`.
+ */
+export class ProviderRefusal extends AppException {
+  constructor(
+    message: string,
+    readonly provider: ProviderError,
+  ) {
+    super('PROVIDER_ERROR', message, { details: JSON.stringify(provider) });
+  }
 }
 
 /** A status the provider reports for a call (Twilio's status callback; the sandbox's delayed outcome). */

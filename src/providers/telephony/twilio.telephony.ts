@@ -6,7 +6,13 @@ import { REDIS } from '@/common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } from '@/providers/speech/speech.port';
 import { streamToken } from '@/providers/twilio/stream-token';
-import type { DialRequest, ForwardTarget, ProviderCallRef, TelephonyAdapter } from './telephony.port';
+import {
+  type DialRequest,
+  type ForwardTarget,
+  type ProviderCallRef,
+  ProviderRefusal,
+  type TelephonyAdapter,
+} from './telephony.port';
 import { dialTwiml, streamTwiml, TwilioUrls } from './twilio-twiml';
 
 /** How long a forward waits for the other leg to answer or fail (Dial timeout plus the callback's way back). */
@@ -68,11 +74,17 @@ export class TwilioTelephony implements TelephonyAdapter {
     const body = (typeof res.body === 'string' ? safeJson(res.body) : res.body) as Record<string, unknown>;
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const message = typeof body?.message === 'string' ? body.message : '';
-      throw new AppException(
-        'PROVIDER_ERROR',
-        `Twilio answered HTTP ${res.statusCode}${message ? `: ${message}` : ''}`,
-        { details: JSON.stringify({ code: body?.code ?? null, message: message || null }) },
-      );
+      const answered = `Twilio answered HTTP ${res.statusCode}${message ? `: ${message}` : ''}`;
+      const code = body?.code;
+      // Twilio's own error code, kept as the status callbacks keep theirs (`TWILIO_<code>`).
+      if (typeof code === 'number' || (typeof code === 'string' && /^\d+$/.test(code)))
+        throw new ProviderRefusal(answered, {
+          code: `TWILIO_${code}`,
+          message: message || `Twilio error ${code}`,
+        });
+      throw new AppException('PROVIDER_ERROR', answered, {
+        details: JSON.stringify({ code: null, message: message || null }),
+      });
     }
     return body ?? {};
   }

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { AppException } from '@/common/errors/app.exception';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { ProviderRefusal } from '@/providers/telephony/telephony.port';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import { SipDirectory } from '@/modules/sip/sip-directory';
 import { CallLifecycle } from '../call-lifecycle.service';
@@ -45,12 +46,16 @@ export class CallsProcessor {
       // Only this column: the provider's events may already have moved the call meanwhile.
       await this.calls.setProviderCallId(workspaceId, callId, providerCallId);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      // The provider's own error when it gave one (Twilio's `TWILIO_21211` and its message), else ours.
+      const error =
+        err instanceof ProviderRefusal
+          ? err.provider
+          : {
+              code: err instanceof AppException ? err.code : 'PROVIDER_ERROR',
+              message: err instanceof Error ? err.message : String(err),
+            };
       await this.lifecycle
-        .move(workspaceId, callId, 'failed', {
-          endReason: 'provider_error',
-          error: { code: err instanceof AppException ? err.code : 'PROVIDER_ERROR', message },
-        })
+        .move(workspaceId, callId, 'failed', { endReason: 'provider_error', error })
         .catch(() => undefined);
     }
   }
