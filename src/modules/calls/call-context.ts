@@ -92,6 +92,13 @@ export const voiceFlag = (agent: AgentResponse, key: string, fallback: boolean):
   return typeof v === 'boolean' ? v : fallback;
 };
 
+/**
+ * Whether a call keeps a recording: the call's own `record` when given, else the agent's `settings.voice.record`
+ * (default true), for every way a call starts. Sandbox calls have no audio and never record.
+ */
+export const recordsCall = (agent: AgentResponse, provider: string, asked?: boolean): boolean =>
+  provider !== 'sandbox' && (asked ?? voiceFlag(agent, 'record', true));
+
 /** `prompt` of `POST /call`: a string (appended) or `{content, overwrite}`; 422 naming the field otherwise. */
 export function checkPrompt(value: CreateCallDto['prompt']): Call['prompt'] {
   if (value === undefined || value === null) return null;

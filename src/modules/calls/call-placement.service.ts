@@ -15,7 +15,15 @@ import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { ConversationResponse } from '@/modules/conversations/dto/responses';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
-import { checkMetadata, checkPrompt, checkVariables, fill, voiceSetting, voiceText } from './call-context';
+import {
+  checkMetadata,
+  checkPrompt,
+  checkVariables,
+  fill,
+  recordsCall,
+  voiceSetting,
+  voiceText,
+} from './call-context';
 import type { NewCall, TaskCall } from './call-placement.types';
 
 export type { TaskCall } from './call-placement.types';
@@ -102,7 +110,7 @@ export class CallPlacement {
       about: dto.about ?? dto.participant?.about ?? null,
       variables,
       metadata,
-      record: dto.record ?? false,
+      record: recordsCall(agent, number.provider, dto.record),
       maxDurationSeconds:
         dto.max_duration_seconds ??
         voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
@@ -141,7 +149,7 @@ export class CallPlacement {
         about: null,
         variables: t.variables,
         metadata: t.metadata,
-        record: false,
+        record: recordsCall(agent, number.provider),
         maxDurationSeconds: voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
         ringTimeoutSeconds: DEFAULT_RING_TIMEOUT,
         campaignId: t.campaignId,

@@ -4,7 +4,7 @@ import { AgentContextReader } from '@/modules/conversations/agent-context';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { CallChannel } from './call.entity';
-import { voiceFlag, voiceSetting, voiceText } from './call-context';
+import { recordsCall, voiceSetting, voiceText } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallPlacement, DEFAULT_MAX_DURATION, DEFAULT_RING_TIMEOUT } from './call-placement.service';
 import type { SimulateInboundDto } from './dto/requests';
@@ -65,7 +65,7 @@ export class InboundCalls {
       about: null,
       variables: {},
       metadata: {},
-      record: number.provider !== 'sandbox' && voiceFlag(agent, 'record', true),
+      record: recordsCall(agent, number.provider),
       maxDurationSeconds: voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
       ringTimeoutSeconds: DEFAULT_RING_TIMEOUT,
     };

@@ -192,7 +192,17 @@ export const ACTIONS: CatalogEntry[] = [
   {
     key: 'start_call',
     name: 'Start a call',
-    keys: { agent_uuid: uuid(true), to: phone(true), phone_number_uuid: uuid(), variables: object },
+    keys: {
+      agent_uuid: uuid(true),
+      to: phone(true),
+      phone_number_uuid: uuid(),
+      variables: object,
+      // Unset: the agent's settings.voice.record, as for POST /call.
+      record: {
+        schema: { type: 'boolean' },
+        check: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
+      },
+    },
     output_example: { uuid: CONTACT.uuid, status: 'queued' },
   },
   {

@@ -85,7 +85,13 @@ export class CreateCallDto {
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() record?: boolean;
+  @ApiPropertyOptional({
+    description:
+      "Keep a recording of the call (Twilio calls only); default the agent's settings.voice.record, else true",
+  })
+  @IsOptional()
+  @IsBoolean()
+  record?: boolean;
   @ApiPropertyOptional({ minimum: 30, maximum: 7200 })
   @IsOptional()
   @IsInt()
