@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
@@ -20,6 +20,8 @@ import { CallsRepository } from './calls.repository';
 /** Live actions (`say`, `forward`, `hangup`, `mute`, `unmute`), performed by the call's owner in dispatch order. */
 @Injectable()
 export class CallActions {
+  private readonly logger = new Logger(CallActions.name);
+
   constructor(
     private readonly runtime: CallRuntime,
     private readonly calls: CallsRepository,
@@ -92,12 +94,26 @@ export class CallActions {
         });
         return { muted };
       }
-      case 'forward':
+      case 'forward': {
         await this.runtime.say(call, a.message ?? DEFAULT_FORWARD_MESSAGE);
         if (a.agent_uuid) await this.runtime.handOver(call, a.agent_uuid, null);
-        else if (a.number)
-          await this.runtime.bridge(call, { type: 'phone_number', value: a.number }, !!a.whisper, null, null);
+        if (!a.number) return {};
+        const bridged = this.runtime.bridge(
+          call,
+          { type: 'phone_number', value: a.number },
+          !!a.whisper,
+          null,
+          null,
+        );
+        // On a real line the other leg rings for up to its ring timeout: the actions queued after this one do not
+        // wait for it (its outcome shows on the live feed). The sandbox's outcome is known at once.
+        if (call.isSimulation) await bridged;
+        else
+          bridged.catch((err: Error) =>
+            this.logger.warn({ callId, err: err.message }, 'forward to a number failed'),
+          );
         return {};
+      }
     }
   }
 

@@ -117,6 +117,19 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
       dispatched_at: new Date().toISOString(),
       body,
     };
+    const answer: CallActionResponse = {
+      action: body.action,
+      action_uuid: entry.action_uuid,
+      conversation_uuid: callId,
+      dispatched_at: entry.dispatched_at,
+    };
+    // A forward on a real line says its message, then the other leg rings for up to its ring timeout: it is
+    // answered once queued to the owner, and its outcome follows on the live feed. In the sandbox, as every other
+    // action, it has taken effect when the answer arrives.
+    if (body.action === 'forward' && !call.isSimulation) {
+      await this.send(workspaceId, callId, call.ownerId, entry);
+      return answer;
+    }
     const acked = new Promise<Ack>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(entry.action_uuid);
@@ -128,19 +141,23 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
         resolve(ack);
       });
     });
-    const owner = await this.append(workspaceId, callId, call.ownerId, entry);
+    await this.send(workspaceId, callId, call.ownerId, entry);
+    const ack = await acked;
+    if (!ack.ok) throw new AppException(ack.code ?? 'CONFLICT', ack.message ?? 'The action failed');
+    return { ...answer, ...(ack.muted !== undefined ? { muted: ack.muted } : {}) };
+  }
+
+  /** Queues the entry to the call's owner and sets it going: drained here when this replica owns the call. */
+  private async send(
+    workspaceId: string,
+    callId: string,
+    current: string | null,
+    entry: ControlEntry,
+  ): Promise<void> {
+    const owner = await this.append(workspaceId, callId, current, entry);
     if (owner === this.instance.id) this.drain(workspaceId, callId);
     else
       this.logger.debug({ callId, actionId: entry.action_uuid, owner }, 'live action sent to the call owner');
-    const ack = await acked;
-    if (!ack.ok) throw new AppException(ack.code ?? 'CONFLICT', ack.message ?? 'The action failed');
-    return {
-      action: body.action,
-      action_uuid: entry.action_uuid,
-      conversation_uuid: callId,
-      dispatched_at: entry.dispatched_at,
-      ...(ack.muted !== undefined ? { muted: ack.muted } : {}),
-    };
   }
 
   /**

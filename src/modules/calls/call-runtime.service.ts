@@ -212,23 +212,32 @@ export class CallRuntime implements OnModuleInit {
       target.type === 'extension'
         ? await this.sip.extensionTarget(call.workspaceId, call.agentId, this.lineOf(call), target.value)
         : null;
-    const { connected } = await adapter.forward(
-      {
-        workspaceId: call.workspaceId,
-        callId: call.id,
-        providerCallId: call.providerCallId,
-        to: call.toNumber,
-      },
-      {
-        ...target,
-        whisper: whisper
-          ? `Call from ${call.direction === 'Outbound' ? call.toNumber : call.fromNumber}`
-          : null,
-        sip,
-      },
-    );
+    const connected = await adapter
+      .forward(
+        {
+          workspaceId: call.workspaceId,
+          callId: call.id,
+          providerCallId: call.providerCallId,
+          to: call.toNumber,
+        },
+        {
+          ...target,
+          whisper: whisper
+            ? `Call from ${call.direction === 'Outbound' ? call.toNumber : call.fromNumber}`
+            : null,
+          sip,
+        },
+      )
+      .then((r) => r.connected)
+      .catch((err: Error) => {
+        // The provider refusing the redirect is a forward that did not connect.
+        this.logger.warn({ callId: call.id, err: err.message }, 'forward refused by the provider');
+        return false;
+      });
     if (!connected) {
-      await this.say(call, onError ?? DEFAULT_FORWARD_FAILED);
+      // The call may have ended while the other leg rang: nobody is left to hear it.
+      const now = await this.calls.findById(call.workspaceId, call.id);
+      if (now && !isEnded(now.status)) await this.say(call, onError ?? DEFAULT_FORWARD_FAILED);
       return;
     }
     if (onSuccess) await this.say(call, onSuccess);
