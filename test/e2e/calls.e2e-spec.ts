@@ -7,7 +7,13 @@ import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { AgentViewsRepository } from '@/modules/agents/agent-views.repository';
 import { createAgent } from '../factories/agent.factory';
-import { sandboxDestination, sandboxLine } from '../factories/call.factory';
+import {
+  CallRoute,
+  callRoutes,
+  requestRoute,
+  sandboxDestination,
+  sandboxLine,
+} from '../factories/call.factory';
 import { TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 import { TestApp } from '../setup/test-app';
@@ -245,25 +251,14 @@ describe('calls: POST /call, records, states, actions, sandbox', () => {
     const bad = await t.http.get('/api/v1/calls/not-a-uuid').expect(422);
     expect(bad.body.error.code).toBe('INVALID_UUID');
     const id = await answered();
-    const paths: [string, string, Record<string, unknown>?][] = [
+    const routes: CallRoute[] = [
       ['get', `/api/v1/calls/${id}`],
-      ['get', `/api/v1/calls/${id}/live`],
-      ['get', `/api/v1/calls/${id}/recording`],
-      ['delete', `/api/v1/calls/${id}/recording`],
       ['get', `/api/v1/conversations/${id}`],
-      ['post', `/api/v1/calls/${id}/simulate`, { action: 'say', text: 'hi' }],
-      ['post', `/api/v1/calls/action/${id}/say`, { message: 'hi' }],
-      ['post', `/api/v1/calls/action/${id}/forward`, { number: '+14155550123' }],
-      ['post', `/api/v1/calls/action/${id}/hangup`, {}],
-      ['post', `/api/v1/calls/action/${id}/mute`, {}],
-      ['post', `/api/v1/calls/action/${id}/unmute`, {}],
+      ...callRoutes(id),
     ];
-    for (const [method, path, body] of paths) {
-      const req = (other.http as unknown as Record<string, (p: string) => import('supertest').Test>)[method](
-        path,
-      );
-      const r = await (body ? req.send(body) : req);
-      expect({ path, status: r.status }).toEqual({ path, status: 404 });
+    for (const route of routes) {
+      const r = await requestRoute(other, route);
+      expect({ path: route[1], status: r.status }).toEqual({ path: route[1], status: 404 });
     }
     expect(
       (await other.http.get('/api/v1/calls').expect(200)).body.data.items.map(

@@ -1,3 +1,4 @@
+import type { Test } from 'supertest';
 import { createAgent } from './agent.factory';
 import type { TestTenant } from './workspace.factory';
 
@@ -28,4 +29,28 @@ export async function sandboxLine(
     .send({ phone_number_uuid: numberId, channels: ['call', 'whatsapp_call'] });
   if (bound.status !== 201) throw new Error(`bind: ${bound.status} ${JSON.stringify(bound.body)}`);
   return { agentId: agent.agent_uuid as string, numberId, number };
+}
+
+/** A request to one call's route: method, path and, for a POST, a body that passes validation. */
+export type CallRoute = [method: 'get' | 'post' | 'delete', path: string, body?: Record<string, unknown>];
+
+/** Every route addressing one call other than `GET /calls/{uuid}`: the feed, the recording, simulate, the actions. */
+export function callRoutes(id: string): CallRoute[] {
+  return [
+    ['get', `/api/v1/calls/${id}/live`],
+    ['get', `/api/v1/calls/${id}/recording`],
+    ['delete', `/api/v1/calls/${id}/recording`],
+    ['post', `/api/v1/calls/${id}/simulate`, { action: 'say', text: 'hi' }],
+    ['post', `/api/v1/calls/action/${id}/say`, { message: 'hi' }],
+    ['post', `/api/v1/calls/action/${id}/forward`, { number: '+14155550123' }],
+    ['post', `/api/v1/calls/action/${id}/hangup`, {}],
+    ['post', `/api/v1/calls/action/${id}/mute`, {}],
+    ['post', `/api/v1/calls/action/${id}/unmute`, {}],
+  ];
+}
+
+/** Sends a call route's request as the tenant. */
+export function requestRoute(t: TestTenant, [method, path, body]: CallRoute): Test {
+  const req = t.http[method](path);
+  return body ? req.send(body) : req;
 }

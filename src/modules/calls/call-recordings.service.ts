@@ -6,7 +6,6 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { CallsRepository } from './calls.repository';
-import { CallResponse } from './dto/responses';
 
 export interface RecordingMeta {
   duration: number;
@@ -66,16 +65,14 @@ export class CallRecordings {
   }
 
   /** Removes the file and sets `recording: null`; 404 when there is none. */
-  async remove(workspaceId: string, callId: string): Promise<CallResponse> {
+  async remove(workspaceId: string, callId: string): Promise<void> {
     const file = await this.pathOf(workspaceId, callId);
-    const view = await this.unitOfWork.run(async (m) => {
+    await this.unitOfWork.run(async (m) => {
       const call = await this.calls.lock(workspaceId, callId, m);
       if (!call) throw AppException.notFound('Call');
       call.recording = null;
       await this.calls.save(workspaceId, call, m);
-      return (await this.calls.view(workspaceId, callId, m))!;
     });
     await fs.rm(file, { force: true });
-    return CallResponse.of(view);
   }
 }

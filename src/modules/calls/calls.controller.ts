@@ -11,14 +11,7 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import {
-  ApiExtraModels,
-  ApiOperation,
-  ApiProduces,
-  ApiResponse,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { WorkspaceId } from '@/common/auth/request-context';
 import type { ErrorCode } from '@/common/errors/error-codes';
@@ -29,7 +22,7 @@ import {
   ShortErrorBodyDto,
   TENANT_ERRORS,
 } from '@/common/http/api-response.decorator';
-import { Envelope, RawResponse } from '@/common/http/envelope';
+import { Envelope, RawResponse, ResponseMessage } from '@/common/http/envelope';
 import { Page } from '@/common/http/pagination';
 import { ShortErrorBody } from '@/common/http/short-error-body';
 import { UuidParamPipe } from '@/common/http/validation';
@@ -67,6 +60,7 @@ const SHORT_404 = applyDecorators(
   }),
 );
 const KEEPALIVE_MS = 15_000;
+const WAV = { 'audio/wav': { schema: { type: 'string', format: 'binary' } } };
 const ACTION_ERRORS: ErrorCode[] = [
   'VALIDATION_ERROR',
   'INVALID_FORMAT',
@@ -140,14 +134,16 @@ export class CallsController {
 
   @Get('calls/:uuid/live')
   @RawResponse()
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
   @ApiOperation({
     summary: "The call's live feed (Server-Sent Events: status, transcript, action, then end)",
     description: 'No envelope. An ended call answers one `end` event.',
   })
-  @ApiProduces('text/event-stream')
-  @ApiResponse({ status: 200, description: 'text/event-stream' })
+  // The stream's media type on its 200 only: refusals answer the JSON error body.
+  @ApiResponse({
+    status: 200,
+    description: 'text/event-stream',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   @ApiErrors(...TENANT_ERRORS, 'INVALID_UUID')
   async liveFeed(
     @WorkspaceId() ws: string,
@@ -199,12 +195,9 @@ export class CallsController {
 
   @Get('calls/:uuid/recording')
   @RawResponse()
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
   @ApiOperation({ summary: "The call's recording (audio/wav); 404 when there is none" })
-  @ApiProduces('audio/wav')
-  @ApiResponse({ status: 200, description: 'audio/wav, Range supported' })
-  @ApiResponse({ status: 206, description: 'the requested byte range of the audio/wav file' })
+  @ApiResponse({ status: 200, description: 'audio/wav, Range supported', content: WAV })
+  @ApiResponse({ status: 206, description: 'the requested byte range of the audio/wav file', content: WAV })
   @ApiErrors(...TENANT_ERRORS, 'INVALID_UUID')
   async recording(
     @WorkspaceId() ws: string,
@@ -220,21 +213,19 @@ export class CallsController {
   }
 
   @Delete('calls/:uuid/recording')
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
-  @ApiOperation({ summary: "Delete the call's recording; 404 when there is none" })
-  @ApiEnvelope(CallResponse, { errors: ['INVALID_UUID'] })
-  deleteRecording(
+  @ApiOperation({ summary: "Delete the call's recording (answers data: null); 404 when there is none" })
+  @ApiEnvelope(null, { errors: ['INVALID_UUID'] })
+  async deleteRecording(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
-  ): Promise<CallResponse> {
-    return this.recordings.remove(ws, uuid);
+  ): Promise<null> {
+    await this.recordings.remove(ws, uuid);
+    return null;
   }
 
   @Post('calls/:uuid/simulate')
   @HttpCode(200)
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
+  @ResponseMessage('OK')
   @ApiOperation({
     summary: 'Sandbox: the far end acts (say, dtmf, answer, busy, no_answer, fail, hangup)',
     description: '`say` runs one turn like a text turn and answers {message, reply, action, call}.',
@@ -252,8 +243,6 @@ export class CallsController {
 
   @Post('calls/action/:uuid/say')
   @HttpCode(200)
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
   @ApiOperation({ summary: 'Live action: the agent says a message' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
   say(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Body() dto: SayActionDto) {
@@ -262,8 +251,6 @@ export class CallsController {
 
   @Post('calls/action/:uuid/forward')
   @HttpCode(200)
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
   @ApiOperation({ summary: 'Live action: forward to a number (a human) or to another agent' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
   forward(
@@ -276,8 +263,6 @@ export class CallsController {
 
   @Post('calls/action/:uuid/hangup')
   @HttpCode(200)
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
   @ApiOperation({ summary: 'Live action: say goodbye and hang up (cancels a call not answered yet)' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
   hangup(
@@ -290,8 +275,6 @@ export class CallsController {
 
   @Post('calls/action/:uuid/mute')
   @HttpCode(200)
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
   @ApiOperation({ summary: 'Live action: the agent stops speaking and replying' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
   mute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
@@ -300,8 +283,6 @@ export class CallsController {
 
   @Post('calls/action/:uuid/unmute')
   @HttpCode(200)
-  @ShortErrorBody(NOT_FOUND_SHORT)
-  @SHORT_404
   @ApiOperation({ summary: 'Live action: the agent speaks and replies again' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
   unmute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
