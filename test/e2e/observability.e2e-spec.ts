@@ -1,5 +1,6 @@
 import { getQueueToken } from '@nestjs/bull';
-import type { Queue } from 'bull';
+import type { Job, Queue } from 'bull';
+import { DataSource } from 'typeorm';
 import { QUEUES } from '@/common/queue/queues';
 import { createTenant } from '../factories/workspace.factory';
 import { ADMIN_KEY, client } from '../setup/test-app';
@@ -107,6 +108,44 @@ describe('observability: metrics, queue dashboard, job lifecycle logs', () => {
     expect(sample(page, 'cap_jobs_total{queue="maintenance",name="no-such-job",outcome="retried"}')).toBe(1);
     expect(sample(page, 'cap_jobs_total{queue="maintenance",name="no-such-job",outcome="failed"}')).toBe(1);
     expect(sample(page, 'cap_queue_jobs{queue="maintenance",state="failed"}')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('logs the runs of a repeatable job at debug, unless a run did work (info) or failed (warn)', async () => {
+    const runs = async (name: string, data: object, count: number) => {
+      const repeat = { every: 100, jobId: `obs-${name}-${Date.now()}` };
+      const seen: string[] = [];
+      const done = (job: Job) => {
+        if (job.name === name && job.opts.repeat?.key?.includes(repeat.jobId)) seen.push(String(job.id));
+      };
+      maintenance.on('completed', done).on('failed', done);
+      try {
+        await maintenance.add(name, data, { repeat });
+        await waitFor(async () => seen.length >= count || undefined, 20_000, `${count} runs of ${name}`);
+      } finally {
+        await maintenance.removeRepeatable(name, repeat);
+        maintenance.off('completed', done).off('failed', done);
+      }
+      return lines().filter((l) => seen.includes(String(l.jobId)));
+    };
+    // Nothing to purge: the runs log nothing at info.
+    expect(await runs('purge-idempotency-keys', { batchSize: 10 }, 3)).toEqual([]);
+    // An expired key: the run that purges it says so.
+    const t = await createTenant(suite.app);
+    const key = `obs-${Date.now()}`;
+    await t.http.post('/api/v1/agents').set('Idempotency-Key', key).send({ name: 'Keyed' }).expect(201);
+    await suite.app
+      .get<DataSource>(DataSource)
+      .query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = $1`, [key]);
+    const working = await runs('purge-idempotency-keys', { batchSize: 10 }, 2);
+    expect(working.map((l) => [l.msg, l.level])).toContainEqual(['job finished', 30]);
+    expect(working.map((l) => l.msg)).not.toContain('job started');
+    // A failing run is a warning.
+    const failing = await runs('no-such-periodic-job', {}, 1);
+    expect(failing[0]).toMatchObject({
+      msg: expect.stringMatching(/^job failed/),
+      level: 40,
+      job: 'no-such-periodic-job',
+    });
   });
 
   it('serves the queue dashboard under /internal/queues behind the admin key (Bearer or a Basic prompt)', async () => {

@@ -19,10 +19,23 @@ function jobFields(queue: string, job: Job): Record<string, unknown> {
   };
 }
 
+/** A repeatable job (a sweep, a purge, the dispatcher's tick): Bull gives each of its runs `opts.repeat`. */
+const periodic = (job: Job): boolean => !!job.opts.repeat;
+
+/** Whether a job's result reports work done: a positive count in it (`{deleted: 3}`, `{resumed: 1}`) or `true`. */
+export function reportsWork(result: unknown): boolean {
+  if (typeof result === 'number') return result > 0;
+  if (typeof result === 'boolean') return result;
+  if (result && typeof result === 'object') return Object.values(result).some(reportsWork);
+  return false;
+}
+
 /**
  * Logs and counts the life of every job of every queue in the table, in one place, from the queues' local events
  * (emitted in the process that runs the job): started, finished with its duration, failed with the reason, and
- * whether it is retried. A queue added to QUEUES gets it without code of its own.
+ * whether it is retried. A queue added to QUEUES gets it without code of its own. Runs of repeatable jobs are logged
+ * at debug (an idle service would otherwise log a line a second), except a finish whose result reports work (info)
+ * and a failure (warn).
  */
 @Injectable()
 export class JobLifecycle implements OnModuleInit, BeforeApplicationShutdown {
@@ -42,11 +55,12 @@ export class JobLifecycle implements OnModuleInit, BeforeApplicationShutdown {
       this.metrics.watchQueue(queue);
       queue.on('active', (job: Job) => {
         this.running.set(job, performance.now());
-        log.info(jobFields(name, job), 'job started');
+        log[periodic(job) ? 'debug' : 'info'](jobFields(name, job), 'job started');
       });
-      queue.on('completed', (job: Job) => {
+      queue.on('completed', (job: Job, result: unknown) => {
         const ms = this.finish(name, job, 'completed');
-        log.info({ ...jobFields(name, job), durationMs: ms }, 'job finished');
+        const level = periodic(job) && !reportsWork(result) ? 'debug' : 'info';
+        log[level]({ ...jobFields(name, job), durationMs: ms }, 'job finished');
       });
       queue.on('failed', (job: Job, err: Error) => {
         // Bull counts the attempt before the event; attempts left means the job is back in the queue.
@@ -58,8 +72,9 @@ export class JobLifecycle implements OnModuleInit, BeforeApplicationShutdown {
           durationMs: ms,
           reason: err?.message,
         };
-        if (retried) log.info(fields, 'job failed, will be retried');
-        else log.info({ ...fields, attempts: job.attemptsMade }, 'job failed');
+        const level = periodic(job) ? 'warn' : 'info';
+        if (retried) log[level](fields, 'job failed, will be retried');
+        else log[level]({ ...fields, attempts: job.attemptsMade }, 'job failed');
       });
       queue.on('stalled', (job: Job) =>
         log.warn(jobFields(name, job), 'job stalled: its worker stopped; it runs again'),
