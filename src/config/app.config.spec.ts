@@ -39,6 +39,14 @@ describe('configuration', () => {
     });
   });
 
+  it('reads the voice activity engine and model file (Silero and the bundled weights by default)', () => {
+    expect(loadConfig({}).vad).toEqual({ engine: 'silero', modelPath: undefined });
+    expect(loadConfig({ VAD: 'energy', VAD_MODEL_PATH: 'models/vad.onnx' }).vad).toEqual({
+      engine: 'energy',
+      modelPath: expect.stringMatching(/^\/.*\/models\/vad\.onnx$/),
+    });
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -52,6 +60,7 @@ describe('configuration', () => {
     [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY'],
     [{ ADMIN_API_KEY: 'tiny' }, 'ADMIN_API_KEY'],
     [{ LLM_BASE_URL: 'not a url' }, 'LLM_BASE_URL'],
+    [{ VAD: 'webrtc' }, 'VAD must be one of'],
     [{ NODE_ENV: 'production' }, 'ENCRYPTION_KEY is required in production'],
     [{ TLS_CERT_FILE: '/x.crt' }, 'TLS_CERT_FILE and TLS_KEY_FILE must be set together'],
   ])('stops with a message naming the bad variable: %j', (env, named) => {

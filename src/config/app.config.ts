@@ -46,6 +46,8 @@ export interface AppConfig {
     stt: { baseUrl?: string; apiKey?: string; model: string };
     tts: { baseUrl?: string; apiKey?: string; model: string; voice: string };
   };
+  /** Voice activity on calls: the Silero model (the energy detector when its file cannot be loaded), or energy. */
+  vad: { engine: 'silero' | 'energy'; modelPath?: string };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -120,6 +122,10 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
         model: env.TTS_MODEL ?? 'tts-1',
         voice: env.TTS_VOICE ?? 'alloy',
       },
+    },
+    vad: {
+      engine: (env.VAD ?? 'silero') as AppConfig['vad']['engine'],
+      modelPath: env.VAD_MODEL_PATH && path.resolve(env.VAD_MODEL_PATH),
     },
   };
 }

