@@ -6,6 +6,9 @@ import { MISSING } from '../support/ids';
 import { LlmServer } from '../support/llm-server';
 import { postSigned, TWILIO_SID, TWILIO_TOKEN, TwilioServer } from '../support/twilio-server';
 import { waitFor } from '../support/wait';
+import { scanKeys } from '../support/redis-keys';
+import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
+import { TwilioTelephony } from '@/providers/telephony/twilio.telephony';
 
 const PUBLIC = 'https://voice.example.test';
 
@@ -241,5 +244,53 @@ describe('voice: the Twilio adapter (REST dial, signed hooks, inbound, hang-up, 
     } finally {
       await mute.close();
     }
+  });
+
+  it("keeps its Redis keys under the deployment's prefix once (hooks' repeats, inbound, forwards, pending speech)", async () => {
+    const prefix = app.config.redis.prefix;
+    const { id, sid } = await placed();
+    await hook(`/hooks/v1/twilio/calls/${id}/status`, {
+      CallSid: sid,
+      CallStatus: 'ringing',
+      SequenceNumber: '0',
+    }).expect(204);
+    const inboundSid = `CA${'4'.repeat(32)}`;
+    await hook('/hooks/v1/twilio/voice/inbound', {
+      CallSid: inboundSid,
+      From: '+14155550997',
+      To: line.number,
+      CallStatus: 'ringing',
+    }).expect(200);
+    // Words said before the stream opens are kept for it.
+    await app
+      .get<MediaStreamServer>(MediaStreamServer)
+      .speak(t.workspaceId, id, 'Hello', 'message-1', 'twilio');
+    // A forward waits on the hooks for the other leg's outcome.
+    const forward = app
+      .get<TwilioTelephony>(TwilioTelephony)
+      .forward(
+        { workspaceId: t.workspaceId, callId: id, providerCallId: sid, to: '+14155550123' },
+        { type: 'phone_number', value: '+14155550188', whisper: null },
+      );
+    const update = await waitFor(async () =>
+      twilio.updates(sid).find((u) => String(u.form.Twiml).includes('<Dial')),
+    );
+    const attempt = /attempt=([a-z0-9]+)/.exec(String(update.form.Twiml))![1];
+    await hook(`/hooks/v1/twilio/calls/${id}/dial-status?attempt=${attempt}`, {
+      CallStatus: 'in-progress',
+    }).expect(204);
+    await expect(forward).resolves.toEqual({ connected: true });
+
+    const keys = await scanKeys(prefix);
+    expect(keys.filter((k) => k.startsWith(`${prefix}:${prefix}:`))).toEqual([]);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        `${prefix}:twilio:seen:status:${sid}:ringing:0`,
+        `${prefix}:twilio:inbound:${inboundSid}`,
+        `${prefix}:twilio:forwarding:${id}`,
+        `${prefix}:twilio:dial:${id}:${attempt}`,
+        `${prefix}:voice:pending:${id}`,
+      ]),
+    );
   });
 });

@@ -36,7 +36,7 @@ export class CallLive implements OnApplicationShutdown {
     await this.redis.publish(channel, JSON.stringify(payload));
   }
 
-  /** A channel name of this deployment. */
+  /** A channel name of this deployment (the client's `keyPrefix` applies to keys only, never to pub/sub channels). */
   name(suffix: string): string {
     return `${this.config.redis.prefix}:${suffix}`;
   }

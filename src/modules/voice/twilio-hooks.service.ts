@@ -71,13 +71,7 @@ export class TwilioHooks {
 
   /** Once per key for a day: false for a repeat. */
   private async first(key: string): Promise<boolean> {
-    const set = await this.redis.set(
-      `${this.config.redis.prefix}:twilio:seen:${key}`,
-      '1',
-      'EX',
-      SEEN_TTL_SECONDS,
-      'NX',
-    );
+    const set = await this.redis.set(`twilio:seen:${key}`, '1', 'EX', SEEN_TTL_SECONDS, 'NX');
     return set === 'OK';
   }
 
@@ -120,7 +114,7 @@ export class TwilioHooks {
     const number = to ? await this.numbers.findProviderNumber(to, 'twilio') : null;
     if (!number) return sayAndHangUp(NOT_IN_SERVICE);
     if (!this.numbers.takesInbound(number)) return reject();
-    const seenKey = `${this.config.redis.prefix}:twilio:inbound:${form.CallSid}`;
+    const seenKey = `twilio:inbound:${form.CallSid}`;
     const reason = this.twilio.unavailableReason();
     if (reason) {
       // Said to the caller and stored failed (once per CallSid: Twilio may repeat the hook).
@@ -174,13 +168,7 @@ export class TwilioHooks {
   async dialStatus(callId: string, attempt: string, form: Form): Promise<void> {
     await this.callOf(callId);
     if (form.CallStatus === 'in-progress' || form.CallStatus === 'answered')
-      await this.redis.set(
-        dialOutcomeKey(this.config.redis.prefix, callId, attempt),
-        'connected',
-        'EX',
-        3600,
-        'NX',
-      );
+      await this.redis.set(dialOutcomeKey(callId, attempt), 'connected', 'EX', 3600, 'NX');
   }
 
   /**
@@ -189,7 +177,7 @@ export class TwilioHooks {
    */
   async dialEnded(callId: string, attempt: string, form: Form): Promise<string> {
     const { workspaceId } = await this.callOf(callId);
-    const key = dialOutcomeKey(this.config.redis.prefix, callId, attempt);
+    const key = dialOutcomeKey(callId, attempt);
     const answered = form.DialCallStatus === 'completed' || form.DialCallStatus === 'answered';
     await this.redis.set(key, answered ? 'connected' : 'failed', 'EX', 3600, 'NX');
     if ((await this.redis.get(key)) !== 'connected') return this.twilio.streamTwiml(callId);

@@ -22,12 +22,13 @@ const POLL_MS = 100;
 
 export const SPEECH_NOT_CONFIGURED = 'Speech services are not configured';
 
+// Key names without the deployment's prefix: the shared client adds it (REDIS's `keyPrefix`).
+
 /** Where the hooks leave a forward's outcome for the adapter waiting on it. */
-export const dialOutcomeKey = (prefix: string, callId: string, attempt: string) =>
-  `${prefix}:twilio:dial:${callId}:${attempt}`;
+export const dialOutcomeKey = (callId: string, attempt: string) => `twilio:dial:${callId}:${attempt}`;
 
 /** Set while a forward redirects the call: its media stream ends without the customer hanging up. */
-export const forwardingKey = (prefix: string, callId: string) => `${prefix}:twilio:forwarding:${callId}`;
+export const forwardingKey = (callId: string) => `twilio:forwarding:${callId}`;
 
 /**
  * Twilio Programmable Voice over its REST API (`TWILIO_API_URL`): dial with the `<Connect><Stream>` TwiML, end,
@@ -149,9 +150,9 @@ export class TwilioTelephony implements TelephonyAdapter {
       target.whisper,
       FORWARD_RING_SECONDS,
     );
-    await this.redis.set(forwardingKey(this.config.redis.prefix, call.callId), attempt, 'EX', 120);
+    await this.redis.set(forwardingKey(call.callId), attempt, 'EX', 120);
     await this.rest(this.callsUrl(call.providerCallId), { Twiml: twiml });
-    const key = dialOutcomeKey(this.config.redis.prefix, call.callId, attempt);
+    const key = dialOutcomeKey(call.callId, attempt);
     const until = Date.now() + FORWARD_WAIT_MS;
     while (Date.now() < until) {
       const outcome = await this.redis.get(key);

@@ -200,7 +200,7 @@ export class MediaStreamServer
     this.sessions.get(callId)?.close();
     this.sessions.set(callId, session);
     await this.calls.claimOwner(workspaceId, callId, call.ownerId, this.instance.id);
-    await this.redis.del(forwardingKey(this.config.redis.prefix, callId));
+    await this.redis.del(forwardingKey(callId));
     if (call.status !== 'in-progress')
       await this.lifecycle.providerEvent(workspaceId, callId, {
         status: 'in-progress',
@@ -219,7 +219,7 @@ export class MediaStreamServer
   }
 
   private pendingKey(callId: string): string {
-    return `${this.config.redis.prefix}:voice:pending:${callId}`;
+    return `voice:pending:${callId}`;
   }
 
   /** The socket closed: the customer hung up, unless the call is being forwarded (the stream ends then too). */
@@ -227,7 +227,7 @@ export class MediaStreamServer
     if (!session || this.sessions.get(callId) !== session) return;
     session.close();
     this.sessions.delete(callId);
-    if (await this.redis.exists(forwardingKey(this.config.redis.prefix, callId))) return;
+    if (await this.redis.exists(forwardingKey(callId))) return;
     await this.lifecycle
       .providerEvent(session.workspaceId, callId, {
         status: 'completed',
