@@ -119,6 +119,8 @@ export interface SafeRequestOptions {
    * idle socket is sent once more on a new one.
    */
   keepAlive?: boolean;
+  /** Aborts the request: it is destroyed (its connection closed) and the call rejects. */
+  signal?: AbortSignal;
 }
 
 export interface SafeResponse {
@@ -190,6 +192,7 @@ async function sendOnce(
         // Without keepAlive a fresh connection per request; with it, a pool whose every socket passed this policy's
         // connect-time check (a socket is never shared between policies).
         agent: options.keepAlive ? pooled(url.protocol, policy) : false,
+        signal: options.signal,
       },
       (res) => {
         const status = res.statusCode ?? 0;

@@ -35,12 +35,14 @@ describe('outboundRequest', () => {
   let server: Server;
   let base: string;
   const open = { allowPrivate: true };
+  const hangsClosed: string[] = [];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
       if (req.url === '/see-other') res.writeHead(303, { location: '/final' }).end();
       else if (req.url === '/loop') res.writeHead(302, { location: '/loop' }).end();
       else if (req.url === '/slow') setTimeout(() => res.end('late'), 1000);
+      else if (req.url === '/hang') res.on('close', () => hangsClosed.push(req.url!));
       else if (req.url === '/big') res.end('x'.repeat(10_000));
       else res.end(`${req.method} ${req.url}`);
     });
@@ -77,5 +79,17 @@ describe('outboundRequest', () => {
       /^refused: private address$/,
     );
     await expect(outboundRequest('gopher://example.com/', open)).rejects.toThrow(/^refused: invalid URL$/);
+  });
+
+  it("stops on the caller's signal: the connection is closed and the category is aborted", async () => {
+    const controller = new AbortController();
+    const pending = outboundRequest(`${base}/hang`, open, { signal: controller.signal, keepAlive: true });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toThrow(/^aborted$/);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(hangsClosed).toEqual(['/hang']);
+    await expect(outboundRequest(`${base}/`, open, { signal: controller.signal })).rejects.toThrow(
+      /^aborted$/,
+    );
   });
 });

@@ -37,6 +37,9 @@ export function outboundCategory(err: unknown): string {
   return 'unreachable';
 }
 
+/** The category of a request its caller aborted (`signal`): not a failure of the target. */
+export const ABORTED = 'aborted';
+
 export interface OutboundOptions extends SafeRequestOptions {
   /** Redirects followed (each target checked like the first URL); 0 answers the 3xx itself. */
   maxRedirects?: number;
@@ -56,7 +59,7 @@ export async function outboundRequest(
     try {
       res = await safeRequest(url, policy, request);
     } catch (err) {
-      throw new OutboundError(outboundCategory(err));
+      throw new OutboundError(options.signal?.aborted ? ABORTED : outboundCategory(err));
     }
     if (!res.location || max === 0) return res;
     if (hop >= max) throw new OutboundError('too many redirects');

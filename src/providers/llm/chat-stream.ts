@@ -1,27 +1,36 @@
-import { ChatMessage, ChatOptions, ChatResult, LlmError } from './language-model.port';
+import { ChatMessage, ChatOptions, ChatResult, llmAborted, LlmError } from './language-model.port';
+
+export interface StreamOptions {
+  timeoutMs: number;
+  /** The caller's abort (`ChatOptions.signal`), combined with the deadline. */
+  signal?: AbortSignal;
+  /** Each piece of content as it arrives. */
+  onDelta: (text: string) => void;
+}
 
 /**
  * A streamed chat completion (Server-Sent Events of `chat.completion.chunk`) from the operator's endpoint.
- * `onDelta` receives each piece of content as it arrives.
+ * `onDelta` receives each piece of content as it arrives; an abort closes the connection at once, before or during
+ * the stream, and throws LlmError `aborted`.
  */
 export async function streamChat(
   url: string,
   headers: Record<string, string>,
   body: Record<string, unknown>,
-  timeoutMs: number,
-  onDelta: (text: string) => void,
+  { timeoutMs, signal, onDelta }: StreamOptions,
 ): Promise<ChatResult> {
+  const deadline = AbortSignal.timeout(timeoutMs);
   let res: Response;
   try {
     res = await fetch(url, {
       method: 'POST',
       headers: { ...headers, accept: 'text/event-stream' },
       body: JSON.stringify({ ...body, stream: true }),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: signal ? AbortSignal.any([deadline, signal]) : deadline,
     });
   } catch (err) {
-    const name = (err as Error).name;
-    if (name === 'TimeoutError')
+    if (signal?.aborted) throw llmAborted();
+    if ((err as Error).name === 'TimeoutError')
       throw new LlmError('timeout', `Language model did not answer within ${timeoutMs} ms`);
     throw new LlmError('network', 'Language model unreachable (network)');
   }
@@ -57,6 +66,7 @@ export async function streamChat(
     }
   } catch (err) {
     if (err instanceof LlmError) throw err;
+    if (signal?.aborted) throw llmAborted();
     throw new LlmError('network', 'Language model stream broke off');
   }
   handle(pending.trim());

@@ -35,6 +35,8 @@ export interface ChatOptions {
   timeoutMs?: number;
   /** Functions offered to the model (`tool_choice: "auto"`). */
   tools?: ToolDefinition[];
+  /** Aborts the request (its connection is closed): the call throws LlmError `aborted`. */
+  signal?: AbortSignal;
 }
 
 export interface ChatResult {
@@ -68,7 +70,14 @@ export interface ClassificationResult {
   fallbackReason?: string;
 }
 
-export type LlmErrorKind = 'not_configured' | 'timeout' | 'network' | 'http' | 'invalid_response';
+export type LlmErrorKind =
+  | 'not_configured'
+  | 'timeout'
+  | 'network'
+  | 'http'
+  | 'invalid_response'
+  /** The caller's `signal` aborted the request: not a failure of the model, never logged as one. */
+  | 'aborted';
 
 /** A failure of the language model, with a reason callers can show (never a secret). */
 export class LlmError extends Error {
@@ -80,6 +89,11 @@ export class LlmError extends Error {
     super(message);
     this.name = 'LlmError';
   }
+}
+
+/** The error of a request its caller aborted (`ChatOptions.signal`). */
+export function llmAborted(): LlmError {
+  return new LlmError('aborted', 'Language model request cancelled');
 }
 
 export interface LanguageModel {

@@ -35,6 +35,13 @@ const reply = (res: ServerResponse, content: string, status = 200) => {
   res.end(JSON.stringify({ model: 'test-model', choices: [{ message: { role: 'assistant', content } }] }));
 };
 
+/** Something that happens once: `fired` settles when `fire` is called. */
+const event = () => {
+  let fire!: () => void;
+  const fired = new Promise<void>((r) => (fire = r));
+  return { fire: () => fire(), fired };
+};
+
 const config = (baseUrl?: string, allowPrivateTargets = true) =>
   ({
     llm: { baseUrl, apiKey: 'sk-test', model: 'gpt-test' },
@@ -136,6 +143,67 @@ describe('OpenAiCompatibleLanguageModel', () => {
     await expect(llm.chat([{ role: 'user', content: 'x' }], { timeoutMs: 100 })).rejects.toMatchObject({
       kind: 'timeout',
     });
+  });
+
+  it('aborts a request on its signal: the connection closes and the call throws aborted', async () => {
+    const [closed, reached] = [event(), event()];
+    srv.setHandler((_b, _q, res) => {
+      res.on('close', closed.fire);
+      reached.fire();
+    });
+    const llm = new OpenAiCompatibleLanguageModel(config(srv.base));
+    const controller = new AbortController();
+    const chat = llm.chat([{ role: 'user', content: 'x' }], { signal: controller.signal });
+    await reached.fired;
+    controller.abort();
+    await expect(chat).rejects.toMatchObject({ kind: 'aborted' });
+    await closed.fired;
+    // Already aborted: nothing is sent.
+    srv.seen.length = 0;
+    await expect(
+      llm.chat([{ role: 'user', content: 'x' }], { signal: controller.signal }),
+    ).rejects.toMatchObject({ kind: 'aborted' });
+    await expect(
+      llm.chatStream([{ role: 'user', content: 'x' }], { signal: controller.signal }, () => undefined),
+    ).rejects.toMatchObject({ kind: 'aborted' });
+    expect(srv.seen).toHaveLength(0);
+  });
+
+  it('aborts a stream mid-way: no delta after the abort, the connection closes, aborted is thrown', async () => {
+    const closed = event();
+    srv.setHandler((_b, _q, res) => {
+      res.on('close', closed.fire);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: 'Hello ' } }] })}\n\n`);
+    });
+    const llm = new OpenAiCompatibleLanguageModel(config(srv.base));
+    const controller = new AbortController();
+    const deltas: string[] = [];
+    const stream = llm.chatStream([{ role: 'user', content: 'x' }], { signal: controller.signal }, (d) => {
+      deltas.push(d);
+      controller.abort();
+    });
+    await expect(stream).rejects.toMatchObject({ kind: 'aborted' });
+    await closed.fired;
+    expect(deltas).toEqual(['Hello ']);
+  });
+
+  it('aborts a request whose answer is half sent', async () => {
+    const [closed, half] = [event(), event()];
+    srv.setHandler((_b, _q, res) => {
+      res.on('close', closed.fire);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"model":"test-model",');
+      half.fire();
+    });
+    const llm = new OpenAiCompatibleLanguageModel(config(srv.base));
+    const controller = new AbortController();
+    const chat = llm.chat([{ role: 'user', content: 'x' }], { signal: controller.signal, timeoutMs: 5_000 });
+    await half.fired;
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    await expect(chat).rejects.toMatchObject({ kind: 'aborted' });
+    await closed.fired;
   });
 
   it('classifies with the model: one json_object call scoring every candidate', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import type { SafeResponse } from '@/common/net/address-guard';
-import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
+import { ABORTED, outboundCategory, outboundRequest } from '@/common/net/outbound-http';
 import {
   ChatMessage,
   ChatOptions,
@@ -9,6 +9,7 @@ import {
   ClassificationResult,
   IntentCandidate,
   LanguageModel,
+  llmAborted,
   LlmError,
 } from './language-model.port';
 import { streamChat } from './chat-stream';
@@ -78,9 +79,11 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
         maxBytes: MAX_ANSWER_BYTES,
         failOnOverflow: true,
         keepAlive: true,
+        signal: options.signal,
       });
     } catch (err) {
       const category = outboundCategory(err);
+      if (category === ABORTED) throw llmAborted();
       if (category === 'timeout')
         throw new LlmError('timeout', `Language model did not answer within ${timeoutMs} ms`);
       throw new LlmError('network', `Language model unreachable (${category})`);
@@ -135,13 +138,11 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
     const body: Record<string, unknown> = { model: options.model ?? this.config.llm.model, messages };
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
-    return streamChat(
-      `${base}/chat/completions`,
-      headers,
-      body,
-      options.timeoutMs ?? CHAT_TIMEOUT_MS,
+    return streamChat(`${base}/chat/completions`, headers, body, {
+      timeoutMs: options.timeoutMs ?? CHAT_TIMEOUT_MS,
+      signal: options.signal,
       onDelta,
-    );
+    });
   }
 
   async classify(
