@@ -34,6 +34,7 @@ import { OutboundReadIndexes1764130000000 } from './migrations/1764130000000-Out
 import { MessengerPageOwners1764140000000 } from './migrations/1764140000000-MessengerPageOwners';
 import { WhatsappBusinessAccountOwners1764140000001 } from './migrations/1764140000001-WhatsappBusinessAccountOwners';
 import { ConversationSource1764145000000 } from './migrations/1764145000000-ConversationSource';
+import { PbxConnectorNormalizerJson1764155000000 } from './migrations/1764155000000-PbxConnectorNormalizerJson';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -76,4 +77,5 @@ export const MIGRATIONS = [
   MessengerPageOwners1764140000000,
   WhatsappBusinessAccountOwners1764140000001,
   ConversationSource1764145000000,
+  PbxConnectorNormalizerJson1764155000000,
 ];
