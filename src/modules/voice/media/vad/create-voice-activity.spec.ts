@@ -1,4 +1,3 @@
-/** @jest-environment ./src/modules/voice/media/vad/onnx-test-environment.js */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

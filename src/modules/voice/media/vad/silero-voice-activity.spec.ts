@@ -1,6 +1,6 @@
-/** @jest-environment ./src/modules/voice/media/vad/onnx-test-environment.js */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Logger } from '@nestjs/common';
 import { energyDb } from '../audio';
 import { sileroModel } from './create-voice-activity';
 import { SileroModel } from './silero-model';
@@ -47,6 +47,7 @@ describe('SileroVoiceActivity', () => {
       expect(said.slice(0, 25).some(Boolean)).toBe(false);
       expect(said.slice(-15).some(Boolean)).toBe(false);
       expect(Math.max(...said.map((s, i) => (s ? i : 0)))).toBeLessThan(frames.length - 15);
+      expect(vad.engine).toBe('silero');
     },
   );
 
@@ -78,5 +79,22 @@ describe('SileroVoiceActivity', () => {
     expect(vad.probability).toBe(0);
     vad.push(hiss.subarray(255));
     expect(vad.probability).toBeGreaterThan(0);
+  });
+
+  it('answers from energy, once the model fails to run, and says so once', () => {
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      const broken = SileroModel.load(model.path);
+      (broken as unknown as { session: { dispose(): void } }).session.dispose();
+      const vad = new SileroVoiceActivity(broken, 8000);
+      const { samples } = speech(8000);
+      const answers = framesOf(samples, 160).map((f) => vad.push(f));
+      expect(vad.engine).toBe('energy');
+      expect(answers.some((p) => p > 0.5)).toBe(true);
+      expect(error).toHaveBeenCalledTimes(1);
+      expect(error.mock.calls[0][0]).toContain(`Silero VAD model ${model.path} failed (`);
+    } finally {
+      error.mockRestore();
+    }
   });
 });

@@ -4,6 +4,7 @@ import {
   assertSampleRate,
   SILENCE_THRESHOLD,
   SPEECH_THRESHOLD,
+  VadEngine,
   VadSampleRate,
   VoiceActivity,
 } from './voice-activity';
@@ -25,7 +26,10 @@ const GATED_WINDOWS_BEFORE_RESET = 8;
  * the same frames) skip the model and read 0.
  */
 export class SileroVoiceActivity implements VoiceActivity {
-  readonly engine = 'silero' as const;
+  /** `energy` once the model failed to run (its answers then come from the energy detector). */
+  get engine(): VadEngine {
+    return this.model.failure ? 'energy' : 'silero';
+  }
   readonly maxLagMs: number;
   probability = 0;
   speech = false;
@@ -88,9 +92,10 @@ export class SileroVoiceActivity implements VoiceActivity {
       this.probability = 0;
     } else {
       this.gatedRun = 0;
-      this.model.run(this.runs[this.turn]);
-      this.turn = 1 - this.turn;
-      this.probability = this.output[0];
+      if (this.model.run(this.runs[this.turn])) {
+        this.turn = 1 - this.turn;
+        this.probability = this.output[0];
+      } else this.probability = this.floor.probability;
     }
     this.speech = this.speech ? this.probability >= SILENCE_THRESHOLD : this.probability >= SPEECH_THRESHOLD;
     // The window's last samples are the next window's context.
