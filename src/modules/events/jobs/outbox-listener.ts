@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { PgListener } from '@/common/persistence/pg-listener';
 import { DATABASE_SESSION_NAME, dispatchedByWriter } from '@/database/session-name';
 import { DeliveryService } from '../delivery.service';
 import { OUTBOX_CHANNEL } from '../outbox.service';
@@ -18,9 +18,8 @@ export const SWEEP_INTERVAL_MS = 2_000;
 @Injectable()
 export class OutboxListener implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxListener.name);
-  private client: Client | null = null;
+  private listener: PgListener | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private reconnect: NodeJS.Timeout | null = null;
   private stopped = false;
   private sweeping = false;
 
@@ -31,7 +30,18 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
+    this.listener = new PgListener({
+      url: this.config.database.url,
+      channel: OUTBOX_CHANNEL,
+      applicationName: `${this.sessionName}:outbox`,
+      name: OutboxListener.name,
+      // Another dispatching process's writes are its own to dispatch (the sweep catches them if it died meanwhile).
+      onNotification: (payload) => {
+        if (!dispatchedByWriter(payload, this.sessionName)) void this.dispatch();
+      },
+      onListening: () => void this.dispatch(),
+    });
+    await this.listener.start();
     this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
     this.timer.unref();
     void this.sweep();
@@ -40,43 +50,7 @@ export class OutboxListener implements OnApplicationBootstrap, OnApplicationShut
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.reconnect) clearTimeout(this.reconnect);
-    await this.client?.end().catch(() => undefined);
-    this.client = null;
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.config.database.url });
-    // Another dispatching process's writes are its own to dispatch (the sweep catches them if it died meanwhile).
-    client.on('notification', (n) => {
-      if (!dispatchedByWriter(n.payload, this.sessionName)) void this.dispatch();
-    });
-    client.on('error', (err) => {
-      this.logger.warn({ err: err.message }, 'outbox listener connection lost');
-      this.retryLater();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      this.client = client;
-      void this.dispatch();
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'outbox listener could not connect');
-      await client.end().catch(() => undefined);
-      this.retryLater();
-    }
-  }
-
-  private retryLater(): void {
-    if (this.stopped || this.reconnect) return;
-    const old = this.client;
-    this.client = null;
-    void old?.end().catch(() => undefined);
-    this.reconnect = setTimeout(() => {
-      this.reconnect = null;
-      if (!this.stopped) void this.listen();
-    }, 1000);
-    this.reconnect.unref();
+    await this.listener?.stop();
   }
 
   private async dispatch(): Promise<void> {

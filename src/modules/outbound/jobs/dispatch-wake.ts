@@ -1,9 +1,10 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { Client } from 'pg';
+import { PgListener } from '@/common/persistence/pg-listener';
 import { QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { DATABASE_SESSION_NAME } from '@/database/session-name';
 import { OUTBOX_CHANNEL } from '@/modules/events/outbox.service';
 
 /**
@@ -20,34 +21,32 @@ const WAKE_SLICE_MS = 500;
 @Injectable()
 export class DispatchWake implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DispatchWake.name);
-  private client: Client | null = null;
+  private listener: PgListener | null = null;
   private stopped = false;
   private lastSlice = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_SESSION_NAME) private readonly sessionName: string,
     @InjectQueue(QUEUES.outbound) private readonly queue: Queue,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const client = new Client({ connectionString: this.config.database.url });
-    client.on('notification', () => void this.wake());
-    client.on('error', (err) => this.logger.warn({ err: err.message }, 'dispatch wake connection lost'));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      this.client = client;
-    } catch (err) {
-      // The repeatable pass still runs every 2 s.
-      this.logger.warn({ err: (err as Error).message }, 'dispatch wake could not listen');
-      await client.end().catch(() => undefined);
-    }
+    // While the connection is down the repeatable pass still runs every 2 s; once back, a pass catches up.
+    this.listener = new PgListener({
+      url: this.config.database.url,
+      channel: OUTBOX_CHANNEL,
+      applicationName: `${this.sessionName}:wake`,
+      name: DispatchWake.name,
+      onNotification: () => void this.wake(),
+      onListening: () => void this.wake(),
+    });
+    await this.listener.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    await this.client?.end().catch(() => undefined);
-    this.client = null;
+    await this.listener?.stop();
   }
 
   private async wake(): Promise<void> {
