@@ -165,6 +165,65 @@ describe('SIP: PBX extension connectors, SIP trunks, external numbers, extension
       await connector(agent.agent_uuid, { registrar_server: '2001:db8::10' }).expect(201);
     });
 
+    it("takes the source product's normalizer object, names the key and type it wants, and answers it as stored", async () => {
+      const agent = await createAgent(t);
+      const normalizer = { default_prefix: '+1', condition_length: 10, condition_prefix: '' };
+      const created = await connector(agent.agent_uuid, { normalizer }).expect(201);
+      expect(created.body.data.normalizer).toEqual(normalizer);
+      const id = created.body.data.uuid as string;
+      const read = await t.http.get(`/api/v1/pbx_extension_connectors/${id}`).expect(200);
+      expect(read.body.data).toEqual(created.body.data);
+      const listed = await t.http.get(`/api/v1/pbx_extension_connectors?agent_uuid=${agent.agent_uuid}`);
+      expect(listed.body.data.items).toEqual([created.body.data]);
+      // Keys left out answer null; the text form stays accepted; null removes it.
+      const partial = await t.http
+        .patch(`/api/v1/pbx_extension_connectors/${id}`)
+        .send({ normalizer: { default_prefix: '+44', ignored: true } })
+        .expect(200);
+      expect(partial.body.data.normalizer).toEqual({
+        default_prefix: '+44',
+        condition_length: null,
+        condition_prefix: null,
+      });
+      const text = await t.http
+        .patch(`/api/v1/pbx_extension_connectors/${id}`)
+        .send({ normalizer: 'e164' })
+        .expect(200);
+      expect(text.body.data.normalizer).toBe('e164');
+      const cleared = await t.http
+        .patch(`/api/v1/pbx_extension_connectors/${id}`)
+        .send({ normalizer: null })
+        .expect(200);
+      expect(cleared.body.data.normalizer).toBeNull();
+      const cases: [unknown, string, string, string][] = [
+        [
+          { ...normalizer, condition_length: '10' },
+          'normalizer.condition_length',
+          'INVALID_FORMAT',
+          'integer',
+        ],
+        [{ ...normalizer, condition_length: 0 }, 'normalizer.condition_length', 'INVALID_FORMAT', 'integer'],
+        [{ ...normalizer, default_prefix: 1 }, 'normalizer.default_prefix', 'INVALID_FORMAT', 'string'],
+        [{ ...normalizer, default_prefix: '1-' }, 'normalizer.default_prefix', 'INVALID_FORMAT', 'digits'],
+        [{ ...normalizer, condition_prefix: 5 }, 'normalizer.condition_prefix', 'INVALID_FORMAT', 'string'],
+        [{ condition_length: 10 }, 'normalizer.default_prefix', 'VALIDATION_ERROR', 'required'],
+        [12, 'normalizer', 'INVALID_FORMAT', 'or an object {default_prefix'],
+        [['+1'], 'normalizer', 'INVALID_FORMAT', 'or an object {default_prefix'],
+        ['x'.repeat(201), 'normalizer', 'INVALID_FORMAT', '200'],
+      ];
+      for (const [value, field, code, says] of cases) {
+        const res = await connector(agent.agent_uuid, { normalizer: value });
+        expect(res.status).toBe(422);
+        expect(res.body.error).toMatchObject({ field, code });
+        expect(res.body.message).toContain(says);
+        const patch = await t.http
+          .patch(`/api/v1/pbx_extension_connectors/${id}`)
+          .send({ normalizer: value });
+        expect(patch.status).toBe(422);
+        expect(patch.body.error).toMatchObject({ field, code });
+      }
+    });
+
     it('test answers {reachable, provider}: sandbox always reachable; Twilio resolves the registrar', async () => {
       const sandbox = await sandboxLine(t);
       const a = (await connector(sandbox.agentId, { registrar_server: 'pbx.invalid' }).expect(201)).body.data;
@@ -271,6 +330,12 @@ describe('SIP: PBX extension connectors, SIP trunks, external numbers, extension
         .send({ connection_uuid: c.uuid })
         .expect(201);
       expect(bound.body.message).toBe('Bound');
+      // The answer is the binding, not the whole agent.
+      expect(bound.body.data).toEqual({
+        agent_uuid: a.agent_uuid,
+        connection_uuid: c.uuid,
+        phone_number: c.phone_number,
+      });
       const snap = await t.http.get(`/api/v1/phone-numbers/${c.phone_number_uuid}/channels`).expect(200);
       expect(snap.body.data.channels.call).toMatchObject({ bound: true, agent_uuid: a.agent_uuid });
       // Binding it again to the same agent is fine.
@@ -345,6 +410,181 @@ describe('SIP: PBX extension connectors, SIP trunks, external numbers, extension
         .send({ phone_number_uuid: MISSING, connection_uuid: c.uuid });
       expect(missing.status).toBe(422);
       expect(missing.body.error.field).toBe('phone_number_uuid');
+    });
+
+    it("takes the source product's bodies: phone_number, channel, agent_uuid, direction and sip beside today's names", async () => {
+      const c = (await trunk().expect(201)).body.data;
+      const agent = await createAgent(t);
+      const number = uniqueNumber();
+      const created = await t.http
+        .post('/api/v1/phone-numbers/trunks')
+        .send({
+          phone_number: number,
+          channel: 'call',
+          agent_uuid: agent.agent_uuid,
+          direction: 'inbound',
+          sip: { connection_uuid: c.uuid },
+        })
+        .expect(201);
+      expect(created.body.data).toMatchObject({
+        number,
+        source: 'external',
+        connection_uuid: c.uuid,
+        agent_uuid: agent.agent_uuid,
+        direction: 'inbound',
+        channel_settings: { voice: { enabled: false }, inbound: { enabled: true } },
+      });
+      const snap = await t.http.get(`/api/v1/phone-numbers/${created.body.data.uuid}/channels`).expect(200);
+      expect(snap.body.data.channels.call).toMatchObject({ bound: true, agent_uuid: agent.agent_uuid });
+
+      // sip with a gateway: a trunk of its own carries the number (its password sealed).
+      const second = uniqueNumber();
+      const inline = await t.http
+        .post('/api/v1/phone-numbers/trunks')
+        .send({
+          phone_number: second,
+          sip: { gateway: 'sip2.carrier.example', username: 'inline-user', password: TRUNK_PASSWORD },
+        })
+        .expect(201);
+      expect(JSON.stringify(inline.body)).not.toContain(TRUNK_PASSWORD);
+      expect(inline.body.data).toMatchObject({ number: second, direction: 'both', agent_uuid: null });
+      const trunks = await t.http.get('/api/v1/channels/sip-trunk/connections?per_page=100').expect(200);
+      expect(
+        trunks.body.data.items.find((x: { uuid: string }) => x.uuid === inline.body.data.connection_uuid),
+      ).toMatchObject({
+        name: second,
+        phone_number: second,
+        gateway: 'sip2.carrier.example',
+        username: 'inline-user',
+        has_password: true,
+      });
+
+      // Assign names the number by phone_number, the trunk by sip.connection_uuid.
+      const assigned = await t.http
+        .put('/api/v1/phone-numbers/trunks/assign')
+        .send({
+          phone_number: second,
+          agent_uuid: agent.agent_uuid,
+          direction: 'outbound',
+          sip: { connection_uuid: c.uuid },
+        })
+        .expect(200);
+      expect(assigned.body.data).toMatchObject({
+        uuid: inline.body.data.uuid,
+        connection_uuid: c.uuid,
+        agent_uuid: agent.agent_uuid,
+        direction: 'outbound',
+        channel_settings: { voice: { enabled: true }, inbound: { enabled: false } },
+      });
+
+      // Both spellings agreeing is fine; disagreeing is 422 on the source name.
+      const same = uniqueNumber();
+      await t.http
+        .post('/api/v1/phone-numbers/trunks')
+        .send({ number: same, phone_number: same })
+        .expect(201);
+      const refusals: [string, 'post' | 'put', Record<string, unknown>, string, string][] = [
+        [
+          '/api/v1/phone-numbers/trunks',
+          'post',
+          { number: uniqueNumber(), phone_number: uniqueNumber() },
+          'phone_number',
+          'VALIDATION_ERROR',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks',
+          'post',
+          {
+            number: uniqueNumber(),
+            connection_uuid: c.uuid,
+            sip: { connection_uuid: inline.body.data.connection_uuid },
+          },
+          'sip.connection_uuid',
+          'VALIDATION_ERROR',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks',
+          'post',
+          { number: uniqueNumber(), sip: { connection_uuid: c.uuid, gateway: 'sip.carrier.example' } },
+          'sip.gateway',
+          'VALIDATION_ERROR',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks',
+          'post',
+          { number: uniqueNumber(), sip: { username: 'u' } },
+          'sip.gateway',
+          'VALIDATION_ERROR',
+        ],
+        ['/api/v1/phone-numbers/trunks', 'post', {}, 'number', 'VALIDATION_ERROR'],
+        ['/api/v1/phone-numbers/trunks', 'post', { phone_number: '12345' }, 'phone_number', 'INVALID_FORMAT'],
+        [
+          '/api/v1/phone-numbers/trunks',
+          'post',
+          { number: uniqueNumber(), channel: 'sms' },
+          'channel',
+          'INVALID_FORMAT',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks',
+          'post',
+          { number: uniqueNumber(), direction: 'sideways' },
+          'direction',
+          'INVALID_FORMAT',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks',
+          'post',
+          { number: uniqueNumber(), agent_uuid: MISSING },
+          'agent_uuid',
+          'VALIDATION_ERROR',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks',
+          'post',
+          { number: uniqueNumber(), sip: { gateway: 'sip:x.example' } },
+          'sip.gateway',
+          'INVALID_FORMAT',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks/assign',
+          'put',
+          { phone_number_uuid: created.body.data.uuid, phone_number: second },
+          'phone_number',
+          'VALIDATION_ERROR',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks/assign',
+          'put',
+          { phone_number: uniqueNumber() },
+          'phone_number',
+          'VALIDATION_ERROR',
+        ],
+        [
+          '/api/v1/phone-numbers/trunks/assign',
+          'put',
+          { connection_uuid: c.uuid },
+          'phone_number_uuid',
+          'VALIDATION_ERROR',
+        ],
+      ];
+      for (const [path, method, body, field, code] of refusals) {
+        const res = await t.http[method](path).send(body);
+        expect([path, res.status]).toEqual([path, 422]);
+        expect(res.body.error).toMatchObject({ field, code });
+      }
+      // The aliases are documented.
+      const doc = (await app.http('docs.localhost').get('/docs/openapi.json').expect(200)).body;
+      const schemas = doc.components.schemas;
+      const createBody =
+        doc.paths['/api/v1/phone-numbers/trunks'].post.requestBody.content['application/json'].schema;
+      const assignBody =
+        doc.paths['/api/v1/phone-numbers/trunks/assign'].put.requestBody.content['application/json'].schema;
+      for (const ref of [createBody.$ref, assignBody.$ref]) {
+        const props = schemas[ref.split('/').pop()].properties;
+        expect(props.phone_number.description).toMatch(/alias/i);
+        for (const key of ['channel', 'direction', 'agent_uuid', 'sip']) expect(props).toHaveProperty(key);
+      }
     });
 
     it("another workspace can't list, use, bind or assign a workspace's trunks and numbers", async () => {

@@ -10,6 +10,8 @@ import { AgentsService } from '@/modules/agents/agents.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { CreatePbxConnectorDto, ListPbxConnectorsQuery, UpdatePbxConnectorDto } from './dto/sip.dto';
 import { PbxConnectorResponse, PbxTestResponse } from './dto/sip.response';
+import { agentInBody } from './agent-in-body';
+import { readNormalizer } from './normalizer';
 import { PbxConnector } from './sip.entities';
 import { PbxConnectorsRepository } from './sip.repositories';
 
@@ -26,17 +28,6 @@ export class PbxConnectorsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  private async checkAgent(workspaceId: string, agentId: string): Promise<string> {
-    const id = agentId.toLowerCase();
-    if (!(await this.agents.exists(workspaceId, id)))
-      throw AppException.invalid(
-        'agent_uuid',
-        'agent_uuid names no agent of this workspace',
-        'VALIDATION_ERROR',
-      );
-    return id;
-  }
-
   private async get(workspaceId: string, id: string): Promise<PbxConnector> {
     const c = await this.connectors.findById(workspaceId, id);
     if (!c) throw AppException.notFound('PBX extension connector');
@@ -44,7 +35,8 @@ export class PbxConnectorsService {
   }
 
   async create(workspaceId: string, dto: CreatePbxConnectorDto): Promise<PbxConnectorResponse> {
-    const agentId = await this.checkAgent(workspaceId, dto.agent_uuid);
+    const normalizer = readNormalizer(dto.normalizer) ?? null;
+    const agentId = await agentInBody(this.agents, workspaceId, dto.agent_uuid);
     const entity = this.connectors.build(workspaceId, {
       agentId,
       phoneNumber: dto.phone_number ?? null,
@@ -57,7 +49,7 @@ export class PbxConnectorsService {
       port: dto.port ?? 5060,
       authUsername: dto.auth_username ?? null,
       authPasswordCiphertext: dto.auth_password ? this.secrets.encrypt(dto.auth_password) : null,
-      normalizer: dto.normalizer ?? null,
+      normalizer,
       status: 'active',
     });
     await this.connectors.save(workspaceId, entity);
@@ -80,7 +72,8 @@ export class PbxConnectorsService {
   /** A partial change; a password sent replaces the stored one, `auth_password: null` removes it. */
   async update(workspaceId: string, id: string, dto: UpdatePbxConnectorDto): Promise<PbxConnectorResponse> {
     const c = await this.get(workspaceId, id);
-    if (dto.agent_uuid !== undefined) c.agentId = await this.checkAgent(workspaceId, dto.agent_uuid);
+    const normalizer = readNormalizer(dto.normalizer);
+    if (dto.agent_uuid !== undefined) c.agentId = await agentInBody(this.agents, workspaceId, dto.agent_uuid);
     if (dto.phone_number !== undefined) c.phoneNumber = dto.phone_number;
     if (dto.registrar_server !== undefined) c.registrarServer = dto.registrar_server.toLowerCase();
     if (dto.username_extension !== undefined) c.usernameExtension = dto.username_extension;
@@ -92,7 +85,7 @@ export class PbxConnectorsService {
     if (dto.auth_username !== undefined) c.authUsername = dto.auth_username;
     if (dto.auth_password !== undefined)
       c.authPasswordCiphertext = dto.auth_password === null ? null : this.secrets.encrypt(dto.auth_password);
-    if (dto.normalizer !== undefined) c.normalizer = dto.normalizer;
+    if (normalizer !== undefined) c.normalizer = normalizer;
     await this.connectors.save(workspaceId, c);
     return this.read(workspaceId, id);
   }

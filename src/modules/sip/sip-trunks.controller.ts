@@ -5,14 +5,13 @@ import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { ResponseMessage } from '@/common/http/envelope';
 import { Page, PageQuery } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
-import { AgentResponse } from '@/modules/agents/dto/agent.response';
 import {
   AssignTrunkNumberDto,
   BindSipTrunkDto,
   CreateSipTrunkDto,
   CreateTrunkNumberDto,
 } from './dto/sip.dto';
-import { SipTrunkResponse, TrunkNumberResponse } from './dto/sip.response';
+import { SipTrunkBindingResponse, SipTrunkResponse, TrunkNumberResponse } from './dto/sip.response';
 import { SIP_TAG } from './pbx-connectors.controller';
 import { SipTrunksService } from './sip-trunks.service';
 
@@ -46,9 +45,10 @@ export class SipTrunksController {
   @ApiOperation({
     summary: "Serve the calls of a trunk's number with this agent",
     description:
-      'A number served by another agent is 409 CONFLICT unless `force: true`, which moves it here.',
+      'A number served by another agent is 409 CONFLICT unless `force: true`, which moves it here. Answers the ' +
+      'binding: the agent, the trunk and its number.',
   })
-  @ApiEnvelope(AgentResponse, {
+  @ApiEnvelope(SipTrunkBindingResponse, {
     status: 201,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
@@ -56,7 +56,7 @@ export class SipTrunksController {
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: BindSipTrunkDto,
-  ): Promise<AgentResponse> {
+  ): Promise<SipTrunkBindingResponse> {
     return this.trunks.bindAgent(ws, id, dto);
   }
 
@@ -70,7 +70,15 @@ export class SipTrunksController {
   }
 
   @Post('phone-numbers/trunks')
-  @ApiOperation({ summary: 'Register an external number, carried by a trunk when connection_uuid is given' })
+  @ApiOperation({
+    summary: 'Register an external number, carried by a trunk when connection_uuid is given',
+    description:
+      "Also takes the source product's body: `phone_number` (alias of `number`), `channel` (`call`), " +
+      '`agent_uuid` (serve its calls), `direction` (`inbound`, `outbound`, `both`: its channel_settings) and ' +
+      '`sip` (`connection_uuid`, alias of the top-level one, or `gateway`, `username`, `password`, ' +
+      '`secondary_gateway`, `name`: a trunk of its own). An alias given with a different value than its ' +
+      'counterpart is 422 VALIDATION_ERROR on the alias.',
+  })
   @ApiEnvelope(TrunkNumberResponse, {
     status: 201,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
@@ -84,7 +92,9 @@ export class SipTrunksController {
     summary: 'Assign an external number to a trunk and/or an agent',
     description:
       '`connection_uuid` sets the trunk (null detaches); `agent_uuid` serves its calls with that agent ' +
-      '(another agent’s number: 409 unless `force`). A number that is not external is 409.',
+      '(another agent’s number: 409 unless `force`). A number that is not external is 409. Also takes the ' +
+      "source product's body: `phone_number` (the number in E.164, alias of `phone_number_uuid`), `channel`, " +
+      '`direction` and `sip`, as `POST /phone-numbers/trunks` does; aliases that disagree are 422.',
   })
   @ApiEnvelope(TrunkNumberResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'] })
   assign(@WorkspaceId() ws: string, @Body() dto: AssignTrunkNumberDto): Promise<TrunkNumberResponse> {

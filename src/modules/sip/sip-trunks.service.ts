@@ -5,18 +5,22 @@ import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsService } from '@/modules/agents/agents.service';
-import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { ChannelBindingsService } from '@/modules/phone-numbers/channel-bindings.service';
 import { ExternalNumbersService } from '@/modules/phone-numbers/external-numbers.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { EntityManager } from 'typeorm';
+import type { PhoneNumberResponse } from '@/modules/phone-numbers/dto/phone-numbers.response';
 import type {
   AssignTrunkNumberDto,
   BindSipTrunkDto,
   CreateSipTrunkDto,
   CreateTrunkNumberDto,
+  TrunkDirection,
+  TrunkNumberSipDto,
 } from './dto/sip.dto';
-import { SipTrunkResponse, TrunkNumberResponse } from './dto/sip.response';
+import { SipTrunkBindingResponse, SipTrunkResponse, TrunkNumberResponse } from './dto/sip.response';
+import { agentInBody } from './agent-in-body';
 import { SipTrunkConnection } from './sip.entities';
 import { SipTrunkConnectionsRepository, SipTrunkNumbersRepository } from './sip.repositories';
 
@@ -77,20 +81,30 @@ export class SipTrunksService {
         { number: dto.phone_number, provider },
         m,
       );
-      const t = this.trunks.build(workspaceId, {
-        name: dto.name,
-        phoneNumberId: number.id,
-        gateway: dto.gateway.toLowerCase(),
-        secondaryGateway: dto.secondary_gateway?.toLowerCase() ?? null,
-        username: dto.username ?? null,
-        passwordCiphertext: dto.password ? this.secrets.encrypt(dto.password) : null,
-        status: 'active',
-      });
-      await this.trunks.save(workspaceId, t, m);
-      await this.trunkNumbers.attach(workspaceId, number.id, t.id, m);
-      return t;
+      return this.carryOn(workspaceId, number.id, dto, m);
     });
     return this.view(workspaceId, (await this.trunks.findById(workspaceId, trunk.id))!);
+  }
+
+  /** A new trunk carrying the number (its password sealed), in the caller's transaction. */
+  private async carryOn(
+    workspaceId: string,
+    numberId: string,
+    dto: Pick<CreateSipTrunkDto, 'name' | 'gateway' | 'secondary_gateway' | 'username' | 'password'>,
+    m: EntityManager,
+  ): Promise<SipTrunkConnection> {
+    const t = this.trunks.build(workspaceId, {
+      name: dto.name,
+      phoneNumberId: numberId,
+      gateway: dto.gateway.toLowerCase(),
+      secondaryGateway: dto.secondary_gateway?.toLowerCase() ?? null,
+      username: dto.username ?? null,
+      passwordCiphertext: dto.password ? this.secrets.encrypt(dto.password) : null,
+      status: 'active',
+    });
+    await this.trunks.save(workspaceId, t, m);
+    await this.trunkNumbers.attach(workspaceId, numberId, t.id, m);
+    return t;
   }
 
   async listConnections(workspaceId: string, query: PageQuery): Promise<Page<SipTrunkResponse>> {
@@ -123,12 +137,17 @@ export class SipTrunksService {
     await this.channels.bind(workspaceId, agentId, numberId, ['call']);
   }
 
-  /** `POST /agents/{uuid}/channels/call/sip-trunk`. */
-  async bindAgent(workspaceId: string, agentId: string, dto: BindSipTrunkDto): Promise<AgentResponse> {
+  /** `POST /agents/{uuid}/channels/call/sip-trunk`: answers the binding made. */
+  async bindAgent(
+    workspaceId: string,
+    agentId: string,
+    dto: BindSipTrunkDto,
+  ): Promise<SipTrunkBindingResponse> {
     await this.agents.get(workspaceId, agentId);
     const trunk = await this.connection(workspaceId, dto.connection_uuid);
     await this.bindCalls(workspaceId, agentId, trunk.phoneNumberId, dto.force ?? false);
-    return this.agents.view(workspaceId, agentId);
+    const number = await this.numbers.get(workspaceId, trunk.phoneNumberId);
+    return { agent_uuid: agentId, connection_uuid: trunk.id, phone_number: number.number };
   }
 
   private async numberViews(workspaceId: string, numbers: PhoneNumber[]): Promise<TrunkNumberResponse[]> {
@@ -145,6 +164,7 @@ export class SipTrunksService {
         ...view,
         connection_uuid: d?.connection_id ?? null,
         agent_uuid: d?.agent_id ?? null,
+        direction: directionOf(view),
       };
     });
   }
@@ -160,9 +180,25 @@ export class SipTrunksService {
     return { ...page, items: await this.numberViews(workspaceId, page.items) };
   }
 
-  /** `POST /phone-numbers/trunks`: an external number, carried by a trunk when one is named. */
+  /**
+   * `POST /phone-numbers/trunks`: an external number, carried by a trunk when one is named (`connection_uuid` or
+   * `sip.connection_uuid`) or described (`sip.gateway`: a trunk of its own), its calls served by `agent_uuid` and
+   * taken as `direction` says. The source product's names are aliases: both spellings differing is 422.
+   */
   async createNumber(workspaceId: string, dto: CreateTrunkNumberDto): Promise<TrunkNumberResponse> {
-    const trunk = dto.connection_uuid ? await this.connection(workspaceId, dto.connection_uuid) : null;
+    const e164 = alias('number', dto.number, 'phone_number', dto.phone_number);
+    if (!e164)
+      throw AppException.invalid(
+        'number',
+        'number is required (or its alias phone_number)',
+        'VALIDATION_ERROR',
+      );
+    const { connectionId, newTrunk } = trunkOf(dto.connection_uuid, dto.sip);
+    const agentId =
+      dto.agent_uuid === undefined ? undefined : await agentInBody(this.agents, workspaceId, dto.agent_uuid);
+    const trunk = connectionId
+      ? await this.connection(workspaceId, connectionId, connectionField(dto))
+      : null;
     const trunkProvider = trunk
       ? (await this.numbers.get(workspaceId, trunk.phoneNumberId)).provider
       : undefined;
@@ -170,46 +206,155 @@ export class SipTrunksService {
     const number = await this.unitOfWork.run(async (m) => {
       const n = await this.external.registerExternal(
         workspaceId,
-        { number: dto.number, provider, countryCode: dto.country_code?.toUpperCase() ?? null },
+        { number: e164, provider, countryCode: dto.country_code?.toUpperCase() ?? null },
         m,
       );
-      await this.trunkNumbers.attach(workspaceId, n.id, trunk?.id ?? null, m);
+      if (newTrunk) await this.carryOn(workspaceId, n.id, { ...newTrunk, name: newTrunk.name ?? e164 }, m);
+      else await this.trunkNumbers.attach(workspaceId, n.id, trunk?.id ?? null, m);
       return n;
     });
+    await this.settle(workspaceId, number.id, dto.direction, agentId, dto.force);
     return this.numberView(workspaceId, number.id);
   }
 
   /**
    * `PUT /phone-numbers/trunks/assign`: which trunk carries an external number (`connection_uuid: null` detaches
-   * it) and, with `agent_uuid`, which agent serves its calls (another agent's: 409 unless `force`).
+   * it; `sip.gateway` gives it a trunk of its own), which agent serves its calls (another agent's: 409 unless
+   * `force`) and which calls it takes (`direction`). The number is `phone_number_uuid` or, by its E.164 value,
+   * `phone_number`; both naming different numbers is 422.
    */
   async assign(workspaceId: string, dto: AssignTrunkNumberDto): Promise<TrunkNumberResponse> {
-    const id = dto.phone_number_uuid.toLowerCase();
-    const number = await this.numbers.find(workspaceId, id);
-    if (!number)
+    const number = await this.assigned(workspaceId, dto);
+    if (number.source !== 'external')
+      throw AppException.conflict(`The number ${number.number} is not external (source: ${number.source})`);
+    const id = number.id;
+    const agentId =
+      dto.agent_uuid === undefined ? undefined : await agentInBody(this.agents, workspaceId, dto.agent_uuid);
+    const { connectionId, newTrunk } = trunkOf(dto.connection_uuid, dto.sip);
+    if (newTrunk)
+      await this.unitOfWork.run((m) =>
+        this.carryOn(workspaceId, id, { ...newTrunk, name: newTrunk.name ?? number.number }, m),
+      );
+    else if (connectionId !== undefined) {
+      const trunk =
+        connectionId === null ? null : await this.connection(workspaceId, connectionId, connectionField(dto));
+      await this.unitOfWork.run((m) => this.trunkNumbers.attach(workspaceId, id, trunk?.id ?? null, m));
+    }
+    await this.settle(workspaceId, id, dto.direction, agentId, dto.force);
+    return this.numberView(workspaceId, id);
+  }
+
+  /** The number an assignment names: by uuid, by its E.164 value, or both when they agree (else 422). */
+  private async assigned(workspaceId: string, dto: AssignTrunkNumberDto): Promise<PhoneNumber> {
+    const byUuid = dto.phone_number_uuid
+      ? await this.numbers.find(workspaceId, dto.phone_number_uuid.toLowerCase())
+      : null;
+    if (dto.phone_number_uuid && !byUuid)
       throw AppException.invalid(
         'phone_number_uuid',
         'phone_number_uuid names no phone number of this workspace',
         'VALIDATION_ERROR',
       );
-    if (number.source !== 'external')
-      throw AppException.conflict(`The number ${number.number} is not external (source: ${number.source})`);
-    if (
-      dto.agent_uuid !== undefined &&
-      !(await this.agents.exists(workspaceId, dto.agent_uuid.toLowerCase()))
-    )
+    if (dto.phone_number === undefined) {
+      if (!byUuid)
+        throw AppException.invalid(
+          'phone_number_uuid',
+          'phone_number_uuid is required (or phone_number, the number in E.164)',
+          'VALIDATION_ERROR',
+        );
+      return byUuid;
+    }
+    const byNumber = await this.numbers.findByNumber(workspaceId, dto.phone_number);
+    if (!byNumber)
       throw AppException.invalid(
-        'agent_uuid',
-        'agent_uuid names no agent of this workspace',
+        'phone_number',
+        'phone_number names no phone number of this workspace',
         'VALIDATION_ERROR',
       );
-    if (dto.connection_uuid !== undefined) {
-      const trunk =
-        dto.connection_uuid === null ? null : await this.connection(workspaceId, dto.connection_uuid);
-      await this.unitOfWork.run((m) => this.trunkNumbers.attach(workspaceId, id, trunk?.id ?? null, m));
-    }
-    if (dto.agent_uuid !== undefined)
-      await this.bindCalls(workspaceId, dto.agent_uuid.toLowerCase(), id, dto.force ?? false);
-    return this.numberView(workspaceId, id);
+    if (byUuid && byUuid.id !== byNumber.id)
+      throw AppException.invalid(
+        'phone_number',
+        'phone_number and phone_number_uuid name different numbers: send one of them',
+        'VALIDATION_ERROR',
+      );
+    return byNumber;
   }
+
+  /** Which calls the number takes (as its channel settings) and the agent serving them, when given. */
+  private async settle(
+    workspaceId: string,
+    id: string,
+    direction: TrunkDirection | undefined,
+    agentId: string | undefined,
+    force: boolean | undefined,
+  ): Promise<void> {
+    if (direction)
+      await this.numbers.update(workspaceId, id, {
+        channel_settings: {
+          voice: { enabled: direction !== 'inbound' },
+          inbound: { enabled: direction !== 'outbound' },
+        },
+      });
+    if (agentId !== undefined) await this.bindCalls(workspaceId, agentId, id, force ?? false);
+  }
+}
+
+/** One value given under today's name and the source product's: either, or both when equal (else 422). */
+function alias<T>(
+  name: string,
+  value: T | undefined,
+  sourceName: string,
+  sourceValue: T | undefined,
+): T | undefined {
+  if (value !== undefined && sourceValue !== undefined && value !== sourceValue)
+    throw AppException.invalid(
+      sourceName,
+      `${sourceName} is an alias of ${name} and differs from it: send one of them`,
+      'VALIDATION_ERROR',
+    );
+  return value !== undefined ? value : sourceValue;
+}
+
+/** The field naming the trunk in a body: the source product's `sip.connection_uuid` when that is the one sent. */
+function connectionField(dto: { connection_uuid?: string | null }): string {
+  return dto.connection_uuid === undefined ? 'sip.connection_uuid' : 'connection_uuid';
+}
+
+/**
+ * The trunk a trunk-number body names (`connection_uuid` or its alias `sip.connection_uuid`; undefined: none named)
+ * or describes (`sip.gateway` and the rest: a new trunk). Both at once, or trunk settings without a gateway: 422.
+ */
+function trunkOf(
+  connectionUuid: string | null | undefined,
+  sip: TrunkNumberSipDto | undefined,
+): { connectionId: string | null | undefined; newTrunk: (TrunkNumberSipDto & { gateway: string }) | null } {
+  const { connection_uuid: sipConnection, ...settings } = sip ?? {};
+  const connectionId = alias(
+    'connection_uuid',
+    connectionUuid?.toLowerCase() ?? connectionUuid,
+    'sip.connection_uuid',
+    sipConnection?.toLowerCase(),
+  );
+  const described = Object.values(settings).some((v) => v !== undefined && v !== null);
+  if (!described) return { connectionId, newTrunk: null };
+  if (connectionId)
+    throw AppException.invalid(
+      'sip.gateway',
+      'sip.gateway describes a new trunk while a trunk is named by connection_uuid: send one of them',
+      'VALIDATION_ERROR',
+    );
+  if (!settings.gateway)
+    throw AppException.invalid(
+      'sip.gateway',
+      'sip.gateway is required to give the number a trunk of its own',
+      'VALIDATION_ERROR',
+    );
+  return { connectionId, newTrunk: { ...settings, gateway: settings.gateway } };
+}
+
+/** Which calls a number takes, from its channel settings: outbound (voice), inbound, both, or null for neither. */
+function directionOf(view: PhoneNumberResponse): TrunkDirection | null {
+  const out = view.channel_settings.voice.enabled;
+  const inbound = view.channel_settings.inbound.enabled;
+  return out && inbound ? 'both' : out ? 'outbound' : inbound ? 'inbound' : null;
 }

@@ -1,5 +1,6 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
+import type { PbxNormalizerValue } from './normalizer';
 
 export const SETUP_MODES = ['inbound', 'outbound', 'both'] as const;
 export type SetupMode = (typeof SETUP_MODES)[number];
@@ -23,7 +24,8 @@ export class PbxConnector extends WorkspaceOwnedEntity {
   @Column('int', { default: 5060 }) port!: number;
   @Column('varchar', { length: 64, nullable: true }) authUsername!: string | null;
   @Column('text', { nullable: true }) authPasswordCiphertext!: string | null;
-  @Column('varchar', { length: 200, nullable: true }) normalizer!: string | null;
+  /** The text form or the source product's object (readNormalizer), as JSON. */
+  @Column('jsonb', { nullable: true }) normalizer!: PbxNormalizerValue | null;
   @Column('varchar', { length: 10, default: 'active' }) status!: string;
 }
 

@@ -1,10 +1,13 @@
 import { isIP } from 'node:net';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
+  Allow,
   IsBoolean,
   IsDefined,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Max,
@@ -12,10 +15,12 @@ import {
   Min,
   MinLength,
   registerDecorator,
+  ValidateNested,
   ValidationOptions,
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
 import { IsE164, IsUuidValue, OptionalNotNull } from '@/common/validation/validators';
+import { NORMALIZER_TEXT_MAX } from '../normalizer';
 import { CONNECTION_TYPES, SETUP_MODES } from '../sip.entities';
 
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
@@ -63,6 +68,24 @@ const IsSipUser = custom(
   (v) => typeof v === 'string' && USER_RE.test(v),
   'must be 1 to 64 of A-Z a-z 0-9 * # + . _ -',
 );
+
+/** `normalizer` in OpenAPI: the text form or the source product's object (one schema for bodies and answers). */
+export const NORMALIZER_SCHEMA = {
+  nullable: true,
+  oneOf: [
+    { type: 'string', maxLength: NORMALIZER_TEXT_MAX, example: 'e164' },
+    {
+      type: 'object',
+      required: ['default_prefix'],
+      properties: {
+        default_prefix: { type: 'string', pattern: '^\\+?[0-9]{1,7}$', example: '+1' },
+        condition_length: { type: 'integer', minimum: 1, maximum: 15, nullable: true, example: 10 },
+        condition_prefix: { type: 'string', pattern: '^\\+?[0-9]{0,15}$', nullable: true, example: '' },
+      },
+    },
+  ],
+  example: { default_prefix: '+1', condition_length: 10, condition_prefix: '' },
+};
 
 /** The fields a connector may leave out, on create and change. */
 class PbxConnectorFieldsDto {
@@ -125,16 +148,14 @@ class PbxConnectorFieldsDto {
   auth_password?: string | null;
 
   @ApiPropertyOptional({
-    type: String,
-    example: 'e164',
-    nullable: true,
-    maxLength: 200,
-    description: 'how the PBX writes numbers (stored and echoed for the PBX side)',
+    ...NORMALIZER_SCHEMA,
+    description:
+      "how the PBX writes numbers, stored and echoed for the PBX side: the source product's object (a number of " +
+      '`condition_length` digits starting with `condition_prefix` gets `default_prefix`; keys left out are ' +
+      'answered null) or a text; null removes it. A wrong type is 422 naming the key (`normalizer.condition_length`).',
   })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  normalizer?: string | null;
+  @Allow()
+  normalizer?: unknown;
 }
 
 /** `PATCH`: only the fields sent change. */
@@ -251,8 +272,83 @@ export class BindSipTrunkDto {
   force?: boolean;
 }
 
-export class CreateTrunkNumberDto {
-  @ApiProperty({ example: '+14155550160' }) @IsDefined() @IsE164() number!: string;
+export const TRUNK_DIRECTIONS = ['inbound', 'outbound', 'both'] as const;
+export type TrunkDirection = (typeof TRUNK_DIRECTIONS)[number];
+export const TRUNK_CHANNELS = ['call', 'phone'] as const;
+
+/**
+ * The source product's `sip` block of a trunk number: the trunk that carries it (`connection_uuid`), or the settings
+ * of a trunk of its own (`gateway` and the rest, as `POST /channels/sip-trunk/connections` takes them).
+ */
+export class TrunkNumberSipDto extends PartialType(
+  OmitType(CreateSipTrunkDto, ['phone_number', 'provider']),
+) {
+  @ApiPropertyOptional({ format: 'uuid', description: 'alias of `connection_uuid`' })
+  @IsOptional()
+  @IsUuidValue()
+  connection_uuid?: string;
+}
+
+/** The source product's names, taken beside today's by both trunk number routes. */
+class TrunkNumberSourceFieldsDto {
+  @ApiPropertyOptional({
+    enum: TRUNK_CHANNELS,
+    description: 'source product: a trunk number serves calls only',
+  })
+  @IsOptional()
+  @IsIn(TRUNK_CHANNELS, {
+    message: `channel must be one of ${TRUNK_CHANNELS.join(', ')} (a trunk number serves calls)`,
+  })
+  channel?: (typeof TRUNK_CHANNELS)[number];
+
+  @ApiPropertyOptional({
+    enum: TRUNK_DIRECTIONS,
+    description:
+      'source product: which calls the number takes, set as its channel_settings (inbound: voice.enabled false, ' +
+      'inbound.enabled true; outbound: the reverse; both: both true)',
+  })
+  @IsOptional()
+  @IsIn(TRUNK_DIRECTIONS, { message: `direction must be one of ${TRUNK_DIRECTIONS.join(', ')}` })
+  direction?: TrunkDirection;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'also serve its calls with this agent' })
+  @IsOptional()
+  @IsUuidValue()
+  agent_uuid?: string;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'with agent_uuid: take the number from another agent (else 409)',
+  })
+  @IsOptional()
+  @IsBoolean()
+  force?: boolean;
+
+  @ApiPropertyOptional({
+    type: TrunkNumberSipDto,
+    description:
+      'source product: `connection_uuid` (alias of the top-level one; both given and different is 422), or the ' +
+      'settings of a trunk made for this number (`gateway` required; named after the number unless `name`)',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TrunkNumberSipDto)
+  sip?: TrunkNumberSipDto;
+}
+
+export class CreateTrunkNumberDto extends TrunkNumberSourceFieldsDto {
+  @ApiPropertyOptional({ example: '+14155550160', description: 'required (or its alias phone_number)' })
+  @IsOptional()
+  @IsE164()
+  number?: string;
+  @ApiPropertyOptional({
+    example: '+14155550160',
+    description: 'alias of `number` (source product); both given and different is 422',
+  })
+  @IsOptional()
+  @IsE164()
+  phone_number?: string;
   @ApiPropertyOptional({ format: 'uuid', description: 'the trunk that carries it' })
   @IsOptional()
   @IsUuidValue()
@@ -272,18 +368,25 @@ export class CreateTrunkNumberDto {
   provider?: 'twilio' | 'sandbox';
 }
 
-export class AssignTrunkNumberDto {
-  @ApiProperty({ format: 'uuid', description: 'an external number of the workspace' })
-  @IsDefined()
+export class AssignTrunkNumberDto extends TrunkNumberSourceFieldsDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'an external number of the workspace: required (or phone_number)',
+  })
+  @IsOptional()
   @IsUuidValue()
-  phone_number_uuid!: string;
+  phone_number_uuid?: string;
+  @ApiPropertyOptional({
+    example: '+14155550160',
+    description:
+      'alias of `phone_number_uuid` naming the number by its E.164 value (source product); both given and naming ' +
+      'different numbers is 422',
+  })
+  @IsOptional()
+  @IsE164()
+  phone_number?: string;
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'null detaches it' })
   @IsOptional()
   @IsUuidValue()
   connection_uuid?: string | null;
-  @ApiPropertyOptional({ format: 'uuid', description: 'also serve its calls with this agent' })
-  @IsOptional()
-  @IsUuidValue()
-  agent_uuid?: string;
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() force?: boolean;
 }

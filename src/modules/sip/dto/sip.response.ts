@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PhoneNumberResponse } from '@/modules/phone-numbers/dto/phone-numbers.response';
+import type { PbxNormalizerValue } from '../normalizer';
 import { CONNECTION_TYPES, PbxConnector, SETUP_MODES, SipTrunkConnection } from '../sip.entities';
+import { NORMALIZER_SCHEMA, TRUNK_DIRECTIONS, type TrunkDirection } from './sip.dto';
 
 const TS = '2026-11-22T04:17:55.123Z';
 
@@ -19,7 +21,11 @@ export class PbxConnectorResponse {
   @ApiProperty({ type: String, example: 'agent-1001', nullable: true }) auth_username!: string | null;
   @ApiProperty({ example: false, description: 'an auth_password is stored (sealed)' })
   has_auth_password!: boolean;
-  @ApiProperty({ type: String, example: 'e164', nullable: true }) normalizer!: string | null;
+  @ApiProperty({
+    ...NORMALIZER_SCHEMA,
+    description: 'as stored: the text given, or the object with its three keys (those left out null)',
+  })
+  normalizer!: PbxNormalizerValue | null;
   @ApiProperty({ example: 'active' }) status!: string;
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ example: TS }) updated_at!: string;
@@ -95,4 +101,20 @@ export class SipTrunkResponse {
 export class TrunkNumberResponse extends PhoneNumberResponse {
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) connection_uuid!: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) agent_uuid!: string | null;
+  @ApiProperty({
+    enum: TRUNK_DIRECTIONS,
+    nullable: true,
+    example: 'both',
+    description:
+      'which calls it takes, read from channel_settings (voice.enabled: outbound, inbound.enabled: inbound); ' +
+      'null when neither',
+  })
+  direction!: TrunkDirection | null;
+}
+
+/** `POST /agents/{uuid}/channels/call/sip-trunk`: the agent now serving the calls of the trunk's number. */
+export class SipTrunkBindingResponse {
+  @ApiProperty({ format: 'uuid' }) agent_uuid!: string;
+  @ApiProperty({ format: 'uuid' }) connection_uuid!: string;
+  @ApiProperty({ example: '+14155550150', description: "the trunk's number, E.164" }) phone_number!: string;
 }
