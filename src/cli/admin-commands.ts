@@ -56,14 +56,34 @@ function scopesArg(value: string): TokenScope[] {
   return list as TokenScope[];
 }
 
+/** A workspace's base address, as clients reach it (behind a proxy, the proxy's https port). */
+function baseAddress(config: AppConfig, slug: string): string {
+  const port = config.trustProxy || config.port === 443 ? '' : `:${config.port}`;
+  return `https://${slug}.${config.serviceDomain}${port}`;
+}
+
+/**
+ * A first request with the token, ready to paste: `-k` for the generated development certificate, and how clients
+ * other than curl and browsers (which resolve every *.localhost to loopback themselves) find the host.
+ */
+function tryIt(config: AppConfig, slug: string, token: string): string[] {
+  const insecure = config.trustProxy || config.tls.certFile ? '' : ' -k';
+  const lines = [
+    `try it: curl${insecure} ${baseAddress(config, slug)}/api/v1/me -H "Authorization: Bearer ${token}"`,
+  ];
+  if (config.serviceDomain === 'localhost')
+    lines.push(
+      `other clients (Node's fetch, Python, wget) need the name in /etc/hosts: 127.0.0.1 ${slug}.localhost`,
+    );
+  return lines;
+}
+
 /** The commands, printing plain lines; the token value is printed once, at creation. */
 export function registerAdminCommands(
   program: Command,
   s: AdminServices,
   print: (line: string) => void,
 ): void {
-  const portPart = s.config.port === 443 ? '' : `:${s.config.port}`;
-
   program
     .command('workspace:create <slug>')
     .description('create a workspace; its base address is https://<slug>.<SERVICE_DOMAIN>')
@@ -71,7 +91,7 @@ export function registerAdminCommands(
     .action(async (slug: string, opts: { name?: string }) => {
       const ws = await s.workspaces.createWorkspace(slug, opts.name);
       print(`workspace ${ws.slug} created (${ws.id})`);
-      print(`base address: https://${ws.slug}.${s.config.serviceDomain}${portPart}`);
+      print(`base address: ${baseAddress(s.config, ws.slug)}`);
     });
 
   program
@@ -99,6 +119,7 @@ export function registerAdminCommands(
       const created = await s.tokens.create(slug, { name: opts.name, user: opts.user, scopes: opts.scopes });
       print(`token ${created.record.id} "${created.record.name}" scopes=${created.record.scopes.join(',')}`);
       print(created.token);
+      tryIt(s.config, slug, created.token).forEach(print);
     });
 
   program
