@@ -35,6 +35,7 @@ import { MessengerPageOwners1764140000000 } from './migrations/1764140000000-Mes
 import { WhatsappBusinessAccountOwners1764140000001 } from './migrations/1764140000001-WhatsappBusinessAccountOwners';
 import { ConversationSource1764145000000 } from './migrations/1764145000000-ConversationSource';
 import { PbxConnectorNormalizerJson1764155000000 } from './migrations/1764155000000-PbxConnectorNormalizerJson';
+import { MessageLatency1764162000000 } from './migrations/1764162000000-MessageLatency';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -78,4 +79,5 @@ export const MIGRATIONS = [
   WhatsappBusinessAccountOwners1764140000001,
   ConversationSource1764145000000,
   PbxConnectorNormalizerJson1764155000000,
+  MessageLatency1764162000000,
 ];

@@ -51,6 +51,20 @@ export class Metrics {
     labelNames: ['type', 'status'] as const,
     registers: [this.registry],
   });
+  private readonly voiceToVoice = new Histogram({
+    name: 'cap_voice_to_voice_seconds',
+    help: "Voice turns by agent: from the end of the caller's speech to the first audio of the agent's reply",
+    labelNames: ['agent_id'] as const,
+    buckets: [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5],
+    registers: [this.registry],
+  });
+  private readonly modelFirstToken = new Histogram({
+    name: 'cap_voice_model_first_token_seconds',
+    help: 'Voice turns by agent: from the request to the language model to its first token',
+    labelNames: ['agent_id'] as const,
+    buckets: [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5, 2, 3, 5],
+    registers: [this.registry],
+  });
 
   private readonly queues: Queue[] = [];
 
@@ -82,6 +96,17 @@ export class Metrics {
   /** Records one answered request; `route` is the matched pattern (never the raw path, which has ids in it). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     this.requests.observe({ method, route, status }, seconds);
+  }
+
+  /** Records the timing of one voice turn of an agent (milliseconds; a step that did not happen is null). */
+  observeVoiceTurn(
+    agentId: string,
+    ms: { voice_to_voice_ms: number | null; model_first_token_ms: number | null },
+  ): void {
+    if (ms.voice_to_voice_ms !== null)
+      this.voiceToVoice.observe({ agent_id: agentId }, ms.voice_to_voice_ms / 1000);
+    if (ms.model_first_token_ms !== null)
+      this.modelFirstToken.observe({ agent_id: agentId }, ms.model_first_token_ms / 1000);
   }
 
   /** The text exposition format. */

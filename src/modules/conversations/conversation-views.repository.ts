@@ -22,7 +22,7 @@ export class ConversationViewsRepository extends WorkspaceScopedRepository<Conve
   static readonly MESSAGE_VIEW_SQL = `
     SELECT m.id AS uuid, m.conversation_id AS conversation_uuid, m.session_id AS session_uuid,
            m.agent_id AS agent_uuid, m.contact_id AS contact_uuid, m.channel, m.direction, m.sender,
-           m.message_type, m.content, m.interrupted, m.created_at, p.from_address AS "from", p.to_address AS "to",
+           m.message_type, m.content, m.interrupted, m.latency, m.created_at, p.from_address AS "from", p.to_address AS "to",
            p.provider, p.provider_message_id, p.delivery_status, p.error, p.status_updated_at, p.template,
            p.metadata, p.is_simulation, p.phone_number_id AS phone_number_uuid
       FROM messages m LEFT JOIN provider_messages p ON p.id = m.id AND p.workspace_id = m.workspace_id`;

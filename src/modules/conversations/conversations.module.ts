@@ -21,6 +21,7 @@ import { Message } from './message.entity';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
 import { TranscriptConversationsService } from './transcript-conversations.service';
+import { TurnLatencyService } from './turn-latency.service';
 
 @Module({
   imports: [
@@ -45,6 +46,7 @@ import { TranscriptConversationsService } from './transcript-conversations.servi
     SessionsService,
     MemorizeService,
     TranscriptConversationsService,
+    TurnLatencyService,
     { provide: AgentContextReader, useClass: AgentsContextReader },
     { provide: ContactDirectory, useClass: ContactsDirectory },
     { provide: KnowledgeLookup, useClass: KnowledgeSearchLookup },
@@ -55,6 +57,7 @@ import { TranscriptConversationsService } from './transcript-conversations.servi
     SessionsService,
     MemorizeService,
     TranscriptConversationsService,
+    TurnLatencyService,
     AgentContextReader,
   ],
 })

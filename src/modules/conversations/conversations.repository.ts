@@ -9,7 +9,8 @@ import {
   WorkspaceScopedRepository,
 } from '@/common/persistence/workspace-scoped.repository';
 import { Conversation } from './conversation.entity';
-import { Message } from './message.entity';
+import { VOICE_CHANNELS } from './channels';
+import { Message, MessageLatency } from './message.entity';
 import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { NOTIFY_OUTBOX } from '@/modules/events/outbox.service';
 import { OutboxEventInput, outboxInsertFor } from '@/modules/events/outbox.repository';
@@ -257,6 +258,24 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
       workspaceId,
       id,
     ]);
+  }
+
+  /**
+   * Stores the timing of an agent's reply on a call (a voice channel). Answers the reply's agent, or null when there is
+   * no such reply in the workspace (an unknown id, a customer's or system message, a message of a text channel).
+   */
+  async setLatency(
+    workspaceId: string,
+    messageId: string,
+    latency: MessageLatency,
+  ): Promise<{ agentId: string | null } | null> {
+    const [rows] = await this.sql<[{ agent_id: string | null }[], number]>(
+      `UPDATE messages SET latency = $3::jsonb
+        WHERE workspace_id = $1 AND id = $2 AND sender = 'agent' AND channel = ANY($4::varchar[])
+        RETURNING agent_id`,
+      [workspaceId, messageId, JSON.stringify(latency), [...VOICE_CHANNELS]],
+    );
+    return rows.length ? { agentId: rows[0].agent_id } : null;
   }
 
   /** A session's transcript in order. */

@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DELIVERY_STATUSES } from '@/providers/messaging/messaging.port';
 import { CHANNELS } from '../channels';
+import type { MessageLatency } from '../message.entity';
+import { LatencyProperty, MessageLatencyResponse, messageLatency } from './responses';
 
 const TS = '2026-11-22T04:17:55.123Z';
 const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
@@ -28,6 +30,7 @@ export interface MessageViewRow {
   message_type: string;
   content: string;
   interrupted: boolean;
+  latency: MessageLatency | null;
   created_at: Date;
   from: string | null;
   to: string | null;
@@ -90,6 +93,7 @@ export class ProviderMessageResponse {
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ required: false, description: 'present (true) on an agent reply the customer spoke over' })
   interrupted?: boolean;
+  @LatencyProperty() latency!: MessageLatencyResponse | null;
 
   static of(r: MessageViewRow): ProviderMessageResponse {
     return {
@@ -116,6 +120,7 @@ export class ProviderMessageResponse {
       is_simulation: r.is_simulation ?? false,
       created_at: iso(r.created_at)!,
       ...(r.interrupted ? { interrupted: true } : {}),
+      latency: messageLatency(r.latency),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CHANNELS } from '../channels';
 import { CONVERSATION_SOURCES, type Conversation } from '../conversation.entity';
-import type { Message } from '../message.entity';
+import { LATENCY_FIELDS, type Message, type MessageLatency } from '../message.entity';
 import type { Session } from '../session.entity';
 
 const TS = '2026-11-22T04:17:55.123Z';
@@ -62,6 +62,56 @@ export class ConversationResponse {
   }
 }
 
+const ms = (description: string, example: number) =>
+  ApiProperty({ type: 'integer', nullable: true, minimum: 0, example, description });
+
+/** The timing of a voice turn, on the agent's reply; a step that did not happen is null. */
+export class MessageLatencyResponse {
+  @ms(
+    "Milliseconds from the end of the caller's speech to the moment the turn was judged over (endpointing)",
+    180,
+  )
+  endpoint_ms!: number | null;
+  @ms("Milliseconds from the caller's audio sent to speech-to-text to its transcript", 240)
+  stt_ms!: number | null;
+  @ms('Milliseconds from the request to the language model to its first token', 310)
+  model_first_token_ms!: number | null;
+  @ms('Milliseconds from the first sentence sent to text-to-speech to its first audio', 150)
+  tts_first_audio_ms!: number | null;
+  @ms(
+    "Milliseconds from the end of the caller's speech to the first audio of the reply sent to the caller",
+    920,
+  )
+  voice_to_voice_ms!: number | null;
+}
+
+export const LATENCY_EXAMPLE: MessageLatencyResponse = {
+  endpoint_ms: 180,
+  stt_ms: 240,
+  model_first_token_ms: 310,
+  tts_first_audio_ms: 150,
+  voice_to_voice_ms: 920,
+};
+
+/** The `latency` field of a message answer: the stored timing's five steps, or null. */
+export const messageLatency = (stored: MessageLatency | null | undefined): MessageLatencyResponse | null =>
+  stored
+    ? (Object.fromEntries(
+        LATENCY_FIELDS.map((f) => [f, stored[f] ?? null]),
+      ) as unknown as MessageLatencyResponse)
+    : null;
+
+/** The `latency` property of every message answer. */
+export const LatencyProperty = () =>
+  ApiProperty({
+    type: MessageLatencyResponse,
+    nullable: true,
+    example: LATENCY_EXAMPLE,
+    description:
+      "An agent's reply on a call (`phone`, `whatsapp_call`): how long each step of the voice turn took, stored " +
+      'shortly after the reply starts playing (null until then). Null on customer, system and text-channel messages.',
+  });
+
 export class MessageResponse {
   @ApiProperty({ format: 'uuid' }) uuid!: string;
   @ApiProperty({ format: 'uuid' }) conversation_uuid!: string;
@@ -73,6 +123,7 @@ export class MessageResponse {
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ required: false, description: 'present (true) on an agent reply the customer spoke over' })
   interrupted?: boolean;
+  @LatencyProperty() latency!: MessageLatencyResponse | null;
 
   static of(m: Message): MessageResponse {
     return {
@@ -85,6 +136,7 @@ export class MessageResponse {
       message_type: m.messageType,
       content: m.content,
       created_at: m.createdAt.toISOString(),
+      latency: messageLatency(m.latency),
     };
   }
 }
