@@ -34,6 +34,7 @@ import { OutboundReadIndexes1764130000000 } from './migrations/1764130000000-Out
 import { MessengerPageOwners1764140000000 } from './migrations/1764140000000-MessengerPageOwners';
 import { WhatsappBusinessAccountOwners1764140000001 } from './migrations/1764140000001-WhatsappBusinessAccountOwners';
 import { ConversationSource1764145000000 } from './migrations/1764145000000-ConversationSource';
+import { OutboundCampaignNextTask1764150000000 } from './migrations/1764150000000-OutboundCampaignNextTask';
 import { PbxConnectorNormalizerJson1764155000000 } from './migrations/1764155000000-PbxConnectorNormalizerJson';
 import { MessageLatency1764162000000 } from './migrations/1764162000000-MessageLatency';
 
@@ -78,6 +79,7 @@ export const MIGRATIONS = [
   MessengerPageOwners1764140000000,
   WhatsappBusinessAccountOwners1764140000001,
   ConversationSource1764145000000,
+  OutboundCampaignNextTask1764150000000,
   PbxConnectorNormalizerJson1764155000000,
   MessageLatency1764162000000,
 ];

@@ -241,11 +241,24 @@ describe('outbound dispatcher', () => {
     const [failedTask] = await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${failed.uuid}`);
     const f = await taskWhere(failedTask.uuid, (x) => x.status === 'failed');
     expect(f).toMatchObject({ failure_reason: 'failed', attempts_count: 1, last_outcome: 'failed' });
+    // The campaign says it waits for the retry, and when.
+    const waiting = async () => {
+      const c = (await t.http.get(`/api/v1/campaigns/${campaign.uuid}`).expect(200)).body.data;
+      return { next_dial_at: c.next_dial_at, waiting_reason: c.waiting_reason };
+    };
+    expect(await waiting()).toEqual({
+      next_dial_at: first.next_attempt_at,
+      waiting_reason: 'retry_interval',
+    });
 
     await clock.set(base + 31 * 60_000);
     const second = await taskWhere(busyTask.uuid, (x) => x.status === 'scheduled' && x.attempts_count === 2);
     // Two calls today in Paris: the next one waits for the window's opening on the next local day (08:00 Paris).
     expect(second.next_attempt_at).toBe('2026-12-03T07:00:00.000Z');
+    expect(await waiting()).toEqual({
+      next_dial_at: '2026-12-03T07:00:00.000Z',
+      waiting_reason: 'daily_cap',
+    });
     await clock.set(Date.parse('2026-12-03T06:59:00Z'));
     await new Promise((r) => setTimeout(r, 2500));
     expect((await t.http.get(`/api/v1/tasks/${busyTask.uuid}`)).body.data.attempts_count).toBe(2);

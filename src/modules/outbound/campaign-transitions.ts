@@ -63,7 +63,7 @@ export class CampaignTransitions {
           'held_status = NULL',
         );
       const view = await this.service.view(workspaceId, c, t);
-      await this.events.campaign(t, c, view.pool_uuids, previous);
+      await this.events.campaign(t, c, view, previous);
       return view;
     };
     return tx ? run(tx) : this.unitOfWork.run(run);
@@ -88,8 +88,7 @@ export class CampaignTransitions {
       c.endedAt = new Date();
       await this.campaigns.save(workspaceId, c, t);
       if (reason === 'ended') await expire();
-      const view = await this.service.view(workspaceId, c, t);
-      await this.events.campaign(t, c, view.pool_uuids, 'running');
+      await this.events.campaign(t, c, await this.service.view(workspaceId, c, t), 'running');
       return true;
     });
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { Campaign, NOT_ENDED, Pool } from './outbound.entities';
+import { CallingWindow, Campaign, NOT_ENDED, Pool } from './outbound.entities';
 import { escapeLike } from './pools.repository';
 import { returned } from './task-row';
 
@@ -24,6 +24,31 @@ export interface MemberForTask {
   /** Text, to keep the microseconds the pool's order relies on. */
   added_at: string;
   timezone: string | null;
+}
+
+/**
+ * One attached pool of a running campaign, as its next dial is worked out from: its limit and live tasks, whether it
+ * has a due (`pending`) task, and its earliest `scheduled` task with what explains its due time.
+ */
+export interface PoolWaitRow {
+  campaign_id: string;
+  pool_id: string;
+  is_active: boolean;
+  /** Tasks the pool may have live at once (1 for FIFO and LIFO). */
+  cap: number;
+  /** Its tasks holding a slot: claimed ones, and calls in progress. */
+  live: number;
+  has_pending: boolean;
+  task_id: string | null;
+  scheduled_at: Date | null;
+  attempts: number | null;
+  max_per_day: number | null;
+  window: CallingWindow | null;
+  timezone: string | null;
+  contact_timezone: string | null;
+  /** The contact-local day of the task's latest attempt, and how many attempts were made that day. */
+  last_day: string | null;
+  last_day_attempts: number | null;
 }
 
 @Injectable()
@@ -141,6 +166,52 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
       tx,
     );
     return rows[0].n > 0;
+  }
+
+  /**
+   * The attached pools of the campaigns (in the order attached), for `next_dial_at`: one statement for a page, each
+   * part read from an index: live tasks (a few, bounded by the slots; messages in progress hold none), the due
+   * check as the first entry of `ix_outbound_tasks_claim` (an `EXISTS` was planned as a scan of the table), the
+   * earliest scheduled task as the first of `ix_outbound_tasks_next`, and its attempts from the attempts' key.
+   */
+  waitingPools(workspaceId: string, campaignIds: string[], tx?: EntityManager): Promise<PoolWaitRow[]> {
+    if (!campaignIds.length) return Promise.resolve([]);
+    return this.sql<PoolWaitRow[]>(
+      `SELECT cp.campaign_id, cp.pool_id, p.is_active,
+              CASE WHEN p.type = 'Parallel' THEN p.max_parallel_items ELSE 1 END AS cap,
+              (CASE WHEN c.channel = 'call'
+                    THEN (SELECT count(*) FROM outbound_tasks t
+                           WHERE t.workspace_id = $1 AND t.campaign_id = cp.campaign_id
+                             AND t.status IN ('queued', 'in_progress') AND t.pool_id = cp.pool_id)
+                    ELSE (SELECT count(*) FROM outbound_tasks t
+                           WHERE t.workspace_id = $1 AND t.campaign_id = cp.campaign_id
+                             AND t.status = 'queued' AND t.pool_id = cp.pool_id) END)::int AS live,
+              (SELECT t.scheduled_at FROM outbound_tasks t
+                WHERE t.campaign_id = cp.campaign_id AND t.pool_id = cp.pool_id AND t.status = 'pending'
+                  AND t.workspace_id = $1
+                ORDER BY t.scheduled_at LIMIT 1) IS NOT NULL AS has_pending,
+              n.id AS task_id, n.scheduled_at, n.attempts, n.max_per_day, n."window", n.timezone,
+              (SELECT k.timezone FROM contacts k WHERE k.workspace_id = $1 AND k.id = n.contact_id)
+                AS contact_timezone,
+              d.local_day::text AS last_day, d.n AS last_day_attempts
+         FROM outbound_campaign_pools cp
+         JOIN outbound_campaigns c ON c.workspace_id = cp.workspace_id AND c.id = cp.campaign_id
+         JOIN outbound_pools p ON p.workspace_id = cp.workspace_id AND p.id = cp.pool_id
+         LEFT JOIN LATERAL (
+                SELECT t.id, t.scheduled_at, t.attempts, t.max_per_day, t."window", t.timezone, t.contact_id
+                  FROM outbound_tasks t
+                 WHERE t.campaign_id = cp.campaign_id AND t.pool_id = cp.pool_id AND t.status = 'scheduled'
+                   AND t.workspace_id = $1
+                 ORDER BY t.scheduled_at LIMIT 1) n ON true
+         LEFT JOIN LATERAL (
+                SELECT a.local_day, count(*)::int AS n FROM outbound_task_attempts a
+                 WHERE a.workspace_id = $1 AND a.task_id = n.id AND n.attempts > 0
+                 GROUP BY a.local_day ORDER BY a.local_day DESC LIMIT 1) d ON true
+        WHERE cp.workspace_id = $1 AND cp.campaign_id = ANY($2)
+        ORDER BY cp.campaign_id, cp.position`,
+      [workspaceId, campaignIds],
+      tx,
+    );
   }
 
   /** How many of the campaign's tasks have not ended. */

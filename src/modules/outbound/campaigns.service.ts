@@ -7,6 +7,7 @@ import { checkMetadata, checkVariables } from '@/modules/calls/call-context';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { CampaignTasks } from './campaign-tasks';
+import { CampaignWaits } from './campaign-waits';
 import { CampaignsRepository } from './campaigns.repository';
 import {
   AttachPoolsResponse,
@@ -42,6 +43,7 @@ export class CampaignsService {
     private readonly rules: RulesRepository,
     private readonly tasks: TasksRepository,
     private readonly campaignTasks: CampaignTasks,
+    private readonly waits: CampaignWaits,
     private readonly events: OutboundEvents,
     private readonly agents: AgentContextReader,
     private readonly numbers: PhoneNumbersService,
@@ -62,11 +64,11 @@ export class CampaignsService {
       workspaceId,
       rows.map((c) => c.id),
     );
-    return pageOf(
-      rows.map((c) => campaignView(c, pools.get(c.id) ?? [])),
-      total,
-      q,
+    const items = await this.waits.responses(
+      workspaceId,
+      rows.map((c) => ({ campaign: c, core: campaignView(c, pools.get(c.id) ?? []) })),
     );
+    return pageOf(items, total, q);
   }
 
   async find(workspaceId: string, id: string, tx?: Transaction): Promise<Campaign> {
@@ -76,10 +78,11 @@ export class CampaignsService {
   }
 
   async view(workspaceId: string, c: Campaign, tx?: Transaction): Promise<CampaignResponse> {
-    return campaignView(
+    const core = campaignView(
       c,
       (await this.campaigns.pools(workspaceId, c.id, tx)).map((p) => p.id),
     );
+    return (await this.waits.responses(workspaceId, [{ campaign: c, core }], tx))[0];
   }
 
   async get(workspaceId: string, id: string): Promise<CampaignDetailResponse> {
@@ -144,8 +147,10 @@ export class CampaignsService {
           'pool_uuids names a pool that does not exist',
           'VALIDATION_ERROR',
         );
-      await this.events.campaign(t, c, attached, null);
-      return campaignView(c, attached);
+      const core = campaignView(c, attached);
+      const [view] = await this.waits.responses(workspaceId, [{ campaign: c, core }], t);
+      await this.events.campaign(t, c, view, null);
+      return view;
     };
     return tx ? write(tx) : this.unitOfWork.run(write);
   }

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
+import type { CampaignResponse } from './dto/campaign.dto';
 import type { Campaign, CampaignStatus } from './outbound.entities';
 import type { MovedTask } from './task-row';
-import { campaignView, taskView } from './views';
+import { taskView } from './views';
 
 const CHUNK = 1000;
 
@@ -25,17 +26,18 @@ export class OutboundEvents {
       );
   }
 
+  /** The campaign as the move answers it (`view`, read in the move's transaction). */
   async campaign(
     tx: Transaction,
     c: Campaign,
-    poolIds: string[],
+    view: CampaignResponse,
     previous: CampaignStatus | null,
   ): Promise<void> {
     await this.outbox.record(tx, c.workspaceId, [
       {
         type: 'campaign_status',
         agentId: c.agentId,
-        data: { campaign: campaignView(c, poolIds), previous_status: previous },
+        data: { campaign: view, previous_status: previous },
       },
     ]);
   }

@@ -11,6 +11,22 @@ export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Day = (typeof DAYS)[number];
 export const CAMPAIGN_STATUSES = ['draft', 'running', 'paused', 'completed', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+/**
+ * Why a campaign is not dialling now (its answer's `waiting_reason`): not started yet, the next task's window closed,
+ * its contact's calls for the day used up, a retry interval running, every slot taken, only inactive pools holding
+ * tasks, nothing due (or nothing left), paused.
+ */
+export const WAITING_REASONS = [
+  'before_start',
+  'outside_window',
+  'daily_cap',
+  'retry_interval',
+  'concurrency',
+  'pools_inactive',
+  'no_due_tasks',
+  'paused',
+] as const;
+export type WaitingReason = (typeof WAITING_REASONS)[number];
 /** Campaigns whose pending tasks are dialled: running ones, and completed ones whose tasks were retried since. */
 export const DIALLING: CampaignStatus[] = ['running', 'completed'];
 export const TASK_STATUSES = [

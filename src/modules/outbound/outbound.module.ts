@@ -11,6 +11,7 @@ import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module
 import { CampaignSlotWake } from './campaign-slot-wake';
 import { CampaignTasks } from './campaign-tasks';
 import { CampaignTransitions } from './campaign-transitions';
+import { CampaignWaits } from './campaign-waits';
 import { CampaignsController } from './campaigns.controller';
 import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
@@ -66,6 +67,7 @@ import { TasksService } from './tasks.service';
     CampaignsService,
     CampaignTransitions,
     CampaignTasks,
+    CampaignWaits,
     TasksService,
     OutboundEvents,
     OutboundClock,

@@ -63,7 +63,10 @@ export function ruleView(r: Rule): RuleResponse {
   };
 }
 
-export function campaignView(c: Campaign, poolIds: string[]): CampaignResponse {
+/** A campaign's answer as its row and pools make it; `CampaignWaits` adds the window and when it next dials. */
+export type CampaignCore = Omit<CampaignResponse, 'effective_window' | 'next_dial_at' | 'waiting_reason'>;
+
+export function campaignView(c: Campaign, poolIds: string[]): CampaignCore {
   return {
     uuid: c.id,
     name: c.name,

@@ -20,7 +20,8 @@ import {
 import { PageQuery } from '@/common/http/pagination';
 import { IsIanaTimezone, IsUuidValue, OptionalNotNull } from '@/common/validation/validators';
 import { IsUuidList } from '@/common/validation/uuid-list';
-import { CAMPAIGN_STATUSES } from '../outbound.entities';
+import { CAMPAIGN_STATUSES, WAITING_REASONS, WaitingReason } from '../outbound.entities';
+import { DEFAULT_WINDOW } from '../policy';
 import { EffectivePolicyResponse, RetryDto, RetryResponse, WindowDto, WindowResponse } from './policy.dto';
 import { RuleResponse } from './rule.dto';
 
@@ -36,7 +37,15 @@ class CampaignEditable {
   @IsISO8601({ strict: true })
   end_at?: string | null;
 
-  @ApiPropertyOptional({ type: WindowDto, nullable: true })
+  @ApiPropertyOptional({
+    type: WindowDto,
+    nullable: true,
+    description:
+      'When tasks are dialled. Keys left out come from the rule, else the default window: ' +
+      `${DEFAULT_WINDOW.days.join(', ')} ${DEFAULT_WINDOW.start_time}–${DEFAULT_WINDOW.end_time}, read in the ` +
+      "contact's time zone (`use_contact_timezone` true) or else the campaign's `timezone`. The answer's " +
+      '`effective_window` shows the result.',
+  })
   @IsOptional()
   @IsObject()
   @ValidateNested()
@@ -225,7 +234,7 @@ export class CampaignResponse {
   @ApiProperty({ example: 'Europe/Paris' }) timezone!: string;
   @ApiProperty({ type: String, nullable: true }) start_at!: string | null;
   @ApiProperty({ type: String, nullable: true }) end_at!: string | null;
-  @ApiProperty({ type: WindowResponse, nullable: true, description: 'as sent; see effective_policy' })
+  @ApiProperty({ type: WindowResponse, nullable: true, description: 'as sent; see effective_window' })
   window!: Partial<WindowResponse> | null;
   @ApiProperty({ type: RetryResponse, nullable: true, description: 'as sent; see effective_policy' })
   retry!: Partial<RetryResponse> | null;
@@ -241,6 +250,40 @@ export class CampaignResponse {
   @ApiProperty({ type: String, nullable: true }) ended_at!: string | null;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) created_at!: string;
   @ApiProperty({ example: '2026-11-22T04:17:55.123Z' }) updated_at!: string;
+  @ApiProperty({
+    type: WindowResponse,
+    description:
+      "The window the campaign's tasks are dialled in: its own `window` keys, then its rule's, then the default " +
+      `(${DEFAULT_WINDOW.days.join(', ')} ${DEFAULT_WINDOW.start_time}–${DEFAULT_WINDOW.end_time}, ` +
+      "use_contact_timezone true: read in the contact's zone, else in `timezone`).",
+  })
+  effective_window!: WindowResponse;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-12-02T09:00:00.000Z',
+    description:
+      'When the campaign next places a call or message: now while it dials; the due time of its next task while it ' +
+      'waits for one; null when no time is known (paused, waiting for a slot, nothing left to dial, not running, ' +
+      'or the next due time is at or after `end_at`).',
+  })
+  next_dial_at!: string | null;
+  @ApiProperty({
+    type: String,
+    enum: WAITING_REASONS,
+    nullable: true,
+    example: 'outside_window',
+    description:
+      'Why a running or paused campaign is not dialling now; null while it dials and for a draft, completed or ' +
+      'cancelled one. `before_start`: `start_at` not reached; `outside_window`: the next task waits for its window ' +
+      "to open; `daily_cap`: the next task's contact has had today's `max_calls_per_day`; `retry_interval`: the " +
+      'next task waits out its retry interval; `concurrency`: tasks are due but every slot they may use is taken ' +
+      "(the campaign's `max_concurrency`, the pool's, or the workspace's call limit); `pools_inactive`: only " +
+      'inactive pools hold tasks; `no_due_tasks`: nothing is due before `next_dial_at`, or nothing is left to dial ' +
+      '(calls in progress may still be retried); `paused`: waiting for `resume`.',
+  })
+  waiting_reason!: WaitingReason | null;
 }
 
 export class CampaignDetailResponse extends CampaignResponse {
