@@ -229,6 +229,8 @@ describe('SIP: PBX extension connectors, SIP trunks, external numbers, extension
       const a = (await connector(sandbox.agentId, { registrar_server: 'pbx.invalid' }).expect(201)).body.data;
       const r1 = await t.http.post(`/api/v1/pbx_extension_connectors/${a.uuid}/test`).expect(200);
       expect(r1.body.data).toEqual({ reachable: true, provider: 'sandbox', method: 'sandbox' });
+      // A POST that creates nothing answers OK, not Created.
+      expect(r1.body.message).toBe('OK');
 
       const line = await twilioLine(t);
       const ip = (await connector(line.agentId, { registrar_server: '198.51.100.7' }).expect(201)).body.data;

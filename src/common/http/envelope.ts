@@ -1,4 +1,5 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
 
@@ -28,11 +29,14 @@ export class EnvelopeInterceptor implements NestInterceptor {
     if (this.reflector.get<boolean>(RAW_RESPONSE, handler)) return next.handle();
     const fixed = this.reflector.get<string>(RESPONSE_MESSAGE, handler);
     const method = context.switchToHttp().getRequest<{ method: string }>().method;
+    // A POST that creates nothing (it declares a status other than 201) answers OK.
+    const code = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, handler);
+    const created = method === 'POST' && (code === undefined || code === 201);
     return next.handle().pipe(
       map((result: unknown) => {
         if (result instanceof Envelope)
           return { success: true, message: result.message, data: result.data ?? null };
-        const message = fixed ?? (method === 'POST' ? 'Created' : method === 'DELETE' ? 'Deleted' : 'OK');
+        const message = fixed ?? (created ? 'Created' : method === 'DELETE' ? 'Deleted' : 'OK');
         return { success: true, message, data: result ?? null };
       }),
     );
