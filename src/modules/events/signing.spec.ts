@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { generateSecret, sign, signatureHeader, signingKey } from './signing';
+import { sign, signatureHeader, signingKey } from '@/common/net/signed-webhook';
+import { generateSecret } from './signing';
 
 // The test vector published with the Standard Webhooks specification.
 const VECTOR = {

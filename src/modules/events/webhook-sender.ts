@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { SafeResponse } from '@/common/net/address-guard';
-import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
+import { sendSignedWebhook } from '@/common/net/signed-webhook';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
@@ -8,7 +7,6 @@ import type { DeliveryRow } from './deliveries.repository';
 import { DeliveryOutcomes } from './delivery-outcomes';
 import { OutboxRepository } from './outbox.repository';
 import { parseRetryAfter } from './retry-policy';
-import { signatureHeader } from './signing';
 import { SendableSubscription, WebhooksService } from './webhooks.service';
 
 /** Deadline of one attempt, connect to last byte. */
@@ -57,33 +55,25 @@ export class WebhookSender {
       workspace: { uuid: d.workspace_id, slug: event.slug },
       data: event.data,
     });
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      // Sized, not chunked: some receivers read a chunked body as empty.
-      'content-length': String(Buffer.byteLength(body)),
-      'user-agent': 'agent-platform-webhooks/1.0',
-      'webhook-id': event.id,
-      'webhook-timestamp': String(timestamp),
-    };
-    if (sub.secrets.length)
-      headers['webhook-signature'] = signatureHeader(sub.secrets, event.id, timestamp, body);
-    if (d.auth_ciphertext) headers.authorization = `Bearer ${this.secrets.decrypt(d.auth_ciphertext)}`;
-    const started = performance.now();
-    let res: SafeResponse | null = null;
-    let error: string | null = null;
-    try {
-      res = await outboundRequest(
-        sub.url,
-        { allowPrivate: this.config.network.allowPrivateTargets },
-        // A subscriber's endpoint gets every event: kept-alive connections (each opened through the guard's
-        // connect-time check) save a TCP and TLS handshake per delivery.
-        { method: 'POST', headers, body, timeoutMs: DELIVERY_TIMEOUT_MS, maxBytes: 4096, keepAlive: true },
-      );
-    } catch (err) {
-      error = outboundCategory(err);
-    }
-    const durationMs = Math.round(performance.now() - started);
+    const sent = await sendSignedWebhook(
+      {
+        url: sub.url,
+        body,
+        id: event.id,
+        secrets: sub.secrets,
+        userAgent: 'agent-platform-webhooks/1.0',
+        headers: d.auth_ciphertext
+          ? { authorization: `Bearer ${this.secrets.decrypt(d.auth_ciphertext)}` }
+          : {},
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        maxBytes: 4096,
+        // A subscriber's endpoint gets every event: kept-alive connections save a TCP and TLS handshake per delivery.
+        keepAlive: true,
+      },
+      { allowPrivate: this.config.network.allowPrivateTargets },
+    );
+    const { response: res, durationMs } = sent;
+    let error = sent.error;
     const status = res?.status ?? null;
     const ok = status !== null && status >= 200 && status < 300;
     if (res && !ok)

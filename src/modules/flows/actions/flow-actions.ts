@@ -1,12 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
-import { outboundRequest, OutboundError } from '@/common/net/outbound-http';
+import { answerBody, sendSignedWebhook } from '@/common/net/signed-webhook';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { CallPlacement } from '@/modules/calls/call-placement.service';
 import { CreateCallDto } from '@/modules/calls/dto/requests';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { validateBody } from '@/modules/contacts/dto/validate-body';
-import { signatureHeader } from '@/modules/events/signing';
 import { AppointmentsService } from '@/modules/scheduling/appointments.service';
 import { CreateAppointmentDto } from '@/modules/scheduling/dto/appointment.dto';
 import {
@@ -99,57 +98,38 @@ export class FlowActions {
   }
 
   private async sendWebhook(i: Record<string, unknown>, c: ActionContext): Promise<unknown> {
-    const body = JSON.stringify(i.body ?? {});
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      'user-agent': 'agent-platform-flows/1.0',
-    };
+    const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries((i.headers as Record<string, unknown>) ?? {}))
       if (v !== undefined && v !== null) headers[k.toLowerCase()] = asText(v);
-    const id = `msg_${c.executionId}_${c.stepNumber}`;
-    const timestamp = Math.floor(Date.now() / 1000);
-    headers['webhook-id'] = id;
-    headers['webhook-timestamp'] = String(timestamp);
-    if (typeof i.secret === 'string' && i.secret)
-      headers['webhook-signature'] = signatureHeader([i.secret], id, timestamp, body);
     const retry = (message: string) => {
       const delay = WEBHOOK_RETRY_MS[c.attempt - 1];
       return delay === undefined
         ? new StepFailure('WEBHOOK_FAILED', message)
         : new RetryStep(delay, 'WEBHOOK_FAILED', message);
     };
-    let res;
-    try {
-      res = await outboundRequest(
-        String(i.url),
-        { allowPrivate: this.config.network.allowPrivateTargets },
-        {
-          method: asText(i.method ?? 'POST'),
-          headers,
-          body,
-          timeoutMs: WEBHOOK_TIMEOUT_MS,
-          maxBytes: 256 * 1024,
-          // A flow calls the same endpoints again and again: kept-alive connections, each opened through the
-          // guard's connect-time check, save a TCP (and TLS) handshake per call.
-          keepAlive: true,
-        },
-      );
-    } catch (err) {
-      const category = err instanceof OutboundError ? err.category : 'unreachable';
-      if (category.startsWith('refused')) throw new StepFailure('WEBHOOK_FAILED', category);
-      throw retry(category);
+    const { response: res, error } = await sendSignedWebhook(
+      {
+        url: String(i.url),
+        body: JSON.stringify(i.body ?? {}),
+        id: `msg_${c.executionId}_${c.stepNumber}`,
+        secrets: typeof i.secret === 'string' && i.secret ? [i.secret] : [],
+        userAgent: 'agent-platform-flows/1.0',
+        headers,
+        method: asText(i.method ?? 'POST'),
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        maxBytes: 256 * 1024,
+        // A flow calls the same endpoints again and again: kept-alive connections save a handshake per call.
+        keepAlive: true,
+      },
+      { allowPrivate: this.config.network.allowPrivateTargets },
+    );
+    if (!res) {
+      if (error.startsWith('refused')) throw new StepFailure('WEBHOOK_FAILED', error);
+      throw retry(error);
     }
     if (res.status >= 500) throw retry(`HTTP ${res.status}`);
     if (res.status < 200 || res.status >= 300) throw new StepFailure('WEBHOOK_FAILED', `HTTP ${res.status}`);
-    const text = res.body.toString('utf8');
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      /* a text body stays text */
-    }
-    return { status_code: res.status, body: parsed };
+    return { status_code: res.status, body: answerBody(res) };
   }
 
   private async startCall(i: Record<string, unknown>, c: ActionContext): Promise<unknown> {

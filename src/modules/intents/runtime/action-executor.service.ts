@@ -1,11 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { outboundCategory, outboundRequest } from '@/common/net/outbound-http';
+import { answerBody, sendSignedWebhook } from '@/common/net/signed-webhook';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import type { TurnToolsContext } from '@/modules/conversations/turn-tools.port';
-import { signatureHeader } from '@/modules/events/signing';
 import { TableSearch } from '@/modules/knowledge/table-search.service';
 import { FLOW_STARTER, FlowStarter } from '../flow-starter.port';
 import type { IntentTool } from '../tools/tool-definitions';
@@ -88,47 +87,32 @@ export class ActionExecutor {
     parameters: Record<string, unknown>,
     ctx: TurnToolsContext,
   ): Promise<ActionOutcome> {
-    const payload = await this.body(tool, parameters, ctx);
-    const body = JSON.stringify(payload);
-    const id = `msg_${randomUUID()}`;
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      'user-agent': 'agent-platform-intents/1.0',
-      'webhook-id': id,
-      'webhook-timestamp': String(timestamp),
-    };
-    if (token) {
-      headers.authorization = `Bearer ${token}`;
-      headers['webhook-signature'] = signatureHeader([token], id, timestamp, body);
-    }
     const request = { url, parameters };
-    let res;
-    try {
-      res = await outboundRequest(
+    const sent = await sendSignedWebhook(
+      {
         url,
-        { allowPrivate: this.config.network.allowPrivateTargets },
-        { method: 'POST', headers, body, timeoutMs: ACTION_TIMEOUT_MS, maxBytes: WEBHOOK_MAX_BYTES },
-      );
-    } catch (err) {
-      const category = outboundCategory(err);
-      return category === 'timeout'
+        body: JSON.stringify(await this.body(tool, parameters, ctx)),
+        id: `msg_${randomUUID()}`,
+        // The intent's token is both the bearer and the signing secret.
+        secrets: token ? [token] : [],
+        userAgent: 'agent-platform-intents/1.0',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        timeoutMs: ACTION_TIMEOUT_MS,
+        maxBytes: WEBHOOK_MAX_BYTES,
+      },
+      { allowPrivate: this.config.network.allowPrivateTargets },
+    );
+    if (!sent.response)
+      return sent.error === 'timeout'
         ? {
             ...failed(`the webhook did not answer within ${ACTION_TIMEOUT_MS / 1000} s`, request),
             status: 'timeout',
           }
-        : failed(`the webhook could not be reached (${category})`, request);
-    }
-    const text = res.body.toString('utf8');
-    let answer: unknown = text;
-    try {
-      answer = text.trim() ? JSON.parse(text) : null;
-    } catch {
-      answer = text;
-    }
+        : failed(`the webhook could not be reached (${sent.error})`, request);
+    const res = sent.response;
     if (res.status < 200 || res.status >= 300)
       return failed(`the webhook answered HTTP ${res.status}`, request);
+    const answer = answerBody(res);
     const response =
       typeof answer === 'object' &&
       answer !== null &&
