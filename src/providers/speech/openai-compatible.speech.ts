@@ -1,7 +1,9 @@
-import { SpeechError, SpeechToText, TextToSpeech } from './speech.port';
+import { SpeechError, SpeechToText, SynthesisOptions, TextToSpeech } from './speech.port';
 
-const STT_TIMEOUT_MS = 30_000;
-const TTS_TIMEOUT_MS = 30_000;
+/** The longest the speech service may keep a request waiting: for its answer, and then between two pieces of it. */
+export const SPEECH_TIMEOUT_MS = 30_000;
+/** The most audio one synthesis may answer: 16 MiB, some 5.8 minutes of 24 kHz 16-bit PCM. */
+export const MAX_SPEECH_BYTES = 16 * 1024 * 1024;
 
 interface Endpoint {
   baseUrl: string;
@@ -9,26 +11,95 @@ interface Endpoint {
   model: string;
 }
 
+export interface SpeechLimits {
+  /** SPEECH_TIMEOUT_MS unless given. */
+  timeoutMs?: number;
+  /** MAX_SPEECH_BYTES unless given. */
+  maxBytes?: number;
+}
+
 function headers(apiKey?: string): Record<string, string> {
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
 }
 
-async function post(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
-  let res: Response;
-  try {
-    res = await fetch(url, { ...init, method: 'POST', signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    throw new SpeechError(`speech service unreachable: ${(err as Error).message}`);
+function endpointUrl(endpoint: Endpoint, path: string): string {
+  return `${endpoint.baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+/**
+ * One request to the speech service: each wait (the answer, then each piece of its body) has `timeoutMs`, the
+ * caller's signal aborts it at once, and every failure is a SpeechError.
+ */
+class Exchange {
+  private readonly ctrl = new AbortController();
+  private timedOut = false;
+  private readonly onAbort = () => this.ctrl.abort();
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly caller?: AbortSignal,
+  ) {
+    caller?.addEventListener('abort', this.onAbort, { once: true });
   }
-  if (!res.ok) throw new SpeechError(`speech service answered HTTP ${res.status}`);
-  return res;
+
+  get signal(): AbortSignal {
+    return this.ctrl.signal;
+  }
+
+  async wait<T>(step: () => Promise<T>, failure: string): Promise<T> {
+    if (this.caller?.aborted) throw new SpeechError('speech request aborted', 'aborted');
+    const timer = setTimeout(() => {
+      this.timedOut = true;
+      this.ctrl.abort();
+    }, this.timeoutMs);
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof SpeechError) throw err;
+      if (this.caller?.aborted) throw new SpeechError('speech request aborted', 'aborted');
+      if (this.timedOut)
+        throw new SpeechError(`speech service did not answer within ${this.timeoutMs} ms`, 'timeout');
+      throw new SpeechError(`speech service ${failure}: ${(err as Error).message}`, 'unreachable');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** POSTs; an error status is a SpeechError `http`. */
+  async post(url: string, init: RequestInit): Promise<Response> {
+    const res = await this.wait(
+      () => fetch(url, { ...init, method: 'POST', signal: this.ctrl.signal }),
+      'unreachable',
+    );
+    if (!res.ok) throw new SpeechError(`speech service answered HTTP ${res.status}`, 'http', res.status);
+    return res;
+  }
+
+  /** Ends the request; a connection still open (an answer not read to its end) is closed. */
+  close(): void {
+    this.caller?.removeEventListener('abort', this.onAbort);
+    this.ctrl.abort();
+  }
+}
+
+/** The `text` of a transcription answer, or null when it has none (or is not JSON). */
+function readText(raw: string): string | null {
+  try {
+    const body = JSON.parse(raw) as { text?: unknown } | null;
+    return typeof body?.text === 'string' ? body.text : null;
+  } catch {
+    return null;
+  }
 }
 
 /** OpenAI-compatible `POST {STT_BASE_URL}/audio/transcriptions` (multipart, `verbose_json`). */
 export class OpenAiSpeechToText implements SpeechToText {
   readonly configured = true;
 
-  constructor(private readonly endpoint: Endpoint) {}
+  constructor(
+    private readonly endpoint: Endpoint,
+    private readonly limits: SpeechLimits = {},
+  ) {}
 
   async transcribe(
     wav: Buffer,
@@ -40,28 +111,51 @@ export class OpenAiSpeechToText implements SpeechToText {
     form.append('model', this.endpoint.model);
     form.append('response_format', 'verbose_json');
     if (options.language) form.append('language', options.language);
-    const res = await post(
-      `${this.endpoint.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`,
-      { body: form, headers: headers(this.endpoint.apiKey) },
-      STT_TIMEOUT_MS,
-    );
-    const body = (await res.json().catch(() => null)) as { text?: unknown } | null;
-    if (!body || typeof body.text !== 'string')
-      throw new SpeechError('speech service answered without a text');
-    return body.text.trim();
+    const exchange = new Exchange(this.limits.timeoutMs ?? SPEECH_TIMEOUT_MS);
+    try {
+      const res = await exchange.post(endpointUrl(this.endpoint, '/audio/transcriptions'), {
+        body: form,
+        headers: headers(this.endpoint.apiKey),
+      });
+      const raw = await exchange.wait(() => res.text(), 'broke off');
+      const text = readText(raw);
+      if (text === null) throw new SpeechError('speech service answered without a text', 'invalid_response');
+      return text.trim();
+    } finally {
+      exchange.close();
+    }
   }
 }
 
-/** OpenAI-compatible `POST {TTS_BASE_URL}/audio/speech` answering 24 kHz 16-bit mono PCM. */
+/**
+ * OpenAI-compatible `POST {TTS_BASE_URL}/audio/speech` answering 24 kHz 16-bit mono PCM (`response_format: pcm`),
+ * read as it arrives.
+ */
 export class OpenAiTextToSpeech implements TextToSpeech {
   readonly configured = true;
 
-  constructor(private readonly endpoint: Endpoint & { voice: string }) {}
+  constructor(
+    private readonly endpoint: Endpoint & { voice: string },
+    private readonly limits: SpeechLimits = {},
+  ) {}
 
-  async synthesize(text: string, options: { voice?: string | null; speed?: number }): Promise<Buffer> {
-    const res = await post(
-      `${this.endpoint.baseUrl.replace(/\/+$/, '')}/audio/speech`,
-      {
+  async synthesize(text: string, options: SynthesisOptions, signal?: AbortSignal): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.synthesizeStream(text, options, signal)) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  }
+
+  async *synthesizeStream(
+    text: string,
+    options: SynthesisOptions,
+    signal?: AbortSignal,
+  ): AsyncIterable<Buffer> {
+    const maxBytes = this.limits.maxBytes ?? MAX_SPEECH_BYTES;
+    const tooLarge = () =>
+      new SpeechError(`speech service answered more than ${maxBytes} bytes`, 'too_large');
+    const exchange = new Exchange(this.limits.timeoutMs ?? SPEECH_TIMEOUT_MS, signal);
+    try {
+      const res = await exchange.post(endpointUrl(this.endpoint, '/audio/speech'), {
         body: JSON.stringify({
           model: this.endpoint.model,
           input: text,
@@ -70,9 +164,26 @@ export class OpenAiTextToSpeech implements TextToSpeech {
           speed: options.speed ?? 1,
         }),
         headers: { ...headers(this.endpoint.apiKey), 'content-type': 'application/json' },
-      },
-      TTS_TIMEOUT_MS,
-    );
-    return Buffer.from(await res.arrayBuffer());
+      });
+      if (Number(res.headers.get('content-length')) > maxBytes) throw tooLarge();
+      if (!res.body) return;
+      const reader = res.body.getReader();
+      let total = 0;
+      // A 16-bit sample split across two pieces waits for its second byte.
+      let carry: Buffer | null = null;
+      for (;;) {
+        const piece = await exchange.wait(() => reader.read(), 'broke off');
+        if (piece.done) return;
+        total += piece.value.byteLength;
+        if (total > maxBytes) throw tooLarge();
+        let chunk = Buffer.from(piece.value.buffer, piece.value.byteOffset, piece.value.byteLength);
+        if (carry) chunk = Buffer.concat([carry, chunk]);
+        carry = chunk.length % 2 ? Buffer.from(chunk.subarray(chunk.length - 1)) : null;
+        if (carry) chunk = chunk.subarray(0, chunk.length - 1);
+        if (chunk.length) yield chunk;
+      }
+    } finally {
+      exchange.close();
+    }
   }
 }

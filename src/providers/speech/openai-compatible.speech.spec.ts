@@ -1,0 +1,233 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OpenAiSpeechToText, OpenAiTextToSpeech } from './openai-compatible.speech';
+import { NoSpeech, SpeechError } from './speech.port';
+
+type Handler = (res: ServerResponse, req: IncomingMessage) => unknown;
+
+interface Seen {
+  url?: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+  /** Settles when the client went away or the answer ended; `early` when the client left first. */
+  closed: Promise<{ early: boolean }>;
+}
+
+/** A local server speaking `/audio/speech` and `/audio/transcriptions`; each test sets how it answers. */
+async function startServer(): Promise<{
+  server: Server;
+  base: string;
+  on: (h: Handler) => void;
+  seen: Seen[];
+}> {
+  let handler: Handler = () => undefined;
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString();
+      const closed = new Promise<{ early: boolean }>((r) =>
+        res.on('close', () => r({ early: !res.writableEnded })),
+      );
+      const json = req.headers['content-type'] === 'application/json';
+      seen.push({ url: req.url, headers: req.headers, body: json ? JSON.parse(raw) : raw, closed });
+      void handler(res, req);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return { server, base: `http://127.0.0.1:${port}/v1`, on: (h) => (handler = h), seen };
+}
+
+/** Something that happens once: `fired` settles when `fire` is called. */
+const event = () => {
+  let fire!: () => void;
+  const fired = new Promise<void>((r) => (fire = r));
+  return { fire: () => fire(), fired };
+};
+
+/** `n` bytes of PCM, each byte its index: a split sample shows as a wrong sequence. */
+const bytes = (n: number, from = 0) => Buffer.from(Array.from({ length: n }, (_, i) => (from + i) & 0xff));
+
+const write = (res: ServerResponse, chunk: Buffer) => new Promise<void>((r) => res.write(chunk, () => r()));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('OpenAiTextToSpeech', () => {
+  let srv: Awaited<ReturnType<typeof startServer>>;
+  const tts = (limits = {}) =>
+    new OpenAiTextToSpeech(
+      { baseUrl: `${srv.base}/`, apiKey: 'sk-tts', model: 'tts-test', voice: 'alloy' },
+      limits,
+    );
+
+  beforeAll(async () => (srv = await startServer()));
+  afterAll(() => {
+    srv.server.closeAllConnections();
+    return new Promise((r) => srv.server.close(r));
+  });
+  beforeEach(() => (srv.seen.length = 0));
+
+  it('yields whole samples as they arrive, the first before the server finished', async () => {
+    const release = event();
+    let finished = false;
+    const sent = bytes(24_001); // odd: the last byte is half a sample
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      await write(res, sent.subarray(0, 3));
+      await release.fired;
+      for (let i = 3; i < sent.length; i += 4_999) {
+        await sleep(5);
+        await write(res, sent.subarray(i, i + 4_999));
+      }
+      finished = true;
+      res.end();
+    });
+    const got: Buffer[] = [];
+    for await (const chunk of tts().synthesizeStream('Hello there.', { voice: 'nova', speed: 1.2 })) {
+      if (!got.length) {
+        expect(finished).toBe(false);
+        expect(chunk).toEqual(sent.subarray(0, 2));
+        release.fire();
+      }
+      got.push(chunk);
+    }
+    expect(got.length).toBeGreaterThan(2);
+    expect(got.every((c) => c.length > 0 && c.length % 2 === 0)).toBe(true);
+    expect(Buffer.concat(got).equals(sent.subarray(0, 24_000))).toBe(true);
+    expect(srv.seen[0]).toMatchObject({
+      url: '/v1/audio/speech',
+      headers: { authorization: 'Bearer sk-tts' },
+      body: { model: 'tts-test', input: 'Hello there.', voice: 'nova', response_format: 'pcm', speed: 1.2 },
+    });
+  });
+
+  it('answers the whole audio from synthesize, in whole samples', async () => {
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      for (const n of [1, 6, 1, 3]) await write(res, bytes(n));
+      res.end();
+    });
+    const pcm = await tts().synthesize('Hi', {});
+    expect(pcm).toEqual(Buffer.concat([bytes(1), bytes(6), bytes(1), bytes(3)]).subarray(0, 10));
+    expect(srv.seen[0].body).toMatchObject({ voice: 'alloy', response_format: 'pcm', speed: 1 });
+  });
+
+  it('closes the connection at once when the signal aborts mid-stream, and throws aborted', async () => {
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      await write(res, bytes(4_800));
+      // ... and never ends.
+    });
+    const abort = new AbortController();
+    const stream = tts().synthesizeStream('A long answer.', {}, abort.signal);
+    let err: unknown;
+    try {
+      for await (const _chunk of stream) abort.abort();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SpeechError);
+    expect(err).toMatchObject({ kind: 'aborted', message: 'speech request aborted' });
+    await expect(srv.seen[0].closed).resolves.toEqual({ early: true });
+  });
+
+  it('closes the connection when the reader leaves the stream early', async () => {
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      await write(res, bytes(4_800));
+    });
+    for await (const _chunk of tts().synthesizeStream('A long answer.', {})) break;
+    await expect(srv.seen[0].closed).resolves.toEqual({ early: true });
+  });
+
+  it('sends nothing when the signal aborted before', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    await expect(tts().synthesize('Hi', {}, abort.signal)).rejects.toMatchObject({ kind: 'aborted' });
+    expect(srv.seen).toHaveLength(0);
+  });
+
+  it('maps an HTTP error to the same SpeechError for the stream and the whole audio', async () => {
+    srv.on((res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"busy"}'));
+    const whole = await tts()
+      .synthesize('Hi', {})
+      .catch((e: unknown) => e);
+    const streamed = await (async () => {
+      for await (const _chunk of tts().synthesizeStream('Hi', {})) return null;
+    })().catch((e: unknown) => e);
+    expect(whole).toBeInstanceOf(SpeechError);
+    expect(whole).toMatchObject({ kind: 'http', status: 503, message: 'speech service answered HTTP 503' });
+    expect(streamed).toEqual(whole);
+    expect(streamed).toMatchObject({ kind: 'http', status: 503 });
+  });
+
+  it('refuses an answer larger than the bound, announced or streamed, and closes the connection', async () => {
+    srv.on((res) => res.writeHead(200, { 'content-length': '5000' }).end(bytes(5000)));
+    await expect(tts({ maxBytes: 4096 }).synthesize('Hi', {})).rejects.toMatchObject({
+      kind: 'too_large',
+      message: 'speech service answered more than 4096 bytes',
+    });
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      for (;;) {
+        if (res.destroyed) return;
+        await write(res, bytes(1000));
+        await sleep(2);
+      }
+    });
+    const got: Buffer[] = [];
+    const err = await (async () => {
+      for await (const chunk of tts({ maxBytes: 4096 }).synthesizeStream('Hi', {})) got.push(chunk);
+    })().catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'too_large' });
+    expect(Buffer.concat(got).length).toBeLessThanOrEqual(4096);
+    await expect(srv.seen[1].closed).resolves.toEqual({ early: true });
+  });
+
+  it('gives up on a server that stops sending', async () => {
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      await write(res, bytes(10));
+    });
+    await expect(tts({ timeoutMs: 150 }).synthesize('Hi', {})).rejects.toMatchObject({
+      kind: 'timeout',
+      message: 'speech service did not answer within 150 ms',
+    });
+    await expect(srv.seen[0].closed).resolves.toEqual({ early: true });
+  });
+
+  it('reports an unreachable service', async () => {
+    const gone = new OpenAiTextToSpeech({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', voice: 'v' });
+    await expect(gone.synthesize('Hi', {})).rejects.toMatchObject({
+      kind: 'unreachable',
+      message: expect.stringMatching(/^speech service unreachable: /),
+    });
+  });
+});
+
+describe('OpenAiSpeechToText', () => {
+  let srv: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => (srv = await startServer()));
+  afterAll(() => new Promise((r) => srv.server.close(r)));
+
+  it('answers the text, and an answer without one as invalid', async () => {
+    const stt = new OpenAiSpeechToText({ baseUrl: srv.base, model: 'whisper' });
+    srv.on((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":" hello "}'));
+    await expect(stt.transcribe(Buffer.alloc(44), { language: 'en' })).resolves.toBe('hello');
+    expect(srv.seen[0].body).toContain('name="language"\r\n\r\nen');
+    srv.on((res) => res.writeHead(200).end('not json'));
+    await expect(stt.transcribe(Buffer.alloc(44), {})).rejects.toMatchObject({ kind: 'invalid_response' });
+  });
+});
+
+describe('NoSpeech', () => {
+  it('fails every use as not configured, the stream too', async () => {
+    const none = new NoSpeech();
+    await expect(none.synthesize()).rejects.toMatchObject({ kind: 'not_configured' });
+    await expect(none.synthesizeStream()[Symbol.asyncIterator]().next()).rejects.toMatchObject({
+      kind: 'not_configured',
+      message: 'Speech services are not configured',
+    });
+  });
+});
