@@ -264,6 +264,30 @@ describe('Knowledge: file imports', () => {
     expect(text.body.error.code).toBe('BAD_REQUEST');
   });
 
+  it('ignores a file under another field name: file is then missing (422), beside file it is dropped', async () => {
+    const uploads = path.join(suite.app.config.storageDir, 'uploads', 'tmp');
+    const post = (name: string, ...files: [field: string, content: string, fileName: string][]) =>
+      files.reduce(
+        (req, [field, content, fileName]) => req.attach(field, Buffer.from(content), fileName),
+        suite.tenant.http.post('/api/v1/data/import/file').field('name', name),
+      );
+    const wrong = await post('Wrong field', ['upload', 'a,b\n1,2\n', 'a.csv']);
+    expect(wrong.status).toBe(422);
+    expect(wrong.body).toEqual({ success: false, message: 'file is required', data: [] });
+    const both = await post(
+      'Extra file',
+      ['notes', 'not a table', 'notes.txt'],
+      ['file', 'a,b\n1,2\n', 'a.csv'],
+    );
+    expect(both.status).toBe(201);
+    expect(both.body.data).toMatchObject({ path_ext: 'csv', path_url: 'a.csv' });
+    const twice = await post('Two files', ['file', 'a,b\n1,2\n', 'a.csv'], ['file', 'a,b\n3,4\n', 'b.csv']);
+    expect(twice.status).toBe(422);
+    expect(twice.body).toEqual({ success: false, message: 'file must be a single file', data: [] });
+    await waitFor(suite.tenant, both.body.data.uuid);
+    expect(fs.readdirSync(uploads)).toEqual([]);
+  });
+
   it('re-running an import replaces its rows instead of duplicating them', async () => {
     const res = await upload(suite.tenant, 'Twice', 'a,b\n1,2\n3,4\n', 'twice.csv');
     await waitFor(suite.tenant, res.body.data.uuid);

@@ -1,11 +1,11 @@
 import { applyDecorators, Body, Controller, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope, ShortErrorBodyDto } from '@/common/http/api-response.decorator';
 import { AcceptsMultipart } from '@/common/http/body.guard';
 import { Envelope } from '@/common/http/envelope';
 import { ShortErrorBody } from '@/common/http/short-error-body';
+import { SingleFileInterceptor } from '@/common/http/single-file.interceptor';
 import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { CopyPasteImportDto, FileImportSchema, WebsiteImportDto } from './dto/import.dto';
 import { DataSourceResponse } from './dto/responses';
@@ -66,7 +66,7 @@ export class ImportsController {
   @Post('file')
   @AcceptsMultipart()
   @ShortErrorBody(SHORT_ERRORS)
-  @UseInterceptors(FileInterceptor('file'), IdempotencyInterceptor)
+  @UseInterceptors(SingleFileInterceptor('file'), IdempotencyInterceptor)
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: FileImportSchema })
   @ApiOperation({

@@ -15,12 +15,12 @@ import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { AcceptsMultipart } from '@/common/http/body.guard';
 import { Envelope } from '@/common/http/envelope';
 import { Page } from '@/common/http/pagination';
+import { SingleFileInterceptor } from '@/common/http/single-file.interceptor';
 import { UuidParamPipe } from '@/common/http/validation';
 import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { CreateTranscriptionDto, CreateTranscriptionSchema, ListTranscriptionsQuery } from './dto/requests';
 import { TranscriptionResponse, TranscriptResponse } from './dto/responses';
 import { TranscriptionsService, UploadedAudio } from './transcriptions.service';
-import { VoiceFileInterceptor } from './voice-file.interceptor';
 
 @ApiTags('Transcriptions')
 @ApiExtraModels(CreateTranscriptionDto, CreateTranscriptionSchema)
@@ -30,7 +30,7 @@ export class TranscriptionsController {
 
   @Post()
   @AcceptsMultipart()
-  @UseInterceptors(VoiceFileInterceptor, IdempotencyInterceptor)
+  @UseInterceptors(SingleFileInterceptor('voice_file'), IdempotencyInterceptor)
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody({
     schema: {
