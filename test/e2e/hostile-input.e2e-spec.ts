@@ -22,6 +22,39 @@ describe('Hostile input across routes', () => {
         error: { code: 'INVALID_FORMAT', field: 'phone_number' },
       });
     });
+
+    it('says a number of the right shape is not one of its country wherever a route takes one', async () => {
+      const http = suite.tenant.http;
+      const agent_uuid = '0190f0c1-0000-7000-8000-000000000009';
+      const sends = [
+        http.post('/api/v1/call').send({ agent_uuid, to: '+11234567890' }),
+        http.post('/api/v1/sms/send').send({ agent_uuid, to: '+11234567890', body: 'Hi' }),
+        http
+          .post('/api/v1/whatsapp/template')
+          .send({ agent_uuid, to: '+11234567890', template_uuid: agent_uuid }),
+      ];
+      for (const res of await Promise.all(sends))
+        expect({ status: res.status, body: res.body }).toMatchObject({
+          status: 422,
+          body: {
+            message: 'to: +11234567890 is not a valid US number',
+            error: { code: 'INVALID_FORMAT', field: 'to' },
+          },
+        });
+      const flow = (await http.post('/api/v1/flows').send({ name: 'numbers' }).expect(201)).body.data;
+      await http
+        .post(`/api/v1/flow/${flow.uuid}/steps`)
+        .send({ kind: 'trigger', trigger_key: 'contact_created', config: {} })
+        .expect(201);
+      const step = await http
+        .post(`/api/v1/flow/${flow.uuid}/steps`)
+        .send({ kind: 'action', action_key: 'send_sms', config: { to: '+11234567890' } })
+        .expect(422);
+      expect(step.body).toMatchObject({
+        message: 'config.to: +11234567890 is not a valid US number',
+        error: { code: 'INVALID_FORMAT', field: 'config.to' },
+      });
+    });
   });
 
   describe('the NUL character', () => {

@@ -1,5 +1,8 @@
 import { IsDefined, validateSync } from 'class-validator';
+import { AppException } from '@/common/errors/app.exception';
 import {
+  assertPhoneNumber,
+  fieldMessage,
   IsE164,
   IsHexColor,
   IsHttpsUrl,
@@ -45,6 +48,28 @@ describe('reusable validators', () => {
     expect(messages).toEqual([
       '+11234567890 is not a valid US number',
       'other must be a phone number in E.164 format (+ and 8 to 15 digits)',
+    ]);
+  });
+
+  it('names the field before a rule, and before a colon for a sentence about the value', () => {
+    expect(fieldMessage('to', 'must be a UUID')).toBe('to must be a UUID');
+    expect(fieldMessage('config.cron', 'is not a valid cron expression')).toBe(
+      'config.cron is not a valid cron expression',
+    );
+    expect(fieldMessage('to', '+11234567890 is not a valid US number')).toBe(
+      'to: +11234567890 is not a valid US number',
+    );
+    expect(() => assertPhoneNumber('to', '+14155552671')).not.toThrow();
+    const refused = (() => {
+      try {
+        assertPhoneNumber('to', '+11234567890');
+      } catch (err) {
+        return err as AppException;
+      }
+    })();
+    expect(refused).toBeInstanceOf(AppException);
+    expect(refused?.options.fieldErrors).toEqual([
+      { code: 'INVALID_FORMAT', field: 'to', message: 'to: +11234567890 is not a valid US number' },
     ]);
   });
 

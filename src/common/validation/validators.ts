@@ -9,6 +9,7 @@ import {
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
+import { AppException } from '@/common/errors/app.exception';
 import { outboundUrlProblem } from '@/common/net/outbound-http';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -42,6 +43,21 @@ export function phoneNumberProblem(value: unknown): string | null {
   return country
     ? `${value} is not a valid ${country} number`
     : `${value} is not a valid phone number for +${parsed.countryCallingCode}`;
+}
+
+/**
+ * A field's message from a check's problem: a predicate (`must be ...`, `is not ...`) follows the field's name; a
+ * sentence with its own subject (`+11234567890 is not a valid US number`) follows `<field>: `, as request
+ * validation says it.
+ */
+export function fieldMessage(field: string, problem: string): string {
+  return /^[a-z]/.test(problem) ? `${field} ${problem}` : `${field}: ${problem}`;
+}
+
+/** A phone number taken outside a DTO: else 422 INVALID_FORMAT on `field`, saying why (`phoneNumberProblem`). */
+export function assertPhoneNumber(field: string, value: unknown): asserts value is string {
+  const problem = phoneNumberProblem(value);
+  if (problem) throw AppException.invalid(field, fieldMessage(field, problem));
 }
 
 const zoneCache = new Map<string, boolean>();

@@ -4,7 +4,7 @@ import type { Queue } from 'bull';
 import { AppException } from '@/common/errors/app.exception';
 import { newId } from '@/common/persistence/base.entity';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
-import { isE164, isUuid } from '@/common/validation/validators';
+import { assertPhoneNumber, isE164, isUuid } from '@/common/validation/validators';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
@@ -66,7 +66,7 @@ export class CallPlacement {
       throw AppException.invalid('agent_uuid', 'agent_uuid should not be empty', 'VALIDATION_ERROR');
     const to = dto.to ?? dto.participant?.number;
     if (!to) throw AppException.invalid('to', 'to should not be empty', 'VALIDATION_ERROR');
-    if (!isE164(to)) throw AppException.invalid('to', 'to must be a valid phone number in E.164 format');
+    assertPhoneNumber('to', to);
     const prompt = checkPrompt(dto.prompt);
     const variables = checkVariables(dto.variables);
     const metadata = checkMetadata(dto.metadata);

@@ -1,6 +1,6 @@
 import { parseExpression } from 'cron-parser';
 import type { FieldError } from '@/common/errors/app.exception';
-import { isE164, isIanaTimezone, isUuid } from '@/common/validation/validators';
+import { fieldMessage, isIanaTimezone, isUuid, phoneNumberProblem } from '@/common/validation/validators';
 import { CHANNELS } from '@/modules/conversations/channels';
 import { hasReference } from './steps/references';
 
@@ -35,7 +35,7 @@ const uuid = (required = false): KeySpec => ({
 const phone = (required = false): KeySpec => ({
   schema: { type: 'string', example: '+14155550100' },
   required,
-  check: (v) => (isE164(v) ? null : 'must be a phone number in E.164 format'),
+  check: phoneNumberProblem,
 });
 const oneOf = (values: readonly string[], required = false): KeySpec => ({
   schema: { type: 'string', enum: values },
@@ -304,7 +304,7 @@ export function configErrors(entry: CatalogEntry, config: Record<string, unknown
     }
     if (hasReference(v) || !spec.check) continue;
     const problem = spec.check(v);
-    if (problem) errors.push({ code: 'INVALID_FORMAT', field, message: `${field} ${problem}` });
+    if (problem) errors.push({ code: 'INVALID_FORMAT', field, message: fieldMessage(field, problem) });
   }
   for (const e of entry.extra?.(config) ?? [])
     errors.push({ ...e, field: `config.${e.field}`, message: `config.${e.message}` });

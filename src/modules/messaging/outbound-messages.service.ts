@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
-import { isE164, isUuid } from '@/common/validation/validators';
+import { assertPhoneNumber, isUuid } from '@/common/validation/validators';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
 import { checkMetadata } from '@/modules/calls/call-context';
 import { ContactsService } from '@/modules/contacts/contacts.service';
@@ -62,7 +62,7 @@ export class OutboundMessagesService {
     if (!agentId)
       throw AppException.invalid('agent_uuid', 'agent_uuid should not be empty', 'VALIDATION_ERROR');
     if (!to) throw AppException.invalid('to', 'to should not be empty', 'VALIDATION_ERROR');
-    if (!isE164(to)) throw AppException.invalid('to', 'to must be a valid phone number in E.164 format');
+    assertPhoneNumber('to', to);
     if (!body) throw AppException.invalid('body', 'body should not be empty', 'VALIDATION_ERROR');
     return this.send(workspaceId, {
       agentId,

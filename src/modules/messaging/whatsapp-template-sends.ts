@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
-import { isE164 } from '@/common/validation/validators';
+import { assertPhoneNumber } from '@/common/validation/validators';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import type { SendTemplateDto, TemplateSettingDto } from './dto/whatsapp.dto';
 import type { ProviderMessageResponse } from '@/modules/conversations/dto/message-view.response';
@@ -89,7 +89,7 @@ export class WhatsappTemplateSends {
     if (!agentId)
       throw AppException.invalid('agent_uuid', 'agent_uuid should not be empty', 'VALIDATION_ERROR');
     if (!to) throw AppException.invalid('to', 'to should not be empty', 'VALIDATION_ERROR');
-    if (!isE164(to)) throw AppException.invalid('to', 'to must be a valid phone number in E.164 format');
+    assertPhoneNumber('to', to);
     const { template, setting } = await this.resolve(workspaceId, dto);
     if (template.status !== 'APPROVED')
       throw new AppException(

@@ -86,6 +86,19 @@ describe('custom answers', () => {
     ]);
   });
 
+  it('says why a phone answer is refused: its shape, or the country that has no such number', () => {
+    expect(checkAnswers(questions, { callback: '+11234567890' }, false)).toEqual([
+      {
+        code: 'INVALID_FORMAT',
+        field: 'custom_answers.callback',
+        message: 'custom_answers.callback: +11234567890 is not a valid US number',
+      },
+    ]);
+    expect(checkAnswers(questions, { callback: '555-0100' }, false)[0].message).toBe(
+      'custom_answers.callback must be a phone number in E.164 format (+ and 8 to 15 digits)',
+    );
+  });
+
   it('finds repeated question names', () => {
     expect(checkQuestions([questions[0], questions[0]])).toEqual([
       expect.objectContaining({ field: 'custom_questions.1.name' }),

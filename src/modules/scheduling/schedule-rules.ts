@@ -1,6 +1,6 @@
 import { isEmail } from 'class-validator';
 import { FieldError } from '@/common/errors/app.exception';
-import { isE164 } from '@/common/validation/validators';
+import { fieldMessage, phoneNumberProblem } from '@/common/validation/validators';
 import { CustomQuestion, WEEKDAYS, WeeklyHours } from './schedule.entity';
 
 const TIME_RE = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
@@ -81,7 +81,7 @@ function answerProblem(q: CustomQuestion, v: unknown): string | null {
     case 'email':
       return typeof v === 'string' && isEmail(v) ? null : 'must be an email address';
     case 'phone':
-      return isE164(v) ? null : 'must be a phone number in E.164 format';
+      return phoneNumberProblem(v);
   }
 }
 
@@ -105,7 +105,7 @@ export function checkAnswers(
       errors.push({ code: 'VALIDATION_ERROR', field, message: `${field} is not a question of the schedule` });
     else {
       const problem = answerProblem(q, value);
-      if (problem) errors.push({ code: 'INVALID_FORMAT', field, message: `${field} ${problem}` });
+      if (problem) errors.push({ code: 'INVALID_FORMAT', field, message: fieldMessage(field, problem) });
     }
   }
   if (requireAll)

@@ -84,8 +84,12 @@ describe('intent tools', () => {
       details: [
         'people must be an integer',
         'date must be a date (YYYY-MM-DD)',
-        'phone must be a phone number in E.164 format',
+        'phone must be a phone number in E.164 format (+ and 8 to 15 digits)',
       ],
+    });
+    expect(checkArguments(tool, '{"people":4,"date":"2026-12-24","phone":"+11234567890"}')).toEqual({
+      ok: false,
+      details: ['phone: +11234567890 is not a valid US number'],
     });
     expect(checkArguments(tool, 'not json')).toEqual({
       ok: false,

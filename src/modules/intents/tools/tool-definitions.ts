@@ -5,7 +5,7 @@ import type {
 } from '@/modules/agents/dto/agent.response';
 import type { ToolDefinition } from '@/providers/llm/language-model.port';
 import { classifyBySimilarity } from '@/providers/llm/similarity-classifier';
-import { E164_RE } from '@/common/validation/validators';
+import { fieldMessage, phoneNumberProblem } from '@/common/validation/validators';
 import type { IntentAction } from './intent-action.entity';
 
 /** One intent as the model sees it: a function, its deployed action (if any) and where procedures use it. */
@@ -143,9 +143,7 @@ function problem(type: string, value: unknown): string | null {
         ? null
         : 'must be an email';
     case 'phone':
-      return typeof value === 'string' && E164_RE.test(value)
-        ? null
-        : 'must be a phone number in E.164 format';
+      return phoneNumberProblem(value);
     default:
       return typeof value === 'string' ? null : 'must be a string';
   }
@@ -179,7 +177,7 @@ export function checkArguments(tool: IntentTool, argumentsText: string): Argumen
       continue;
     }
     const bad = problem(p.type, value);
-    if (bad) details.push(`${p.key} ${bad}`);
+    if (bad) details.push(fieldMessage(p.key, bad));
     else parameters[p.key] = value;
   }
   return details.length ? { ok: false, details } : { ok: true, parameters };
