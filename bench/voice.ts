@@ -6,7 +6,8 @@ import request from 'supertest';
 import { loadConfig } from '@/config/app.config';
 import { prepareRuntime, startApi } from '@/bootstrap';
 import { playerStats } from '@/modules/voice/media/frame-player';
-import { turnTimings } from '@/modules/voice/media/media-session';
+import type { TurnTiming } from '@/modules/voice/media/media-session';
+import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
 import { TokensService } from '@/modules/workspaces/tokens.service';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 import { dropDatabase } from '../test/support/isolated-database';
@@ -77,6 +78,9 @@ async function main(): Promise<void> {
   );
   const api = await startApi(config, { host: '127.0.0.1' });
   const url = `https://127.0.0.1:${api.server.port}`;
+  // Each turn's timing, from the sessions of this run's streams.
+  const turnTimings: TurnTiming[] = [];
+  api.app.get(MediaStreamServer).onTurnTiming = (t) => turnTimings.push(t);
   const lines: string[] = [];
   try {
     await api.app.get(WorkspacesService).createWorkspace('bench', 'Benchmark');

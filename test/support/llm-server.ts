@@ -12,6 +12,12 @@ export interface LlmCall {
   /** The functions offered (`tools`), when any. */
   tools?: { type: string; function: { name: string; description: string; parameters: any } }[];
   toolChoice?: unknown;
+  /** Whether the request asked for Server-Sent Events. */
+  stream: boolean;
+  /** Stream chunks written so far. */
+  chunksSent: number;
+  /** The client closed the connection before the whole answer was sent (an aborted request). */
+  closedEarly: boolean;
 }
 
 export interface LlmMessage {
@@ -28,6 +34,8 @@ export interface LlmAnswer {
   /** A raw body instead of a chat-completions one. */
   raw?: string;
   delayMs?: number;
+  /** A streamed answer waits this long before each chunk after the first. */
+  chunkDelayMs?: number;
   /** Function calls instead of (or with) content; `arguments` objects are sent as JSON text. */
   toolCalls?: { id?: string; name: string; arguments: unknown }[];
 }
@@ -127,18 +135,28 @@ export class LlmServer {
       authorization: req.headers.authorization,
       tools: body.tools,
       toolChoice: body.tool_choice,
+      stream: !!body.stream,
+      chunksSent: 0,
+      closedEarly: false,
     };
     this.calls.push(call);
+    res.on('close', () => (call.closedEarly = !res.writableFinished));
     const answer = this.respond(call);
     const delay = answer.delayMs ?? this.latencyMs;
     if (delay) await new Promise((r) => setTimeout(r, delay));
+    if (call.closedEarly) return;
     if (body.stream && answer.raw === undefined && (answer.status ?? 200) === 200) {
       // Server-Sent Events of chat.completion.chunk, a few words each, then [DONE].
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const piece of (answer.content ?? '').match(/\S+\s*/g) ?? [])
+      for (const piece of (answer.content ?? '').match(/\S+\s*/g) ?? []) {
+        if (call.chunksSent && answer.chunkDelayMs)
+          await new Promise((r) => setTimeout(r, answer.chunkDelayMs));
+        if (call.closedEarly) return;
         res.write(
           `data: ${JSON.stringify({ model: body.model, choices: [{ index: 0, delta: { content: piece } }] })}\n\n`,
         );
+        call.chunksSent += 1;
+      }
       res.end('data: [DONE]\n\n');
       return;
     }

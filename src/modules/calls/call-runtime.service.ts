@@ -6,6 +6,7 @@ import { AgentContextReader, TurnContext } from '@/modules/conversations/agent-c
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { REPLY_HISTORY } from '@/modules/conversations/conversation-reply.service';
 import { MAX_SUMMARIES } from '@/modules/conversations/memorize';
+import type { LiveTurn } from '@/modules/conversations/turn-gate';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { MessageResponse, TurnAction } from '@/modules/conversations/dto/responses';
 import type { Message } from '@/modules/conversations/message.entity';
@@ -38,6 +39,8 @@ export class CallRuntime implements OnModuleInit {
   private readonly logger = new Logger(CallRuntime.name);
   /** Set by the voice runtime. */
   media: CallMedia = NO_MEDIA;
+  /** Set by CallVoicemail: answers a turn itself when an outbound call's first words are a voicemail greeting. */
+  screen: (read: LoadedCall, text: string, live?: LiveTurn) => Promise<CallTurnResponse | null> = async () => null;
 
   constructor(
     private readonly calls: CallsRepository,
@@ -105,7 +108,9 @@ export class CallRuntime implements OnModuleInit {
 
   /**
    * One customer turn on an answered call (sandbox `say` and `dtmf`, or a transcribed utterance). `loaded` is the
-   * call row (loadForTurn) when the caller has just read it.
+   * call row (loadForTurn) when the caller has just read it; `live` streams the reply and makes the turn cancellable
+   * or speculative (a turn cancelled before its commit rejects with TurnCancelled and leaves nothing: no message, no
+   * activity, nothing published).
    */
   async customerTurn(
     workspaceId: string,
@@ -113,13 +118,15 @@ export class CallRuntime implements OnModuleInit {
     text: string,
     messageType: 'text' | 'dtmf' = 'text',
     loaded?: LoadedCall,
-    onDelta?: (text: string) => void,
+    live?: LiveTurn,
   ): Promise<CallTurnResponse> {
     const read = loaded ?? (await this.loadForTurn(workspaceId, callId));
     const call = read.call;
     if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
     if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
     if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
+    const screened = messageType === 'text' ? await this.screen(read, text, live) : null;
+    if (screened) return screened;
     const context = await this.context(read);
     const agent = context.agent;
     // Without a rule's action, the call's activity with its answer is written beside the reply message.
@@ -132,7 +139,7 @@ export class CallRuntime implements OnModuleInit {
       conversation: { id: callId, workspaceId, channel: call.channel, contactId: call.contactId },
       history: read.history,
       summaries: read.summaries,
-      onDelta,
+      live,
       besideReply: (at, action) => {
         if (action) return Promise.resolve();
         touched = this.calls.touchAndView(workspaceId, callId, at);

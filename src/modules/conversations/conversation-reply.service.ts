@@ -33,6 +33,8 @@ export interface ReplyInput {
   memorize: MemorizeSettingsShape;
   /** Streams the model's reply as it is generated. */
   onDelta?: (text: string) => void;
+  /** Aborts the model's requests (a speculative turn cancelled): the reply rejects with LlmError `aborted`. */
+  signal?: AbortSignal;
   /** Stores a tool's `system` message (the turn's message writer). */
   recordTool: TurnToolsContext['recordTool'];
   /** Settles once the turn's customer message is stored; tools act only after it. */
@@ -175,7 +177,7 @@ export class ConversationReplyService {
         memory: remembered,
         knowledge: hits,
       });
-      const options = { baseUrl: agent.custom_llm_url };
+      const options = { baseUrl: agent.custom_llm_url, signal: input.signal };
       const result = this.tools
         ? await this.tools.chat(messages, this.toolContext(input), onDelta)
         : {
@@ -189,14 +191,15 @@ export class ConversationReplyService {
         ? { text, reason: null, action: result.action }
         : { text: null, reason: 'The language model answered with an empty reply', action: result.action };
     } catch (err) {
-      if (err instanceof LlmError)
+      // An aborted request is the turn's cancellation, never a failed reply.
+      if (err instanceof LlmError && err.kind !== 'aborted')
         return { text: null, reason: `The language model failed: ${err.message}`, action: null };
       throw err;
     }
   }
 
   /** What the agent's tools need of this turn: who speaks, and how to store a call and hand over. */
-  private toolContext({ conversation, agent, recordTool, ready }: ReplyInput): TurnToolsContext {
+  private toolContext({ conversation, agent, recordTool, ready, signal }: ReplyInput): TurnToolsContext {
     const ws = conversation.workspaceId;
     return {
       workspaceId: ws,
@@ -204,6 +207,7 @@ export class ConversationReplyService {
       agent,
       recordTool,
       ready,
+      signal,
       handOver: (agentId) =>
         this.unitOfWork.run((m) => this.conversationsService.handOver(m, ws, conversation.id, agentId)),
     };

@@ -3,6 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
+import { MetersUsage } from '@/modules/usage/meters-usage.decorator';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
 import { AgentContextReader, sessionTimeoutMs, TurnContext } from './agent-context';
 import type { Conversation, ConversationRef } from './conversation.entity';
@@ -14,6 +15,7 @@ import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from 
 import { Message } from './message.entity';
 import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
+import { LiveTurn, TurnGate } from './turn-gate';
 
 /** How a call shapes a turn: a muted agent does not answer; a call's prompt and context replace the agent's. */
 export interface TurnOptions {
@@ -37,8 +39,8 @@ export interface TurnOptions {
   history?: Message[];
   /** The contact's last `MAX_SUMMARIES` session summaries, newest first, as the caller read them just before. */
   summaries?: string[];
-  /** Streams the model's reply as it is generated (a call speaks it sentence by sentence). */
-  onDelta?: (text: string) => void;
+  /** A live turn (a call): its reply streamed, the turn cancellable, or speculative until its commit. */
+  live?: LiveTurn;
   /**
    * Work to run beside the agent's reply message write, once the reply is known (a call records its activity):
    * `at` is when the reply was decided, `action` what a tool asked for.
@@ -66,6 +68,7 @@ export class ConversationTurnsService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
+  @MetersUsage()
   async takeTurn(
     workspaceId: string,
     conversationId: string,
@@ -83,6 +86,8 @@ export class ConversationTurnsService {
       options.context ?? (await this.agents.forTurn(workspaceId, ahead!.agentId!, read!.agentConfigVersion));
     const agent = context.agent;
     const timeoutMs = sessionTimeoutMs(context.evaluation);
+    // A speculative turn writes nothing before its commit; everything below that only reads starts at once.
+    const gate = options.live ? new TurnGate(options.live) : null;
     // What is known of the conversation before its row is locked. When it is, the reply's reads (history,
     // knowledge, memory), the rules and the model's request run beside the customer's message write: none of them
     // depends on it (the message is known, and its id is left out of the history read and added after).
@@ -111,7 +116,8 @@ export class ConversationTurnsService {
       messageType: options.messageType ?? 'text',
     };
     const now = new Date();
-    const written = this.storeCustomerMessage(workspaceId, conversationId, draft, now, timeoutMs, id);
+    const store = () => this.storeCustomerMessage(workspaceId, conversationId, draft, now, timeoutMs, id);
+    const written = gate?.speculative ? gate.opened.then(store) : store();
     written.catch(() => undefined); // awaited below, before anything is answered
     if (options.muted) {
       const { conversation, message } = await written;
@@ -125,7 +131,7 @@ export class ConversationTurnsService {
     }
     const ref = known ?? (await written).conversation;
 
-    // 2. Rules first: a guard or routing rule acts instead of a reply.
+    // 2. Rules first: a guard or routing rule acts instead of a reply (once the turn is committed).
     const decision = await this.rules.evaluate(
       { guard_rules: agent.guard_rules, routing_rules: agent.routing_rules },
       content,
@@ -138,7 +144,8 @@ export class ConversationTurnsService {
     }
 
     // 3. Otherwise the agent's reply, asked for while the customer's message commits; a write that fails (a
-    // conversation closed meanwhile) answers its error at once and mutes what the model still streams.
+    // conversation closed meanwhile, a speculative turn cancelled) answers its error at once and mutes what the model
+    // still streams.
     let refused = false;
     written.catch(() => (refused = true));
     const replying = this.replies.reply({
@@ -150,7 +157,8 @@ export class ConversationTurnsService {
       hasKnowledge: context.hasKnowledge ?? true,
       inbound: Object.assign(new Message(), { ...draft, id, workspaceId, conversationId, createdAt: now }),
       reads,
-      onDelta: options.onDelta && ((delta) => !refused && options.onDelta!(delta)),
+      onDelta: gate?.streams ? (delta) => !refused && gate.deliver(delta) : undefined,
+      signal: gate?.signal,
       // Tools act, and their records are written, once the customer's message is stored.
       ready: written,
       recordTool: (text, within) =>

@@ -27,6 +27,10 @@ export interface TurnToolsContext {
    * only after it, and not at all when the write failed.
    */
   ready?: Promise<unknown>;
+  /**
+   * Aborts the model's requests of a turn cancelled before its commit (`ready` then rejects too: no tool runs).
+   */
+  signal?: AbortSignal;
 }
 
 export interface ToolTurnResult {

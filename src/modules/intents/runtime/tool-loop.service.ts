@@ -46,7 +46,7 @@ export class ToolLoop implements TurnTools {
     ctx: TurnToolsContext,
     onDelta?: (text: string) => void,
   ): Promise<ToolTurnResult> {
-    let tools = await this.catalog.toolsFor(ctx.workspaceId, ctx.agent);
+    let tools = await this.catalog.toolsFor(ctx.workspaceId, ctx.agent, ctx.conversation.channel);
     const history = messages.slice(1);
     let transcript = [...messages];
     let action: TurnAction | null = null;
@@ -54,15 +54,18 @@ export class ToolLoop implements TurnTools {
     // Each round either answers or runs at least one call; the budget bounds the rounds.
     for (let round = 0; round <= MAX_TOOL_CALLS + 1; round++) {
       const offered = budget.calls < MAX_TOOL_CALLS ? tools.filter((t) => !budget.withdrawn.has(t.name)) : [];
+      const options = { baseUrl: ctx.agent.custom_llm_url, signal: ctx.signal };
       const result =
         !offered.length && onDelta && this.llm.chatStream
-          ? await this.llm.chatStream(transcript, { baseUrl: ctx.agent.custom_llm_url }, onDelta)
+          ? await this.llm.chatStream(transcript, options, onDelta)
           : await this.llm.chat(transcript, {
-              baseUrl: ctx.agent.custom_llm_url,
+              ...options,
               tools: offered.length ? offered.map((t) => t.definition) : undefined,
             });
       if (!result.toolCalls?.length) return { content: result.content.trim() || null, action };
       transcript.push({ role: 'assistant', content: result.content || null, tool_calls: result.toolCalls });
+      // The model may answer before the customer's message is stored (a speculative turn before its commit): the
+      // calls run once it is, and not at all when it never is (the turn cancelled).
       await ctx.ready;
       for (const call of result.toolCalls) {
         const tool = tools.find((t) => t.name === call.function.name);
@@ -83,7 +86,7 @@ export class ToolLoop implements TurnTools {
           // The receiving agent answers this same turn, with its own prompt and tools.
           action = handOverAction(tool!, outcome.handedTo.uuid);
           ctx = { ...ctx, agent: await this.agents.view(ctx.workspaceId, outcome.handedTo.uuid) };
-          tools = await this.catalog.toolsFor(ctx.workspaceId, ctx.agent);
+          tools = await this.catalog.toolsFor(ctx.workspaceId, ctx.agent, ctx.conversation.channel);
           transcript = [systemFor(ctx.agent, ctx.conversation.channel), ...history];
           break;
         }

@@ -1,29 +1,23 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import type { CallRuntime, LoadedCall } from '@/modules/calls/call-runtime.service';
+import type { LoadedCall } from '@/modules/calls/call-runtime.service';
 import { DTMF_KEYS, pressedKeys } from '@/modules/calls/dtmf';
-import type { SpeechToText, TextToSpeech } from '@/providers/speech/speech.port';
+import { LiveTurn, TurnCancelled } from '@/modules/conversations/turn-gate';
 import { decodeMulaw, frames, pcm24kToMulaw8k, wav } from './audio';
 import { FramePlayer } from './frame-player';
 import { SentenceSplitter } from './sentences';
 import { TurnDetector } from './turn-detector';
+import {
+  newTiming,
+  SessionDeps,
+  SessionTurn,
+  StartTurnOptions,
+  TurnOutcome,
+  TurnTiming,
+  VoiceSettings,
+} from './media-session.types';
 
-/** What the session reads from the agent's `settings.voice` (10.4) and profile. */
-export interface VoiceSettings {
-  endOfTurnSilenceMs: number;
-  interruptible: boolean;
-  voice: string | null;
-  speed: number;
-  language: string | null;
-}
-
-export interface SessionDeps {
-  stt: SpeechToText;
-  tts: TextToSpeech;
-  runtime: CallRuntime;
-  /** Stores that the reply with this message uuid was cut by the customer. */
-  interrupted: (messageId: string) => Promise<void>;
-}
+export * from './media-session.types';
 
 /** Longest wait for the far end to confirm a message was played before an action that follows it. */
 export const PLAYED_WAIT_CAP_MS = 15_000;
@@ -31,33 +25,6 @@ export const PLAYED_WAIT_CAP_MS = 15_000;
 export const DTMF_GAP_MS = 1_500;
 /** Keys held at most: one more makes a turn of those at once. */
 const DTMF_MAX_KEYS = 32;
-
-/**
- * Measured per turn for the voice benchmark (performance.now() instants): the last speech frame in, the turn
- * detected, speech to text sent and answered, the model's first words, the first sentence's audio synthesised, the
- * first reply frame out. Zero when a step did not happen.
- */
-export interface TurnTiming {
-  speechEndAt: number;
-  detectedAt: number;
-  sttSentAt: number;
-  sttDoneAt: number;
-  firstDeltaAt: number;
-  firstSentenceAt: number;
-  firstAudioAt: number;
-  firstFrameAt: number;
-}
-export const turnTimings: TurnTiming[] = [];
-const newTiming = (speechEndAt: number, detectedAt: number): TurnTiming => ({
-  speechEndAt,
-  detectedAt,
-  sttSentAt: 0,
-  sttDoneAt: 0,
-  firstDeltaAt: 0,
-  firstSentenceAt: 0,
-  firstAudioAt: 0,
-  firstFrameAt: 0,
-});
 
 /**
  * One call's media session on its Twilio Media Stream: decodes µ-law, detects turns, runs each through STT and
@@ -75,8 +42,10 @@ export class MediaSession {
   private readonly marks = new Map<string, () => void>();
   /** The message whose audio is playing now (for `interrupted`). */
   private speaking: string | null = null;
-  /** The turn being timed (the last one detected), until its first reply frame. */
+  /** The turn being timed (the last one detected), until its first reply frame; only with `onTurnTiming`. */
   private timing: TurnTiming | null = null;
+  /** The signals of the turns started and not over (aborted when the session closes). */
+  private readonly live = new Set<AbortController>();
   /** Keys pressed and not yet a turn, and the timer that makes them one once no key follows. */
   private keys = '';
   private keysTimer: NodeJS.Timeout | null = null;
@@ -96,7 +65,7 @@ export class MediaSession {
       (name) => this.send({ event: 'mark', streamSid, mark: { name } }),
     );
     this.player.onFirstFrame = (at) => {
-      if (this.timing) turnTimings.push({ ...this.timing, firstFrameAt: at });
+      if (this.timing) this.deps.onTurnTiming?.({ ...this.timing, firstFrameAt: at });
       this.timing = null;
     };
   }
@@ -115,13 +84,72 @@ export class MediaSession {
       return;
     }
     this.pressed(); // keys pressed before the utterance are the turn before it
-    const now = performance.now();
-    const timing = newTiming(now - this.settings.endOfTurnSilenceMs, now);
-    this.timing = timing;
+    const timing = this.timed(performance.now() - this.settings.endOfTurnSilenceMs);
+    this.timing = timing ?? null;
     const audio = event.audio;
-    this.turns = this.turns
-      .then(() => this.turn(audio, timing))
-      .catch((err: Error) => this.failed(err, 'turn'));
+    void this.enqueue(() => this.turn(audio, timing), 'turn');
+  }
+
+  /**
+   * Starts a customer turn on `text` (a transcript). Speculative, the model starts at once while nothing is stored
+   * or spoken until `commit()`; `cancel()` before it leaves no trace. Turns run one after another: a turn started
+   * while another runs waits for it.
+   */
+  startTurn(text: string, options: StartTurnOptions = {}): SessionTurn {
+    const controller = new AbortController();
+    let commit: () => void = () => undefined;
+    const committed = options.speculative ? new Promise<void>((r) => (commit = r)) : undefined;
+    let state: 'pending' | 'committed' | 'cancelled' = committed ? 'pending' : 'committed';
+    let outcome: TurnOutcome = 'answered';
+    let reply: string | null = null;
+    const timing = this.timed(options.speechEndAt ?? performance.now());
+    if (state === 'committed' && timing) this.timing = timing;
+    this.live.add(controller);
+    const done = this.enqueue(async () => {
+      try {
+        // Cancelled while it waited for the turn before it, or the call is gone: it never starts.
+        if (this.closed || (controller.signal.aborted && state !== 'committed')) throw new TurnCancelled();
+        const live = { signal: controller.signal, commit: committed };
+        reply = await this.converse(text, options.type ?? 'text', timing, undefined, live);
+      } catch (err) {
+        outcome = err instanceof TurnCancelled ? 'cancelled' : 'failed';
+        if (outcome === 'failed') throw err;
+      } finally {
+        this.live.delete(controller);
+      }
+    }, 'turn').then(() => outcome);
+    return {
+      commit: () => {
+        if (state !== 'pending' || this.closed) return;
+        state = 'committed';
+        if (timing) this.timing = timing;
+        commit();
+      },
+      cancel: () => {
+        if (state === 'cancelled' || controller.signal.aborted) return;
+        const after = state === 'committed';
+        state = after ? state : 'cancelled';
+        controller.abort();
+        // After the commit the reply is stored once the turn is over: it was cut.
+        if (after) void done.then(() => this.cut(reply));
+      },
+      done,
+    };
+  }
+
+  /** A new turn's timing, when someone reads timings. */
+  private timed(speechEndAt: number): TurnTiming | undefined {
+    return this.deps.onTurnTiming ? newTiming(speechEndAt, performance.now()) : undefined;
+  }
+
+  /** Runs a turn after the ones before it; a failure is logged and does not stop the ones after. */
+  private enqueue(run: () => Promise<unknown>, what: string): Promise<void> {
+    const next = this.turns.then(run).then(
+      () => undefined,
+      (err: Error) => this.failed(err, what),
+    );
+    this.turns = next;
+    return next;
   }
 
   /** A key pressed: keys pressed close together (DTMF_GAP_MS apart at most) are one turn. */
@@ -141,9 +169,7 @@ export class MediaSession {
     const keys = this.keys;
     this.keys = '';
     if (!keys || this.closed) return;
-    this.turns = this.turns
-      .then(() => this.converse(pressedKeys(keys), 'dtmf'))
-      .catch((err: Error) => this.failed(err, 'dtmf turn'));
+    void this.enqueue(() => this.converse(pressedKeys(keys), 'dtmf'), 'dtmf turn');
   }
 
   mark(name: string): void {
@@ -166,11 +192,19 @@ export class MediaSession {
     const cut = this.speaking;
     this.stop();
     this.speaking = null;
-    if (cut) void this.deps.interrupted(cut).catch((err: Error) => this.failed(err, 'interrupted flag'));
+    this.cut(cut);
+  }
+
+  /** Stores that the customer cut this reply. */
+  private cut(messageId: string | null): void {
+    if (messageId)
+      void this.deps.interrupted(messageId).catch((err: Error) => this.failed(err, 'interrupted flag'));
   }
 
   close(): void {
     this.closed = true;
+    for (const turn of this.live) turn.abort();
+    this.live.clear();
     if (this.keysTimer) clearTimeout(this.keysTimer);
     this.keysTimer = null;
     this.player.clear();
@@ -178,51 +212,54 @@ export class MediaSession {
     this.marks.clear();
   }
 
-  private async turn(audio: Int16Array, timing: TurnTiming): Promise<void> {
+  private async turn(audio: Int16Array, timing?: TurnTiming): Promise<void> {
     if (this.closed) return;
     const file = wav(audio);
-    timing.sttSentAt = performance.now();
+    if (timing) timing.sttSentAt = performance.now();
     // The call row, its agent's version and the last messages are read while the speech is transcribed.
     const loaded = this.deps.runtime.loadForTurn(this.workspaceId, this.callId);
     loaded.catch(() => undefined); // awaited below when there is a transcript
     const text = await this.deps.stt.transcribe(file, { language: this.settings.language });
-    timing.sttDoneAt = performance.now();
+    if (timing) timing.sttDoneAt = performance.now();
     if (!text || this.closed) return;
     await this.converse(text, 'text', timing, await loaded);
   }
 
-  /** One customer turn through the pipeline, the reply spoken sentence by sentence as the model writes it. */
+  /**
+   * One customer turn through the pipeline, the reply spoken sentence by sentence as the model writes it; answers
+   * the stored reply's uuid. `live` makes it cancellable and speculative: nothing is spoken once its signal aborted.
+   */
   private async converse(
     text: string,
     type: 'text' | 'dtmf',
     timing?: TurnTiming,
     loaded?: LoadedCall,
-  ): Promise<void> {
+    live?: Omit<LiveTurn, 'onDelta'>,
+  ): Promise<string | null> {
     const epoch = this.epoch;
     const splitter = new SentenceSplitter();
     let streamed = false;
-    const turn = await this.deps.runtime.customerTurn(
-      this.workspaceId,
-      this.callId,
-      text,
-      type,
-      loaded,
-      (delta) => {
+    const turn = await this.deps.runtime.customerTurn(this.workspaceId, this.callId, text, type, loaded, {
+      ...live,
+      onDelta: (delta) => {
         streamed = true;
         if (timing && !timing.firstDeltaAt) timing.firstDeltaAt = performance.now();
         for (const s of splitter.push(delta)) this.sentence(s, epoch, timing);
       },
-    );
+    });
+    const reply = turn.reply?.uuid ?? null;
+    if (live?.signal?.aborted) return reply;
     for (const s of splitter.flush()) this.sentence(s, epoch, timing);
     await this.synth;
     // A rule's words were spoken by the runtime before its action; a reply not streamed is spoken here.
-    if (!turn.reply || turn.action) return;
+    if (!turn.reply || turn.action) return reply;
     if (!streamed) for (const s of this.split(turn.reply.content)) this.sentence(s, epoch);
     await this.synth;
-    if (epoch !== this.epoch || this.closed) return;
+    if (epoch !== this.epoch || this.closed) return reply;
     this.speaking = turn.reply.uuid;
     this.marks.set(turn.reply.uuid, () => undefined);
     this.player.mark(turn.reply.uuid);
+    return reply;
   }
 
   /** Speaks a stored agent message (first message, `say`, a rule's words); resolves once played or cut. */
