@@ -48,6 +48,11 @@ export class SandboxTelephony implements TelephonyAdapter {
   /** Nothing to tell: the sandbox has no far end. */
   async hangup(_call: ProviderCallRef, _answered: boolean): Promise<void> {}
 
+  /** Nothing to press on: the digits are only recorded (the call's provider log and the agent's message). */
+  sendDigits(call: ProviderCallRef, _digits: string): Promise<Record<string, unknown>> {
+    return Promise.resolve({ CallSid: call.providerCallId });
+  }
+
   forward(_call: ProviderCallRef, target: ForwardTarget): Promise<{ connected: boolean }> {
     // Extensions dial through the agent's PBX connector: without one the forward fails; with one it takes the
     // outcome of the extension's last digits, like a number.

@@ -98,6 +98,11 @@ export interface TelephonyAdapter {
   unavailableReason?(): string | null;
   /** Bridges the call to a number or an extension; answers whether the other leg connected. */
   forward(call: ProviderCallRef, target: ForwardTarget): Promise<{ connected: boolean }>;
+  /**
+   * Presses keys on the answered call (`0-9`, `*`, `#`; `w` waits half a second); answers what the provider
+   * reported, for the call's provider log.
+   */
+  sendDigits(call: ProviderCallRef, digits: string): Promise<Record<string, unknown>>;
 }
 
 export const TELEPHONY_ADAPTERS = Symbol('TELEPHONY_ADAPTERS');

@@ -18,12 +18,27 @@ export class TwilioUrls {
   }
 }
 
-/** `<Connect><Stream>` to the call's media socket with its token. */
-export function streamTwiml(urls: TwilioUrls, callId: string, token: string): string {
-  const response = new twiml.VoiceResponse();
+function connectStream(
+  response: twiml.VoiceResponse,
+  urls: TwilioUrls,
+  callId: string,
+  token: string,
+): string {
   const stream = response.connect().stream({ url: urls.media(callId) });
   stream.parameter({ name: 'token', value: token });
   return response.toString();
+}
+
+/** `<Connect><Stream>` to the call's media socket with its token. */
+export function streamTwiml(urls: TwilioUrls, callId: string, token: string): string {
+  return connectStream(new twiml.VoiceResponse(), urls, callId, token);
+}
+
+/** `<Play digits>` (keys pressed on the line, `w` half a second's pause), then the media stream again. */
+export function digitsTwiml(urls: TwilioUrls, callId: string, token: string, digits: string): string {
+  const response = new twiml.VoiceResponse();
+  response.play({ digits });
+  return connectStream(response, urls, callId, token);
 }
 
 /** Something said, then the call ends (an unserved number, a refused call). */

@@ -13,7 +13,7 @@ import {
   ProviderRefusal,
   type TelephonyAdapter,
 } from './telephony.port';
-import { dialTwiml, streamTwiml, TwilioUrls } from './twilio-twiml';
+import { dialTwiml, digitsTwiml, streamTwiml, TwilioUrls } from './twilio-twiml';
 
 /** How long a forward waits for the other leg to answer or fail (Dial timeout plus the callback's way back). */
 const FORWARD_RING_SECONDS = 30;
@@ -29,6 +29,13 @@ export const dialOutcomeKey = (callId: string, attempt: string) => `twilio:dial:
 
 /** Set while a forward redirects the call: its media stream ends without the customer hanging up. */
 export const forwardingKey = (callId: string) => `twilio:forwarding:${callId}`;
+
+/**
+ * Set while keys are pressed on the call: its media stream ends for the `<Play digits>` and comes back to the same
+ * media session (the call goes on).
+ */
+export const resumingKey = (callId: string) => `twilio:resuming:${callId}`;
+const RESUMING_TTL_SECONDS = 120;
 
 /**
  * Twilio Programmable Voice over its REST API (`TWILIO_API_URL`): dial with the `<Connect><Stream>` TwiML, end,
@@ -59,7 +66,11 @@ export class TwilioTelephony implements TelephonyAdapter {
 
   /** The TwiML that connects a call to its media socket. */
   streamTwiml(callId: string): string {
-    return streamTwiml(this.urls, callId, streamToken(this.config.auth.encryptionKey!, callId));
+    return streamTwiml(this.urls, callId, this.streamToken(callId));
+  }
+
+  private streamToken(callId: string): string {
+    return streamToken(this.config.auth.encryptionKey!, callId);
   }
 
   private callsUrl(sid?: string): string {
@@ -131,6 +142,23 @@ export class TwilioTelephony implements TelephonyAdapter {
   async hangup(call: ProviderCallRef, answered: boolean): Promise<void> {
     if (!call.providerCallId) return;
     await this.rest(this.callsUrl(call.providerCallId), { Status: answered ? 'completed' : 'canceled' });
+  }
+
+  /**
+   * Presses keys: the call is updated with `<Play digits>` then `<Connect><Stream>`, so its media stream ends and
+   * comes back once the keys are played.
+   */
+  async sendDigits(call: ProviderCallRef, digits: string): Promise<Record<string, unknown>> {
+    if (!call.providerCallId) throw AppException.conflict('The call has no Twilio call to press keys on');
+    const twiml = digitsTwiml(this.urls, call.callId, this.streamToken(call.callId), digits);
+    await this.redis.set(resumingKey(call.callId), '1', 'EX', RESUMING_TTL_SECONDS);
+    try {
+      await this.rest(this.callsUrl(call.providerCallId), { Twiml: twiml });
+    } catch (err) {
+      await this.redis.del(resumingKey(call.callId));
+      throw err;
+    }
+    return { CallSid: call.providerCallId };
   }
 
   /**

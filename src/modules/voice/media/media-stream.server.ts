@@ -25,15 +25,18 @@ import { CallsRepository } from '@/modules/calls/calls.repository';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } from '@/providers/speech/speech.port';
-import { forwardingKey } from '@/providers/telephony/twilio.telephony';
+import { forwardingKey, resumingKey } from '@/providers/telephony/twilio.telephony';
 import { isValidStreamToken } from '@/providers/twilio/stream-token';
 import { MediaSession, PLAYED_WAIT_CAP_MS, TurnTiming } from './media-session';
+import { StreamLink } from './stream-link';
 import { voiceSettings } from './voice-settings';
 
 const PATH = /^\/hooks\/v1\/twilio\/media\/([^/?]*)\/?(?:\?.*)?$/;
 const PENDING_TTL_SECONDS = 600;
 /** Longest wait for the replica holding a call's stream to say it played what was sent to it. */
 const RELAY_WAIT_MS = PLAYED_WAIT_CAP_MS + 5_000;
+/** How long a session waits for its stream to come back after keys were pressed, before it is let go. */
+const RESUME_WAIT_MS = 60_000;
 
 /** Words for a call whose stream another replica holds, sent to that replica; `id` names its answer. */
 interface SpeakRequest {
@@ -66,6 +69,10 @@ export class MediaStreamServer
   private readonly logger = new Logger(MediaStreamServer.name);
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   private readonly sessions = new Map<string, MediaSession>();
+  /** Per call, where its session sends (the current stream, or held while keys are pressed). */
+  private readonly links = new Map<string, StreamLink>();
+  /** Sessions waiting for their stream to come back, and when they stop waiting. */
+  private readonly returning = new Map<string, NodeJS.Timeout>();
   /** Speech sent to other replicas, by request id: resolves when they answer. */
   private readonly relayed = new Map<string, () => void>();
   private stops: (() => Promise<void>)[] = [];
@@ -101,6 +108,7 @@ export class MediaStreamServer
 
   async onApplicationShutdown(): Promise<void> {
     for (const s of this.sessions.values()) s.close();
+    for (const timer of this.returning.values()) clearTimeout(timer);
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
     for (const done of this.relayed.values()) done();
@@ -163,7 +171,7 @@ export class MediaStreamServer
       else if (msg.event === 'dtmf' && msg.dtmf?.digit) this.sessions.get(callId)?.dtmf(msg.dtmf.digit);
       else if (msg.event === 'stop') ws.close(1000);
     });
-    ws.on('close', () => void this.ended(callId, session));
+    ws.on('close', () => void this.ended(callId, session, ws));
     ws.on('error', () => undefined);
   }
 
@@ -184,13 +192,16 @@ export class MediaStreamServer
       ws.close(1000);
       return null;
     }
-    const agent = await this.agents.agent(workspaceId, call.agentId);
     const streamSid = msg.start?.streamSid ?? '';
+    const resumed = await this.resume(ws, callId, streamSid);
+    if (resumed) return resumed;
+    const agent = await this.agents.agent(workspaceId, call.agentId);
+    const link = new StreamLink(ws, streamSid);
     const session = new MediaSession(
       workspaceId,
       callId,
       streamSid,
-      (m) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(m)),
+      (m) => link.send(m),
       voiceSettings(agent),
       {
         stt: this.stt,
@@ -201,9 +212,11 @@ export class MediaStreamServer
       },
     );
     this.sessions.get(callId)?.close();
+    this.stopWaiting(callId);
     this.sessions.set(callId, session);
+    this.links.set(callId, link);
     await this.calls.claimOwner(workspaceId, callId, call.ownerId, this.instance.id);
-    await this.redis.del(forwardingKey(callId));
+    await this.redis.del(forwardingKey(callId), resumingKey(callId));
     if (call.status !== 'in-progress')
       await this.lifecycle.providerEvent(workspaceId, callId, {
         status: 'in-progress',
@@ -211,6 +224,43 @@ export class MediaStreamServer
       });
     await this.flushPending(session);
     return session;
+  }
+
+  /**
+   * A stream that comes back after keys were pressed (a second `start` for a call whose session is here): the
+   * session goes on on it, with what it said meanwhile. Null when this is not such a stream.
+   */
+  private async resume(ws: WebSocket, callId: string, streamSid: string): Promise<MediaSession | null> {
+    const session = this.sessions.get(callId);
+    const link = this.links.get(callId);
+    if (!session || !link || session.closed) return null;
+    if (!link.away && !(await this.redis.exists(resumingKey(callId)))) return null;
+    if (this.sessions.get(callId) !== session) return null;
+    link.attach(ws, streamSid);
+    this.stopWaiting(callId);
+    await this.redis.del(resumingKey(callId));
+    this.logger.debug({ callId, streamSid }, 'media stream resumed');
+    return session;
+  }
+
+  /** The stream went away for keys to be pressed: the session waits for it, then is let go. */
+  private awaitReturn(callId: string, session: MediaSession): void {
+    this.stopWaiting(callId);
+    const timer = setTimeout(() => {
+      this.returning.delete(callId);
+      if (this.sessions.get(callId) !== session || !this.links.get(callId)?.away) return;
+      this.logger.warn({ callId }, 'media stream did not come back after keys were pressed');
+      session.close();
+      this.sessions.delete(callId);
+      this.links.delete(callId);
+    }, RESUME_WAIT_MS);
+    timer.unref();
+    this.returning.set(callId, timer);
+  }
+
+  private stopWaiting(callId: string): void {
+    clearTimeout(this.returning.get(callId));
+    this.returning.delete(callId);
   }
 
   private async flushPending(session: MediaSession): Promise<void> {
@@ -225,11 +275,25 @@ export class MediaStreamServer
     return `voice:pending:${callId}`;
   }
 
-  /** The socket closed: the customer hung up, unless the call is being forwarded (the stream ends then too). */
-  private async ended(callId: string, session: MediaSession | null): Promise<void> {
+  /**
+   * The socket closed: the customer hung up, unless the call is being forwarded or keys are pressed on it (the stream
+   * ends then too; after keys it comes back to the same session).
+   */
+  private async ended(callId: string, session: MediaSession | null, ws: WebSocket): Promise<void> {
     if (!session || this.sessions.get(callId) !== session) return;
+    const link = this.links.get(callId);
+    // The session already went on on a newer stream.
+    if (link && !link.carries(ws)) return;
+    if (link && (link.away || (await this.redis.exists(resumingKey(callId))))) {
+      if (this.sessions.get(callId) !== session || !link.carries(ws)) return;
+      link.hold();
+      link.lost();
+      this.awaitReturn(callId, session);
+      return;
+    }
     session.close();
     this.sessions.delete(callId);
+    this.links.delete(callId);
     if (await this.redis.exists(forwardingKey(callId))) return;
     await this.lifecycle
       .providerEvent(session.workspaceId, callId, {
@@ -305,6 +369,14 @@ export class MediaStreamServer
 
   stop(callId: string): void {
     this.sessions.get(callId)?.stop();
+  }
+
+  hold(callId: string): void {
+    this.links.get(callId)?.hold();
+  }
+
+  release(callId: string): void {
+    this.links.get(callId)?.release();
   }
 
   /** The session of a call whose stream this process holds. */
