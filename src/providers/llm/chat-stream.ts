@@ -39,18 +39,21 @@ export async function streamChat(
   let content = '';
   let model = String(body.model);
   let pending = '';
+  let usage: ChatResult['usage'];
   const decoder = new TextDecoder();
   const handle = (line: string): void => {
     if (!line.startsWith('data:')) return;
     const data = line.slice(5).trim();
     if (!data || data === '[DONE]') return;
-    let chunk: { model?: string; choices?: { delta?: { content?: unknown } }[] };
+    let chunk: { model?: string; choices?: { delta?: { content?: unknown } }[]; usage?: ChatResult['usage'] };
     try {
       chunk = JSON.parse(data) as typeof chunk;
     } catch {
       throw new LlmError('invalid_response', 'Language model stream chunk is not JSON');
     }
     if (chunk.model) model = chunk.model;
+    // Asked for with `stream_options.include_usage`: a last chunk with no choices carries the counts.
+    if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage;
     const piece = chunk.choices?.[0]?.delta?.content;
     if (typeof piece === 'string' && piece) {
       content += piece;
@@ -70,7 +73,7 @@ export async function streamChat(
     throw new LlmError('network', 'Language model stream broke off');
   }
   handle(pending.trim());
-  return { content, model };
+  return usage ? { content, model, usage } : { content, model };
 }
 
 export type { ChatMessage, ChatOptions };

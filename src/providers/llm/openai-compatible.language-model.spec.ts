@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 import type { AppConfig } from '@/config/app.config';
 import { LlmError } from './language-model.port';
 import { OpenAiCompatibleLanguageModel } from './openai-compatible.language-model';
+import { runInUsageScope, UsageReport } from '../usage-report';
 
 type Handler = (body: any, req: IncomingMessage, res: ServerResponse) => void;
 
@@ -204,6 +205,45 @@ describe('OpenAiCompatibleLanguageModel', () => {
     controller.abort();
     await expect(chat).rejects.toMatchObject({ kind: 'aborted' });
     await closed.fired;
+  });
+
+  it("reports the model's token counts to the usage scope, streamed ones from the usage chunk it asks for", async () => {
+    srv.setHandler((body, _q, res) => {
+      if (!body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            model: 'test-model',
+            choices: [{ message: { role: 'assistant', content: 'ok' } }],
+            usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+          }),
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: 'Hi ' } }] })}\n\n`);
+      res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: 'there' } }] })}\n\n`);
+      if (body.stream_options?.include_usage)
+        res.write(
+          `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 40, completion_tokens: 2 } })}\n\n`,
+        );
+      res.end('data: [DONE]\n\n');
+    });
+    const llm = new OpenAiCompatibleLanguageModel(config(srv.base));
+    const reports: UsageReport[] = [];
+    const streamed = await runInUsageScope({ report: (u) => reports.push(u) }, async () => {
+      await llm.chat([{ role: 'user', content: 'x' }]);
+      return llm.chatStream([{ role: 'user', content: 'x' }], {}, () => undefined);
+    });
+    expect(srv.seen[1].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(streamed).toMatchObject({
+      content: 'Hi there',
+      usage: { prompt_tokens: 40, completion_tokens: 2 },
+    });
+    expect(reports).toEqual([
+      { promptTokens: 12, completionTokens: 3 },
+      { promptTokens: 40, completionTokens: 2 },
+    ]);
   });
 
   it('classifies with the model: one json_object call scoring every candidate', async () => {

@@ -12,6 +12,7 @@ import {
   llmAborted,
   LlmError,
 } from './language-model.port';
+import { reportUsage } from '@/providers/usage-report';
 import { streamChat } from './chat-stream';
 import { classifyBySimilarity } from './similarity-classifier';
 import { readToolCalls } from './tool-calls';
@@ -27,6 +28,14 @@ interface CompletionBody {
   model?: string;
   choices?: { message?: { content?: unknown; tool_calls?: unknown } }[];
   usage?: ChatResult['usage'];
+}
+
+/** The model's own token counts, when it answered them (an aborted stream never does: nothing is guessed). */
+function reportModelUsage(usage: ChatResult['usage']): void {
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
+  const promptTokens = count(usage?.prompt_tokens);
+  const completionTokens = count(usage?.completion_tokens);
+  if (promptTokens || completionTokens) reportUsage({ promptTokens, completionTokens });
 }
 
 /**
@@ -115,6 +124,7 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
       usage: parsed.usage,
     };
     if (toolCalls.length) result.toolCalls = toolCalls;
+    reportModelUsage(result.usage);
     return result;
   }
 
@@ -138,11 +148,15 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
     const body: Record<string, unknown> = { model: options.model ?? this.config.llm.model, messages };
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
-    return streamChat(`${base}/chat/completions`, headers, body, {
+    // The last chunk then carries the reply's token counts (OpenAI's streamed `usage`).
+    body.stream_options = { include_usage: true };
+    const result = await streamChat(`${base}/chat/completions`, headers, body, {
       timeoutMs: options.timeoutMs ?? CHAT_TIMEOUT_MS,
       signal: options.signal,
       onDelta,
     });
+    reportModelUsage(result.usage);
+    return result;
   }
 
   async classify(

@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { OpenAiSpeechToText, OpenAiTextToSpeech } from './openai-compatible.speech';
 import { NoSpeech, SpeechError } from './speech.port';
+import { runInUsageScope, UsageReport, withinUsageScope } from '../usage-report';
 
 type Handler = (res: ServerResponse, req: IncomingMessage) => unknown;
 
@@ -218,6 +219,60 @@ describe('OpenAiSpeechToText', () => {
     expect(srv.seen[0].body).toContain('name="language"\r\n\r\nen');
     srv.on((res) => res.writeHead(200).end('not json'));
     await expect(stt.transcribe(Buffer.alloc(44), {})).rejects.toMatchObject({ kind: 'invalid_response' });
+  });
+
+  it("reports the audio sent: a WAV file's own length, another container's as the service measured it", async () => {
+    const stt = new OpenAiSpeechToText({ baseUrl: srv.base, model: 'whisper' });
+    srv.on((res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"hi","duration":2.5}'),
+    );
+    // 1.5 s of 8 kHz 16-bit mono PCM.
+    const header = Buffer.alloc(44);
+    header.write('RIFF', 0, 'latin1');
+    header.writeUInt32LE(36 + 24_000, 4);
+    header.write('WAVEfmt ', 8, 'latin1');
+    header.writeUInt32LE(16, 16);
+    header.writeUInt16LE(1, 20);
+    header.writeUInt16LE(1, 22);
+    header.writeUInt32LE(8000, 24);
+    header.writeUInt32LE(16_000, 28);
+    header.writeUInt16LE(2, 32);
+    header.writeUInt16LE(16, 34);
+    header.write('data', 36, 'latin1');
+    header.writeUInt32LE(24_000, 40);
+    const reports: UsageReport[] = [];
+    await runInUsageScope({ report: (u) => reports.push(u) }, async () => {
+      await stt.transcribe(Buffer.concat([header, Buffer.alloc(24_000)]), {});
+      await stt.transcribe(Buffer.from('OggS not a wav'), { file: { name: 'note.ogg', type: 'audio/ogg' } });
+    });
+    expect(reports).toEqual([{ sttMs: 1500 }, { sttMs: 2500 }]);
+    // Outside any scope nothing is reported, and nothing fails.
+    await expect(stt.transcribe(Buffer.alloc(44), {})).resolves.toBe('hi');
+  });
+});
+
+describe('usage of text to speech', () => {
+  let srv: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => (srv = await startServer()));
+  afterAll(() => new Promise((r) => srv.server.close(r)));
+
+  it('reports the characters sent once the service took them, streamed or whole, through a scoped port', async () => {
+    srv.on((res) => res.writeHead(200, { 'content-type': 'audio/pcm' }).end(bytes(8)));
+    const reports: UsageReport[] = [];
+    const tts = withinUsageScope(
+      new OpenAiTextToSpeech({ baseUrl: srv.base, model: 'tts', voice: 'alloy' }),
+      { report: (u) => reports.push(u) },
+    );
+    expect(tts.configured).toBe(true);
+    await tts.synthesize('Héllo 👋', {});
+    // The stream is stepped far from the scope (as a media session does): each step still reports to it.
+    const chunks: Buffer[] = [];
+    for await (const c of tts.synthesizeStream('Bye.', {})) chunks.push(c);
+    expect(Buffer.concat(chunks)).toEqual(bytes(8));
+    expect(reports).toEqual([{ ttsCharacters: 7 }, { ttsCharacters: 4 }]);
+    srv.on((res) => res.writeHead(500).end());
+    await expect(tts.synthesize('not taken', {})).rejects.toMatchObject({ kind: 'http' });
+    expect(reports).toHaveLength(2);
   });
 });
 

@@ -1,3 +1,5 @@
+import { wavLayout, wavSeconds } from '@/modules/transcription/wav-chunks';
+import { reportUsage } from '@/providers/usage-report';
 import { SpeechError, SpeechToText, SynthesisOptions, TextToSpeech } from './speech.port';
 
 /** The longest the speech service may keep a request waiting: for its answer, and then between two pieces of it. */
@@ -82,14 +84,22 @@ class Exchange {
   }
 }
 
-/** The `text` of a transcription answer, or null when it has none (or is not JSON). */
-function readText(raw: string): string | null {
+/** The `text` and `duration` (seconds) of a transcription answer; text null when it has none (or is not JSON). */
+function readAnswer(raw: string): { text: string | null; duration: number | null } {
   try {
-    const body = JSON.parse(raw) as { text?: unknown } | null;
-    return typeof body?.text === 'string' ? body.text : null;
+    const body = JSON.parse(raw) as { text?: unknown; duration?: unknown } | null;
+    const duration =
+      typeof body?.duration === 'number' && Number.isFinite(body.duration) ? body.duration : null;
+    return { text: typeof body?.text === 'string' ? body.text : null, duration };
   } catch {
-    return null;
+    return { text: null, duration: null };
   }
+}
+
+/** Seconds of audio sent: a WAV file's own length, else (another container) what the service measured. */
+function audioSeconds(file: Buffer, answered: number | null): number {
+  const layout = wavLayout(file, file.length);
+  return layout ? wavSeconds(layout) : Math.max(0, answered ?? 0);
 }
 
 /** OpenAI-compatible `POST {STT_BASE_URL}/audio/transcriptions` (multipart, `verbose_json`). */
@@ -118,8 +128,9 @@ export class OpenAiSpeechToText implements SpeechToText {
         headers: headers(this.endpoint.apiKey),
       });
       const raw = await exchange.wait(() => res.text(), 'broke off');
-      const text = readText(raw);
+      const { text, duration } = readAnswer(raw);
       if (text === null) throw new SpeechError('speech service answered without a text', 'invalid_response');
+      reportUsage({ sttMs: Math.round(audioSeconds(wav, duration) * 1000) });
       return text.trim();
     } finally {
       exchange.close();
@@ -165,6 +176,8 @@ export class OpenAiTextToSpeech implements TextToSpeech {
         }),
         headers: { ...headers(this.endpoint.apiKey), 'content-type': 'application/json' },
       });
+      // Characters are what the service bills, answered in full or not: counted once it accepted them.
+      reportUsage({ ttsCharacters: [...text].length });
       if (Number(res.headers.get('content-length')) > maxBytes) throw tooLarge();
       if (!res.body) return;
       const reader = res.body.getReader();

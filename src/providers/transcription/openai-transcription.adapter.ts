@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { reportUsage } from '@/providers/usage-report';
 import {
   SpeechSegment,
   TimedTranscript,
@@ -63,6 +64,7 @@ export class OpenAiTranscriptionAdapter implements TranscriptionPort {
     }
     // A service that ignores verbose_json still gives one segment covering the whole text.
     const duration = num(body.duration);
+    if (duration !== null) reportUsage({ sttMs: Math.round(Math.max(0, duration) * 1000) });
     if (!segments.length && body.text.trim())
       segments.push({ start: 0, end: duration ?? 0, text: body.text.trim() });
     return {
