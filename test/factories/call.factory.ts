@@ -46,6 +46,7 @@ export function callRoutes(id: string): CallRoute[] {
     ['post', `/api/v1/calls/action/${id}/hangup`, {}],
     ['post', `/api/v1/calls/action/${id}/mute`, {}],
     ['post', `/api/v1/calls/action/${id}/unmute`, {}],
+    ['post', `/api/v1/calls/action/${id}/dtmf`, { digits: '1' }],
   ];
 }
 

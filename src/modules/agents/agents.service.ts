@@ -149,6 +149,12 @@ export class AgentsService {
         const patch = dto.settings?.[block];
         if (patch === null)
           throw AppException.invalid(`settings.${block}`, `settings.${block} must be an object`);
+        // The one voice key checked here: it turns a tool on (the others are read leniently by the runtime).
+        if (block === 'voice' && patch && 'dtmf_tool' in patch && typeof patch.dtmf_tool !== 'boolean')
+          throw AppException.invalid(
+            'settings.voice.dtmf_tool',
+            'settings.voice.dtmf_tool must be a boolean',
+          );
         if (patch) next[block] = { ...(current[block] ?? {}), ...patch };
       }
       agent.settings = next;

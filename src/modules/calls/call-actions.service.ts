@@ -5,6 +5,7 @@ import { ConversationTurnsService } from '@/modules/conversations/conversation-t
 import { MessageResponse } from '@/modules/conversations/dto/responses';
 import type { Call } from './call.entity';
 import { voiceText } from './call-context';
+import { CallKeypad } from './call-keypad.service';
 import { CallLive } from './call-live';
 import { CallRuntime } from './call-runtime.service';
 import {
@@ -17,7 +18,10 @@ import {
 import { isEnded } from './call-states';
 import { CallsRepository } from './calls.repository';
 
-/** Live actions (`say`, `forward`, `hangup`, `mute`, `unmute`), performed by the call's owner in dispatch order. */
+/**
+ * Live actions (`say`, `forward`, `hangup`, `mute`, `unmute`, `dtmf`), performed by the call's owner in dispatch
+ * order.
+ */
 @Injectable()
 export class CallActions {
   private readonly logger = new Logger(CallActions.name);
@@ -28,6 +32,7 @@ export class CallActions {
     private readonly turns: ConversationTurnsService,
     private readonly live: CallLive,
     private readonly unitOfWork: UnitOfWork,
+    private readonly keypad: CallKeypad,
   ) {}
 
   /** Performs a live action on the owner, in the order dispatched; the action is stored and published. */
@@ -94,6 +99,9 @@ export class CallActions {
         });
         return { muted };
       }
+      case 'dtmf':
+        await this.keypad.press(workspaceId, callId, a.digits, call);
+        return {};
       case 'forward': {
         await this.runtime.say(call, a.message ?? DEFAULT_FORWARD_MESSAGE);
         if (a.agent_uuid) await this.runtime.handOver(call, a.agent_uuid, null);

@@ -109,6 +109,8 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
       if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     }
     if (body.action === 'forward') await this.checkForward(workspaceId, body);
+    if (body.action === 'dtmf' && call.channel !== 'phone')
+      throw AppException.conflict('Keys can be pressed on phone calls only');
 
     const entry: ControlEntry = {
       action_uuid: newId(),
@@ -144,7 +146,11 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
     await this.send(workspaceId, callId, call.ownerId, entry);
     const ack = await acked;
     if (!ack.ok) throw new AppException(ack.code ?? 'CONFLICT', ack.message ?? 'The action failed');
-    return { ...answer, ...(ack.muted !== undefined ? { muted: ack.muted } : {}) };
+    return {
+      ...answer,
+      ...(ack.muted !== undefined ? { muted: ack.muted } : {}),
+      ...(body.action === 'dtmf' ? { digits: body.digits } : {}),
+    };
   }
 
   /** Queues the entry to the call's owner and sets it going: drained here when this replica owns the call. */

@@ -12,7 +12,8 @@ export type LiveAction =
   | { action: 'forward'; number?: string; agent_uuid?: string; message?: string; whisper?: boolean }
   | { action: 'hangup'; message?: string }
   | { action: 'mute' }
-  | { action: 'unmute' };
+  | { action: 'unmute' }
+  | { action: 'dtmf'; digits: string };
 
 export interface ActionOutcome {
   muted?: boolean;
@@ -37,6 +38,12 @@ export interface CallMedia {
   ): Promise<void>;
   /** Stops what the agent is saying now. */
   stop(callId: string): void;
+  /**
+   * The call's stream is about to be replaced (keys are pressed on the line): what the agent says is held for the
+   * stream that comes back. `release` undoes it when the provider refused.
+   */
+  hold?(callId: string): void;
+  release?(callId: string): void;
 }
 
 /** A call row as read for a turn or an action, with the workspace's agent configuration version beside it. */

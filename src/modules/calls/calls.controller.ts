@@ -37,6 +37,7 @@ import { InboundCalls } from './inbound-calls.service';
 import { CallsService } from './calls.service';
 import {
   CreateCallDto,
+  DtmfActionDto,
   ForwardActionDto,
   HangupActionDto,
   ListCallsQuery,
@@ -287,6 +288,19 @@ export class CallsController {
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
   unmute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
     return this.act(ws, uuid, { action: 'unmute' }, 'Unmute dispatched');
+  }
+
+  @Post('calls/action/:uuid/dtmf')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Live action: the agent presses keys on the line (to navigate a phone menu)',
+    description:
+      '`digits`: 0-9, * and #; `w` waits half a second (1 to 32 characters). Phone calls only. The keys are ' +
+      "stored as the agent's message of type `dtmf`; on Twilio the media stream ends while they play and comes back.",
+  })
+  @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
+  dtmf(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Body() dto: DtmfActionDto) {
+    return this.act(ws, uuid, { action: 'dtmf', digits: dto.digits }, 'DTMF dispatched');
   }
 
   private async act(ws: string, uuid: string, action: LiveAction, message: string) {

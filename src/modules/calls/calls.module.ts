@@ -6,10 +6,12 @@ import { ConversationsModule } from '@/modules/conversations/conversations.modul
 import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { SipDirectoryModule } from '@/modules/sip/sip-directory';
+import { CALL_KEYPAD } from '@/modules/intents/runtime/call-keypad.port';
 import { TelephonyModule } from '@/providers/telephony/telephony.module';
 import { Call } from './call.entity';
 import { CallControl } from './call-control.service';
 import { CallInstance } from './call-instance';
+import { CallKeypad } from './call-keypad.service';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
 import { CallRecordings } from './call-recordings.service';
@@ -44,6 +46,9 @@ import { CallsService } from './calls.service';
     CallLifecycle,
     CallRuntime,
     CallActions,
+    CallKeypad,
+    // The `send_dtmf` tool finds it by this token when it runs (the tools cannot inject it: calls depend on them).
+    { provide: CALL_KEYPAD, useExisting: CallKeypad },
     CallTimers,
     CallControl,
     CallSimulation,

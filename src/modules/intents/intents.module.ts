@@ -9,6 +9,7 @@ import { LlmModule } from '@/providers/llm/llm.module';
 import { IntentActionsController } from './intent-actions.controller';
 import { IntentActionsService } from './intent-actions.service';
 import { ActionExecutor } from './runtime/action-executor.service';
+import { BuiltinToolRunner } from './runtime/builtin-tool-runner.service';
 import { IntentCallRecorder } from './runtime/intent-call-recorder';
 import { ToolLoop } from './runtime/tool-loop.service';
 import { IntentToolsModule } from './tools/intent-tools.module';
@@ -31,6 +32,7 @@ import { IntentToolsModule } from './tools/intent-tools.module';
   providers: [
     IntentActionsService,
     ActionExecutor,
+    BuiltinToolRunner,
     IntentCallRecorder,
     ToolLoop,
     { provide: TURN_TOOLS, useExisting: ToolLoop },

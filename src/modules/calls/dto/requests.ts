@@ -11,6 +11,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -19,6 +20,7 @@ import {
 import { PageQuery } from '@/common/http/pagination';
 import { IsE164, IsUuidValue } from '@/common/validation/validators';
 import { CALL_STATUSES } from '@/providers/telephony/telephony.port';
+import { DTMF_SEQUENCE, DTMF_SEQUENCE_RULE } from '../dtmf';
 
 export const CALL_CHANNELS = ['phone', 'whatsapp_call'] as const;
 
@@ -210,6 +212,18 @@ export class ForwardActionDto {
 
 export class HangupActionDto {
   @ApiPropertyOptional({ maxLength: 2000 }) @IsOptional() @IsString() @MaxLength(2000) message?: string;
+}
+
+export class DtmfActionDto {
+  @ApiProperty({
+    example: '1w2#',
+    pattern: DTMF_SEQUENCE.source,
+    description: `the keys to press: ${DTMF_SEQUENCE_RULE}`,
+  })
+  @IsDefined()
+  @IsString()
+  @Matches(DTMF_SEQUENCE, { message: `digits must be ${DTMF_SEQUENCE_RULE}` })
+  digits!: string;
 }
 
 export const SIMULATE_ACTIONS = ['say', 'dtmf', 'answer', 'busy', 'no_answer', 'fail', 'hangup'] as const;

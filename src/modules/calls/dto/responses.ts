@@ -128,4 +128,5 @@ export class CallActionResponse {
   @ApiProperty({ format: 'uuid' }) conversation_uuid!: string;
   @ApiProperty({ example: TS }) dispatched_at!: string;
   @ApiProperty({ required: false, description: 'mute and unmute: the call is muted now' }) muted?: boolean;
+  @ApiProperty({ required: false, example: '1w2#', description: 'dtmf: the keys pressed' }) digits?: string;
 }

@@ -8,6 +8,8 @@ import type { TurnToolsContext } from '@/modules/conversations/turn-tools.port';
 import { TableSearch } from '@/modules/knowledge/table-search.service';
 import { FLOW_STARTER, FlowStarter } from '../flow-starter.port';
 import type { IntentTool } from '../tools/tool-definitions';
+import { failed, outcome } from './action-outcome';
+import { BuiltinToolRunner } from './builtin-tool-runner.service';
 
 /** A live turn waits this long for an action's webhook, and never retries it. */
 export const ACTION_TIMEOUT_MS = 10_000;
@@ -28,7 +30,10 @@ export interface ActionOutcome {
   request: Record<string, unknown>;
 }
 
-/** Runs an intent's deployed action, or else its own webhook; never throws (a failure is an outcome). */
+/**
+ * Runs an intent's deployed action, or else its own webhook, or a built-in tool; never throws (a failure is an
+ * outcome).
+ */
 @Injectable()
 export class ActionExecutor {
   constructor(
@@ -36,6 +41,7 @@ export class ActionExecutor {
     private readonly agents: AgentsService,
     private readonly contacts: ContactsService,
     private readonly tables: TableSearch,
+    private readonly builtins: BuiltinToolRunner,
     @Optional() @Inject(FLOW_STARTER) private readonly flows?: FlowStarter,
   ) {}
 
@@ -44,6 +50,7 @@ export class ActionExecutor {
     parameters: Record<string, unknown>,
     ctx: TurnToolsContext,
   ): Promise<ActionOutcome> {
+    if (tool.builtin) return this.builtins.run(tool, parameters, ctx);
     const a = tool.action;
     try {
       if (a?.type === 'agent') return await this.handOver(a.config.agent_uuid!, ctx);
@@ -163,12 +170,4 @@ export class ActionExecutor {
     const rows = hits.map((h) => ({ record_uuid: String(h.record_id), score: h.score, values: h.values }));
     return outcome('succeeded', { rows }, { table_uuid: config.table_uuid, query });
   }
-}
-
-function outcome(status: CallStatus, result: unknown, request: Record<string, unknown>): ActionOutcome {
-  return { status, result, response: null, handedTo: null, error: null, request };
-}
-
-function failed(error: string, request: Record<string, unknown>): ActionOutcome {
-  return { ...outcome('failed', { error: 'action_failed', message: error }, request), error };
 }

@@ -30,7 +30,9 @@ export class IntentCallRecorder {
     request?: Record<string, unknown>,
   ): Promise<unknown> {
     const result = capResult(rawResult);
-    const intent = { intent_uuid: tool.intent.intent_uuid, key: tool.intent.key, name: tool.intent.name };
+    // A built-in tool has no stored intent: `intent_uuid` is null.
+    const intentId = tool.builtin ? null : tool.intent.intent_uuid;
+    const intent = { intent_uuid: intentId, key: tool.intent.key, name: tool.intent.name };
     const ws = ctx.workspaceId;
     const conversation = ctx.conversation;
     const content = JSON.stringify({
@@ -68,8 +70,8 @@ export class IntentCallRecorder {
           contactId: conversation.contactId,
           subjectId: conversation.id,
           request: {
-            intent_uuid: tool.intent.intent_uuid,
-            action: tool.action?.type ?? 'intent_webhook',
+            intent_uuid: intentId,
+            action: tool.builtin ? 'builtin' : (tool.action?.type ?? 'intent_webhook'),
             parameters,
             ...request,
           },

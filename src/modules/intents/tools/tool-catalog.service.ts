@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { buildReplyMessages } from '@/modules/conversations/reply-prompt';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
+import { builtinTools } from './builtin-tools';
 import { IntentActionsRepository } from './intent-actions.repository';
 import {
   argumentsObject,
@@ -36,9 +37,14 @@ export class ToolCatalog {
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
   ) {}
 
-  async toolsFor(workspaceId: string, agent: AgentResponse): Promise<IntentTool[]> {
-    if (!agent.intents?.length) return [];
-    return buildTools(agent, await this.actions.deployedOf(workspaceId, agent.agent_uuid));
+  /**
+   * The agent's intents as tools, then the built-in tools it opted into that fit the conversation's `channel`
+   * (none without one).
+   */
+  async toolsFor(workspaceId: string, agent: AgentResponse, channel?: string): Promise<IntentTool[]> {
+    const builtins = builtinTools(agent, channel);
+    if (!agent.intents?.length) return builtins;
+    return [...buildTools(agent, await this.actions.deployedOf(workspaceId, agent.agent_uuid)), ...builtins];
   }
 
   /** Which intents the model (or, without one, the local classifier) would call for `utterance`; runs nothing. */

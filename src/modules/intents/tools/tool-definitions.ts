@@ -6,6 +6,7 @@ import type {
 import type { ToolDefinition } from '@/providers/llm/language-model.port';
 import { classifyBySimilarity } from '@/providers/llm/similarity-classifier';
 import { fieldMessage, phoneNumberProblem } from '@/common/validation/validators';
+import { BuiltinToolName, checkBuiltinArguments } from './builtin-tools';
 import type { IntentAction } from './intent-action.entity';
 
 /** One intent as the model sees it: a function, its deployed action (if any) and where procedures use it. */
@@ -14,6 +15,8 @@ export interface IntentTool {
   intent: IntentResponse;
   action: IntentAction | null;
   definition: ToolDefinition;
+  /** A tool the service runs itself (builtin-tools.ts); its `intent` only names it in the records. */
+  builtin?: BuiltinToolName;
 }
 
 export type ArgumentCheck =
@@ -160,6 +163,7 @@ export function checkArguments(tool: IntentTool, argumentsText: string): Argumen
   if (typeof args !== 'object' || args === null || Array.isArray(args))
     return { ok: false, details: ['arguments are not a JSON object'] };
   const given = args as Record<string, unknown>;
+  if (tool.builtin) return checkBuiltinArguments(tool.builtin, given);
   if (isQueryTool(tool.action)) {
     const q = given.query;
     return typeof q === 'string' && q.trim()

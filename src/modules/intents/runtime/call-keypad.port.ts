@@ -1,0 +1,17 @@
+/**
+ * What the built-in `send_dtmf` tool needs of calls: keys pressed on the line. The calls module implements it
+ * (CallKeypadModule provides CALL_KEYPAD); without it the tool answers that it failed.
+ */
+export const CALL_KEYPAD = Symbol('CALL_KEYPAD');
+
+export interface CallKeypad {
+  /**
+   * Presses `digits` on the call (`0-9`, `*`, `#`; `w` waits half a second), stored as the agent's `dtmf` message;
+   * throws an AppException when the call cannot take them (not in progress, ended, with a human, refused).
+   */
+  press(
+    workspaceId: string,
+    callId: string,
+    digits: string,
+  ): Promise<{ digits: string; message_uuid: string }>;
+}
