@@ -47,6 +47,43 @@ describe('configuration', () => {
     });
   });
 
+  it('reads the speech-to-text mode and the realtime endpoint, derived from the speech-to-text address by default', () => {
+    expect(loadConfig({}).speech.stt).toMatchObject({
+      mode: 'batch',
+      realtime: { url: undefined, model: 'gpt-4o-transcribe', protocol: 'openai', serverVad: false },
+    });
+    expect(
+      loadConfig({ STT_BASE_URL: 'https://api.openai.com/v1/', STT_API_KEY: 'k1' }).speech.stt.realtime,
+    ).toEqual({
+      url: 'wss://api.openai.com/v1/realtime?intent=transcription',
+      apiKey: 'k1',
+      model: 'gpt-4o-transcribe',
+      protocol: 'openai',
+      serverVad: false,
+    });
+    expect(
+      loadConfig({
+        STT_MODE: 'realtime',
+        STT_BASE_URL: 'http://stt.local/v1',
+        STT_API_KEY: 'k1',
+        STT_REALTIME_URL: 'https://rt.example.com/v1/realtime?intent=transcription',
+        STT_REALTIME_API_KEY: 'k2',
+        STT_REALTIME_MODEL: 'gpt-4o-mini-transcribe',
+        STT_REALTIME_PROTOCOL: 'openai-beta',
+        STT_REALTIME_SERVER_VAD: 'true',
+      }).speech.stt,
+    ).toMatchObject({
+      mode: 'realtime',
+      realtime: {
+        url: 'wss://rt.example.com/v1/realtime?intent=transcription',
+        apiKey: 'k2',
+        model: 'gpt-4o-mini-transcribe',
+        protocol: 'openai-beta',
+        serverVad: true,
+      },
+    });
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -61,6 +98,10 @@ describe('configuration', () => {
     [{ ADMIN_API_KEY: 'tiny' }, 'ADMIN_API_KEY'],
     [{ LLM_BASE_URL: 'not a url' }, 'LLM_BASE_URL'],
     [{ VAD: 'webrtc' }, 'VAD must be one of'],
+    [{ STT_MODE: 'stream' }, 'STT_MODE must be one of the following values: batch, realtime'],
+    [{ STT_REALTIME_URL: 'api.openai.com/v1/realtime' }, 'STT_REALTIME_URL must be a ws(s) or http(s) URL'],
+    [{ STT_REALTIME_PROTOCOL: 'v2' }, 'STT_REALTIME_PROTOCOL must be one of'],
+    [{ STT_REALTIME_SERVER_VAD: 'on' }, 'STT_REALTIME_SERVER_VAD must be true or false'],
     [{ NODE_ENV: 'production' }, 'ENCRYPTION_KEY is required in production'],
     [{ TLS_CERT_FILE: '/x.crt' }, 'TLS_CERT_FILE and TLS_KEY_FILE must be set together'],
   ])('stops with a message naming the bad variable: %j', (env, named) => {

@@ -43,11 +43,33 @@ export interface AppConfig {
   meta: { graphUrl: string; accessToken?: string; appSecret?: string; verifyToken?: string };
   /** Speech to text and text to speech (OpenAI-compatible); they fall back to the language model's endpoint. */
   speech: {
-    stt: { baseUrl?: string; apiKey?: string; model: string };
+    stt: { baseUrl?: string; apiKey?: string; model: string; mode: SttMode; realtime: RealtimeSttConfig };
     tts: { baseUrl?: string; apiKey?: string; model: string; voice: string };
   };
   /** Voice activity on calls: the Silero model (the energy detector when its file cannot be loaded), or energy. */
   vad: { engine: 'silero' | 'energy'; modelPath?: string };
+}
+
+/** `batch`: a turn's audio is sent whole once it ends; `realtime`: streamed while the caller speaks. */
+export type SttMode = 'batch' | 'realtime';
+
+/** The streaming speech-to-text endpoint (OpenAI Realtime API, transcription intent). */
+export interface RealtimeSttConfig {
+  /** `ws(s)://…/realtime?intent=transcription`: STT_REALTIME_URL, else derived from the speech-to-text address. */
+  url?: string;
+  apiKey?: string;
+  model: string;
+  /** `openai`: the current protocol (`session.update` of type `transcription`); `openai-beta`: the beta one. */
+  protocol: 'openai' | 'openai-beta';
+  /** Ask the service to cut the audio at its own pauses (server VAD), so words arrive while the caller speaks. */
+  serverVad: boolean;
+}
+
+/** `https://host/v1` to `wss://host/v1/realtime?intent=transcription`; a given ws(s) URL is kept as it is. */
+export function realtimeSttUrl(given: string | undefined, base: string | undefined): string | undefined {
+  if (given) return given.replace(/^http(s?):/i, 'ws$1:');
+  if (!base) return undefined;
+  return `${base.replace(/\/+$/, '').replace(/^http(s?):/i, 'ws$1:')}/realtime?intent=transcription`;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -115,6 +137,14 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
         baseUrl: env.STT_BASE_URL ?? env.LLM_BASE_URL,
         apiKey: env.STT_API_KEY ?? env.LLM_API_KEY,
         model: env.STT_MODEL ?? 'whisper-1',
+        mode: (env.STT_MODE ?? 'batch') as SttMode,
+        realtime: {
+          url: realtimeSttUrl(env.STT_REALTIME_URL, env.STT_BASE_URL ?? env.LLM_BASE_URL),
+          apiKey: env.STT_REALTIME_API_KEY ?? env.STT_API_KEY ?? env.LLM_API_KEY,
+          model: env.STT_REALTIME_MODEL ?? 'gpt-4o-transcribe',
+          protocol: (env.STT_REALTIME_PROTOCOL ?? 'openai') as RealtimeSttConfig['protocol'],
+          serverVad: env.STT_REALTIME_SERVER_VAD ?? false,
+        },
       },
       tts: {
         baseUrl: env.TTS_BASE_URL ?? env.LLM_BASE_URL,

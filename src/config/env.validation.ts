@@ -84,6 +84,18 @@ export class EnvironmentVariables {
   STT_BASE_URL?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() STT_API_KEY?: string;
   @IsOptional() @Transform(emptyToUndefined) @IsString() STT_MODEL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsIn(['batch', 'realtime']) STT_MODE?: string;
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^(wss?|https?):\/\/.+/, { message: 'must be a ws(s) or http(s) URL' })
+  STT_REALTIME_URL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() STT_REALTIME_MODEL?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsString() STT_REALTIME_API_KEY?: string;
+  @IsOptional() @Transform(emptyToUndefined) @IsIn(['openai', 'openai-beta']) STT_REALTIME_PROTOCOL?: string;
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  STT_REALTIME_SERVER_VAD?: boolean;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3650) LOG_RETENTION_DAYS?: number;
   @IsOptional() @Transform(toBool) @IsBoolean({ message: 'must be true or false' }) REQUEST_LOG?: boolean;
   @IsOptional()

@@ -65,6 +65,22 @@ export class Metrics {
     buckets: [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5, 2, 3, 5],
     registers: [this.registry],
   });
+  private readonly sttSessions = new Gauge({
+    name: 'cap_stt_realtime_sessions',
+    help: 'Realtime speech-to-text sessions open now in this process (one per live call using it)',
+    registers: [this.registry],
+  });
+  private readonly sttReconnects = new Counter({
+    name: 'cap_stt_realtime_reconnects_total',
+    help: 'Realtime speech-to-text connections that came back after a loss (the audio not yet answered sent again)',
+    registers: [this.registry],
+  });
+  private readonly sttFallbacks = new Counter({
+    name: 'cap_stt_realtime_fallbacks_total',
+    help: 'Realtime speech-to-text streams that gave up for batch, by cause (refused, unreachable at open, lost)',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
 
   private readonly queues: Queue[] = [];
 
@@ -107,6 +123,14 @@ export class Metrics {
       this.voiceToVoice.observe({ agent_id: agentId }, ms.voice_to_voice_ms / 1000);
     if (ms.model_first_token_ms !== null)
       this.modelFirstToken.observe({ agent_id: agentId }, ms.model_first_token_ms / 1000);
+  }
+
+  /** A realtime speech-to-text session opened, closed, came back after a loss, or fell back to batch. */
+  observeRealtimeStt(event: 'opened' | 'closed' | 'reconnected' | 'fallback', cause?: string): void {
+    if (event === 'opened') this.sttSessions.inc();
+    else if (event === 'closed') this.sttSessions.dec();
+    else if (event === 'reconnected') this.sttReconnects.inc();
+    else this.sttFallbacks.inc({ cause: cause ?? 'unknown' });
   }
 
   /** The text exposition format. */

@@ -1,9 +1,23 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { Metrics } from '@/common/metrics/metrics';
 import { OpenAiSpeechToText, OpenAiTextToSpeech } from './openai-compatible.speech';
-import { NoSpeech, SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } from './speech.port';
+import { OpenAiRealtimeSpeechToText } from './openai-realtime.stt';
+import {
+  NoSpeech,
+  NoSpeechStream,
+  SPEECH_TO_TEXT,
+  SPEECH_TO_TEXT_STREAM,
+  SpeechToText,
+  StreamingSpeechToText,
+  TEXT_TO_SPEECH,
+  TextToSpeech,
+} from './speech.port';
 
-/** Speech to text and text to speech: OpenAI-compatible when a base URL is known, else none. */
+/**
+ * Speech to text (batch, and streaming over the Realtime API when its address is known) and text to speech:
+ * OpenAI-compatible when a base URL is known, else none.
+ */
 @Module({
   providers: [
     {
@@ -13,12 +27,20 @@ import { NoSpeech, SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } 
         stt.baseUrl ? new OpenAiSpeechToText({ ...stt, baseUrl: stt.baseUrl }) : new NoSpeech(),
     },
     {
+      provide: SPEECH_TO_TEXT_STREAM,
+      inject: [APP_CONFIG, Metrics],
+      useFactory: ({ speech: { stt } }: AppConfig, metrics: Metrics): StreamingSpeechToText =>
+        stt.realtime.url
+          ? new OpenAiRealtimeSpeechToText({ ...stt.realtime, url: stt.realtime.url }, metrics)
+          : new NoSpeechStream(),
+    },
+    {
       provide: TEXT_TO_SPEECH,
       inject: [APP_CONFIG],
       useFactory: ({ speech: { tts } }: AppConfig): TextToSpeech =>
         tts.baseUrl ? new OpenAiTextToSpeech({ ...tts, baseUrl: tts.baseUrl }) : new NoSpeech(),
     },
   ],
-  exports: [SPEECH_TO_TEXT, TEXT_TO_SPEECH],
+  exports: [SPEECH_TO_TEXT, SPEECH_TO_TEXT_STREAM, TEXT_TO_SPEECH],
 })
 export class SpeechModule {}
