@@ -3,9 +3,10 @@ import { performance } from 'node:perf_hooks';
 import type { LoadedCall } from '@/modules/calls/call-runtime.service';
 import { DTMF_KEYS, pressedKeys } from '@/modules/calls/dtmf';
 import { LiveTurn, TurnCancelled } from '@/modules/conversations/turn-gate';
-import { decodeMulaw, frames, pcm24kToMulaw8k, wav } from './audio';
+import { FrameFormat, FrameStream, wav } from './audio';
 import { FramePlayer } from './frame-player';
 import { SentenceSplitter } from './sentences';
+import type { MediaTransport } from './transport';
 import { TurnDetector } from './turn-detector';
 import {
   newTiming,
@@ -27,9 +28,10 @@ export const DTMF_GAP_MS = 1_500;
 const DTMF_MAX_KEYS = 32;
 
 /**
- * One call's media session on its Twilio Media Stream: decodes µ-law, detects turns, runs each through STT and
- * the turn pipeline with the model's reply streamed, synthesises it sentence by sentence and plays it paced to
- * real time; speech over the agent's audio (barge-in) clears it and stops the reply.
+ * One call's media session on its transport (a Twilio Media Stream, a browser's WebSocket): takes the caller's PCM,
+ * detects turns, runs each through STT and the turn pipeline with the model's reply streamed, synthesises it
+ * sentence by sentence and plays it paced to real time in the transport's codec; speech over the agent's audio
+ * (barge-in) clears it and stops the reply.
  */
 export class MediaSession {
   private readonly logger = new Logger(MediaSession.name);
@@ -54,20 +56,28 @@ export class MediaSession {
   constructor(
     readonly workspaceId: string,
     readonly callId: string,
-    readonly streamSid: string,
-    private readonly send: (message: Record<string, unknown>) => void,
+    private readonly transport: MediaTransport,
     private readonly settings: VoiceSettings,
     private readonly deps: SessionDeps,
   ) {
     this.detector = new TurnDetector(settings.endOfTurnSilenceMs);
     this.player = new FramePlayer(
-      (frame) => this.send({ event: 'media', streamSid, media: { payload: frame.toString('base64') } }),
-      (name) => this.send({ event: 'mark', streamSid, mark: { name } }),
+      (frame) => this.transport.sendAudio(frame),
+      (name) => this.transport.sendMark(name),
     );
     this.player.onFirstFrame = (at) => {
-      if (this.timing) this.deps.onTurnTiming?.({ ...this.timing, firstFrameAt: at });
+      this.emit({ type: 'status', state: 'speaking' });
+      const timing = this.timing;
       this.timing = null;
+      if (!timing) return;
+      this.deps.onTurnTiming?.({ ...timing, firstFrameAt: at });
+      this.emit({ type: 'turn', voice_to_voice_ms: Math.round(at - timing.speechEndAt) });
     };
+  }
+
+  /** A small event for a page on the far end (a browser call); transports without pages ignore it. */
+  private emit(e: { type: string } & Record<string, unknown>): void {
+    this.transport.event?.(e);
   }
 
   /** The agent's audio is playing: frames to send or a mark not yet echoed. */
@@ -75,15 +85,18 @@ export class MediaSession {
     return this.player.busy() || this.marks.size > 0;
   }
 
-  media(payload: string): void {
+  /** The caller's next audio: 16-bit PCM at the transport's sample rate (20 ms frames). */
+  audio(pcm: Int16Array): void {
     if (this.closed) return;
-    const event = this.detector.push(decodeMulaw(Buffer.from(payload, 'base64')));
+    const event = this.detector.push(pcm);
     if (!event) return;
     if (event.type === 'speech-start') {
+      this.emit({ type: 'status', state: 'listening' });
       if (this.playing() && this.settings.interruptible) this.bargeIn();
       return;
     }
     this.pressed(); // keys pressed before the utterance are the turn before it
+    this.emit({ type: 'status', state: 'thinking' });
     const timing = this.timed(performance.now() - this.settings.endOfTurnSilenceMs);
     this.timing = timing ?? null;
     const audio = event.audio;
@@ -183,7 +196,7 @@ export class MediaSession {
   stop(): void {
     this.epoch += 1;
     this.player.clear();
-    this.send({ event: 'clear', streamSid: this.streamSid });
+    this.transport.clear();
     for (const done of this.marks.values()) done();
     this.marks.clear();
   }
@@ -214,7 +227,7 @@ export class MediaSession {
 
   private async turn(audio: Int16Array, timing?: TurnTiming): Promise<void> {
     if (this.closed) return;
-    const file = wav(audio);
+    const file = wav(audio, this.transport.sampleRate);
     if (timing) timing.sttSentAt = performance.now();
     // The call row, its agent's version and the last messages are read while the speech is transcribed.
     const loaded = this.deps.runtime.loadForTurn(this.workspaceId, this.callId);
@@ -222,6 +235,7 @@ export class MediaSession {
     const text = await this.deps.stt.transcribe(file, { language: this.settings.language });
     if (timing) timing.sttDoneAt = performance.now();
     if (!text || this.closed) return;
+    this.emit({ type: 'transcript', role: 'customer', text, final: true });
     await this.converse(text, 'text', timing, await loaded);
   }
 
@@ -249,6 +263,7 @@ export class MediaSession {
     });
     const reply = turn.reply?.uuid ?? null;
     if (live?.signal?.aborted) return reply;
+    if (turn.reply) this.emit({ type: 'transcript', role: 'agent', text: turn.reply.content, final: true });
     for (const s of splitter.flush()) this.sentence(s, epoch, timing);
     await this.synth;
     // A rule's words were spoken by the runtime before its action; a reply not streamed is spoken here.
@@ -280,6 +295,11 @@ export class MediaSession {
     await played;
   }
 
+  /** The frames the transport takes: 8 kHz µ-law (Twilio) or 16 kHz PCM (web). */
+  private get format(): FrameFormat {
+    return this.transport.sampleRate === 8000 ? 'mulaw-8k' : 'pcm-16k';
+  }
+
   private split(text: string): string[] {
     const splitter = new SentenceSplitter();
     return [...splitter.push(text), ...splitter.flush()];
@@ -296,7 +316,8 @@ export class MediaSession {
         const pcm = await audio;
         if (timing && !timing.firstAudioAt) timing.firstAudioAt = performance.now();
         if (epoch !== this.epoch || this.closed) return;
-        this.player.enqueue(frames(pcm24kToMulaw8k(pcm)));
+        const stream = new FrameStream(this.format);
+        this.player.enqueue([...stream.push(pcm), ...stream.flush()]);
       } catch (err) {
         this.failed(err as Error, 'speech synthesis');
       }

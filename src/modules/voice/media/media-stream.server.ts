@@ -29,6 +29,7 @@ import { forwardingKey, resumingKey } from '@/providers/telephony/twilio.telepho
 import { isValidStreamToken } from '@/providers/twilio/stream-token';
 import { MediaSession, PLAYED_WAIT_CAP_MS, TurnTiming } from './media-session';
 import { StreamLink } from './stream-link';
+import { twilioAudio, TwilioTransport } from './twilio-transport';
 import { voiceSettings } from './voice-settings';
 
 const PATH = /^\/hooks\/v1\/twilio\/media\/([^/?]*)\/?(?:\?.*)?$/;
@@ -166,7 +167,7 @@ export class MediaStreamServer
             ws.close(1011);
           });
       } else if (msg.event === 'media' && msg.media?.payload && msg.media.track !== 'outbound')
-        this.sessions.get(callId)?.media(msg.media.payload);
+        this.sessions.get(callId)?.audio(twilioAudio(msg.media.payload));
       else if (msg.event === 'mark' && msg.mark?.name) this.sessions.get(callId)?.mark(msg.mark.name);
       else if (msg.event === 'dtmf' && msg.dtmf?.digit) this.sessions.get(callId)?.dtmf(msg.dtmf.digit);
       else if (msg.event === 'stop') ws.close(1000);
@@ -197,20 +198,13 @@ export class MediaStreamServer
     if (resumed) return resumed;
     const agent = await this.agents.agent(workspaceId, call.agentId);
     const link = new StreamLink(ws, streamSid);
-    const session = new MediaSession(
-      workspaceId,
-      callId,
-      streamSid,
-      (m) => link.send(m),
-      voiceSettings(agent),
-      {
-        stt: this.stt,
-        tts: this.tts,
-        runtime: this.runtime,
-        interrupted: (id) => this.conversations.markInterrupted(workspaceId, id),
-        onTurnTiming: this.onTurnTiming,
-      },
-    );
+    const session = new MediaSession(workspaceId, callId, new TwilioTransport(link), voiceSettings(agent), {
+      stt: this.stt,
+      tts: this.tts,
+      runtime: this.runtime,
+      interrupted: (id) => this.conversations.markInterrupted(workspaceId, id),
+      onTurnTiming: this.onTurnTiming,
+    });
     this.sessions.get(callId)?.close();
     this.stopWaiting(callId);
     this.sessions.set(callId, session);
