@@ -37,6 +37,7 @@ import { ConversationSource1764145000000 } from './migrations/1764145000000-Conv
 import { OutboundCampaignNextTask1764150000000 } from './migrations/1764150000000-OutboundCampaignNextTask';
 import { PbxConnectorNormalizerJson1764155000000 } from './migrations/1764155000000-PbxConnectorNormalizerJson';
 import { MessageLatency1764162000000 } from './migrations/1764162000000-MessageLatency';
+import { CallVoicemail1764170000000 } from './migrations/1764170000000-CallVoicemail';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -82,4 +83,5 @@ export const MIGRATIONS = [
   OutboundCampaignNextTask1764150000000,
   PbxConnectorNormalizerJson1764155000000,
   MessageLatency1764162000000,
+  CallVoicemail1764170000000,
 ];

@@ -1,6 +1,6 @@
 import type { JobOptions } from 'bull';
 import type { DeliveryStatus, ProviderFailure } from '@/providers/messaging/messaging.port';
-import type { ProviderCallEvent } from '@/providers/telephony/telephony.port';
+import type { MachineDetectionReport, ProviderCallEvent } from '@/providers/telephony/telephony.port';
 
 /** Every queue of the service. Producers and processors name queues only through this table. */
 export const QUEUES = {
@@ -71,6 +71,8 @@ export interface JobPayloads {
       callId: string;
       event: ProviderCallEvent;
     };
+    /** Who answered, as the provider's answering-machine detection reported it (Twilio's AMD callback, the sandbox). */
+    'machine-detection': { workspaceId: string; callId: string; report: MachineDetectionReport };
     /** `no-answer` when still ringing at `ring_timeout_seconds`. */
     'ring-timeout': { workspaceId: string; callId: string };
     /** Ends an answered call at `max_duration_seconds`. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
+import { checkVoicemail } from '@/modules/calls/voicemail';
 import { Agent, AgentSettings } from './agent.entity';
 import { AgentViewExtras, AgentViewRow, AgentViewsRepository } from './agent-views.repository';
 import { AgentsRepository } from './agents.repository';
@@ -144,6 +145,8 @@ export class AgentsService {
     const current: AgentSettings =
       creating || !agent.settings ? { voice: {}, text: {}, memorize: {}, evaluation: {} } : agent.settings;
     if (creating || dto.settings) {
+      // An answering-machine policy is refused by name when a key does not hold (settings.voice.voicemail.action).
+      checkVoicemail(dto.settings?.voice?.voicemail, 'settings.voice.voicemail');
       const next = { ...current };
       for (const block of SETTINGS_BLOCKS) {
         const patch = dto.settings?.[block];

@@ -57,6 +57,10 @@ export interface CallStatsRow {
   inbound: string;
   outbound: string;
   answered: string;
+  answered_by_human: string;
+  answered_by_machine: string;
+  answered_by_fax: string;
+  answered_by_unknown: string;
   total_duration_seconds: string | null;
   mean_duration_seconds: string | null;
   max_duration_seconds: string | null;
@@ -153,6 +157,7 @@ export class AggregatesRepository {
       `WITH c AS (
          SELECT c.channel, to_char(c.created_at AT TIME ZONE $${params.length + 1}, 'YYYY-MM-DD') AS day,
                 CASE WHEN k.id IS NULL THEN first.direction ELSE lower(k.direction) END AS direction,
+                k.answered_by,
                 CASE WHEN k.id IS NULL
                      THEN EXISTS (SELECT 1 FROM messages a WHERE a.conversation_id = c.id AND a.sender = 'agent')
                      ELSE k.answered_at IS NOT NULL END AS answered,
@@ -170,6 +175,10 @@ export class AggregatesRepository {
               count(*) FILTER (WHERE direction = 'inbound') AS inbound,
               count(*) FILTER (WHERE direction = 'outbound') AS outbound,
               count(*) FILTER (WHERE answered) AS answered,
+              count(*) FILTER (WHERE answered_by = 'human') AS answered_by_human,
+              count(*) FILTER (WHERE answered_by = 'machine') AS answered_by_machine,
+              count(*) FILTER (WHERE answered_by = 'fax') AS answered_by_fax,
+              count(*) FILTER (WHERE answered_by = 'unknown') AS answered_by_unknown,
               sum(duration) AS total_duration_seconds,
               avg(duration) AS mean_duration_seconds,
               max(duration) AS max_duration_seconds

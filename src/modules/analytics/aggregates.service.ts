@@ -122,6 +122,12 @@ export class AggregatesService {
       inbound: int(r.inbound),
       outbound: int(r.outbound),
       answered: int(r.answered),
+      answered_by: {
+        human: int(r.answered_by_human),
+        machine: int(r.answered_by_machine),
+        fax: int(r.answered_by_fax),
+        unknown: int(r.answered_by_unknown),
+      },
       total_duration_seconds: num(r.total_duration_seconds, 3),
       mean_duration_seconds: num(r.mean_duration_seconds, 3),
       max_duration_seconds: num(r.max_duration_seconds, 3),

@@ -102,6 +102,12 @@ export class CallActions {
       case 'dtmf':
         await this.keypad.press(workspaceId, callId, a.digits, call);
         return {};
+      case 'voicemail':
+        // Whatever the agent is saying stops; the message (after the beep) is said, then the call ends.
+        this.runtime.media.stop(callId);
+        if (a.message) await this.runtime.say(call, a.message);
+        await this.runtime.end(workspaceId, callId, a.answered_by === 'fax' ? 'fax' : 'voicemail');
+        return {};
       case 'forward': {
         await this.runtime.say(call, a.message ?? DEFAULT_FORWARD_MESSAGE);
         if (a.agent_uuid) await this.runtime.handOver(call, a.agent_uuid, null);

@@ -126,9 +126,10 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
       dispatched_at: entry.dispatched_at,
     };
     // A forward on a real line says its message, then the other leg rings for up to its ring timeout: it is
-    // answered once queued to the owner, and its outcome follows on the live feed. In the sandbox, as every other
-    // action, it has taken effect when the answer arrives.
-    if (body.action === 'forward' && !call.isSimulation) {
+    // answered once queued to the owner, and its outcome follows on the live feed; so is a message left on a
+    // voicemail, which plays for as long as it lasts. In the sandbox, as every other action, they have taken effect
+    // when the answer arrives.
+    if ((body.action === 'forward' || body.action === 'voicemail') && !call.isSimulation) {
       await this.send(workspaceId, callId, call.ownerId, entry);
       return answer;
     }

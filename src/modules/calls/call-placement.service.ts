@@ -25,6 +25,7 @@ import {
   voiceText,
 } from './call-context';
 import type { NewCall, TaskCall } from './call-placement.types';
+import { agentVoicemail, callVoicemail, checkVoicemail } from './voicemail';
 
 export type { TaskCall } from './call-placement.types';
 import { CallInstance } from './call-instance';
@@ -70,11 +71,13 @@ export class CallPlacement {
     const prompt = checkPrompt(dto.prompt);
     const variables = checkVariables(dto.variables);
     const metadata = checkMetadata(dto.metadata);
+    const voicemailOverride = checkVoicemail(dto.voicemail, 'voicemail');
     const channel = dto.channel ?? 'phone';
 
     const agent = await agentInBody(this.agents, workspaceId, agentId);
     if (agent.status === 'paused' || agent.status === 'completed')
       throw AppException.conflict(`Agent is ${agent.status}`);
+    const voicemail = callVoicemail([voicemailOverride, agentVoicemail(agent)], variables);
     const number = await this.callerNumber(
       workspaceId,
       agent.agent_uuid,
@@ -115,6 +118,7 @@ export class CallPlacement {
         dto.max_duration_seconds ??
         voiceSetting(agent, 'max_duration_seconds', 30, 7200, DEFAULT_MAX_DURATION),
       ringTimeoutSeconds: dto.ring_timeout_seconds ?? DEFAULT_RING_TIMEOUT,
+      voicemail,
     });
     await this.queue.add('dial', { workspaceId, callId: call.uuid }, { jobId: `dial:${call.uuid}` });
     return call;
@@ -155,6 +159,8 @@ export class CallPlacement {
         campaignId: t.campaignId,
         taskId: t.taskId,
         link: t.link,
+        // The campaign's (or task's) keys, then the agent's; no one is there to refuse a policy that cannot hold.
+        voicemail: callVoicemail([t.voicemail, agentVoicemail(agent)], t.variables, { strict: false }),
       });
       await this.queue.add('dial', { workspaceId, callId: call.uuid }, { jobId: `dial:${call.uuid}` });
       return call;
@@ -232,6 +238,9 @@ export class CallPlacement {
           taskId: c.taskId ?? null,
           listingId: null,
           recording: null,
+          answeredBy: null,
+          voicemail: c.direction === 'Outbound' ? (c.voicemail ?? null) : null,
+          machineDetection: null,
           providerLog: [],
           ownerId: this.instance.id,
           lastActivityAt: null,

@@ -3,6 +3,7 @@ import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
 import type { Call, CallChannel, CallDirection } from './call.entity';
+import type { VoicemailOverride, VoicemailPolicy } from './voicemail';
 
 /** A call about to be written, whichever way it came (the API, a task, an inbound hook). */
 export interface NewCall {
@@ -25,6 +26,8 @@ export interface NewCall {
   ringTimeoutSeconds: number;
   campaignId?: string | null;
   taskId?: string | null;
+  /** The answering-machine policy of an outbound call. */
+  voicemail?: VoicemailPolicy | null;
   /** Runs first in the transaction that writes the call (see `TaskCall.link`). */
   link?: CallLink;
 }
@@ -45,6 +48,8 @@ export interface TaskCall {
   taskId: string;
   variables: Record<string, string>;
   metadata: Record<string, unknown>;
+  /** The campaign's (or the task's) voicemail keys, over the agent's. */
+  voicemail?: VoicemailOverride | null;
   /**
    * The task's start, in the call's transaction: the call is written only with the task moved to `in_progress`
    * (a task cancelled meanwhile throws, and no call is made).

@@ -13,7 +13,9 @@ export type LiveAction =
   | { action: 'hangup'; message?: string }
   | { action: 'mute' }
   | { action: 'unmute' }
-  | { action: 'dtmf'; digits: string };
+  | { action: 'dtmf'; digits: string }
+  /** Not a route: a machine or a fax answered (CallVoicemail); `message` is left after the beep, then it hangs up. */
+  | { action: 'voicemail'; answered_by: 'machine' | 'fax'; message?: string };
 
 export interface ActionOutcome {
   muted?: boolean;

@@ -38,7 +38,9 @@ export type EndReason =
   | 'provider_error'
   | 'canceled'
   | 'concurrency_limit'
-  | 'agent_unavailable';
+  | 'agent_unavailable'
+  | 'voicemail'
+  | 'fax';
 
 /** The end reason of a provider's ended status the service did not ask for. */
 export function providerEndReason(to: CallStatus): EndReason | null {

@@ -1,6 +1,7 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import type { CallStatus, ProviderError } from '@/providers/telephony/telephony.port';
+import type { AnsweredBy, MachineDetection, VoicemailPolicy } from './voicemail';
 
 export type CallDirection = 'Inbound' | 'Outbound';
 export type CallChannel = 'phone' | 'whatsapp_call';
@@ -44,6 +45,11 @@ export class Call extends WorkspaceOwnedEntity {
   @Column('uuid', { nullable: true }) taskId!: string | null;
   @Column('uuid', { nullable: true }) listingId!: string | null;
   @Column('jsonb', { nullable: true }) recording!: Record<string, unknown> | null;
+  /** Who answered an outbound call with detection on, once known (provider AMD or the first words heard). */
+  @Column('varchar', { length: 10, nullable: true }) answeredBy!: AnsweredBy | null;
+  /** The answering-machine policy the call was placed with (outbound calls only). */
+  @Column('jsonb', { nullable: true }) voicemail!: VoicemailPolicy | null;
+  @Column('jsonb', { nullable: true }) machineDetection!: MachineDetection | null;
   /** Every provider event received, applied or not (a late one is kept here only). */
   @Column('jsonb', { default: [] }) providerLog!: Record<string, unknown>[];
   /** The process holding the call's media session, which performs its live actions. */

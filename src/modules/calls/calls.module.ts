@@ -25,6 +25,7 @@ import { CallsRepository } from './calls.repository';
 import { CallPlacement } from './call-placement.service';
 import { InboundCalls } from './inbound-calls.service';
 import { CallsService } from './calls.service';
+import { CallVoicemail } from './call-voicemail.service';
 
 @Module({
   imports: [
@@ -56,6 +57,7 @@ import { CallsService } from './calls.service';
     CallLive,
     CallInstance,
     CallRecordings,
+    CallVoicemail,
   ],
   exports: [
     CallsService,
@@ -70,6 +72,7 @@ import { CallsService } from './calls.service';
     CallRecordings,
     CallLive,
     CallInstance,
+    CallVoicemail,
     PhoneNumbersModule,
     SipDirectoryModule,
   ],

@@ -41,6 +41,9 @@ export interface CallViewRow {
   task_id: string | null;
   listing_id: string | null;
   recording: Record<string, unknown> | null;
+  answered_by: string | null;
+  voicemail: Record<string, unknown> | null;
+  machine_detection: Record<string, unknown> | null;
   answered_at: Date | null;
   ended_at: Date | null;
   created_at: Date;
@@ -52,8 +55,8 @@ const VIEW_OF = (source: string) => `
          ct.phone_number AS c_phone, ct.email AS c_email, s.id AS session_id, s.summary AS analysis,
          k.phone_number_id, k.direction, k.channel, k.status, k.end_reason, k.error, k.handled_by, k.from_number,
          k.to_number, k.provider, k.provider_call_id, k.is_simulation, k.muted, k.forwarded_to, k.variables,
-         k.metadata, k.campaign_id, k.task_id, k.listing_id, k.recording, k.answered_at, k.ended_at,
-         k.created_at, k.updated_at
+         k.metadata, k.campaign_id, k.task_id, k.listing_id, k.recording, k.answered_by, k.voicemail,
+         k.machine_detection, k.answered_at, k.ended_at, k.created_at, k.updated_at
     FROM ${source} k
     LEFT JOIN agents a ON a.id = k.agent_id
     LEFT JOIN contacts ct ON ct.id = k.contact_id AND ct.workspace_id = k.workspace_id

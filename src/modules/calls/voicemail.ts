@@ -1,4 +1,5 @@
 import { AppException } from '@/common/errors/app.exception';
+import { fill } from './call-context';
 
 /** Who answered an outbound call, once detected. */
 export const ANSWERED_BY = ['human', 'machine', 'fax', 'unknown'] as const;
@@ -96,11 +97,13 @@ export function storedVoicemail(value: unknown): VoicemailOverride | null {
 
 /**
  * The policy of a call, key by key: the call's keys, then the campaign's, then the agent's, then the defaults.
- * `leave_message` without a message at any level is refused (422 on `<field>.message`).
+ * `leave_message` without a message at any level is refused (422 on `<field>.message`); where nobody is there to
+ * answer a refusal (`strict` false: a task's call), it hangs up instead.
  */
 export function resolveVoicemail(
   levels: (VoicemailOverride | null | undefined)[],
   field = 'voicemail',
+  strict = true,
 ): VoicemailPolicy {
   const pick = <K extends keyof VoicemailPolicy>(key: K): VoicemailPolicy[K] => {
     for (const level of levels)
@@ -113,13 +116,29 @@ export function resolveVoicemail(
     message: pick('message'),
     retry_on_voicemail: pick('retry_on_voicemail'),
   };
-  if (policy.detection && policy.action === 'leave_message' && !policy.message)
+  if (policy.detection && policy.action === 'leave_message' && !policy.message) {
+    if (!strict) return { ...policy, action: 'hang_up' };
     throw AppException.invalid(
       `${field}.message`,
       `${field}.message is required when the action is leave_message (no level sets one)`,
       'VALIDATION_ERROR',
     );
+  }
   return policy;
+}
+
+/** An agent's `settings.voice.voicemail` (free-form settings: a value that does not check is no setting). */
+export const agentVoicemail = (agent: { settings?: { voice?: Record<string, unknown> } | null }) =>
+  storedVoicemail(agent.settings?.voice?.voicemail);
+
+/** A call's policy from its levels (see `resolveVoicemail`), its message filled with the call's variables. */
+export function callVoicemail(
+  levels: (VoicemailOverride | null | undefined)[],
+  variables: Record<string, string>,
+  options: { field?: string; strict?: boolean } = {},
+): VoicemailPolicy {
+  const policy = resolveVoicemail(levels, options.field, options.strict);
+  return { ...policy, message: policy.message ? fill(policy.message, variables) : null };
 }
 
 /** Twilio's `AnsweredBy` (the sandbox speaks the same) as the call keeps it. */

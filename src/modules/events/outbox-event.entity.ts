@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'recording_ready',
   'campaign_status',
   'task_status',
+  'call_voicemail',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -95,6 +95,17 @@ export const TRIGGERS: CatalogEntry[] = [
     output_example: { change: 'call_status', status: 'completed', call: { uuid: CONTACT.uuid } },
   },
   {
+    key: 'call_voicemail',
+    name: 'Call reached a voicemail',
+    keys: { agent_uuid: uuid(), campaign_uuid: uuid() },
+    output_example: {
+      answered_by: 'machine',
+      action: 'leave_message',
+      machine_detection: { source: 'twilio', result: 'machine_end_beep', duration_ms: 4200 },
+      call: { uuid: CONTACT.uuid, direction: 'Outbound', answered_by: 'machine' },
+    },
+  },
+  {
     key: 'message_received',
     name: 'Message received',
     keys: {
@@ -197,6 +208,8 @@ export const ACTIONS: CatalogEntry[] = [
       to: phone(true),
       phone_number_uuid: uuid(),
       variables: object,
+      // Unset: the agent's settings.voice.voicemail, as for POST /call.
+      voicemail: object,
       // Unset: the agent's settings.voice.record, as for POST /call.
       record: {
         schema: { type: 'boolean' },

@@ -14,6 +14,7 @@ import { matches } from './triggers/trigger-match';
 const EVENT_TYPES: Record<string, string[]> = {
   inbound_call: ['conversation_status'],
   call_ended: ['conversation_status'],
+  call_voicemail: ['call_voicemail'],
   message_received: ['conversation_update'],
   session_evaluated: ['conversation_end_report'],
   contact_created: ['contact_created'],

@@ -22,6 +22,8 @@ const endedOf = (call: Call) =>
     answered_at: call.answeredAt,
     ended_at: call.endedAt,
     created_at: call.createdAt,
+    answered_by: call.answeredBy,
+    retry_on_voicemail: !!call.voicemail?.retry_on_voicemail,
   };
 
 const GENERATION_TTL_MS = 24 * 3600 * 1000;

@@ -82,6 +82,7 @@ export class CampaignTasks {
             : null,
         variables: c.variables,
         metadata: c.metadata,
+        voicemail: c.voicemail,
       };
     });
     const created = await this.tasks.insertMany(c.workspaceId, rows, tx);

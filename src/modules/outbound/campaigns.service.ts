@@ -4,6 +4,8 @@ import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { checkMetadata, checkVariables } from '@/modules/calls/call-context';
+import { agentVoicemail, checkVoicemail, resolveVoicemail } from '@/modules/calls/voicemail';
+import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { CampaignTasks } from './campaign-tasks';
@@ -130,12 +132,14 @@ export class CampaignsService {
       maxConcurrency: 10,
       variables: {},
       metadata: {},
+      voicemail: null,
       status: 'draft',
       isListing: preset.listing ?? false,
       startedAt: null,
       endedAt: null,
     });
     this.applyEditable(c, dto);
+    this.assertVoicemail(c, agent);
     const write = async (t: Transaction) => {
       this.assertWindow(c, c.ruleId ? await this.rules.findById(workspaceId, c.ruleId, t) : null);
       await this.campaigns.save(workspaceId, c, t);
@@ -179,19 +183,26 @@ export class CampaignsService {
       }
       if (dto.name !== undefined) c.name = dto.name.trim();
       this.applyEditable(c, dto);
+      if (dto.voicemail || (dto.agent_uuid && c.voicemail))
+        this.assertVoicemail(c, await this.agents.agent(workspaceId, c.agentId));
       if (dto.window !== undefined)
         this.assertWindow(c, c.ruleId ? await this.rules.findById(workspaceId, c.ruleId, tx) : null);
       await this.campaigns.save(workspaceId, c, tx);
       if (c.status !== 'draft' && (dto.window !== undefined || dto.retry !== undefined))
         await this.campaignTasks.applyPolicy(tx, c, await this.campaigns.pools(workspaceId, c.id, tx));
-      // Tasks carry the campaign's variables and metadata from their creation: those not started take the new ones.
-      if (c.status !== 'draft' && (dto.variables !== undefined || dto.metadata !== undefined))
+      // Tasks carry the campaign's variables, metadata and voicemail keys from their creation: those not started
+      // take the new ones.
+      if (
+        c.status !== 'draft' &&
+        (dto.variables !== undefined || dto.metadata !== undefined || dto.voicemail !== undefined)
+      )
         await this.tasks.applyContext(
           workspaceId,
           c.id,
           {
             variables: dto.variables === undefined ? undefined : c.variables,
             metadata: dto.metadata === undefined ? undefined : c.metadata,
+            voicemail: dto.voicemail === undefined ? undefined : c.voicemail,
           },
           NOT_STARTED,
           tx,
@@ -290,6 +301,7 @@ export class CampaignsService {
     }
     if (dto.variables !== undefined) c.variables = checkVariables(dto.variables);
     if (dto.metadata !== undefined) c.metadata = checkMetadata(dto.metadata);
+    if (dto.voicemail !== undefined) c.voicemail = checkVoicemail(dto.voicemail, 'voicemail');
   }
 
   /**
@@ -311,6 +323,11 @@ export class CampaignsService {
           `window.start_time ${clash.start} must be before the end_time it is merged with (${clash.end}, ${from})`,
           'VALIDATION_ERROR',
         );
+  }
+
+  /** The campaign's voicemail keys over its agent's must make a policy that holds (leave_message needs a message). */
+  private assertVoicemail(c: Campaign, agent: AgentResponse): void {
+    if (c.voicemail) resolveVoicemail([c.voicemail, agentVoicemail(agent)]);
   }
 
   private async assertNumber(workspaceId: string, id: string): Promise<void> {

@@ -12,7 +12,7 @@ import {
   Task,
   TaskStatus,
 } from './outbound.entities';
-import { MovedTask, returned, TaskRow } from './task-row';
+import { EndedCall, MovedTask, returned, TaskRow } from './task-row';
 
 export interface TaskRef {
   workspace_id: string;
@@ -293,16 +293,12 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
     return rows[0] ?? null;
   }
 
-  /** How the task's current call ended. */
-  async callOutcome(
-    workspaceId: string,
-    callId: string,
-    tx: EntityManager,
-  ): Promise<{ status: string; answered_at: Date | null; ended_at: Date | null; created_at: Date } | null> {
-    const rows = await this.sql<
-      { status: string; answered_at: Date | null; ended_at: Date | null; created_at: Date }[]
-    >(
-      `SELECT status, answered_at, ended_at, created_at FROM calls WHERE workspace_id = $1 AND id = $2`,
+  /** How the task's current call ended (and who answered it, with its voicemail retry). */
+  async callOutcome(workspaceId: string, callId: string, tx: EntityManager): Promise<EndedCall | null> {
+    const rows = await this.sql<EndedCall[]>(
+      `SELECT id, status, answered_at, ended_at, created_at, answered_by,
+              coalesce((voicemail ->> 'retry_on_voicemail')::boolean, false) AS retry_on_voicemail
+         FROM calls WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, callId],
       tx,
     );

@@ -1,5 +1,6 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
+import type { VoicemailOverride } from '@/modules/calls/voicemail';
 
 export const POOL_TYPES = ['FIFO', 'LIFO', 'Parallel'] as const;
 export type PoolType = (typeof POOL_TYPES)[number];
@@ -39,6 +40,7 @@ export const TASK_STATUSES = [
   'failed',
   'cancelled',
   'expired',
+  'voicemail',
 ] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 /** Tasks that have not started: what cancel, hold, member removal and expiry act on. */
@@ -112,6 +114,8 @@ export class Campaign extends WorkspaceOwnedEntity {
   @Column('int') maxConcurrency!: number;
   @Column('jsonb') variables!: Record<string, string>;
   @Column('jsonb') metadata!: Record<string, unknown>;
+  /** The campaign's answering-machine keys, over its agent's `settings.voice.voicemail` (copied onto its tasks). */
+  @Column('jsonb', { nullable: true }) voicemail!: VoicemailOverride | null;
   @Column('varchar', { length: 10 }) status!: CampaignStatus;
   @Column('boolean') isListing!: boolean;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) startedAt!: Date | null;
@@ -150,6 +154,7 @@ export class Task extends WorkspaceOwnedEntity {
   @Column('jsonb', { nullable: true }) taskData!: Record<string, unknown> | null;
   @Column('jsonb') variables!: Record<string, string>;
   @Column('jsonb') metadata!: Record<string, unknown>;
+  @Column('jsonb', { nullable: true }) voicemail!: VoicemailOverride | null;
   @Column('int') attempts!: number;
   @Column('boolean') retried!: boolean;
   @Column('varchar', { length: 20, nullable: true }) lastOutcome!: string | null;

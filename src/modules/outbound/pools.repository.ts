@@ -47,6 +47,7 @@ const TASK_TO_MEMBER = `CASE
   WHEN t.status = 'queued' THEN 'Processing'
   WHEN t.status = 'in_progress' THEN 'In_Call'
   WHEN t.status = 'completed' THEN 'Completed'
+  WHEN t.status = 'voicemail' THEN 'Voicemail'
   WHEN t.status = 'cancelled' OR t.failure_reason = 'blacklisted' THEN 'Skipped'
   ELSE 'Failed' END`;
 

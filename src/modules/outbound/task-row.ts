@@ -1,3 +1,4 @@
+import type { VoicemailOverride } from '@/modules/calls/voicemail';
 import type { CallingWindow, RetryOutcome, RetryStrategy, TaskStatus } from './outbound.entities';
 
 /** A task as its table holds it (the repositories answer rows in this shape). */
@@ -27,6 +28,8 @@ export interface TaskRow {
   task_data: Record<string, unknown> | null;
   variables: Record<string, string>;
   metadata: Record<string, unknown>;
+  /** The campaign's (or the task's own) answering-machine keys, over the agent's. */
+  voicemail: VoicemailOverride | null;
   attempts: number;
   retried: boolean;
   last_outcome: string | null;
@@ -40,6 +43,19 @@ export interface TaskRow {
   failed_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A task's ended call as the settlement reads it. */
+export interface EndedCall {
+  id: string;
+  status: string;
+  answered_at: Date | null;
+  ended_at: Date | null;
+  created_at: Date;
+  /** Who answered, when detection ran (`machine` and `fax` are not answers). */
+  answered_by: string | null;
+  /** The call's voicemail policy tries a task again on a machine. */
+  retry_on_voicemail: boolean;
 }
 
 /** A task after a move, with the status it left. */
@@ -94,6 +110,7 @@ export const NEW_TASK_COLUMNS: Record<keyof NewTaskColumns, string> = {
   task_data: 'jsonb',
   variables: 'jsonb',
   metadata: 'jsonb',
+  voicemail: 'jsonb',
 };
 
 /** The rows an UPDATE or DELETE ... RETURNING answered (TypeORM gives those as `[rows, count]`). */

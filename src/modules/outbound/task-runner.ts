@@ -88,6 +88,7 @@ export class TaskRunner {
         taskId: task.id,
         variables: task.variables,
         metadata: task.metadata,
+        voicemail: task.voicemail,
         // The call is written with the task's start, under the task's lock: a cancel either lands first (no call
         // is made, its slot goes back) or finds the task in progress (409).
         link: async (tx, callId) => {

@@ -7,18 +7,21 @@ import { OutboundEvents } from './outbound-events';
 import { RetryOutcome, TaskStatus } from './outbound.entities';
 import { dayZoneOf, TaskRunner, zoneOf } from './task-runner';
 import { OUTBOUND_TEMPLATE_SENDER, TemplateSender } from './template-sender.port';
-import { TaskRow } from './task-row';
+import { EndedCall, TaskRow } from './task-row';
 import { TasksRepository } from './tasks.repository';
+
+export type { EndedCall } from './task-row';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** An ended call as the settlement reads it. */
-export interface EndedCall {
-  id: string;
-  status: string;
-  answered_at: Date | null;
-  ended_at: Date | null;
-  created_at: Date;
+/**
+ * An attempt's outcome from its call: `voicemail` when a machine answered (whatever the agent did then), `fax` for a
+ * fax, else the call's status (`completed` for a person or an undetected answer).
+ */
+export function callOutcome(call: Pick<EndedCall, 'status' | 'answered_by'>): string {
+  if (call.answered_by === 'machine') return 'voicemail';
+  if (call.answered_by === 'fax') return 'fax';
+  return call.status;
 }
 
 /** What happens to a task once its attempt has an outcome: done, another attempt later, or failed. */
@@ -55,7 +58,7 @@ export class TaskSettlement {
     // The contact's zone matters only to place a retry: read then.
     const contactZone = async () =>
       (await this.dispatch.contact(task.workspace_id, task.contact_id))?.timezone ?? null;
-    await this.conclude(tx, task, call.status, now, contactZone, duration);
+    await this.conclude(tx, task, callOutcome(call), now, contactZone, duration, call.retry_on_voicemail);
     return true;
   }
 
@@ -104,12 +107,17 @@ export class TaskSettlement {
     now: number,
     contactZone: () => Promise<string | null>,
     durationMs: number | null,
+    retryOnVoicemail = false,
   ): Promise<void> {
     await this.tasks.endAttempt(task.workspace_id, task.id, task.attempts, outcome, new Date(now), tx);
+    // A voicemail is tried again by the call's voicemail policy (under the task's interval and attempts), the
+    // provider's outcomes by the task's `retry_on`.
+    const retried =
+      outcome === 'voicemail' ? retryOnVoicemail : task.retry_on.includes(outcome as RetryOutcome);
     let next: { status: TaskStatus; patch: Record<string, unknown> };
     if (outcome === 'completed') next = { status: 'completed', patch: { completed_at: new Date(now) } };
     else if (outcome === 'canceled') next = { status: 'cancelled', patch: {} };
-    else if (task.retry_on.includes(outcome as RetryOutcome) && task.attempts < task.max_attempts) {
+    else if (retried && task.attempts < task.max_attempts) {
       const under = await this.retryUnder(tx, task, now);
       const at =
         typeof under === 'string' ? await this.nextAttempt(tx, task, now, await contactZone()) : null;
@@ -119,8 +127,11 @@ export class TaskSettlement {
       else if (under === 'hold')
         next = { status: 'on_hold', patch: { scheduled_at: new Date(at), held_status: 'scheduled' } };
       else next = { status: 'scheduled', patch: { scheduled_at: new Date(at) } };
+    } else if (outcome === 'voicemail') {
+      // Neither answered nor failed: the task ends on the voicemail (a message may have been left).
+      next = { status: 'voicemail', patch: { completed_at: new Date(now) } };
     } else {
-      const reason = task.retry_on.includes(outcome as RetryOutcome) ? 'max_attempts_reached' : outcome;
+      const reason = retried ? 'max_attempts_reached' : outcome;
       next = { status: 'failed', patch: { failure_reason: reason, failed_at: new Date(now) } };
     }
     const row = await this.tasks.update(

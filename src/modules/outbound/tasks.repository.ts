@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { VoicemailOverride } from '@/modules/calls/voicemail';
 import { Task, TaskAttempt, TaskStatus } from './outbound.entities';
 import { MovedTask, NEW_TASK_COLUMNS, NewTask, returned, TaskRow } from './task-row';
 
@@ -38,6 +39,8 @@ export interface CampaignStats {
   cancelled: number;
   expired: number;
   on_hold: number;
+  /** Tasks ended on a voicemail (their last call reached a machine and was not tried again). */
+  voicemail: number;
   answered: number;
   attempts: number;
 }
@@ -80,17 +83,21 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
     return out;
   }
 
-  /** A campaign's `variables` and `metadata`, as changed, on its tasks that are in `statuses`. */
+  /** A campaign's `variables`, `metadata` and `voicemail`, as changed, on its tasks that are in `statuses`. */
   async applyContext(
     workspaceId: string,
     campaignId: string,
-    context: { variables?: Record<string, string>; metadata?: Record<string, unknown> },
+    context: {
+      variables?: Record<string, string>;
+      metadata?: Record<string, unknown>;
+      voicemail?: VoicemailOverride | null;
+    },
     statuses: TaskStatus[],
     tx: EntityManager,
   ): Promise<void> {
     await this.sql(
       `UPDATE outbound_tasks SET variables = COALESCE($4::jsonb, variables), metadata = COALESCE($5::jsonb, metadata),
-              updated_at = now()
+              voicemail = CASE WHEN $6 THEN $7::jsonb ELSE voicemail END, updated_at = now()
         WHERE workspace_id = $1 AND campaign_id = $2 AND status = ANY($3)`,
       [
         workspaceId,
@@ -98,6 +105,8 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
         statuses,
         context.variables === undefined ? null : JSON.stringify(context.variables),
         context.metadata === undefined ? null : JSON.stringify(context.metadata),
+        context.voicemail !== undefined,
+        context.voicemail ? JSON.stringify(context.voicemail) : null,
       ],
       tx,
     );
@@ -231,6 +240,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
       cancelled: 0,
       expired: 0,
       on_hold: 0,
+      voicemail: 0,
       answered: 0,
       attempts: 0,
     };

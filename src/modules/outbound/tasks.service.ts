@@ -5,6 +5,7 @@ import { newId } from '@/common/persistence/base.entity';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { checkMetadata, checkVariables } from '@/modules/calls/call-context';
+import { checkVoicemail } from '@/modules/calls/voicemail';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { ListContactsQuery } from '@/modules/contacts/dto/contact.dto';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
@@ -32,7 +33,7 @@ const MOVES: Record<TaskAction, { from: TaskStatus[]; to: TaskStatus | 'held'; s
   hold: { from: ['scheduled', 'pending'], to: 'on_hold', set: 'held_status = o.prev' },
   release: { from: ['on_hold'], to: 'held', set: 'held_status = NULL' },
   retry: {
-    from: ['failed', 'expired'],
+    from: ['failed', 'expired', 'voicemail'],
     to: 'scheduled',
     set: `max_attempts = GREATEST(t.max_attempts, t.attempts + 1), retried = true, failure_reason = NULL,
           failed_at = NULL, expires_at = CASE WHEN o.prev = 'expired' THEN NULL ELSE t.expires_at END`,
@@ -106,6 +107,7 @@ export class TasksService {
     const taskData = dto.type === 'send_message' ? checkTaskData(dto.task_data) : (dto.task_data ?? null);
     const variables = checkVariables(dto.variables);
     const metadata = checkMetadata(dto.metadata);
+    const voicemail = checkVoicemail(dto.voicemail, 'voicemail');
     const agent = await agentInBody(this.agents, workspaceId, dto.agent_uuid);
     if (dto.phone_number_uuid && !(await this.numbers.find(workspaceId, dto.phone_number_uuid)))
       throw AppException.invalid(
@@ -143,6 +145,7 @@ export class TasksService {
             task_data: taskData,
             variables,
             metadata,
+            voicemail,
           },
         ],
         tx,

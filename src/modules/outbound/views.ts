@@ -82,6 +82,7 @@ export function campaignView(c: Campaign, poolIds: string[]): CampaignCore {
     window: c.window,
     retry: c.retry,
     max_concurrency: c.maxConcurrency,
+    voicemail: c.voicemail as Record<string, unknown> | null,
     variables: c.variables,
     metadata: c.metadata,
     status: c.status,

@@ -80,6 +80,29 @@ export class TwilioHooksController {
     await this.hooks.status(uuid, f);
   }
 
+  @Post('calls/:uuid/amd')
+  @RawResponse()
+  @HttpCode(204)
+  @ApiOperation({
+    summary: "Twilio: the answering-machine detection's answer (AsyncAmdStatusCallback)",
+    description:
+      'Form fields `CallSid`, `AnsweredBy` (`human`, `machine_start`, `machine_end_beep`, `machine_end_silence`, ' +
+      '`machine_end_other`, `fax`, `unknown`) and `MachineDetectionDuration` (ms). Sets the call’s `answered_by` ' +
+      'and acts on a machine or fax as its voicemail policy says; a repeat is dropped, one after the call ended is ' +
+      'kept in its provider log only.',
+  })
+  @ApiResponse(NO_CONTENT)
+  @ApiErrors('BAD_REQUEST', 'INVALID_SIGNATURE', 'INVALID_UUID', 'RESOURCE_NOT_FOUND')
+  async amd(
+    @Req() req: Request,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() body: unknown,
+  ): Promise<void> {
+    const f = form(body);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
+    await this.hooks.amd(uuid, f);
+  }
+
   @Post('calls/:uuid/recording')
   @RawResponse()
   @HttpCode(204)

@@ -10,7 +10,7 @@ import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { InboundCalls } from '@/modules/calls/inbound-calls.service';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
-import type { CallStatus } from '@/providers/telephony/telephony.port';
+import { type CallStatus, DETECTION_RETRY } from '@/providers/telephony/telephony.port';
 import type { CallChannel } from '@/modules/calls/call.entity';
 import { dialOutcomeKey, numberOfAddress, TwilioTelephony } from '@/providers/telephony/twilio.telephony';
 import {
@@ -57,7 +57,8 @@ export class TwilioHooks {
     private readonly inboundCalls: InboundCalls,
     private readonly lifecycle: CallLifecycle,
     private readonly twilio: TwilioTelephony,
-    @InjectQueue(QUEUES.calls) private readonly callsQueue: Queue<JobPayloads['calls']['provider-event']>,
+    @InjectQueue(QUEUES.calls)
+    private readonly callsQueue: Queue<JobPayloads['calls']['provider-event' | 'machine-detection']>,
     @InjectQueue(QUEUES.voice) private readonly voiceQueue: Queue<JobPayloads['voice']['recording']>,
   ) {}
 
@@ -103,6 +104,33 @@ export class TwilioHooks {
     ])
       if (form[k] !== undefined) detail[k] = form[k];
     await this.callsQueue.add('provider-event', { workspaceId, callId, event: { status, error, detail } });
+  }
+
+  /**
+   * The asynchronous answering-machine detection's answer (`AnsweredBy`, `MachineDetectionDuration`): applied in the
+   * calls queue; a repeat (same CallSid) is dropped, one after the call ended lands in its provider log only.
+   */
+  async amd(callId: string, form: Form): Promise<void> {
+    const { workspaceId } = await this.callOf(callId);
+    if (!form.AnsweredBy || !(await this.first(`amd:${form.CallSid ?? callId}`))) return;
+    const detail: Record<string, unknown> = {};
+    for (const k of ['CallSid', 'AnsweredBy', 'MachineDetectionDuration'])
+      if (form[k] !== undefined) detail[k] = form[k];
+    const duration = Number(form.MachineDetectionDuration);
+    await this.callsQueue.add(
+      'machine-detection',
+      {
+        workspaceId,
+        callId,
+        report: {
+          source: 'twilio',
+          answeredBy: form.AnsweredBy,
+          durationMs: Number.isFinite(duration) ? duration : null,
+          detail,
+        },
+      },
+      DETECTION_RETRY,
+    );
   }
 
   /** An inbound call on a number: the stream TwiML for the bound agent, else a refusal said or signalled. */

@@ -5,9 +5,15 @@ import { randomBytes } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { sandboxOutcome } from './sandbox-outcomes';
-import type { DialRequest, ForwardTarget, ProviderCallRef, TelephonyAdapter } from './telephony.port';
+import {
+  DETECTION_RETRY,
+  type DialRequest,
+  type ForwardTarget,
+  type ProviderCallRef,
+  type TelephonyAdapter,
+} from './telephony.port';
 
-type ProviderEventJob = JobPayloads['calls']['provider-event'];
+type CallsJob = JobPayloads['calls']['provider-event'] | JobPayloads['calls']['machine-detection'];
 
 /**
  * The telephony provider that needs no account and no network: a call rings at once and takes its destination's
@@ -19,7 +25,7 @@ export class SandboxTelephony implements TelephonyAdapter {
   readonly simulated = true;
 
   constructor(
-    @InjectQueue(QUEUES.calls) private readonly queue: Queue<ProviderEventJob>,
+    @InjectQueue(QUEUES.calls) private readonly queue: Queue<CallsJob>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -41,6 +47,26 @@ export class SandboxTelephony implements TelephonyAdapter {
           event: { status: outcome.call, error: outcome.error, detail: { CallSid: providerCallId } },
         },
         { jobId: `sandbox:${callId}:outcome`, delay: this.config.telephony.sandboxAnswerDelayMs },
+      );
+    // Detection answers one more delay after the pick-up, as Twilio's asynchronous AMD does after it.
+    if (outcome.call === 'in-progress' && outcome.answeredBy && request.machineDetection)
+      await this.queue.add(
+        'machine-detection',
+        {
+          workspaceId,
+          callId,
+          report: {
+            source: 'sandbox',
+            answeredBy: outcome.answeredBy,
+            durationMs: this.config.telephony.sandboxAnswerDelayMs,
+            detail: { CallSid: providerCallId, AnsweredBy: outcome.answeredBy },
+          },
+        },
+        {
+          jobId: `sandbox:${callId}:amd`,
+          delay: 2 * this.config.telephony.sandboxAnswerDelayMs,
+          ...DETECTION_RETRY,
+        },
       );
     return { providerCallId };
   }

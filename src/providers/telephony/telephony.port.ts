@@ -39,6 +39,22 @@ export interface ProviderCallEvent {
   detail?: Record<string, unknown>;
 }
 
+/** Who answered, as the provider's answering-machine detection says it (Twilio's `AnsweredBy` values). */
+export interface MachineDetectionReport {
+  source: 'twilio' | 'sandbox';
+  /** `human`, `machine_start`, `machine_end_beep`, `machine_end_silence`, `machine_end_other`, `fax`, `unknown`. */
+  answeredBy: string;
+  durationMs: number | null;
+  /** The provider's own fields, kept in the call's provider log. */
+  detail?: Record<string, unknown>;
+}
+
+/**
+ * Options of a `machine-detection` job: a report that finds its call not answered yet (the answer still on its way)
+ * is tried again this often, for some 10 s.
+ */
+export const DETECTION_RETRY = { attempts: 40, backoff: { type: 'fixed', delay: 250 } } as const;
+
 /** A customer's SIP trunk that carries the caller number: the call goes to `sip:<to>@<gateway>`. */
 export interface TrunkRoute {
   gateway: string;
@@ -61,6 +77,11 @@ export interface DialRequest {
   to: string;
   ringTimeoutSeconds: number;
   record: boolean;
+  /**
+   * Answering-machine detection: the provider reports who answered (Twilio's asynchronous AMD with
+   * `DetectMessageEnd`; the sandbox by number) as a `machine-detection` job.
+   */
+  machineDetection?: boolean;
   /** Set when the caller number rides on a SIP trunk. */
   trunk?: TrunkRoute | null;
 }

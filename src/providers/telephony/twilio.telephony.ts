@@ -112,6 +112,15 @@ export class TwilioTelephony implements TelephonyAdapter {
       StatusCallbackMethod: 'POST',
       StatusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
     };
+    // Asynchronous answering-machine detection: the stream starts at once and the answer comes to its own hook,
+    // after the greeting's beep for a machine (DetectMessageEnd), so a message left then is heard whole.
+    if (request.machineDetection)
+      Object.assign(data, {
+        MachineDetection: 'DetectMessageEnd',
+        AsyncAmd: 'true',
+        AsyncAmdStatusCallback: this.urls.hook(callId, 'amd'),
+        AsyncAmdStatusCallbackMethod: 'POST',
+      });
     if (request.record)
       Object.assign(data, {
         Record: true,

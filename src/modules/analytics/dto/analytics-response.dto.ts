@@ -92,11 +92,28 @@ export class EvaluationAnalyticsDto {
   by_day!: EvaluationDayBucketDto[];
 }
 
+/** Outbound calls by who answered them, as answering-machine detection decided (calls without it are not counted). */
+export class AnsweredByStatsDto {
+  @ApiProperty({ example: 6 }) human!: number;
+  @ApiProperty({
+    example: 3,
+    description: 'voicemail and answering machines (provider AMD or the greeting heard)',
+  })
+  machine!: number;
+  @ApiProperty({ example: 0 }) fax!: number;
+  @ApiProperty({ example: 1, description: 'the provider could not tell' }) unknown!: number;
+}
+
 export class CallStatsDto {
   @ApiProperty({ example: 12 }) count!: number;
   @ApiProperty({ example: 9 }) inbound!: number;
   @ApiProperty({ example: 3 }) outbound!: number;
-  @ApiProperty({ example: 10 }) answered!: number;
+  @ApiProperty({
+    example: 10,
+    description: 'calls that reached in-progress (a machine that picked up included)',
+  })
+  answered!: number;
+  @ApiProperty({ type: AnsweredByStatsDto }) answered_by!: AnsweredByStatsDto;
   @ApiProperty({ nullable: true, description: 'ended calls, in seconds', example: 1440 })
   total_duration_seconds!: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 120 }) mean_duration_seconds!: number | null;

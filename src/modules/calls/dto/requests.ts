@@ -20,6 +20,7 @@ import {
 import { PageQuery } from '@/common/http/pagination';
 import { IsE164, IsUuidValue } from '@/common/validation/validators';
 import { CALL_STATUSES } from '@/providers/telephony/telephony.port';
+import { VOICEMAIL_ACTIONS } from '../voicemail';
 import { DTMF_SEQUENCE, DTMF_SEQUENCE_RULE } from '../dtmf';
 
 export const CALL_CHANNELS = ['phone', 'whatsapp_call'] as const;
@@ -33,6 +34,37 @@ export class CallPromptDto {
   @IsOptional()
   @IsBoolean()
   overwrite?: boolean;
+}
+
+/** A level of the answering-machine policy (`settings.voice.voicemail`, a campaign's, a call's): keys left out inherit. */
+export class VoicemailOverrideDto {
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'run answering-machine detection on the outbound call (Twilio: asynchronous AMD, billed per call, its answer ' +
+      'a few seconds after pick-up; the first words heard are checked for a voicemail greeting as well)',
+  })
+  detection?: boolean;
+  @ApiPropertyOptional({
+    enum: VOICEMAIL_ACTIONS,
+    default: 'hang_up',
+    description:
+      'on a machine: hang_up ends the call at once, leave_message says `message` after the beep then hangs up ' +
+      '(both end_reason voicemail), continue lets the agent go on; a fax always hangs up',
+  })
+  action?: (typeof VOICEMAIL_ACTIONS)[number];
+  @ApiPropertyOptional({
+    maxLength: 2000,
+    nullable: true,
+    description: 'said with leave_message; {{variables}} are filled as in first_message',
+  })
+  message?: string | null;
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      "a task's call that reached a machine is tried again under the campaign's retry interval and attempts",
+  })
+  retry_on_voicemail?: boolean;
 }
 
 /** The source product's `participant`. */
@@ -106,6 +138,13 @@ export class CreateCallDto {
   @Min(5)
   @Max(120)
   ring_timeout_seconds?: number;
+  @ApiPropertyOptional({
+    type: VoicemailOverrideDto,
+    description:
+      "this call's answering-machine policy: the keys sent win over the agent's settings.voice.voicemail",
+  })
+  @IsOptional()
+  voicemail?: VoicemailOverrideDto;
 
   @ApiPropertyOptional({ format: 'uuid', deprecated: true, description: 'alias of agent_uuid' })
   @IsOptional()

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { CallViewRow } from '../calls.repository';
+import { ANSWERED_BY, type MachineDetection, VOICEMAIL_ACTIONS, type VoicemailPolicy } from '../voicemail';
 
 const TS = '2026-11-20T10:00:00.000Z';
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
@@ -26,6 +27,39 @@ export class ForwardedToDto {
   @ApiProperty({ enum: ['phone_number', 'extension', 'agent'] }) type!: string;
   @ApiProperty({ type: String, nullable: true }) value!: string | null;
   @ApiProperty({ format: 'uuid', nullable: true }) agent_uuid!: string | null;
+}
+
+export class VoicemailPolicyResponse {
+  @ApiProperty({ description: 'answering-machine detection runs on the call' }) detection!: boolean;
+  @ApiProperty({ enum: VOICEMAIL_ACTIONS, description: 'what a machine gets' }) action!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'said after the beep (leave_message)' })
+  message!: string | null;
+  @ApiProperty({ description: "a task's call that reached a machine is tried again" })
+  retry_on_voicemail!: boolean;
+}
+
+export class MachineDetectionResponse {
+  @ApiProperty({ enum: ['twilio', 'sandbox', 'transcript'] }) source!: string;
+  @ApiProperty({
+    example: 'machine_end_beep',
+    description: "the provider's AnsweredBy, or the greeting phrase heard (transcript)",
+  })
+  result!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'en',
+    description: "the phrase's language (transcript)",
+  })
+  language!: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 4200,
+    description: "the provider's MachineDetectionDuration",
+  })
+  duration_ms!: number | null;
+  @ApiProperty({ example: TS }) detected_at!: string;
 }
 
 export class CallResponse {
@@ -61,6 +95,21 @@ export class CallResponse {
     string,
     unknown
   > | null;
+  @ApiProperty({
+    enum: ANSWERED_BY,
+    nullable: true,
+    description:
+      'who answered an outbound call with answering-machine detection on: null until detected (and on calls without it)',
+  })
+  answered_by!: string | null;
+  @ApiProperty({
+    type: VoicemailPolicyResponse,
+    nullable: true,
+    description: 'the answering-machine policy the outbound call was placed with; null on inbound calls',
+  })
+  voicemail!: VoicemailPolicyResponse | null;
+  @ApiProperty({ type: MachineDetectionResponse, nullable: true, description: 'how answered_by was decided' })
+  machine_detection!: MachineDetectionResponse | null;
   @ApiProperty({ nullable: true, example: '/api/v1/calls/{uuid}/live' }) listen_url!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'the session summary once evaluated' })
   analysis!: string | null;
@@ -111,6 +160,9 @@ export class CallResponse {
       variables: r.variables,
       metadata: r.metadata,
       recording: r.recording,
+      answered_by: r.answered_by,
+      voicemail: (r.voicemail as VoicemailPolicy | null) ?? null,
+      machine_detection: (r.machine_detection as MachineDetection | null) ?? null,
       listen_url: live ? `/api/v1/calls/${r.id}/live` : null,
       analysis: r.analysis,
       timestamp: iso(r.created_at)!,

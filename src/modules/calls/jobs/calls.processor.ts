@@ -8,6 +8,7 @@ import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import { SipDirectory } from '@/modules/sip/sip-directory';
 import { CallLifecycle } from '../call-lifecycle.service';
 import { CallTimers } from '../call-timers.service';
+import { CallVoicemail } from '../call-voicemail.service';
 import { CallSlots } from '../call-slots';
 import { CallsRepository } from '../calls.repository';
 
@@ -25,6 +26,7 @@ export class CallsProcessor {
     private readonly telephony: TelephonyRegistry,
     private readonly slots: CallSlots,
     private readonly sip: SipDirectory,
+    private readonly voicemail: CallVoicemail,
   ) {}
 
   /** Places a queued call; a provider refusal ends it `failed` with the provider's error. */
@@ -41,6 +43,7 @@ export class CallsProcessor {
         to: call.toNumber,
         ringTimeoutSeconds: call.ringTimeoutSeconds,
         record: call.record,
+        machineDetection: call.direction === 'Outbound' && !!call.voicemail?.detection,
         trunk: call.phoneNumberId ? await this.sip.trunkRoute(workspaceId, call.phoneNumberId) : null,
       });
       // Only this column: the provider's events may already have moved the call meanwhile.
@@ -64,6 +67,13 @@ export class CallsProcessor {
   async providerEvent(job: Job<Jobs['provider-event']>): Promise<void> {
     const { workspaceId, callId, event } = job.data;
     await this.lifecycle.providerEvent(workspaceId, callId, event).catch(notFound);
+  }
+
+  /** Who answered (provider AMD); a call not answered yet throws, so the job is tried again (its own attempts). */
+  @Process({ name: 'machine-detection', concurrency: 8 })
+  async machineDetection(job: Job<Jobs['machine-detection']>): Promise<void> {
+    const { workspaceId, callId, report } = job.data;
+    await this.voicemail.report(workspaceId, callId, report).catch(notFound);
   }
 
   @Process({ name: 'ring-timeout', concurrency: 8 })

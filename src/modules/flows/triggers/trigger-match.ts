@@ -26,6 +26,8 @@ export function triggerKeysFor(e: TriggerEvent): string[] {
       if (d.status === 'ringing' && call.direction === 'Inbound') return ['inbound_call'];
       return ENDED_CALL_STATUSES.includes(String(d.status)) ? ['call_ended'] : [];
     }
+    case 'call_voicemail':
+      return ['call_voicemail'];
     case 'conversation_update':
       return obj(d.message).direction === 'inbound' ? ['message_received'] : [];
     case 'conversation_end_report':
@@ -65,6 +67,10 @@ export async function matches(
         (!statuses.length || statuses.includes(String(d.status)))
       );
     }
+    case 'call_voicemail':
+      return (
+        agentOk && (!set(config.campaign_uuid) || sameId(config.campaign_uuid, obj(d.call).campaign_uuid))
+      );
     case 'message_received': {
       if (!agentOk) return false;
       const message = obj(d.message);

@@ -24,6 +24,7 @@ import { CAMPAIGN_STATUSES, WAITING_REASONS, WaitingReason } from '../outbound.e
 import { DEFAULT_WINDOW } from '../policy';
 import { EffectivePolicyResponse, RetryDto, RetryResponse, WindowDto, WindowResponse } from './policy.dto';
 import { RuleResponse } from './rule.dto';
+import { VoicemailOverrideDto } from '@/modules/calls/dto/requests';
 
 class CampaignEditable {
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -75,6 +76,18 @@ class CampaignEditable {
   @OptionalNotNull()
   @IsObject()
   metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: VoicemailOverrideDto,
+    nullable: true,
+    description:
+      "The campaign's answering-machine keys, over its agent's settings.voice.voicemail (null: the agent's). A call " +
+      'that reaches a machine ends its task `voicemail` (counted in `stats.voicemail`, never as answered), or tries ' +
+      "it again under the campaign's retry interval and attempts with `retry_on_voicemail`. Running or paused: " +
+      'applies to the tasks not started yet.',
+  })
+  @IsOptional()
+  voicemail?: VoicemailOverrideDto | null;
 }
 
 export class CreateCampaignDto extends CampaignEditable {
@@ -218,7 +231,12 @@ export class CampaignStatsResponse {
   @ApiProperty() cancelled!: number;
   @ApiProperty() expired!: number;
   @ApiProperty() on_hold!: number;
-  @ApiProperty({ description: 'attempts whose call was answered' }) answered!: number;
+  @ApiProperty({
+    description: 'tasks ended on a voicemail: their last call reached a machine and was not tried again',
+  })
+  voicemail!: number;
+  @ApiProperty({ description: 'tasks whose call was answered by a person (a machine is never counted)' })
+  answered!: number;
   @ApiProperty() attempts!: number;
 }
 
@@ -239,6 +257,8 @@ export class CampaignResponse {
   @ApiProperty({ type: RetryResponse, nullable: true, description: 'as sent; see effective_policy' })
   retry!: Partial<RetryResponse> | null;
   @ApiProperty({ example: 10 }) max_concurrency!: number;
+  @ApiProperty({ type: VoicemailOverrideDto, nullable: true, description: 'as sent; null: the agent’s' })
+  voicemail!: Record<string, unknown> | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) variables!: Record<
     string,
     string

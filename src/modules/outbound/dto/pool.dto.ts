@@ -147,6 +147,7 @@ export const MEMBER_STATUSES = [
   'Completed',
   'Failed',
   'Skipped',
+  'Voicemail',
 ] as const;
 
 export class PoolMemberQuery extends PageQuery {

@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
 import { IsE164, IsIanaTimezone, IsUuidValue, OptionalNotNull } from '@/common/validation/validators';
+import { VoicemailOverrideDto } from '@/modules/calls/dto/requests';
 import { RETRY_STRATEGIES, RetryStrategy, TASK_STATUSES } from '../outbound.entities';
 
 export const TASK_TYPES = ['make_call', 'send_message'] as const;
@@ -128,6 +129,16 @@ export class CreateTaskDto extends TaskEditable {
   @OptionalNotNull()
   @IsUuidValue()
   phone_number_uuid?: string;
+
+  @ApiPropertyOptional({
+    type: VoicemailOverrideDto,
+    nullable: true,
+    description:
+      "make_call: the call's answering-machine keys, over the agent's settings.voice.voicemail (a voicemail ends " +
+      'the task `voicemail`, or tries it again with `retry_on_voicemail`)',
+  })
+  @IsOptional()
+  voicemail?: VoicemailOverrideDto | null;
 
   @ApiPropertyOptional({
     type: 'object',
