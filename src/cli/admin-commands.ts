@@ -7,6 +7,8 @@ import { ConfigModule } from '@/config/config.module';
 import { RedisModule } from '@/common/redis/redis.module';
 import { dataSourceOptions } from '@/database/data-source';
 import { TOKEN_SCOPES, TokenScope } from '@/modules/workspaces/api-token.entity';
+import { PRICE_FIELDS, PriceField, PriceTable } from '@/modules/workspaces/prices';
+import { PricesService } from '@/modules/workspaces/prices.service';
 import { TokensService } from '@/modules/workspaces/tokens.service';
 import { USER_ROLES, UserRole } from '@/modules/workspaces/user.entity';
 import { EXPORT_POLICIES, ExportPolicy } from '@/modules/workspaces/workspace.entity';
@@ -16,6 +18,7 @@ import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 export interface AdminServices {
   workspaces: WorkspacesService;
   tokens: TokensService;
+  prices: PricesService;
   config: AppConfig;
 }
 
@@ -37,7 +40,12 @@ export async function openAdminContext(
     logger: ['error'],
   });
   return {
-    services: { workspaces: app.get(WorkspacesService), tokens: app.get(TokensService), config },
+    services: {
+      workspaces: app.get(WorkspacesService),
+      tokens: app.get(TokensService),
+      prices: app.get(PricesService),
+      config,
+    },
     close: () => app.close(),
   };
 }
@@ -76,6 +84,14 @@ function tryIt(config: AppConfig, slug: string, token: string): string[] {
       `other clients (Node's fetch, Python, wget) need the name in /etc/hosts: 127.0.0.1 ${slug}.localhost`,
     );
   return lines;
+}
+
+/** `llm_prompt_per_1k` → `--llm-prompt-per-1k` (commander names its value `llmPromptPer1k`). */
+const priceFlag = (field: PriceField) => `--${field.replace(/_/g, '-')}`;
+const priceKey = (field: PriceField) => field.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+function priceLines(slug: string, t: PriceTable): string[] {
+  return [`prices of ${slug} in ${t.currency}:`, ...PRICE_FIELDS.map((f) => `  ${f} = ${t.prices[f]}`)];
 }
 
 /** The commands, printing plain lines; the token value is printed once, at creation. */
@@ -156,5 +172,31 @@ export function registerAdminCommands(
         throw new Error(`ANALYTICS_MESSAGES_EXPORT must be one of ${EXPORT_POLICIES.join(', ')}`);
       const ws = await s.workspaces.setPolicies(slug, { ANALYTICS_MESSAGES_EXPORT: value as ExportPolicy });
       print(`policies of ${ws.slug}: ${JSON.stringify(ws.policies)}`);
+    });
+
+  const setPrices = program
+    .command('price:set <slug>')
+    .description(
+      'set the price table that turns usage into cost (replaces the one before; a price left out is 0)',
+    )
+    .requiredOption('--currency <code>', 'ISO 4217 code, e.g. USD');
+  for (const field of PRICE_FIELDS)
+    setPrices.option(`${priceFlag(field)} <decimal>`, field.replace(/_/g, ' '));
+  setPrices.action(async (slug: string, opts: Record<string, string>) => {
+    const input: Partial<Record<PriceField | 'currency', unknown>> = { currency: opts.currency };
+    for (const field of PRICE_FIELDS) input[field] = opts[priceKey(field)];
+    priceLines(slug, await s.prices.set(slug, input)).forEach(print);
+  });
+
+  program
+    .command('price:show <slug>')
+    .description('print the price table of a workspace')
+    .action(async (slug: string) => priceLines(slug, await s.prices.get(slug)).forEach(print));
+
+  program
+    .command('price:clear <slug>')
+    .description('remove the price table: costs are null again')
+    .action(async (slug: string) => {
+      print((await s.prices.clear(slug)) ? `prices of ${slug} removed` : `${slug} had no prices`);
     });
 }

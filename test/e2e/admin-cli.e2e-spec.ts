@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { registerAdminCommands } from '@/cli/admin-commands';
+import { PricesService } from '@/modules/workspaces/prices.service';
 import { TokensService } from '@/modules/workspaces/tokens.service';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 import { uniqueSlug } from '../factories/workspace.factory';
@@ -22,6 +23,7 @@ describe('admin CLI', () => {
       {
         workspaces: suite.app.get(WorkspacesService),
         tokens: suite.app.get(TokensService),
+        prices: suite.app.get(PricesService),
         config: suite.app.config,
       },
       (line) => out.push(line),

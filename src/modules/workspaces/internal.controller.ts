@@ -1,12 +1,15 @@
 import { Body, Controller, Delete, Get, Inject, Param, Post, Put } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import { AppException } from '@/common/errors/app.exception';
 import { ErrorCode } from '@/common/errors/error-codes';
 import { InternalOnly } from '@/common/auth/internal-admin.guard';
 import { ApiEnvelope, INTERNAL_TAG } from '@/common/http/api-response.decorator';
 import { Envelope } from '@/common/http/envelope';
 import { SlugParamPipe, UuidParamPipe } from '@/common/http/validation';
 import { CreateTokenDto, CreateUserDto, CreateWorkspaceDto, SetPoliciesDto } from './dto/internal.dto';
+import { PriceTableResponse, SetPricesDto } from './dto/prices.dto';
+import { PricesService } from './prices.service';
 import { CreatedTokenResponse, TokenResponse, UserResponse, WorkspaceResponse } from './dto/responses';
 import { TokensService } from './tokens.service';
 import { WorkspacesService } from './workspaces.service';
@@ -14,7 +17,7 @@ import { WorkspacesService } from './workspaces.service';
 /** What the JSON body pipeline answers on every write route. */
 const BODY_ERRORS: ErrorCode[] = ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE'];
 
-/** Operators' module: workspaces, users, tokens and policies, behind ADMIN_API_KEY on any host. */
+/** Operators' module: workspaces, users, tokens, policies and price tables, behind ADMIN_API_KEY on any host. */
 @ApiTags(INTERNAL_TAG)
 @InternalOnly()
 @Controller('internal/v1/workspaces')
@@ -22,6 +25,7 @@ export class InternalController {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly tokens: TokensService,
+    private readonly prices: PricesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -136,5 +140,39 @@ export class InternalController {
     @Body() dto: SetPoliciesDto,
   ): Promise<WorkspaceResponse> {
     return this.workspace(await this.workspaces.setPolicies(slug, dto));
+  }
+
+  @Get(':slug/prices')
+  @ApiOperation({ summary: "Read a workspace's price table (404 when none is set)" })
+  @ApiEnvelope(PriceTableResponse, { tenant: false, errors: ['INVALID_FORMAT', 'RESOURCE_NOT_FOUND'] })
+  async getPrices(@Param('slug', SlugParamPipe) slug: string): Promise<PriceTableResponse> {
+    return PriceTableResponse.of(await this.prices.get(slug));
+  }
+
+  @Put(':slug/prices')
+  @ApiOperation({
+    summary: "Set a workspace's price table",
+    description:
+      'Replaces the whole table: `currency` (ISO 4217) is required, each price optional (0 when left out). From ' +
+      'then on usage answers carry `cost` in that currency, computed from the current table; without a table ' +
+      '`cost` is null.',
+  })
+  @ApiEnvelope(PriceTableResponse, {
+    tenant: false,
+    errors: [...BODY_ERRORS, 'VALIDATION_ERROR', 'INVALID_FORMAT', 'RESOURCE_NOT_FOUND'],
+  })
+  async setPrices(
+    @Param('slug', SlugParamPipe) slug: string,
+    @Body() dto: SetPricesDto,
+  ): Promise<Envelope<PriceTableResponse>> {
+    return new Envelope(PriceTableResponse.of(await this.prices.set(slug, dto)), 'Price table set');
+  }
+
+  @Delete(':slug/prices')
+  @ApiOperation({ summary: "Remove a workspace's price table: every cost is null again" })
+  @ApiEnvelope(null, { tenant: false, errors: ['INVALID_FORMAT', 'RESOURCE_NOT_FOUND'] })
+  async clearPrices(@Param('slug', SlugParamPipe) slug: string): Promise<Envelope<null>> {
+    if (!(await this.prices.clear(slug))) throw AppException.notFound('Price table');
+    return new Envelope(null, 'Price table removed');
   }
 }
