@@ -345,9 +345,21 @@ describe('analytics: aggregates', () => {
         inbound: 2,
         outbound: 1,
         answered: 2,
+        // None of these calls ran answering-machine detection.
+        answered_by: { human: 0, machine: 0, fax: 0, unknown: 0 },
         total_duration_seconds: 180,
         mean_duration_seconds: 90,
         max_duration_seconds: 120,
+        // Voice conversations without a call record have no call minutes; none of these used a model or speech.
+        usage: {
+          llm: { prompt_tokens: 0, completion_tokens: 0 },
+          stt_seconds: 0,
+          tts_characters: 0,
+          call_minutes: 0,
+          call_minutes_by_leg: { call: 0, forwarded: 0 },
+          tool_calls: 0,
+          cost: null,
+        },
       });
       expect(by_channel.map((c: { channel: string; count: number }) => [c.channel, c.count])).toEqual([
         ['phone', 2],

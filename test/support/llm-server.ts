@@ -14,6 +14,11 @@ export interface LlmCall {
   toolChoice?: unknown;
   /** Whether the request asked for Server-Sent Events. */
   stream: boolean;
+  /**
+   * The `usage` answered: prompt tokens are the words of every message sent, completion tokens the words answered
+   * (streamed: only when `stream_options.include_usage` asked, in a last chunk; a stream cut short answers none).
+   */
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   /** Stream chunks written so far. */
   chunksSent: number;
   /** The client closed the connection before the whole answer was sent (an aborted request). */
@@ -38,6 +43,16 @@ export interface LlmAnswer {
   chunkDelayMs?: number;
   /** Function calls instead of (or with) content; `arguments` objects are sent as JSON text. */
   toolCalls?: { id?: string; name: string; arguments: unknown }[];
+}
+
+/** This server's token count: whitespace-separated words. */
+export const tokensOf = (text: string | null | undefined): number =>
+  (text ?? '').split(/\s+/).filter(Boolean).length;
+
+function usageOf(messages: LlmMessage[], answered: string): NonNullable<LlmCall['usage']> {
+  const prompt_tokens = messages.reduce((n, m) => n + tokensOf(m.content), 0);
+  const completion_tokens = tokensOf(answered);
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }
 
 function kindOf(system: string): LlmKind {
@@ -124,6 +139,7 @@ export class LlmServer {
       tools?: LlmCall['tools'];
       tool_choice?: unknown;
       stream?: boolean;
+      stream_options?: { include_usage?: boolean };
     };
     const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
     const call: LlmCall = {
@@ -157,9 +173,16 @@ export class LlmServer {
         );
         call.chunksSent += 1;
       }
+      if (body.stream_options?.include_usage) {
+        call.usage = usageOf(body.messages, answer.content ?? '');
+        res.write(`data: ${JSON.stringify({ model: body.model, choices: [], usage: call.usage })}\n\n`);
+      }
       res.end('data: [DONE]\n\n');
       return;
     }
+    const answered = `${answer.content ?? ''} ${(answer.toolCalls ?? []).map((c) => JSON.stringify(c.arguments)).join(' ')}`;
+    if (answer.raw === undefined && (answer.status ?? 200) === 200)
+      call.usage = usageOf(body.messages, answered);
     const payload =
       answer.raw ??
       JSON.stringify({
@@ -186,7 +209,7 @@ export class LlmServer {
             finish_reason: answer.toolCalls ? 'tool_calls' : 'stop',
           },
         ],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        usage: call.usage,
       });
     res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(payload);
   }

@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { wavDuration } from './stt-server';
 
 /** A tone of `ms` milliseconds as 24 kHz 16-bit mono PCM, what `/audio/speech` answers. */
 export function tonePcm24k(ms: number, hz = 440, amplitude = 8000): Buffer {
@@ -16,7 +17,8 @@ export function tonePcm24k(ms: number, hz = 440, amplitude = 8000): Buffer {
  */
 export class SpeechServer {
   readonly transcripts: string[] = [];
-  readonly transcriptions: { bytes: number; language: string | null }[] = [];
+  /** `seconds`: the length of the WAV file received. */
+  readonly transcriptions: { bytes: number; language: string | null; seconds: number }[] = [];
   readonly speeches: { input: string; voice: string; response_format: string; speed: number }[] = [];
   sttLatencyMs = 0;
   ttsLatencyMs = 0;
@@ -49,7 +51,12 @@ export class SpeechServer {
     if (req.method === 'POST' && req.url === '/v1/audio/transcriptions') {
       const text = body.toString('latin1');
       const language = /name="language"\r\n\r\n([^\r]*)/.exec(text)?.[1] ?? null;
-      this.transcriptions.push({ bytes: body.length, language });
+      const form = await new Response(body, {
+        headers: { 'content-type': req.headers['content-type'] ?? '' },
+      }).formData();
+      const file = form.get('file');
+      const seconds = file instanceof Blob ? wavDuration(Buffer.from(await file.arrayBuffer())) : 0;
+      this.transcriptions.push({ bytes: body.length, language, seconds });
       if (this.sttLatencyMs) await new Promise((r) => setTimeout(r, this.sttLatencyMs));
       const transcript = this.transcripts.shift() ?? '';
       res.writeHead(200, { 'content-type': 'application/json' });

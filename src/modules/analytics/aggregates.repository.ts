@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Channel } from '@/modules/conversations/channels';
+import type { UsageCounters } from '@/modules/usage/usage-counters';
 
 export interface AggregateFilter {
   from: number | null;
@@ -49,7 +50,10 @@ export interface EvaluationValueRow {
   count: string;
 }
 
-export interface CallStatsRow {
+/** Usage counters summed over a bucket (bigint sums arrive as strings). */
+export type UsageSums = Record<keyof UsageCounters, string | null>;
+
+export interface CallStatsRow extends UsageSums {
   grp: 'total' | 'channel' | 'day';
   channel: Channel | null;
   day: string | null;
@@ -66,8 +70,32 @@ export interface CallStatsRow {
   max_duration_seconds: string | null;
 }
 
+export interface UsageStatsRow extends UsageSums {
+  grp: 'total' | 'channel' | 'day' | 'agent';
+  channel: Channel | null;
+  day: string | null;
+  agent_id: string | null;
+  agent_name: string | null;
+  conversations: string;
+}
+
 /** Which GROUPING SETS bucket a row is: bit 1 = channel rolled up, bit 0 = day rolled up. */
 const GROUP_LABEL = `CASE GROUPING(channel, day) WHEN 3 THEN 'total' WHEN 1 THEN 'channel' ELSE 'day' END`;
+
+/**
+ * A conversation's usage columns, for a CTE over `conversations c` joined to `conversation_usage u` and `calls k`:
+ * the counters, and the call's own leg as its `duration` (answered to ended, whole seconds).
+ */
+const USAGE_COLUMNS = `coalesce(u.prompt_tokens, 0) AS prompt_tokens, coalesce(u.completion_tokens, 0) AS completion_tokens,
+                coalesce(u.stt_ms, 0) AS stt_ms, coalesce(u.tts_characters, 0) AS tts_characters,
+                coalesce(u.tool_calls, 0) AS tool_calls, coalesce(u.forwarded_seconds, 0) AS forwarded_seconds,
+                CASE WHEN k.answered_at IS NOT NULL AND k.ended_at IS NOT NULL
+                     THEN floor(extract(epoch FROM k.ended_at - k.answered_at)) ELSE 0 END AS call_seconds`;
+/** Their sums over a bucket, named as UsageCounters. */
+const USAGE_SUMS = `sum(prompt_tokens) AS "promptTokens", sum(completion_tokens) AS "completionTokens",
+              sum(stt_ms) AS "sttMs", sum(tts_characters) AS "ttsCharacters", sum(tool_calls) AS "toolCalls",
+              sum(call_seconds) AS "callSeconds", sum(forwarded_seconds) AS "forwardedSeconds"`;
+const USAGE_JOIN = 'LEFT JOIN conversation_usage u ON u.id = c.id AND u.workspace_id = c.workspace_id';
 
 /**
  * The aggregates' reads: GROUPING SETS queries over sessions, evaluation_records, conversations and calls (which
@@ -164,9 +192,11 @@ export class AggregatesRepository {
                 CASE WHEN k.id IS NOT NULL
                      THEN CASE WHEN k.answered_at IS NOT NULL AND k.ended_at IS NOT NULL
                                THEN floor(extract(epoch FROM k.ended_at - k.answered_at)) ELSE 0 END
-                     WHEN c.closed_at IS NOT NULL THEN extract(epoch FROM c.closed_at - c.created_at) END AS duration
+                     WHEN c.closed_at IS NOT NULL THEN extract(epoch FROM c.closed_at - c.created_at) END AS duration,
+                ${USAGE_COLUMNS}
            FROM conversations c
            LEFT JOIN calls k ON k.id = c.id AND k.workspace_id = c.workspace_id
+           ${USAGE_JOIN}
            LEFT JOIN LATERAL (SELECT m.direction FROM messages m WHERE m.conversation_id = c.id
                                ORDER BY m.created_at, m.id LIMIT 1) first ON true
           WHERE ${where})
@@ -181,10 +211,39 @@ export class AggregatesRepository {
               count(*) FILTER (WHERE answered_by = 'unknown') AS answered_by_unknown,
               sum(duration) AS total_duration_seconds,
               avg(duration) AS mean_duration_seconds,
-              max(duration) AS max_duration_seconds
+              max(duration) AS max_duration_seconds,
+              ${USAGE_SUMS}
          FROM c
         GROUP BY GROUPING SETS ((), (channel), (day))
         ORDER BY grp, channel, day`,
+      [...params, f.timeZone],
+    );
+  }
+
+  /**
+   * Usage of the conversations started in the range (every channel) that used anything or are calls: sums in
+   * total, per channel, per local day and per agent (with its name), in one GROUPING SETS query. A conversation's
+   * usage counts on the day it started, as a call counts in /analytics/calls.
+   */
+  usageStats(workspaceId: string, f: AggregateFilter): Promise<UsageStatsRow[]> {
+    const { where, params } = this.filter(workspaceId, f, 'c', 'created_at');
+    return this.db.query(
+      `WITH c AS (
+         SELECT c.channel, to_char(c.created_at AT TIME ZONE $${params.length + 1}, 'YYYY-MM-DD') AS day,
+                c.agent_id, ${USAGE_COLUMNS}
+           FROM conversations c
+           LEFT JOIN calls k ON k.id = c.id AND k.workspace_id = c.workspace_id
+           ${USAGE_JOIN}
+          WHERE ${where} AND (u.id IS NOT NULL OR k.id IS NOT NULL)),
+       g AS (
+         SELECT CASE GROUPING(channel, day, agent_id) WHEN 7 THEN 'total' WHEN 3 THEN 'channel'
+                     WHEN 5 THEN 'day' ELSE 'agent' END AS grp,
+                channel, day, agent_id, count(*) AS conversations, ${USAGE_SUMS}
+           FROM c
+          GROUP BY GROUPING SETS ((), (channel), (day), (agent_id)))
+       SELECT g.*, a.name AS agent_name
+         FROM g LEFT JOIN agents a ON a.workspace_id = $1 AND a.id = g.agent_id AND g.grp = 'agent'
+        ORDER BY g.grp, g.channel, g.day, a.name, g.agent_id`,
       [...params, f.timeZone],
     );
   }

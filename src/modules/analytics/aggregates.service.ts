@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CHANNEL_LABELS, Channel } from '@/modules/conversations/channels';
+import { UsageResponse } from '@/modules/usage/dto/usage.response';
+import { countersOf } from '@/modules/usage/usage-counters';
+import { PricesService } from '@/modules/workspaces/prices.service';
 import {
   AggregateFilter,
   AggregatesRepository,
@@ -7,6 +10,7 @@ import {
   EvaluationStatsRow,
   EvaluationValueRow,
   SessionStatsRow,
+  UsageStatsRow,
 } from './aggregates.repository';
 import { AnalyticsQuery, parseChannelList } from './dto/analytics.query';
 import {
@@ -18,6 +22,8 @@ import {
   FeatureStatsDto,
   SessionAnalyticsDto,
   SessionStatsDto,
+  UsageAnalyticsDto,
+  UsageStatsDto,
 } from './dto/analytics-response.dto';
 import { parseRange } from './time-range';
 
@@ -31,7 +37,7 @@ interface Buckets<T> {
   by_day: (T & { date: string })[];
 }
 
-/** Splits GROUPING SETS rows into the totals, per-channel and per-day buckets. */
+/** Splits GROUPING SETS rows into the totals, per-channel and per-day buckets (other groupings are left out). */
 function bucket<R extends { grp: string; channel: Channel | null; day: string | null }, T>(
   rows: R[],
   map: (rows: R[]) => T,
@@ -39,6 +45,7 @@ function bucket<R extends { grp: string; channel: Channel | null; day: string | 
 ): Buckets<T> {
   const groups = new Map<string, R[]>();
   for (const row of rows) {
+    if (!['total', 'channel', 'day'].includes(row.grp)) continue;
     const key = row.grp === 'total' ? 'total' : row.grp === 'channel' ? `c:${row.channel}` : `d:${row.day}`;
     groups.set(key, [...(groups.get(key) ?? []), row]);
   }
@@ -59,7 +66,10 @@ function bucket<R extends { grp: string; channel: Channel | null; day: string | 
 /** Aggregates over sessions, evaluation records and calls, computed by the database. */
 @Injectable()
 export class AggregatesService {
-  constructor(private readonly repo: AggregatesRepository) {}
+  constructor(
+    private readonly repo: AggregatesRepository,
+    private readonly prices: PricesService,
+  ) {}
 
   async sessions(workspaceId: string, query: AnalyticsQuery): Promise<SessionAnalyticsDto> {
     const { filter, range } = this.filter(query);
@@ -116,7 +126,10 @@ export class AggregatesService {
 
   async calls(workspaceId: string, query: AnalyticsQuery): Promise<CallAnalyticsDto> {
     const { filter, range } = this.filter(query);
-    const rows = await this.repo.callStats(workspaceId, filter);
+    const [rows, prices] = await Promise.all([
+      this.repo.callStats(workspaceId, filter),
+      this.prices.forWorkspace(workspaceId),
+    ]);
     const stats = ([r]: CallStatsRow[]): CallStatsDto => ({
       count: int(r.count),
       inbound: int(r.inbound),
@@ -131,8 +144,26 @@ export class AggregatesService {
       total_duration_seconds: num(r.total_duration_seconds, 3),
       mean_duration_seconds: num(r.mean_duration_seconds, 3),
       max_duration_seconds: num(r.max_duration_seconds, 3),
+      usage: UsageResponse.of(countersOf(r), prices),
     });
     return { range, ...bucket(rows, stats, stats([{} as CallStatsRow])) };
+  }
+
+  /** Usage sums and their cost under the workspace's current price table (null without one). */
+  async usage(workspaceId: string, query: AnalyticsQuery): Promise<UsageAnalyticsDto> {
+    const { filter, range } = this.filter(query);
+    const [rows, prices] = await Promise.all([
+      this.repo.usageStats(workspaceId, filter),
+      this.prices.forWorkspace(workspaceId),
+    ]);
+    const stats = ([r]: UsageStatsRow[]): UsageStatsDto => ({
+      conversations: int(r.conversations),
+      ...UsageResponse.of(countersOf(r), prices),
+    });
+    const by_agent = rows
+      .filter((r) => r.grp === 'agent')
+      .map((r) => ({ agent_uuid: r.agent_id, agent_name: r.agent_name, ...stats([r]) }));
+    return { range, ...bucket(rows, stats, stats([{} as UsageStatsRow])), by_agent };
   }
 
   private filter(query: AnalyticsQuery): { filter: AggregateFilter; range: AnalyticsRangeDto } {

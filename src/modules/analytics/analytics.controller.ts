@@ -12,7 +12,12 @@ import { ApiEnvelope, ApiErrors, ErrorBody, TENANT_ERRORS } from '@/common/http/
 import { RawResponse } from '@/common/http/envelope';
 import { AggregatesService } from './aggregates.service';
 import { AnalyticsQuery } from './dto/analytics.query';
-import { CallAnalyticsDto, EvaluationAnalyticsDto, SessionAnalyticsDto } from './dto/analytics-response.dto';
+import {
+  CallAnalyticsDto,
+  EvaluationAnalyticsDto,
+  SessionAnalyticsDto,
+  UsageAnalyticsDto,
+} from './dto/analytics-response.dto';
 import { ExportMessagesQuery } from './dto/export-messages.query';
 import { MessageExportDto } from './dto/export-response.dto';
 import { MessageExportService } from './message-export.service';
@@ -83,10 +88,25 @@ export class AnalyticsController {
     summary: 'Call aggregates',
     description:
       'Calls (phone and whatsapp_call conversations) started in [from, to): count, inbound, outbound, answered, ' +
-      'durations; totals, per channel and per day in `timezone`.',
+      'durations and their usage (with its cost when the workspace has a price table); totals, per channel and ' +
+      'per day in `timezone`.',
   })
   @ApiEnvelope(CallAnalyticsDto, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR'] })
   calls(@WorkspaceId() workspaceId: string, @Query() query: AnalyticsQuery): Promise<CallAnalyticsDto> {
     return this.aggregates.calls(workspaceId, query);
+  }
+
+  @Get('usage')
+  @ApiOperation({
+    summary: 'Usage aggregates',
+    description:
+      'Usage of the conversations started in [from, to) (every channel; a call is its conversation): model tokens, ' +
+      'speech-to-text seconds, text-to-speech characters, call minutes by leg, tool calls, and their cost under ' +
+      "the workspace's current price table (`cost: null` without one); totals, per channel, per day in " +
+      '`timezone` and per agent. Not paginated, like the other aggregates: one bucket per channel, day and agent.',
+  })
+  @ApiEnvelope(UsageAnalyticsDto, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR'] })
+  usage(@WorkspaceId() workspaceId: string, @Query() query: AnalyticsQuery): Promise<UsageAnalyticsDto> {
+    return this.aggregates.usage(workspaceId, query);
   }
 }

@@ -26,6 +26,7 @@ import { Envelope, RawResponse, ResponseMessage } from '@/common/http/envelope';
 import { Page } from '@/common/http/pagination';
 import { ShortErrorBody } from '@/common/http/short-error-body';
 import { UuidParamPipe } from '@/common/http/validation';
+import { UsageService } from '@/modules/usage/usage.service';
 import { CallControl } from './call-control.service';
 import { CallLive } from './call-live';
 import { CallRecordings } from './call-recordings.service';
@@ -81,6 +82,7 @@ export class CallsController {
     private readonly simulation: CallSimulation,
     private readonly live: CallLive,
     private readonly recordings: CallRecordings,
+    private readonly usage: UsageService,
   ) {}
 
   @Post('call')
@@ -127,10 +129,11 @@ export class CallsController {
   @Get('calls/:uuid')
   @ShortErrorBody(NOT_FOUND_SHORT)
   @SHORT_404
-  @ApiOperation({ summary: 'Read a call (its uuid is its conversation_uuid)' })
+  @ApiOperation({ summary: 'Read a call (its uuid is its conversation_uuid), with its usage' })
   @ApiEnvelope(CallResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CallResponse> {
-    return this.calls.get(ws, uuid);
+  async get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CallResponse> {
+    const [call, usage] = await Promise.all([this.calls.get(ws, uuid), this.usage.ofConversation(ws, uuid)]);
+    return { ...call, usage };
   }
 
   @Get('calls/:uuid/live')

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { UsageModule } from '@/modules/usage/usage.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BlacklistModule } from '@/modules/blacklist/blacklist.module';
 import { ContactsModule } from '@/modules/contacts/contacts.module';
@@ -31,6 +32,7 @@ import { CallVoicemail } from './call-voicemail.service';
   imports: [
     TypeOrmModule.forFeature([Call]),
     ConversationsModule,
+    UsageModule,
     ContactsModule,
     PhoneNumbersModule,
     BlacklistModule,

@@ -5,6 +5,7 @@ import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { ResponseMessage } from '@/common/http/envelope';
 import { Page, PageQuery } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
+import { UsageService } from '@/modules/usage/usage.service';
 import { ConversationsService } from './conversations.service';
 import { ConversationTurnsService } from './conversation-turns.service';
 import {
@@ -24,6 +25,7 @@ export class ConversationsController {
     private readonly conversations: ConversationsService,
     private readonly turns: ConversationTurnsService,
     private readonly sessions: SessionsService,
+    private readonly usage: UsageService,
   ) {}
 
   @Get()
@@ -50,13 +52,17 @@ export class ConversationsController {
   }
 
   @Get(':uuid')
-  @ApiOperation({ summary: 'Read a conversation' })
+  @ApiOperation({ summary: 'Read a conversation, with its usage' })
   @ApiEnvelope(ConversationResponse, { errors: ['INVALID_UUID'] })
   async get(
     @WorkspaceId() ws: string,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<ConversationResponse> {
-    return this.conversations.view(ws, uuid);
+    const [view, usage] = await Promise.all([
+      this.conversations.view(ws, uuid),
+      this.usage.ofConversation(ws, uuid),
+    ]);
+    return { ...view, usage };
   }
 
   @Get(':uuid/messages')

@@ -6,6 +6,7 @@ import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { EvaluationSettingsModule } from '@/modules/evaluation/settings/evaluation-settings.module';
 import { IntentsModule } from '@/modules/intents/intents.module';
+import { UsageModule } from '@/modules/usage/usage.module';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { AgentContextReader, ContactDirectory, KnowledgeLookup } from './agent-context';
 import { AgentsContextReader, ContactsDirectory, KnowledgeSearchLookup } from './agent-context.adapters';
@@ -33,6 +34,7 @@ import { TurnLatencyService } from './turn-latency.service';
     EvaluationSettingsModule,
     LlmModule,
     IntentsModule,
+    UsageModule,
   ],
   controllers: [ConversationsController, SessionsController],
   providers: [

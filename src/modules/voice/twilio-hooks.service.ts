@@ -10,6 +10,7 @@ import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { InboundCalls } from '@/modules/calls/inbound-calls.service';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { type CallStatus, DETECTION_RETRY } from '@/providers/telephony/telephony.port';
 import type { CallChannel } from '@/modules/calls/call.entity';
 import { dialOutcomeKey, numberOfAddress, TwilioTelephony } from '@/providers/telephony/twilio.telephony';
@@ -48,6 +49,8 @@ export type Form = Record<string, string>;
 @Injectable()
 export class TwilioHooks {
   private readonly logger = new Logger(TwilioHooks.name);
+  /** Counts a forwarded leg's minutes for its call. */
+  @Inject(UsageRecorder) private readonly usage!: UsageRecorder;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -209,6 +212,10 @@ export class TwilioHooks {
     const answered = form.DialCallStatus === 'completed' || form.DialCallStatus === 'answered';
     await this.redis.set(key, answered ? 'connected' : 'failed', 'EX', 3600, 'NX');
     if ((await this.redis.get(key)) !== 'connected') return this.twilio.streamTwiml(callId);
+    // The forwarded leg's minutes, as Twilio measured them, once per forward (a repeated callback adds nothing).
+    const forwarded = Math.floor(Number(form.DialCallDuration)) || 0;
+    if (forwarded > 0 && (await this.first(`dial-usage:${callId}:${attempt}`)))
+      this.usage.add(workspaceId, callId, { forwardedSeconds: forwarded });
     await this.lifecycle
       .move(workspaceId, callId, 'completed', { endReason: 'forward_completed' })
       .catch((err: Error) => this.logger.debug({ callId, err: err.message }, 'forwarded call already ended'));

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CHANNELS, Channel } from '@/modules/conversations/channels';
+import { USAGE_EXAMPLE, UsageResponse } from '@/modules/usage/dto/usage.response';
 
 export class AnalyticsRangeDto {
   @ApiProperty({ format: 'date-time', nullable: true, example: '2026-11-01T00:00:00.000Z' }) from!:
@@ -118,6 +119,13 @@ export class CallStatsDto {
   total_duration_seconds!: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 120 }) mean_duration_seconds!: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 420 }) max_duration_seconds!: number | null;
+  @ApiProperty({
+    type: UsageResponse,
+    example: USAGE_EXAMPLE,
+    description:
+      "the calls' usage summed, and its cost under the workspace's current price table (null without one)",
+  })
+  usage!: UsageResponse;
 }
 
 export class CallChannelBucketDto extends CallStatsDto {
@@ -134,4 +142,38 @@ export class CallAnalyticsDto {
   @ApiProperty({ type: CallStatsDto }) totals!: CallStatsDto;
   @ApiProperty({ type: [CallChannelBucketDto] }) by_channel!: CallChannelBucketDto[];
   @ApiProperty({ type: [CallDayBucketDto] }) by_day!: CallDayBucketDto[];
+}
+
+export class UsageStatsDto extends UsageResponse {
+  @ApiProperty({
+    example: 14,
+    description: 'conversations summed (those that used anything, and every call)',
+  })
+  conversations!: number;
+}
+
+export class UsageChannelBucketDto extends UsageStatsDto {
+  @ApiProperty({ enum: CHANNELS, example: 'phone' }) channel!: Channel;
+  @ApiProperty({ example: 'Phone call' }) channel_label!: string;
+}
+
+export class UsageDayBucketDto extends UsageStatsDto {
+  @ApiProperty({ description: 'calendar day in `timezone` the conversations started', example: '2026-11-03' })
+  date!: string;
+}
+
+export class UsageAgentBucketDto extends UsageStatsDto {
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'null: the agent was deleted' })
+  agent_uuid!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Sales assistant' }) agent_name!: string | null;
+}
+
+export class UsageAnalyticsDto {
+  @ApiProperty({ type: AnalyticsRangeDto }) range!: AnalyticsRangeDto;
+  @ApiProperty({ type: UsageStatsDto }) totals!: UsageStatsDto;
+  @ApiProperty({ type: [UsageChannelBucketDto] }) by_channel!: UsageChannelBucketDto[];
+  @ApiProperty({ type: [UsageDayBucketDto], description: 'days with at least one conversation summed' })
+  by_day!: UsageDayBucketDto[];
+  @ApiProperty({ type: [UsageAgentBucketDto], description: 'agents with at least one conversation summed' })
+  by_agent!: UsageAgentBucketDto[];
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { UsageProperty, type UsageResponse } from '@/modules/usage/dto/usage.response';
 import type { CallViewRow } from '../calls.repository';
 import { ANSWERED_BY, type MachineDetection, VOICEMAIL_ACTIONS, type VoicemailPolicy } from '../voicemail';
 
@@ -118,6 +119,11 @@ export class CallResponse {
   @ApiProperty({ nullable: true, example: TS }) ended_at!: string | null;
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ example: TS }) updated_at!: string;
+  @UsageProperty(
+    'Read through `GET /calls/{uuid}` only: model tokens, speech, call minutes by leg and tool calls so far, and ' +
+      "their cost under the workspace's price table (null without one).",
+  )
+  usage?: UsageResponse;
 
   static of(r: CallViewRow): CallResponse {
     const live = ['queued', 'ringing', 'in-progress'].includes(r.status);

@@ -3,6 +3,7 @@ import { CHANNELS } from '../channels';
 import { CONVERSATION_SOURCES, type Conversation } from '../conversation.entity';
 import { LATENCY_FIELDS, type Message, type MessageLatency } from '../message.entity';
 import type { Session } from '../session.entity';
+import { UsageProperty, type UsageResponse } from '@/modules/usage/dto/usage.response';
 
 const TS = '2026-11-22T04:17:55.123Z';
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -44,6 +45,11 @@ export class ConversationResponse {
       'to a number or extension), else `AI`.',
   })
   handled_by?: 'AI' | 'Human';
+  @UsageProperty(
+    'Read through `GET /conversations/{uuid}` only: model tokens, speech, call minutes and tool calls so far, and ' +
+      "their cost under the workspace's price table (null without one). A call's conversation answers its call's.",
+  )
+  usage?: UsageResponse;
 
   static of(c: Plain<Conversation>): ConversationResponse {
     return {

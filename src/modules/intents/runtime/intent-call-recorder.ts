@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TurnToolsContext } from '@/modules/conversations/turn-tools.port';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { ActionLog } from '@/modules/logs/action-log.service';
+import { reportUsage } from '@/providers/usage-report';
 import type { IntentTool } from '../tools/tool-definitions';
 import { capResult } from './result-size';
 
@@ -29,6 +30,7 @@ export class IntentCallRecorder {
     error: string | null,
     request?: Record<string, unknown>,
   ): Promise<unknown> {
+    if (status !== 'skipped_limit') reportUsage({ toolCalls: 1 });
     const result = capResult(rawResult);
     // A built-in tool has no stored intent: `intent_uuid` is null.
     const intentId = tool.builtin ? null : tool.intent.intent_uuid;

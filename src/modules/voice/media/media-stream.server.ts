@@ -24,6 +24,7 @@ import { isEnded } from '@/modules/calls/call-states';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
+import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } from '@/providers/speech/speech.port';
 import { forwardingKey, resumingKey } from '@/providers/telephony/twilio.telephony';
 import { isValidStreamToken } from '@/providers/twilio/stream-token';
@@ -79,6 +80,8 @@ export class MediaStreamServer
   private stops: (() => Promise<void>)[] = [];
   /** Given to the sessions opened from now on: each turn's timing (the voice benchmark sets it). */
   onTurnTiming?: (timing: TurnTiming) => void;
+  /** Counts the speech services' usage for the call each session serves. */
+  @Inject(UsageRecorder) private readonly usage!: UsageRecorder;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -199,8 +202,8 @@ export class MediaStreamServer
     const agent = await this.agents.agent(workspaceId, call.agentId);
     const link = new StreamLink(ws, streamSid);
     const session = new MediaSession(workspaceId, callId, new TwilioTransport(link), voiceSettings(agent), {
-      stt: this.stt,
-      tts: this.tts,
+      stt: this.usage.wrap(workspaceId, callId, this.stt),
+      tts: this.usage.wrap(workspaceId, callId, this.tts),
       runtime: this.runtime,
       interrupted: (id) => this.conversations.markInterrupted(workspaceId, id),
       onTurnTiming: this.onTurnTiming,
