@@ -4,7 +4,6 @@ import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import { MetersUsage } from '@/modules/usage/meters-usage.decorator';
-import { MetersUsage } from '@/modules/usage/meters-usage.decorator';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
 import { AgentContextReader, sessionTimeoutMs, TurnContext } from './agent-context';
 import type { Conversation, ConversationRef } from './conversation.entity';
@@ -69,7 +68,6 @@ export class ConversationTurnsService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  @MetersUsage()
   @MetersUsage()
   async takeTurn(
     workspaceId: string,
