@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { checkVoicemail } from '@/modules/calls/voicemail';
+import { validSttMode } from '@/providers/speech/speech.port';
 import { Agent, AgentSettings } from './agent.entity';
 import { AgentViewExtras, AgentViewRow, AgentViewsRepository } from './agent-views.repository';
 import { AgentsRepository } from './agents.repository';
@@ -152,11 +153,16 @@ export class AgentsService {
         const patch = dto.settings?.[block];
         if (patch === null)
           throw AppException.invalid(`settings.${block}`, `settings.${block} must be an object`);
-        // The one voice key checked here: it turns a tool on (the others are read leniently by the runtime).
+        // The voice keys checked here turn a tool or a service on (the others are read leniently by the runtime).
         if (block === 'voice' && patch && 'dtmf_tool' in patch && typeof patch.dtmf_tool !== 'boolean')
           throw AppException.invalid(
             'settings.voice.dtmf_tool',
             'settings.voice.dtmf_tool must be a boolean',
+          );
+        if (block === 'voice' && patch && !validSttMode(patch.stt_mode))
+          throw AppException.invalid(
+            'settings.voice.stt_mode',
+            'settings.voice.stt_mode must be one of batch, realtime (or null for the configured STT_MODE)',
           );
         if (patch) next[block] = { ...(current[block] ?? {}), ...patch };
       }

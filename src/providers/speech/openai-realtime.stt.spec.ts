@@ -39,8 +39,7 @@ describe('OpenAiRealtimeSpeechToText', () => {
         serverVad: false,
         ...config,
       },
-      metrics,
-      { ...REALTIME_STT_LIMITS, connectWithinMs: 1500, ...limits },
+      { metrics, limits: { ...REALTIME_STT_LIMITS, connectWithinMs: 1500, ...limits } },
     );
   const open = async (stt = provider(), options: { callId?: string; workspaceId?: string } = {}) => {
     const stream = await stt.openStream({ sampleRate: 8000, language: 'en', ...options });
@@ -245,8 +244,7 @@ describe('OpenAiRealtimeSpeechToText', () => {
   it('falls back when the service cannot be reached within the bound', async () => {
     const stt = new OpenAiRealtimeSpeechToText(
       { url: 'ws://127.0.0.1:9/v1/realtime', apiKey: KEY, model: 'm', protocol: 'openai', serverVad: false },
-      metrics,
-      { ...REALTIME_STT_LIMITS, connectWithinMs: 400 },
+      { metrics, limits: { ...REALTIME_STT_LIMITS, connectWithinMs: 400 } },
     );
     await expect(stt.openStream({ sampleRate: 8000 })).rejects.toMatchObject({ kind: 'fallback' });
     expect(await sample(metrics, 'cap_stt_realtime_fallbacks_total{cause="unreachable"}')).toBe(1);

@@ -18,7 +18,17 @@ export interface RealtimeSttMetrics {
   observeRealtimeStt(event: 'fallback', cause: FallbackCause): void;
 }
 
-const logger = new Logger('RealtimeSpeechToText');
+/** Where the adapter writes its few lines (a reconnect under way, a fallback). */
+export interface RealtimeSttLog {
+  warn(message: string): void;
+}
+
+export interface RealtimeSttOptions {
+  metrics?: RealtimeSttMetrics;
+  limits?: RealtimeSttLimits;
+  /** Nest's logger unless given (the application passes its root logger). */
+  log?: RealtimeSttLog;
+}
 
 /**
  * Streaming speech to text over the OpenAI Realtime API in transcription mode (`…/realtime?intent=transcription`,
@@ -29,11 +39,18 @@ export class OpenAiRealtimeSpeechToText implements StreamingSpeechToText {
   readonly configured = true;
   private readonly open = new Map<RealtimeSttStream, { callId?: string; workspaceId?: string }>();
 
+  private readonly metrics?: RealtimeSttMetrics;
+  private readonly limits: RealtimeSttLimits;
+  private readonly log: RealtimeSttLog;
+
   constructor(
     private readonly config: RealtimeSttConfig & { url: string },
-    private readonly metrics?: RealtimeSttMetrics,
-    private readonly limits: RealtimeSttLimits = REALTIME_STT_LIMITS,
-  ) {}
+    options: RealtimeSttOptions = {},
+  ) {
+    this.metrics = options.metrics;
+    this.limits = options.limits ?? REALTIME_STT_LIMITS;
+    this.log = options.log ?? new Logger('RealtimeSpeechToText');
+  }
 
   async openStream(options: SttStreamOptions): Promise<SttStream> {
     if (options.signal?.aborted) throw new SpeechError('Realtime speech to text was closed', 'aborted');
@@ -59,10 +76,10 @@ export class OpenAiRealtimeSpeechToText implements StreamingSpeechToText {
         serverVad: config.serverVad,
         limits: this.limits,
         reconnected: () => this.metrics?.observeRealtimeStt('reconnected'),
-        warn: (message) => logger.warn(this.redact(message) + where),
+        warn: (message) => this.log.warn(this.redact(message) + where),
         fellBack: (cause, message) => {
           this.metrics?.observeRealtimeStt('fallback', cause);
-          logger.warn(this.redact(message) + where);
+          this.log.warn(this.redact(message) + where);
         },
         used,
         ended: () => {

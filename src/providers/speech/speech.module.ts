@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import type { Logger as Pino } from 'pino';
+import { ROOT_LOGGER } from '@/common/logging/logging.module';
 import { Metrics } from '@/common/metrics/metrics';
 import { OpenAiSpeechToText, OpenAiTextToSpeech } from './openai-compatible.speech';
 import { OpenAiRealtimeSpeechToText } from './openai-realtime.stt';
@@ -28,11 +30,15 @@ import {
     },
     {
       provide: SPEECH_TO_TEXT_STREAM,
-      inject: [APP_CONFIG, Metrics],
-      useFactory: ({ speech: { stt } }: AppConfig, metrics: Metrics): StreamingSpeechToText =>
-        stt.realtime.url
-          ? new OpenAiRealtimeSpeechToText({ ...stt.realtime, url: stt.realtime.url }, metrics)
-          : new NoSpeechStream(),
+      inject: [APP_CONFIG, Metrics, { token: ROOT_LOGGER, optional: true }],
+      useFactory: ({ speech: { stt } }: AppConfig, metrics: Metrics, root?: Pino): StreamingSpeechToText => {
+        if (!stt.realtime.url) return new NoSpeechStream();
+        const lines = root?.child({ context: 'RealtimeSpeechToText' });
+        return new OpenAiRealtimeSpeechToText(
+          { ...stt.realtime, url: stt.realtime.url },
+          { metrics, log: lines && { warn: (message) => lines.warn(message) } },
+        );
+      },
     },
     {
       provide: TEXT_TO_SPEECH,

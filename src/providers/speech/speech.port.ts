@@ -93,6 +93,11 @@ export interface StreamingSpeechToText {
 export const SPEECH_TO_TEXT = Symbol('SPEECH_TO_TEXT');
 export const SPEECH_TO_TEXT_STREAM = Symbol('SPEECH_TO_TEXT_STREAM');
 
+/** Whether `settings.voice.stt_mode` may hold the value: `batch`, `realtime`, or nothing (the configured mode). */
+export function validSttMode(value: unknown): boolean {
+  return value === undefined || value === null || value === 'batch' || value === 'realtime';
+}
+
 /**
  * The speech-to-text mode of an agent's call: its `settings.voice.stt_mode` when `batch` or `realtime`, else the
  * configured default (STT_MODE). Realtime also needs `StreamingSpeechToText.configured`.
