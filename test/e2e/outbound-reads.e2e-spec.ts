@@ -152,6 +152,7 @@ describe('outbound reads: member view and campaign stats', () => {
       cancelled: 1,
       expired: 1,
       on_hold: 0,
+      voicemail: 0,
       answered: 1,
       attempts: 1 + 3 + 1 + 0 + 0 + 0 + 2,
     });
