@@ -55,6 +55,8 @@ export interface ConnectionPlan {
   refuse?: 401 | 403 | 'session';
   /** Close the socket abruptly once this much audio arrived on it. */
   dropAfterMs?: number;
+  /** Go silent once this much audio arrived: read nothing more (pings unanswered), close nothing. */
+  stallAfterMs?: number;
   /** `live` (default): each word's delta as soon as its audio ends; `committed`: deltas only after a commit. */
   deltas?: 'live' | 'committed';
   /** From a commit (or a pause) to its `completed` transcript (default 30 ms). */
@@ -247,6 +249,14 @@ class Session {
     for (let i = 0; i < samples; i++) this.hear(Math.round(pcm.readInt16LE(i * 2) / 1000));
     if (this.plan.dropAfterMs !== undefined && this.seen.audioMs >= this.plan.dropAfterMs)
       this.ws.terminate();
+    if (
+      this.plan.stallAfterMs !== undefined &&
+      this.seen.audioMs >= this.plan.stallAfterMs &&
+      !this.ws.isPaused
+    ) {
+      this.ws.pause();
+      this.ws.removeAllListeners('message');
+    }
   }
 
   /** One sample's level: a run of one level is a word (or silence), ended by the next level. */

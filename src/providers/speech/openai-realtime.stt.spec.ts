@@ -189,6 +189,16 @@ describe('OpenAiRealtimeSpeechToText', () => {
     expect(server.connections[1].events.filter((e) => e === 'input_audio_buffer.commit')).toHaveLength(2);
   });
 
+  it('takes a connection gone silent (no close) as lost, and answers the turn on a new one', async () => {
+    server.plan = (n) => (n === 0 ? { stallAfterMs: 200 } : {});
+    const stream = await open(provider({}, { keepAliveMs: 100 }));
+    feed(stream, spokenWords([16, 17, 18]));
+    await expect(stream.commit()).resolves.toBe(words(16, 17, 18));
+    expect(server.connections).toHaveLength(2);
+    expect(server.connections[1].heard).toEqual(words(16, 17, 18).split(' '));
+    expect(logs.filter((l) => l.includes('connection lost'))).toHaveLength(1);
+  });
+
   it("cuts at the service's own pauses with server VAD, giving words while the caller speaks", async () => {
     server.plan = () => ({ deltas: 'committed' });
     const stream = await open(provider({ serverVad: true }));

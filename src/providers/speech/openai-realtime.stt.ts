@@ -72,6 +72,7 @@ export class OpenAiRealtimeSpeechToText implements StreamingSpeechToText {
               serverVad: config.serverVad,
             }),
             timeoutMs,
+            keepAliveMs: this.limits.keepAliveMs,
           }),
         serverVad: config.serverVad,
         limits: this.limits,

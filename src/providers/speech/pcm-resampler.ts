@@ -15,6 +15,7 @@ export class PcmResampler {
   private phase = 0;
 
   constructor(readonly inputRate: 8000 | 16000 | 24000) {
+    if (![8000, 16000, 24000].includes(inputRate)) throw new RangeError(`no resampling from ${inputRate} Hz`);
     this.step = inputRate / 8000;
   }
 

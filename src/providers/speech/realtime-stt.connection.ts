@@ -19,6 +19,8 @@ export interface ConnectOptions {
   session: object;
   /** The longest the upgrade and the acknowledgement may take together. */
   timeoutMs: number;
+  /** A ping this often; a connection that has not answered the previous one is dead (ended, then `lost`). */
+  keepAliveMs: number;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface ConnectOptions {
  */
 export class RealtimeConnection extends EventEmitter<{ event: [ServerEvent]; lost: [string] }> {
   private closedByUs = false;
+  private keepAlive?: NodeJS.Timeout;
 
   private constructor(private readonly ws: WebSocket) {
     super();
@@ -63,14 +66,28 @@ export class RealtimeConnection extends EventEmitter<{ event: [ServerEvent]; los
         else if (event.kind === 'ready') {
           ready = true;
           clearTimeout(timer);
+          conn.watch(o.keepAliveMs);
           resolve(conn);
         }
       });
       ws.on('close', (code: number) => {
+        clearInterval(conn.keepAlive);
         if (!ready) return fail(new ConnectFailure(`closed with ${code} before the session`, false));
         if (!conn.closedByUs) conn.emit('lost', `closed with ${code}`);
       });
     });
+  }
+
+  /** Pings every `ms`: a socket gone silent (no close ever comes) is ended and reported lost. */
+  private watch(ms: number): void {
+    let answered = true;
+    this.ws.on('pong', () => (answered = true));
+    this.keepAlive = setInterval(() => {
+      if (!answered) return void this.ws.terminate();
+      answered = false;
+      this.ws.ping();
+    }, ms);
+    this.keepAlive.unref();
   }
 
   send(event: object): void {
@@ -79,6 +96,7 @@ export class RealtimeConnection extends EventEmitter<{ event: [ServerEvent]; los
 
   close(): void {
     this.closedByUs = true;
+    clearInterval(this.keepAlive);
     this.removeAllListeners();
     if (this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate();
     else this.ws.close(1000);

@@ -32,12 +32,15 @@ export interface RealtimeSttLimits {
   finalTimeoutMs: number;
   /** The audio kept to send again after a reconnect (60 s): older audio of an unanswered turn is lost. */
   maxRetainedMs: number;
+  /** A ping this often (10 s); a connection that missed answering one is taken as lost. */
+  keepAliveMs: number;
 }
 
 export const REALTIME_STT_LIMITS: RealtimeSttLimits = {
   connectWithinMs: 5_000,
   finalTimeoutMs: 10_000,
   maxRetainedMs: 60_000,
+  keepAliveMs: 10_000,
 };
 
 /** Less than this the service refuses to commit (OpenAI: 100 ms); such a remainder is cleared instead. */
