@@ -15,7 +15,9 @@ import { percentile, runBench } from './stats';
 
 /**
  * `npm run bench:campaigns`: one API replica (compiled, with its workers) runs a campaign of BENCH_CONTACTS (10,000)
- * sandbox contacts whose calls are answered after 200 ms and end after 1 s of silence, `max_concurrency` 50. Prints
+ * sandbox contacts with answering-machine detection on: 60 % people, whose calls are answered after 200 ms and end
+ * after 1 s of silence, 30 % answering machines (`0005`: detected 200 ms after the answer and hung up) and 10 %
+ * that do not answer (`0003`), one attempt each, `max_concurrency` 50. Prints
  * calls placed per second, the highest number of live calls ever sampled (every 20 ms; must be 50, never more), the
  * gap between a call ending and the next call being placed (p50/p99, while tasks were waiting), and the dispatcher's
  * database time per claim (its `dispatch claim` log lines), and what the replica spent per call (CPU, SQL statements
@@ -33,13 +35,37 @@ const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}`);
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 });
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
-/** Sandbox numbers whose last four digits answer (0002-0004 and 0009 are the failing ones). */
-function destinations(n: number): string[] {
-  const out: string[] = [];
-  for (let i = 1000; out.length < n; i += 1)
-    if (!['0002', '0003', '0004', '0009'].includes(String(i).slice(-4)))
-      out.push(`+14155${String(i).padStart(6, '0')}`);
-  return out;
+/** The mix of callees, by share of ten: people, answering machines, no answer. */
+const MIX = { people: 6, machines: 3, unanswered: 1 };
+const AREAS = ['415', '628', '650', '510', '408', '925', '707', '831'];
+
+/** The n-th US number ending in `four` (area code and exchange count up, so each is unique and valid). */
+const ending = (four: string, n: number) => `+1${AREAS[Math.floor(n / 800)]}${200 + (n % 800)}${four}`;
+
+/**
+ * Sandbox numbers in the mix, interleaved by tens: people on numbers whose last four digits answer (never 0002-0006
+ * or 0009), machines ending `0005`, no answers ending `0003`.
+ */
+function destinations(n: number): { people: number; machines: number; unanswered: number; phones: string[] } {
+  const phones: string[] = [];
+  const counts = { people: 0, machines: 0, unanswered: 0 };
+  let person = 1000;
+  for (let i = 0; phones.length < n; i += 1) {
+    const slot = i % 10;
+    if (slot < MIX.people) {
+      while (['0002', '0003', '0004', '0005', '0006', '0009'].includes(String(person).slice(-4))) person += 1;
+      phones.push(`+14155${String(person).padStart(6, '0')}`);
+      person += 1;
+      counts.people += 1;
+    } else if (slot < MIX.people + MIX.machines) {
+      phones.push(ending('0005', counts.machines));
+      counts.machines += 1;
+    } else {
+      phones.push(ending('0003', counts.unanswered));
+      counts.unanswered += 1;
+    }
+  }
+  return { ...counts, phones };
 }
 
 function startServer(
@@ -113,7 +139,8 @@ async function main(): Promise<void> {
     const pool = (
       await call('POST', '/api/v1/pools', { name: 'Bench pool', type: 'Parallel', max_parallel_items: 100 })
     ).data.uuid as string;
-    const phones = destinations(CONTACTS);
+    const mix = destinations(CONTACTS);
+    const phones = mix.phones;
     for (let i = 0; i < phones.length; i += 1000) {
       const batch = phones.slice(i, i + 1000).map((phone_number) => ({ name: 'Bench', phone_number }));
       const created = await call('POST', '/api/v1/contacts', { contacts: batch });
@@ -126,6 +153,9 @@ async function main(): Promise<void> {
         agent_uuid: agentId,
         pool_uuids: [pool],
         max_concurrency: CONCURRENCY,
+        // One attempt each: a no-answer is not tried again, a machine is hung up on at once (hang_up).
+        retry: { max_attempts: 1 },
+        voicemail: { detection: true, action: 'hang_up' },
         window: {
           days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
           start_time: '00:00',
@@ -133,7 +163,9 @@ async function main(): Promise<void> {
         },
       })
     ).data.uuid as string;
-    progress(`seeded ${CONTACTS} contacts`);
+    progress(
+      `seeded ${CONTACTS} contacts: ${mix.people} people, ${mix.machines} machines, ${mix.unanswered} no answer`,
+    );
 
     let peak = 0;
     let done = false;
@@ -155,11 +187,22 @@ async function main(): Promise<void> {
       const open = stats.scheduled + stats.pending + stats.queued + stats.in_progress + stats.on_hold;
       if (!open) break;
       progress(
-        `completed ${stats.completed}, failed ${stats.failed}, live ${stats.queued + stats.in_progress}`,
+        `completed ${stats.completed}, voicemail ${stats.voicemail}, failed ${stats.failed}, live ${stats.queued + stats.in_progress}`,
       );
       await new Promise((r) => setTimeout(r, 5000));
     }
     const seconds = (Date.now() - began) / 1000;
+    const final = (await call('GET', `/api/v1/campaigns/${campaign}`)).data.stats as Record<string, number>;
+    // A voicemail counted as answered: a task answered (its last outcome) whose call a machine picked up.
+    const miscounted = (
+      await db.query(
+        `SELECT count(*)::int AS n FROM outbound_tasks t JOIN calls k ON k.workspace_id = t.workspace_id
+            AND k.id = t.current_call_id
+          WHERE t.workspace_id = $1 AND t.campaign_id = $2 AND k.answered_by = 'machine'
+            AND (t.status = 'completed' OR t.last_outcome = 'completed')`,
+        [workspaceId, campaign],
+      )
+    ).rows[0].n as number;
     done = true;
     await sampler;
     // The calls' evaluations and timers that were still running when the last task ended.
@@ -195,6 +238,9 @@ async function main(): Promise<void> {
         `calls placed per second:  ${(rows.length / seconds).toFixed(1)} (goal: about 50 / 1.2 s = 40)`,
         `highest live calls seen:  ${peak} (goal: exactly ${CONCURRENCY}, never more)`,
         `slot freed → next call:   ${fmt(gaps)} (goal: p99 < 500 ms)`,
+        `outcomes:                 ${final.answered} answered, ${final.voicemail} voicemail, ${final.failed} not answered ` +
+          `(sent: ${mix.people} people, ${mix.machines} machines, ${mix.unanswered} no answer)`,
+        `voicemails as answered:   ${miscounted} (goal: 0)`,
         `dispatcher claim (DB):    ${fmt(claims)} per claim transaction`,
         spent(before, after, rows.length, 'per call (placed, answered, ended, settled, evaluated)'),
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${os.loadavg()[0].toFixed(1)}, node ${process.version}`,
