@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from '@/app.module';
 import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
+import { WebCallServer } from '@/modules/web-calls/web-call.server';
 import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
 import { buildOpenApiDocument, docsCorsOptions } from '@/common/http/openapi-document';
@@ -19,6 +20,7 @@ import { HTTPS_REQUIRED_BODY, listen, RunningServer } from '@/common/http/server
 import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
 import { assertRedisReachable } from '@/common/redis/redis-check';
 import { mountQueueDashboard } from '@/common/queue/queue-dashboard';
+import { stopTelemetry } from '@/common/telemetry/start';
 import { urlPolicy } from '@/common/validation/validators';
 import { migrate } from '@/database/data-source';
 
@@ -106,11 +108,13 @@ export async function startApi(
     ? undefined
     : (options.tls ?? (await loadOrCreateTlsMaterial(config, (m) => logger.log(m, 'Bootstrap'))));
   const media = app.get(MediaStreamServer, { strict: false });
+  const web = app.get(WebCallServer, { strict: false });
   const server = await listen(app.getHttpAdapter().getInstance(), {
     port: config.port,
     host: options.host,
     tls,
-    upgrade: media.handleUpgrade,
+    // WebSocket upgrades: web call sockets, else Twilio media streams (which refuse any other path).
+    upgrade: (req, socket, head) => (web.handles(req) ? web : media).handleUpgrade(req, socket, head),
   });
   return {
     app,
@@ -133,8 +137,9 @@ export async function startWorker(config: AppConfig): Promise<INestApplicationCo
 }
 
 /**
- * Runs `stop` on SIGTERM/SIGINT once, says the process stopped, and exits; a second signal or the deadline forces
- * the exit (jobs still running then are taken up again by another worker once their lock expires).
+ * Runs `stop` on SIGTERM/SIGINT once, says the process stopped, exports the spans left (tracing on), and exits; a
+ * second signal or the deadline forces the exit (jobs still running then are taken up again by another worker once
+ * their lock expires).
  */
 export function onShutdown(stop: () => Promise<void>, deadlineMs: number, log: (msg: string) => void): void {
   let stopping = false;
@@ -148,12 +153,14 @@ export function onShutdown(stop: () => Promise<void>, deadlineMs: number, log: (
       process.exit(1);
     }, deadlineMs + 5000).unref();
     stop().then(
-      () => {
+      async () => {
         log(`stopped after ${Date.now() - started} ms`);
+        await stopTelemetry();
         process.exit(0);
       },
-      (err: Error) => {
+      async (err: Error) => {
         log(`stopped with an error: ${err.message}`);
+        await stopTelemetry();
         process.exit(1);
       },
     );

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import 'dotenv/config';
+// Before anything that loads HTTP, pg, ioredis or Bull: tracing instruments them as they load (when asked for).
+import { TELEMETRY } from '@/common/telemetry/register';
 import { Logger } from 'nestjs-pino';
 import { loadConfig } from '@/config/app.config';
 import { rootLogger } from '@/common/logging/logging.module';
@@ -11,6 +13,7 @@ import { onShutdown, prepareRuntime, startWorker } from '@/bootstrap';
 async function main(): Promise<void> {
   const loaded = loadConfig();
   const boot = rootLogger(loaded).child({ context: 'Bootstrap' });
+  if (TELEMETRY) boot.info(TELEMETRY);
   const config = await prepareRuntime(loaded, (line) => boot.info(line));
   const app = await startWorker(config);
   const health =

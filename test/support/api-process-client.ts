@@ -5,14 +5,24 @@ import { client, TenantClient } from '../setup/test-app';
 export interface ApiProcess {
   child: ChildProcess;
   url: string;
+  /** Whether the process loaded the tracing SDK. */
+  tracing: boolean;
+  /** What it wrote to standard output so far (with `output: true`; its log lines). */
+  output(): string;
   http(host: string, token?: string): TenantClient;
   /** SIGKILL: the replica dies without any cleanup, as a crashed one does. */
   kill(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Forks `api-process.ts` (ts-node) with the given environment and waits for it to listen. */
-export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
+/**
+ * Forks `api-process.ts` (ts-node) with the given environment and waits for it to listen; with `output`, what it
+ * writes to standard output is kept (else dropped).
+ */
+export async function startApiProcess(
+  env: Record<string, string>,
+  options: { output?: boolean } = {},
+): Promise<ApiProcess> {
   const root = path.resolve(__dirname, '../..');
   const child = fork(path.join(__dirname, 'api-process.ts'), [], {
     cwd: root,
@@ -23,17 +33,21 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
       TS_NODE_PROJECT: path.join(root, 'tsconfig.json'),
     },
     execArgv: ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', options.output ? 'pipe' : 'ignore', 'inherit', 'ipc'],
   });
+  const written: Buffer[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => written.push(chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m: { port: number }) => resolve(m.port));
+  const { port, tracing } = await new Promise<{ port: number; tracing: boolean }>((resolve, reject) => {
+    child.once('message', (m: { port: number; tracing: boolean }) => resolve(m));
     child.once('exit', (code) => reject(new Error(`api process exited with ${code}`)));
   });
   const url = `https://127.0.0.1:${port}`;
   return {
     child,
     url,
+    tracing,
+    output: () => Buffer.concat(written).toString('utf8'),
     http: (host, token) => client(url, host, token),
     kill: async () => {
       if (child.exitCode === null) child.kill('SIGKILL');

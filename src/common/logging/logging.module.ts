@@ -4,6 +4,7 @@ import pino, { DestinationStream, Logger as Pino } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppConfig } from '@/config/app.config';
+import { currentTraceId, tracingEnabled } from '@/common/telemetry/telemetry';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -46,6 +47,7 @@ export class RequestLogMiddleware implements NestMiddleware {
     if (req.url === '/health' || req.url === '/health/ready' || req.url?.startsWith('/hooks/')) return next();
     const started = performance.now();
     const logger = this.logger;
+    const traceId = currentTraceId();
     res.once('finish', () => {
       const status = res.statusCode;
       const level = status >= 500 ? 'error' : 'info';
@@ -56,6 +58,7 @@ export class RequestLogMiddleware implements NestMiddleware {
           res: { statusCode: status },
           responseTime: Math.round(performance.now() - started),
           workspace: req.workspace?.slug,
+          trace_id: traceId,
         },
         'request completed',
       );
@@ -87,12 +90,23 @@ function prettyStream(config: AppConfig): DestinationStream | undefined {
   }
 }
 
+/** With tracing on, every line written while a trace is current carries its id. */
+function traceMixin(): { trace_id?: string } {
+  const traceId = currentTraceId();
+  return traceId ? { trace_id: traceId } : {};
+}
+
 /**
  * The process's logger on standard output, one per process and level: the start-up steps before the application
- * exists and the application itself write through the same one. Lines go to `destination` instead when given.
+ * exists and the application itself write through the same one. Lines go to `destination` instead when given. With
+ * tracing on, a line written in a request or a job carries `trace_id`.
  */
 export function rootLogger(config: AppConfig, destination?: DestinationStream): Pino {
-  const options = { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } };
+  const options = {
+    level: config.logLevel,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    ...(tracingEnabled() ? { mixin: traceMixin } : {}),
+  };
   if (destination) return pino(options, destination);
   const key = `${config.logLevel}|${config.nodeEnv}`;
   if (processLogger?.key !== key) {

@@ -5,9 +5,13 @@ import type { Job, Queue } from 'bull';
 import type { Logger as Pino } from 'pino';
 import { ROOT_LOGGER } from '@/common/logging/logging.module';
 import { Metrics } from '@/common/metrics/metrics';
+import { carriedTraceId } from '@/common/telemetry/telemetry';
 import { QUEUES } from './queues';
 
-/** The fields of every job line: queue, job name and id, attempt, and the workspace when the payload has one. */
+/**
+ * The fields of every job line: queue, job name and id, attempt, the workspace when the payload has one, and with
+ * tracing on the trace the job continues (these lines are written outside the job's own context).
+ */
 function jobFields(queue: string, job: Job): Record<string, unknown> {
   const data = job.data as { workspaceId?: unknown } | undefined;
   return {
@@ -16,6 +20,7 @@ function jobFields(queue: string, job: Job): Record<string, unknown> {
     jobId: job.id,
     attempt: job.attemptsMade + 1,
     workspaceId: typeof data?.workspaceId === 'string' ? data.workspaceId : undefined,
+    trace_id: carriedTraceId(data),
   };
 }
 

@@ -1,0 +1,166 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- the SDK is loaded only when tracing is on */
+import type { IncomingMessage } from 'node:http';
+import type { ClientRequest } from 'node:http';
+import type * as OTel from '@opentelemetry/api';
+import type { Sampler } from '@opentelemetry/sdk-trace';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
+import { activateTracing, deactivateTracing } from './telemetry';
+
+type Env = Record<string, string | undefined>;
+
+/** Paths whose requests are never traced: probes and scrapes. */
+const UNTRACED_PATHS = new Set(['/health', '/health/ready', '/metrics']);
+
+/** Whether the environment asks for tracing: an OTLP endpoint, and neither OTEL_SDK_DISABLED nor no exporter. */
+export function tracingRequested(env: Env = process.env): boolean {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return (
+    !!endpoint &&
+    env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true' &&
+    env.OTEL_TRACES_EXPORTER !== 'none'
+  );
+}
+
+let running: { sdk: NodeSDK; description: string } | null = null;
+
+/** The sampler of OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default: parent-based, always on). */
+function samplerFromEnv(env: Env): Sampler {
+  const t = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = () => new t.TraceIdRatioBasedSampler(Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1);
+  switch (env.OTEL_TRACES_SAMPLER?.trim()) {
+    case 'always_on':
+      return new t.AlwaysOnSampler();
+    case 'always_off':
+      return new t.AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio();
+    case 'parentbased_always_off':
+      return new t.ParentBasedSampler({ root: new t.AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new t.ParentBasedSampler({ root: ratio() });
+    default:
+      return new t.ParentBasedSampler({ root: new t.AlwaysOnSampler() });
+  }
+}
+
+/** A query string with every value replaced (names kept): values may be phone numbers, names or keys. */
+function redactedQuery(search: string): string {
+  return search
+    .split('&')
+    .map((pair) => `${pair.split('=')[0]}=REDACTED`)
+    .join('&');
+}
+
+function isIncoming(req: ClientRequest | IncomingMessage): req is IncomingMessage {
+  return typeof (req as IncomingMessage).headers === 'object' && 'httpVersion' in req;
+}
+
+/** HTTP spans without query values, named by their route, with the request's workspace. */
+function httpInstrumentation() {
+  const { HttpInstrumentation } =
+    require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  return new HttpInstrumentation({
+    ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]),
+    requireParentforOutgoingSpans: true,
+    requestHook: (span, req) => {
+      if (isIncoming(req)) {
+        const q = (req.url ?? '').indexOf('?');
+        if (q >= 0) span.setAttribute('url.query', redactedQuery(req.url!.slice(q + 1)));
+        return;
+      }
+      const path = (req.path ?? '').split('?')[0];
+      const host = req.getHeader('host');
+      span.setAttribute('url.full', `${req.protocol}//${typeof host === 'string' ? host : req.host}${path}`);
+    },
+    applyCustomAttributesOnSpan: (span, req) => {
+      if (!isIncoming(req)) return;
+      const express = req as IncomingMessage & {
+        route?: { path?: unknown };
+        baseUrl?: string;
+        workspace?: { id?: unknown };
+      };
+      if (typeof express.route?.path === 'string') {
+        const route = `${express.baseUrl ?? ''}${express.route.path}`;
+        span.setAttribute('http.route', route);
+        span.updateName(`${req.method ?? 'GET'} ${route}`);
+      }
+      if (typeof express.workspace?.id === 'string') span.setAttribute('workspace.id', express.workspace.id);
+    },
+  });
+}
+
+/**
+ * Starts OpenTelemetry tracing when the environment asks for it (`tracingRequested`): the Node SDK with the OTLP/HTTP
+ * JSON exporter (unless OTEL_EXPORTER_OTLP_PROTOCOL or OTEL_EXPORTER_OTLP_TRACES_PROTOCOL names another, which the
+ * SDK then builds), the standard OTEL_* variables (service name, resource attributes, sampler, batch), and the HTTP
+ * (incoming and outgoing), PostgreSQL and ioredis instrumentations; Bull jobs carry their producer's trace. Must run
+ * before Nest, pg, ioredis and Bull are loaded. Without the variables nothing is loaded and the helpers stay no-ops.
+ * Answers a line describing what was started, or null.
+ */
+export function startTelemetry(env: Env = process.env): string | null {
+  if (running) return running.description;
+  if (!tracingRequested(env)) return null;
+  const api = require('@opentelemetry/api') as typeof OTel;
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { RandomIdGenerator } =
+    require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { PgInstrumentation } =
+    require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { IORedisInstrumentation } =
+    require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { CallIdGenerator, callTraces } = require('./call-trace') as typeof import('./call-trace');
+
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
+  const json = !protocol || protocol === 'http/json';
+  const named =
+    !!env.OTEL_SERVICE_NAME?.trim() || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const sampler = samplerFromEnv(env);
+  const ids = new CallIdGenerator(new RandomIdGenerator());
+  const sdk = new NodeSDK({
+    serviceName: named ? undefined : 'agent-platform',
+    traceExporter: json ? new OTLPTraceExporter() : undefined,
+    sampler,
+    idGenerator: ids,
+    // Traces only: no metrics or logs pipeline (the service has /metrics and its JSON logs).
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      httpInstrumentation(),
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+      // Command names only: arguments hold keys with phone numbers and queued message texts.
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+    ],
+  });
+  sdk.start();
+  activateTracing(
+    api,
+    callTraces(ids, sampler, api),
+    env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true',
+  );
+  (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const description =
+    `tracing on: OTLP ${json ? 'http/json' : protocol} to ${endpoint}, sampler ` +
+    `${env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on'}` +
+    (env.OTEL_TRACES_SAMPLER_ARG ? ` ${env.OTEL_TRACES_SAMPLER_ARG}` : '') +
+    (env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true' ? '; message content captured' : '');
+  running = { sdk, description };
+  return description;
+}
+
+/** Exports what is left and stops tracing (at most `timeoutMs`); nothing to do when it is off. */
+export async function stopTelemetry(timeoutMs = 5000): Promise<void> {
+  const current = running;
+  if (!current) return;
+  running = null;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    current.sdk.shutdown().catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  deactivateTracing();
+}

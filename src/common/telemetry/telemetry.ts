@@ -1,0 +1,426 @@
+import type * as OTel from '@opentelemetry/api';
+
+/**
+ * The tracing helpers every module uses. With tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset) nothing of
+ * OpenTelemetry is loaded: each helper runs its function as it is and `Traced` leaves methods untouched. With it on,
+ * `start.ts` activates them before the application's modules load.
+ */
+
+export type AttributeValue = string | number | boolean;
+export type SpanAttributes = Record<string, AttributeValue | null | undefined>;
+
+/** The span a traced function runs in (a no-op one with tracing off). */
+export interface SpanHandle {
+  setAttribute(key: string, value: AttributeValue | null | undefined): void;
+  setAttributes(attributes: SpanAttributes): void;
+  /** Text of a customer or an agent (a message, a transcript, a reply): kept only with OTEL_CAPTURE_CONTENT=true. */
+  setContent(key: string, text: string | null | undefined): void;
+  /** Marks the span failed with the error's class and message. */
+  fail(err: unknown): void;
+  /** Ends the span (only for spans from `startSpan`); `at` in epoch milliseconds. */
+  end(at?: number): void;
+}
+
+export interface SpanOptions {
+  /** The call the span belongs to: its parent is the call's `call` span, and the current span becomes a link. */
+  call?: string | null;
+  /** A carried W3C `traceparent` to continue (when valid), instead of the current context. */
+  parent?: string | null;
+  /** Starts a new trace. */
+  root?: boolean;
+  /** When a span of this name (of ours) is already current, the function runs in that one instead of a child. */
+  reuse?: boolean;
+  kind?: 'internal' | 'server' | 'client' | 'producer' | 'consumer';
+  /** When the span started, in epoch milliseconds (default now). */
+  startTime?: number;
+}
+
+/** Call ids to trace ids: set by start.ts (`call-trace.ts`). */
+export interface CallTraces {
+  /** The call's trace id and the span id of its `call` span. */
+  ids(callId: string): { traceId: string; spanId: string };
+  /** Whether the call's trace is sampled (the configured sampler, asked as for a new trace). */
+  sampled(traceId: string): boolean;
+  /** Starts the `call` span with the call's ids. */
+  startCallSpan(callId: string, start: () => OTel.Span): OTel.Span;
+}
+
+interface State {
+  api: typeof OTel;
+  tracer: OTel.Tracer;
+  capture: boolean;
+  calls: CallTraces;
+  keys: Map<string, symbol>;
+}
+
+let state: State | null = null;
+
+/** Turns the helpers on (start.ts, once the SDK is registered). */
+export function activateTracing(api: typeof OTel, calls: CallTraces, capture: boolean): void {
+  state = { api, tracer: api.trace.getTracer('agent-platform'), capture, calls, keys: new Map() };
+}
+
+/** Turns them off again (after the SDK's shutdown). */
+export function deactivateTracing(): void {
+  state = null;
+}
+
+export const tracingEnabled = (): boolean => state !== null;
+
+const NOOP: SpanHandle = Object.freeze({
+  setAttribute: () => undefined,
+  setAttributes: () => undefined,
+  setContent: () => undefined,
+  fail: () => undefined,
+  end: () => undefined,
+});
+
+const MAX_CONTENT = 4096;
+
+function clean(attributes: SpanAttributes): OTel.Attributes {
+  const out: OTel.Attributes = {};
+  for (const [k, v] of Object.entries(attributes)) if (v !== undefined && v !== null) out[k] = v;
+  return out;
+}
+
+function handleOf(s: State, span: OTel.Span): SpanHandle {
+  return {
+    setAttribute: (key, value) => {
+      if (value !== undefined && value !== null) span.setAttribute(key, value);
+    },
+    setAttributes: (attributes) => span.setAttributes(clean(attributes)),
+    setContent: (key, text) => {
+      if (s.capture && typeof text === 'string') span.setAttribute(key, text.slice(0, MAX_CONTENT));
+    },
+    fail: (err) => {
+      const e = err as { name?: unknown; message?: unknown } | null;
+      const type = typeof e?.name === 'string' ? e.name : 'Error';
+      span.setAttribute('error.type', type);
+      span.setStatus({
+        code: s.api.SpanStatusCode.ERROR,
+        message: typeof e?.message === 'string' ? e.message.slice(0, 300) : type,
+      });
+    },
+    end: (at) => span.end(at),
+  };
+}
+
+function keyOf(s: State, name: string): symbol {
+  let key = s.keys.get(name);
+  if (!key) s.keys.set(name, (key = s.api.createContextKey(`agent-platform.span.${name}`)));
+  return key;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A remote parent from a carried `traceparent`, or undefined when it is not one. */
+function parentFrom(s: State, traceparent: string): OTel.Context | undefined {
+  const m = TRACEPARENT.exec(traceparent);
+  if (!m) return undefined;
+  const spanContext = { traceId: m[1], spanId: m[2], traceFlags: parseInt(m[3], 16), isRemote: true };
+  if (!s.api.trace.isSpanContextValid(spanContext)) return undefined;
+  return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, spanContext);
+}
+
+/** The context of a call's trace: its `call` span as a remote parent. */
+function callContext(s: State, callId: string): OTel.Context {
+  const { traceId, spanId } = s.calls.ids(callId);
+  const traceFlags = s.calls.sampled(traceId) ? s.api.TraceFlags.SAMPLED : s.api.TraceFlags.NONE;
+  return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true });
+}
+
+const KINDS = { internal: 0, server: 1, client: 2, producer: 3, consumer: 4 } as const;
+
+interface Opened {
+  ctx: OTel.Context;
+  handle: SpanHandle;
+  /** Whether this span is ours to end (false when an existing one was reused). */
+  owned: boolean;
+}
+
+function open(s: State, name: string, attributes: SpanAttributes, options: SpanOptions): Opened {
+  const active = s.api.context.active();
+  const key = options.reuse ? keyOf(s, name) : undefined;
+  const current = key ? (active.getValue(key) as SpanHandle | undefined) : undefined;
+  if (current) {
+    current.setAttributes(attributes);
+    return { ctx: active, handle: current, owned: false };
+  }
+  let parent = active;
+  let links: OTel.Link[] | undefined;
+  if (options.root) parent = s.api.ROOT_CONTEXT;
+  else if (options.call) {
+    parent = callContext(s, options.call);
+    const here = s.api.trace.getSpanContext(active);
+    if (here && s.api.trace.isSpanContextValid(here) && here.traceId !== s.calls.ids(options.call).traceId)
+      links = [{ context: here }];
+  } else if (options.parent) parent = parentFrom(s, options.parent) ?? active;
+  const span = s.tracer.startSpan(
+    name,
+    {
+      kind: KINDS[options.kind ?? 'internal'],
+      attributes: clean(attributes),
+      links,
+      startTime: options.startTime,
+    },
+    parent,
+  );
+  const handle = handleOf(s, span);
+  let ctx = s.api.trace.setSpan(parent, span);
+  if (key) ctx = ctx.setValue(key, handle);
+  return { ctx, handle, owned: true };
+}
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  !!v && typeof (v as { then?: unknown }).then === 'function';
+
+/** Runs `fn` in the span; ends it when `fn` returns or its promise settles (failed on a throw or rejection). */
+function runIn<T>(s: State, opened: Opened, fn: (span: SpanHandle) => T): T {
+  const { ctx, handle, owned } = opened;
+  if (!owned) return s.api.context.with(ctx, fn, undefined, handle);
+  let out: T;
+  try {
+    out = s.api.context.with(ctx, fn, undefined, handle);
+  } catch (err) {
+    handle.fail(err);
+    handle.end();
+    throw err;
+  }
+  if (!isThenable(out)) {
+    handle.end();
+    return out;
+  }
+  return out.then(
+    (value) => {
+      handle.end();
+      return value;
+    },
+    (err: unknown) => {
+      handle.fail(err);
+      handle.end();
+      throw err;
+    },
+  ) as T;
+}
+
+/**
+ * Runs `fn` in a new span named `name` (a child of the current one, unless `options` say otherwise) and ends it
+ * when `fn` is done; a throw or a rejection marks it failed. With tracing off, `fn` runs with a no-op span.
+ */
+export function withSpan<T>(
+  name: string,
+  attributes: SpanAttributes,
+  fn: (span: SpanHandle) => T,
+  options: SpanOptions = {},
+): T {
+  const s = state;
+  if (!s) return fn(NOOP);
+  return runIn(s, open(s, name, attributes, options), fn);
+}
+
+/** A span the caller ends (`end()`), for work that is not one function; not made current. */
+export function startSpan(
+  name: string,
+  attributes: SpanAttributes = {},
+  options: SpanOptions = {},
+): SpanHandle {
+  const s = state;
+  if (!s) return NOOP;
+  const opened = open(s, name, attributes, { ...options, reuse: false });
+  return opened.handle;
+}
+
+/** A finished span of the current context from `start` to `end` (epoch milliseconds): a step timed elsewhere. */
+export function recordSpan(name: string, attributes: SpanAttributes, start: number, end: number): void {
+  const s = state;
+  if (!s) return;
+  const { handle } = open(s, name, attributes, { startTime: start });
+  handle.end(end);
+}
+
+/**
+ * An async iterable followed in a span: `source` makes it (given the span), every step runs in the span (so a request
+ * made by the source is its child), `onItem` sees each item, and the span ends when the iteration does (failed on an
+ * error; an early exit closes the source). With tracing off the source is answered as it is.
+ */
+export function followInSpan<T>(
+  name: string,
+  attributes: SpanAttributes,
+  source: (span: SpanHandle) => AsyncIterable<T>,
+  onItem?: (span: SpanHandle, item: T, index: number) => void,
+): AsyncIterable<T> {
+  const s = state;
+  if (!s) return source(NOOP);
+  const opened = open(s, name, attributes, {});
+  const iterable = s.api.context.with(opened.ctx, source, undefined, opened.handle);
+  return follow(s, opened, iterable, onItem);
+}
+
+async function* follow<T>(
+  s: State,
+  { ctx, handle }: Opened,
+  source: AsyncIterable<T>,
+  onItem?: (span: SpanHandle, item: T, index: number) => void,
+): AsyncGenerator<T> {
+  const it = s.api.context.with(ctx, () => source[Symbol.asyncIterator]());
+  let finished = false;
+  let index = 0;
+  try {
+    for (;;) {
+      const step = await s.api.context.with(ctx, () => it.next());
+      if (step.done) {
+        finished = true;
+        return;
+      }
+      onItem?.(handle, step.value, index++);
+      yield step.value;
+    }
+  } catch (err) {
+    finished = true;
+    handle.fail(err);
+    throw err;
+  } finally {
+    if (!finished) await it.return?.();
+    handle.end();
+  }
+}
+
+/**
+ * A binder to the context current now: `bind(fn)` runs `fn` in it wherever it is called from (a callback handed into
+ * a span, say, that must not become that span's child). The function itself with tracing off.
+ */
+export function contextBinder(): <F extends (...args: never[]) => unknown>(fn: F) => F {
+  const s = state;
+  if (!s) return (fn) => fn;
+  const here = s.api.context.active();
+  return (fn) => s.api.context.bind(here, fn);
+}
+
+/** The current trace id (32 hex), when tracing is on and a trace is current. */
+export function currentTraceId(): string | undefined {
+  const s = state;
+  if (!s) return undefined;
+  const sc = s.api.trace.getSpanContext(s.api.context.active());
+  return sc && s.api.trace.isSpanContextValid(sc) ? sc.traceId : undefined;
+}
+
+/** The current span as a W3C `traceparent` (to store or send with work done later), or null. */
+export function currentTraceparent(): string | null {
+  const s = state;
+  if (!s) return null;
+  const sc = s.api.trace.getSpanContext(s.api.context.active());
+  if (!sc || !s.api.trace.isSpanContextValid(sc)) return null;
+  return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+}
+
+/** The field of a payload (a Bull job's data, a queued inbound message) that carries the trace of its producer. */
+export const TRACE_FIELD = '_trace';
+
+/** `payload` with the current trace in TRACE_FIELD (a copy); the payload itself with tracing off or no trace. */
+export function carry<T extends object>(payload: T): T {
+  const traceparent = currentTraceparent();
+  return traceparent ? { ...payload, [TRACE_FIELD]: traceparent } : payload;
+}
+
+/** The `traceparent` a payload carries (see `carry`), if any. */
+export function carriedTrace(payload: unknown): string | undefined {
+  const value = (payload as Record<string, unknown> | null | undefined)?.[TRACE_FIELD];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The trace id a payload carries, for log lines about it written outside its context. */
+export function carriedTraceId(payload: unknown): string | undefined {
+  if (!state) return undefined;
+  return TRACEPARENT.exec(carriedTrace(payload) ?? '')?.[1];
+}
+
+/** Runs `fn` in the trace a `traceparent` names (no span of its own); as it is when there is none. */
+export function resumeTrace<T>(traceparent: string | null | undefined, fn: () => T): T {
+  const s = state;
+  if (!s || !traceparent) return fn();
+  const parent = parentFrom(s, traceparent);
+  return parent ? s.api.context.with(parent, fn) : fn();
+}
+
+/** What the root `call` span says of a call that ended. */
+export interface EndedCall {
+  id: string;
+  workspaceId: string;
+  agentId: string | null;
+  direction: string;
+  channel: string;
+  provider: string;
+  status: string;
+  endReason: string | null;
+  isSimulation: boolean;
+  createdAt: Date;
+  answeredAt: Date | null;
+  endedAt: Date | null;
+}
+
+/**
+ * Writes the call's root span, `call`, from its placement (or arrival) to its end, once it has ended. Its trace id
+ * is the call's uuid without dashes and its span id is derived from it, so every span of the call made anywhere
+ * before (turns, speech, the model, webhooks) already names it as parent.
+ */
+export function endCallSpan(call: EndedCall): void {
+  const s = state;
+  if (!s) return;
+  const span = s.calls.startCallSpan(call.id, () =>
+    s.tracer.startSpan(
+      'call',
+      {
+        root: true,
+        kind: s.api.SpanKind.INTERNAL,
+        startTime: call.createdAt,
+        attributes: clean({
+          'workspace.id': call.workspaceId,
+          'call.id': call.id,
+          'conversation.id': call.id,
+          'agent.id': call.agentId,
+          'call.direction': call.direction,
+          'call.channel': call.channel,
+          'call.provider': call.provider,
+          'call.status': call.status,
+          'call.end_reason': call.endReason,
+          'call.simulation': call.isSimulation,
+          'call.ring_ms': call.answeredAt ? call.answeredAt.getTime() - call.createdAt.getTime() : null,
+        }),
+      },
+      s.api.ROOT_CONTEXT,
+    ),
+  );
+  span.end(call.endedAt ?? new Date());
+}
+
+/**
+ * A voice turn a call's media stream just detected, `silenceMs` after the customer stopped speaking: answers the
+ * function to run for it, which runs in the call's `turn` span, started when the speech ended, with that silence
+ * recorded first as its `endpointing` step (speech to text, the model and speech run inside it; the turn pipeline
+ * takes this span as its own). The function as it is with tracing off.
+ */
+export function voiceTurn<T>(
+  call: { workspaceId: string; callId: string },
+  silenceMs: number,
+  run: () => Promise<T>,
+): () => Promise<T> {
+  if (!state) return run;
+  const detected = Date.now();
+  const spokeUntil = detected - silenceMs;
+  const attributes = {
+    'workspace.id': call.workspaceId,
+    'call.id': call.callId,
+    'conversation.id': call.callId,
+    'turn.source': 'voice',
+  };
+  return () =>
+    withSpan(
+      'turn',
+      attributes,
+      () => {
+        recordSpan('endpointing', { 'endpointing.silence_ms': silenceMs }, spokeUntil, detected);
+        return run();
+      },
+      { call: call.callId, startTime: spokeUntil, reuse: true },
+    );
+}
