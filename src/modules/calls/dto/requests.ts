@@ -41,8 +41,10 @@ export class VoicemailOverrideDto {
   @ApiPropertyOptional({
     default: false,
     description:
-      'run answering-machine detection on the outbound call (Twilio: asynchronous AMD, billed per call, its answer ' +
-      'a few seconds after pick-up; the first words heard are checked for a voicemail greeting as well)',
+      'run answering-machine detection on the outbound call. Twilio: asynchronous AMD (DetectMessageEnd), billed ' +
+      'per call it runs on; a person is told within a few seconds of the pick-up, a machine only once its greeting ' +
+      'ends (up to 30 s, the call going on meanwhile). The first words heard are checked for a voicemail or ' +
+      'call-screening greeting as well (no extra cost).',
   })
   detection?: boolean;
   @ApiPropertyOptional({
