@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { GuardPolicy, SafeResponse } from './address-guard';
 import { outboundCategory, outboundRequest } from './outbound-http';
+import { tracingEnabled, withSpan } from '@/common/telemetry/telemetry';
 
 /**
  * The one way a tenant's endpoint is called with a signed JSON body (event webhooks, intent webhooks, a flow's
@@ -60,8 +61,31 @@ export type WebhookAnswer = { durationMs: number } & (
   { response: SafeResponse; error: null } | { response: null; error: string }
 );
 
-/** Sends the webhook once; never throws for the endpoint's failure (`error` is its category). */
-export async function sendSignedWebhook(hook: SignedWebhook, policy: GuardPolicy): Promise<WebhookAnswer> {
+/**
+ * Sends the webhook once; never throws for the endpoint's failure (`error` is its category). Traced as a `webhook`
+ * span: the sender, the message id, the endpoint's host, its status or failure category (never the body).
+ */
+export function sendSignedWebhook(hook: SignedWebhook, policy: GuardPolicy): Promise<WebhookAnswer> {
+  if (!tracingEnabled()) return send(hook, policy);
+  const attributes = {
+    'webhook.sender': hook.userAgent,
+    'webhook.message_id': hook.id,
+    'server.address': hostOf(hook.url),
+    'http.request.method': hook.method ?? 'POST',
+  };
+  return withSpan('webhook', attributes, async (span) => {
+    const answer = await send(hook, policy);
+    const status = answer.response?.status;
+    span.setAttributes({ 'http.response.status_code': status, 'webhook.failure': answer.error });
+    if (answer.error || (status ?? 0) >= 400)
+      span.fail({ name: 'WebhookFailed', message: answer.error ?? `HTTP ${status}` });
+    return answer;
+  });
+}
+
+const hostOf = (url: string): string | undefined => URL.parse(url)?.host;
+
+async function send(hook: SignedWebhook, policy: GuardPolicy): Promise<WebhookAnswer> {
   const timestamp = Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = {
     'content-type': 'application/json',

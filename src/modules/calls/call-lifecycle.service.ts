@@ -4,6 +4,7 @@ import type { Queue } from 'bull';
 import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { endCallSpan } from '@/common/telemetry/telemetry';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { ConversationResponse } from '@/modules/conversations/dto/responses';
@@ -195,6 +196,7 @@ export class CallLifecycle {
   ): Promise<void> {
     const response = CallResponse.of(view);
     if (isEnded(call.status)) {
+      endCallSpan(call); // the root span of the call's trace, from its placement to now
       // A failure here leaves the slot to the reconciler, which rebuilds the sets from the call rows.
       await this.slots
         .release(call.workspaceId, call.id, call.phoneNumberId)

@@ -4,6 +4,7 @@ import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import { MetersUsage } from '@/modules/usage/meters-usage.decorator';
+import { Traced } from '@/common/telemetry/traced';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
 import { AgentContextReader, sessionTimeoutMs, TurnContext } from './agent-context';
 import type { Conversation, ConversationRef } from './conversation.entity';
@@ -16,6 +17,7 @@ import { Message } from './message.entity';
 import type { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
 import { LiveTurn, TurnGate } from './turn-gate';
+import { TURN_SPAN } from './turn-span';
 
 /** How a call shapes a turn: a muted agent does not answer; a call's prompt and context replace the agent's. */
 export interface TurnOptions {
@@ -68,6 +70,7 @@ export class ConversationTurnsService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
+  @Traced('turn', TURN_SPAN)
   @MetersUsage()
   async takeTurn(
     workspaceId: string,

@@ -9,6 +9,8 @@ import { FlowExecution, StepRecord } from './flow.entity';
 import { executionView, maskSecrets } from './flow-view';
 import { FlowExecutionsService } from './flow-executions.service';
 import { FlowOwner } from './flow-owner';
+import { Traced } from '@/common/telemetry/traced';
+import { FLOW_EXECUTION_SPAN } from './flow-spans';
 import { ClaimedExecution, FlowExecutionsRepository } from './executions.repository';
 import { FlowsRepository, FlowVersionsRepository } from './flows.repository';
 import { render } from './steps/references';
@@ -118,6 +120,7 @@ export class FlowRunner {
   }
 
   /** One execution to its end or pause; answers whether it ended (and so freed its slot). */
+  @Traced('flow.execution', FLOW_EXECUTION_SPAN)
   private async execute(c: ClaimedExecution, fromStore: boolean): Promise<boolean> {
     const e = c.execution;
     const steps = await this.stepsOf(e, fromStore);

@@ -13,6 +13,7 @@ import {
   LlmError,
 } from './language-model.port';
 import { reportUsage } from '@/providers/usage-report';
+import { Traced, TracedSpec } from '@/common/telemetry/traced';
 import { streamChat } from './chat-stream';
 import { classifyBySimilarity } from './similarity-classifier';
 import { readToolCalls } from './tool-calls';
@@ -38,6 +39,49 @@ function reportModelUsage(usage: ChatResult['usage']): void {
   if (promptTokens || completionTokens) reportUsage({ promptTokens, completionTokens });
 }
 
+type ChatArgs = [messages: ChatMessage[], options?: ChatOptions, onDelta?: (text: string) => void];
+
+/**
+ * The `llm` span of a model call: its size, the model and token counts it answered, when its first token came
+ * (streamed: the first delta; otherwise the whole answer) and the tool calls it asked for. The prompt's last customer
+ * words and the reply only with OTEL_CAPTURE_CONTENT=true. A chat inside a streamed chat is the same span.
+ */
+const LLM_SPAN: TracedSpec<ChatArgs, Promise<ChatResult>> = {
+  attributes: (messages, options, onDelta) => ({
+    'llm.messages': messages.length,
+    'llm.tools_offered': options?.tools?.length ?? 0,
+    'llm.custom_endpoint': !!options?.baseUrl,
+    'llm.streamed': !!onDelta,
+  }),
+  options: () => ({ reuse: true }),
+  around: (span, started, [messages, options, onDelta], outside) => {
+    span.setContent('llm.prompt.last_user', messages.findLast((m) => m.role === 'user')?.content);
+    if (!onDelta) return [messages, options];
+    // What the reply's deltas start (speech of its sentences) belongs to the turn, not to this span.
+    const deliver = outside(onDelta);
+    let first = true;
+    const timed = (text: string) => {
+      if (first) span.setAttribute('llm.first_token_ms', Date.now() - started);
+      first = false;
+      deliver(text);
+    };
+    return [messages, options, timed];
+  },
+  result: (span, result, started, [, , onDelta]) => {
+    const ms = Date.now() - started;
+    span.setAttributes({
+      'gen_ai.response.model': result.model,
+      'gen_ai.usage.input_tokens': result.usage?.prompt_tokens,
+      'gen_ai.usage.output_tokens': result.usage?.completion_tokens,
+      'llm.tool_calls': result.toolCalls?.length ?? 0,
+      'llm.duration_ms': ms,
+      // Not streamed, the first token comes with the whole answer.
+      'llm.first_token_ms': onDelta ? undefined : ms,
+    });
+    span.setContent('llm.reply', result.content);
+  },
+};
+
 /**
  * Any OpenAI-compatible chat-completions endpoint (`POST {base}/chat/completions`). With no base URL, chat
  * reports `not_configured` and classification uses the local similarity classifier.
@@ -57,6 +101,7 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
     return !!this.baseFor(baseUrl);
   }
 
+  @Traced('llm', LLM_SPAN)
   async chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
     const base = this.baseFor(options.baseUrl);
     if (!base)
@@ -132,6 +177,7 @@ export class OpenAiCompatibleLanguageModel implements LanguageModel {
    * Streams from the operator's LLM_BASE_URL. An agent's `custom_llm_url` is not streamed: it goes through the
    * SSRF guard of `chat`, and its whole reply is handed to `onDelta` at once.
    */
+  @Traced('llm', LLM_SPAN)
   async chatStream(
     messages: ChatMessage[],
     options: ChatOptions,

@@ -1,5 +1,6 @@
 import { wavLayout, wavSeconds } from '@/modules/transcription/wav-chunks';
 import { reportUsage } from '@/providers/usage-report';
+import { Traced, TracedSpec } from '@/common/telemetry/traced';
 import { SpeechError, SpeechToText, SynthesisOptions, TextToSpeech } from './speech.port';
 
 /** The longest the speech service may keep a request waiting: for its answer, and then between two pieces of it. */
@@ -102,6 +103,40 @@ function audioSeconds(file: Buffer, answered: number | null): number {
   return layout ? wavSeconds(layout) : Math.max(0, answered ?? 0);
 }
 
+type TranscribeArgs = [
+  wav: Buffer,
+  options: { language?: string | null; file?: { name: string; type: string } },
+];
+
+/** The `stt` span: the audio's size and language; the transcript's length (its words only when captured). */
+const STT_SPAN: TracedSpec<TranscribeArgs, Promise<string>> = {
+  attributes: (wav, options) => ({
+    'stt.audio_bytes': wav.length,
+    'stt.language': options.language,
+    'stt.format': options.file?.type ?? 'audio/wav',
+  }),
+  result: (span, text) => {
+    span.setAttribute('stt.chars', text.length);
+    span.setContent('stt.text', text);
+  },
+};
+
+/** The `tts` span: the text's length, the voice, when the first audio came (the text only when captured). */
+const TTS_SPAN: TracedSpec<[text: string, options: SynthesisOptions], AsyncIterable<Buffer>> = {
+  attributes: (text, options) => ({
+    'tts.chars': [...text].length,
+    'tts.voice': options.voice ?? undefined,
+    'tts.speed': options.speed,
+  }),
+  item: (span, _chunk, index, started) => {
+    if (index === 0) span.setAttribute('tts.first_audio_ms', Date.now() - started);
+  },
+  around: (span, _started, args) => {
+    span.setContent('tts.text', args[0]);
+    return args;
+  },
+};
+
 /** OpenAI-compatible `POST {STT_BASE_URL}/audio/transcriptions` (multipart, `verbose_json`). */
 export class OpenAiSpeechToText implements SpeechToText {
   readonly configured = true;
@@ -111,6 +146,7 @@ export class OpenAiSpeechToText implements SpeechToText {
     private readonly limits: SpeechLimits = {},
   ) {}
 
+  @Traced('stt', STT_SPAN)
   async transcribe(
     wav: Buffer,
     options: { language?: string | null; file?: { name: string; type: string } },
@@ -156,6 +192,7 @@ export class OpenAiTextToSpeech implements TextToSpeech {
     return Buffer.concat(chunks);
   }
 
+  @Traced('tts', TTS_SPAN)
   async *synthesizeStream(
     text: string,
     options: SynthesisOptions,

@@ -20,6 +20,8 @@ import {
 } from './action';
 import { evaluateCondition } from './condition';
 import { asText } from '../steps/references';
+import { Traced } from '@/common/telemetry/traced';
+import { FLOW_STEP_SPAN } from '../flow-spans';
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 /** send_webhook: network errors and 5xx are tried twice more, 1 s then 4 s later. */
@@ -77,6 +79,7 @@ export class FlowActions {
     };
   }
 
+  @Traced('flow.step', FLOW_STEP_SPAN)
   run(key: string, input: Record<string, unknown>, ctx: ActionContext): Promise<unknown> {
     const handler = this.handlers[key];
     if (!handler) throw new StepFailure('INVALID_FORMAT', `Unknown action ${key}`);

@@ -16,6 +16,8 @@ import {
 } from '../tools/tool-definitions';
 import { ActionExecutor, ActionOutcome } from './action-executor.service';
 import { IntentCallRecorder } from './intent-call-recorder';
+import { Traced } from '@/common/telemetry/traced';
+import { TOOL_SPAN } from './tool-span';
 
 /** Tool calls run per customer turn; later ones are recorded as `skipped_limit` and not run. */
 export const MAX_TOOL_CALLS = 3;
@@ -115,6 +117,7 @@ export class ToolLoop implements TurnTools {
   }
 
   /** One call: limit, parameters, the action, the records. Answers the tool result for the model. */
+  @Traced('tool', TOOL_SPAN)
   private async handle(
     tool: IntentTool,
     call: ToolCall,

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { LoadedCall } from '@/modules/calls/call-runtime.service';
 import { DTMF_KEYS, pressedKeys } from '@/modules/calls/dtmf';
 import { LiveTurn, TurnCancelled } from '@/modules/conversations/turn-gate';
+import { voiceTurn } from '@/common/telemetry/telemetry';
 import { FrameFormat, FrameStream, wav } from './audio';
 import { FramePlayer } from './frame-player';
 import { SentenceSplitter } from './sentences';
@@ -100,7 +101,11 @@ export class MediaSession {
     const timing = this.timed(performance.now() - this.settings.endOfTurnSilenceMs);
     this.timing = timing ?? null;
     const audio = event.audio;
-    void this.enqueue(() => this.turn(audio, timing), 'turn');
+    const silence = this.settings.endOfTurnSilenceMs;
+    void this.enqueue(
+      voiceTurn(this, silence, () => this.turn(audio, timing)),
+      'turn',
+    );
   }
 
   /**
