@@ -181,6 +181,30 @@ describe('usage per call and conversation, and its cost under a price table', ()
       await internal().delete(`/internal/v1/workspaces/${t.slug}/prices`).expect(404);
     });
 
+    it("counts the session-end evaluation's model calls in the conversation's usage", async () => {
+      const { t, llm } = suite;
+      await t.http.post(`/api/v1/conversations/${conversationId}/close`).expect(200);
+      await waitFor(
+        async () => (llm.callsOf('evaluate').length >= 2 ? true : undefined),
+        10_000,
+        'evaluation',
+      );
+      await new Promise((r) => setTimeout(r, 300)); // every feature's answer in
+      const atEnd = modelUsage(llm.calls);
+      expect(atEnd.prompt_tokens).toBeGreaterThan(0);
+      const total = {
+        prompt_tokens: expected.prompt_tokens + atEnd.prompt_tokens,
+        completion_tokens: expected.completion_tokens + atEnd.completion_tokens,
+      };
+      const usage = await settled(
+        t,
+        `/api/v1/conversations/${conversationId}`,
+        (u) => u.llm.prompt_tokens === total.prompt_tokens,
+      );
+      expect(usage.llm).toEqual(total);
+      expected = total;
+    });
+
     it('another workspace never sees it: 404 on the conversation, nothing in its analytics', async () => {
       const { other } = suite;
       await other.http.get(`/api/v1/conversations/${conversationId}`).expect(404);
@@ -311,17 +335,27 @@ describe('usage per call and conversation, and its cost under a price table', ()
       const replies = llm.calls.filter((c) => c.kind === 'reply');
       expect(replies.length).toBeGreaterThanOrEqual(1);
       expect(replies.every((c) => c.stream && c.usage)).toBe(true);
-      const turnCalls = llm.calls.filter((c) => c.kind === 'reply' || c.kind === 'classify');
+      // The call's end ends its session: the evaluation's model calls count in the call too.
+      await waitFor(
+        async () => (llm.callsOf('evaluate').length >= 2 ? true : undefined),
+        10_000,
+        'evaluation',
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const model = modelUsage(llm.calls);
       const sttMs = speech.transcriptions.reduce((n, s) => n + Math.round(s.seconds * 1000), 0);
       expect(sttMs).toBeGreaterThan(0);
       const characters = speech.speeches.reduce((n, s) => n + [...s.input].length, 0);
       usage = await settled(
         t,
         `/api/v1/calls/${callId}`,
-        (u) => u.call_minutes_by_leg.forwarded > 0 && u.tts_characters === characters,
+        (u) =>
+          u.call_minutes_by_leg.forwarded > 0 &&
+          u.tts_characters === characters &&
+          u.llm.prompt_tokens === model.prompt_tokens,
       );
       expect(usage).toEqual({
-        llm: modelUsage(turnCalls),
+        llm: model,
         stt_seconds: sttMs / 1000,
         tts_characters: characters,
         call_minutes: Math.round(((call.duration + 75) / 60) * 100) / 100,

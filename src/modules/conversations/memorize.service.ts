@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { AgentContextReader, ContactDirectory, MemorizedValue } from './agent-context';
 import { extractionPrompt, memorizePlan, parseExtraction, STAGE_FIELD } from './memorize';
@@ -17,6 +18,7 @@ export class MemorizeService {
     private readonly agents: AgentContextReader,
     private readonly contacts: ContactDirectory,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
+    private readonly usage: UsageRecorder,
   ) {}
 
   async afterSession(workspaceId: string, sessionId: string): Promise<Record<string, unknown> | null> {
@@ -53,17 +55,20 @@ export class MemorizeService {
     }
     let values: MemorizedValue[] = [];
     try {
-      const answer = await this.llm.chat(
-        [
-          { role: 'system', content: extractionPrompt(fields, analyzers, stages, currentStage) },
-          {
-            role: 'user',
-            content: transcript
-              .map((m) => `${m.sender === 'customer' ? 'Customer' : 'Agent'}: ${m.content}`)
-              .join('\n'),
-          },
-        ],
-        { json: true, baseUrl: agent.custom_llm_url },
+      // The extraction's model call counts in the usage of the session's conversation.
+      const answer = await this.usage.within(workspaceId, session.conversationId, () =>
+        this.llm.chat(
+          [
+            { role: 'system', content: extractionPrompt(fields, analyzers, stages, currentStage) },
+            {
+              role: 'user',
+              content: transcript
+                .map((m) => `${m.sender === 'customer' ? 'Customer' : 'Agent'}: ${m.content}`)
+                .join('\n'),
+            },
+          ],
+          { json: true, baseUrl: agent.custom_llm_url },
+        ),
       );
       values = parseExtraction(JSON.parse(answer.content), fields, stages);
     } catch (err) {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { EventsModule } from '@/modules/events/events.module';
+import { UsageModule } from '@/modules/usage/usage.module';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { EvaluationController } from './evaluation.controller';
 import { EvaluationRecord } from './evaluation-record.entity';
@@ -16,6 +17,7 @@ import { EvaluationSettingsModule } from './settings/evaluation-settings.module'
     EventsModule,
     LlmModule,
     EvaluationSettingsModule,
+    UsageModule,
   ],
   controllers: [EvaluationController],
   providers: [EvaluationRepository, EvaluationService],

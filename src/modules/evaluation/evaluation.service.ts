@@ -9,6 +9,7 @@ import { MessageResponse, SessionResponse } from '@/modules/conversations/dto/re
 import type { Session } from '@/modules/conversations/session.entity';
 import { SessionsService } from '@/modules/conversations/sessions.service';
 import { OutboxService } from '@/modules/events/outbox.service';
+import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { ListEvaluationsQuery } from './dto/requests';
 import { EvaluationRecordResponse } from './dto/responses';
@@ -36,6 +37,7 @@ export class EvaluationService {
     private readonly unitOfWork: UnitOfWork,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
     private readonly metrics: Metrics,
+    private readonly usage: UsageRecorder,
   ) {}
 
   /** Runs the evaluation of an ended session; safe to run twice (records and the report are written once). */
@@ -58,12 +60,9 @@ export class EvaluationService {
       const features = Object.entries(block).filter(([name, f]) => f.enabled && !existing.has(name));
       await Promise.all(
         features.map(async ([name, f]) => {
-          const outcome = await this.runFeature(
-            name,
-            f,
-            transcript,
-            settings.report_language,
-            agent?.custom_llm_url ?? null,
+          // Each feature's model call counts in the usage of the session's conversation.
+          const outcome = await this.usage.within(workspaceId, session.conversationId, () =>
+            this.runFeature(name, f, transcript, settings.report_language, agent?.custom_llm_url ?? null),
           );
           this.metrics.evaluations.inc({ type: f.type, status: outcome.status });
           await this.records.insertOnce(workspaceId, {
