@@ -23,6 +23,7 @@ import {
   SESSION_COLUMNS,
   sessionOf,
 } from './turn-rows';
+import { currentTraceparent } from '@/common/telemetry/telemetry';
 
 /** Where a new message goes and what it does to its session (see MessagesRepository.append). */
 export type SessionTarget =
@@ -68,11 +69,14 @@ const WRITTEN = `m.created_at AS m_created_at, m.updated_at AS m_updated_at, c.l
  * The message's `conversation_update` event in the same statement (so the statement needs no transaction of its
  * own): `$10` is the event's data as the service builds it, completed here with what only the write knows (the
  * session and the message's time, formatted as JavaScript's toISOString). Its RETURNING notifies the dispatchers.
+ * `trace`: the parameter of the current trace (null with tracing off), which the event's deliveries continue.
  */
-const EVENT = (session: string) => `e AS (INSERT INTO outbox_events (id, workspace_id, type, agent_id, data)
+const EVENT = (session: string, trace: string) => `e AS (
+  INSERT INTO outbox_events (id, workspace_id, type, agent_id, data, trace_parent)
   SELECT $11::uuid, $1::uuid, 'conversation_update', conv.agent_id,
          jsonb_set(jsonb_set($10::jsonb, '{message,session_uuid}', to_jsonb(${session})), '{message,created_at}',
-                   to_jsonb(to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+                   to_jsonb(to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))),
+         ${trace}::text
     FROM conv, m RETURNING ${NOTIFY_OUTBOX})`;
 
 /**
@@ -92,7 +96,7 @@ s AS (UPDATE sessions SET message_count = message_count + 1,
    RETURNING ${SESSION_COLUMNS}),
 ${INSERT_MESSAGE('s.id', 's, conv')},
 ${TOUCH_CONVERSATION},
-${EVENT('(SELECT id FROM s)')}
+${EVENT('(SELECT id FROM s)', '$13')}
 SELECT conv.*, ${S_COLUMNS}, prev.last_activity_at AS previous_activity_at, ${WRITTEN},
        (SELECT count(*) FROM e)::int AS events
   FROM conv LEFT JOIN s ON true LEFT JOIN prev ON true LEFT JOIN m ON true LEFT JOIN c ON true`;
@@ -104,7 +108,7 @@ s AS (UPDATE sessions SET message_count = message_count + 1, updated_at = now()
    RETURNING id),
 ${INSERT_MESSAGE('$8::uuid', 'conv')},
 ${TOUCH_CONVERSATION},
-${EVENT('$8::uuid')}
+${EVENT('$8::uuid', '$12')}
 SELECT conv.*, ${WRITTEN}, (SELECT count(*) FROM s)::int AS counted, (SELECT count(*) FROM e)::int AS events
   FROM conv LEFT JOIN m ON true LEFT JOIN c ON true`;
 const APPEND_ACTIVE_SQL: Record<string, string> = { true: APPEND_ACTIVE(true), false: APPEND_ACTIVE(false) };
@@ -224,13 +228,21 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
       message.content,
     ];
     const event = [JSON.stringify(eventData), newId()];
+    const trace = currentTraceparent();
     const active = 'active' in target;
     const commitNow = !options.flushLater || !!options.manager;
     const [row] = await this.sql<Row[]>(
       active ? APPEND_ACTIVE_SQL[String(commitNow)] : APPEND_TO_SESSION_SQL[String(commitNow)],
       active
-        ? [...values, target.activityAt ?? null, target.timeoutMs ?? null, ...event, !!options.requireAgent]
-        : [...values, target.id, target.count, ...event],
+        ? [
+            ...values,
+            target.activityAt ?? null,
+            target.timeoutMs ?? null,
+            ...event,
+            !!options.requireAgent,
+            trace,
+          ]
+        : [...values, target.id, target.count, ...event, trace],
       options.manager,
     );
     if (!row) return { conversation: null, message: null, session: null, previousActivityAt: null };

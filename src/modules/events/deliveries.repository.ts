@@ -130,7 +130,7 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
           next_attempt_at)
        VALUES ${tuples.join(', ')}
        ON CONFLICT (event_id, webhook_id) DO NOTHING
-       RETURNING id, workspace_id, next_attempt_at`,
+       RETURNING id, workspace_id, event_id, next_attempt_at`,
       values,
     )) as DeliveryRow[];
   }

@@ -1,4 +1,5 @@
 import { VersionedCache } from '@/common/persistence/versioned-cache';
+import { resumeTrace } from '@/common/telemetry/telemetry';
 import { Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
@@ -101,6 +102,7 @@ export class DeliveryService {
   private async dispatchBatch(): Promise<number> {
     const created: DeliveryRow[] = [];
     const after: Array<() => Promise<void>> = [];
+    const traces = new Map<string, string | null | undefined>();
     const claimed = await this.unitOfWork.run(async (tx) => {
       after.length = 0;
       const events = await this.outbox.claimUndispatched(tx, DISPATCH_BATCH);
@@ -127,11 +129,14 @@ export class DeliveryService {
             webhookId: s.id,
           });
       }
+      for (const e of events) traces.set(e.id, e.trace_parent);
       created.push(...(await this.deliveries.createPending(tx, fresh)));
       if (events.length) for (const c of this.consumers.all()) after.push(await c.claimed(tx, events));
       return events.length;
     });
-    await Promise.all(created.map((d) => this.queue.add(d.workspace_id, d.id, new Date(d.next_attempt_at))));
+    // Each first attempt continues the trace its event was written in.
+    const first = (d: DeliveryRow) => this.queue.add(d.workspace_id, d.id, new Date(d.next_attempt_at));
+    await Promise.all(created.map((d) => resumeTrace(traces.get(d.event_id), () => first(d))));
     await Promise.all(after.map((f) => f()));
     return claimed;
   }

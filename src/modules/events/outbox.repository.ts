@@ -7,6 +7,7 @@ import { insertPerRowSql } from '@/common/persistence/insert-per-row';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import { currentTraceparent } from '@/common/telemetry/telemetry';
 import { currentChain } from './event-chain';
 import { EventType, OutboxEvent } from './outbox-event.entity';
 
@@ -27,6 +28,8 @@ export interface ClaimedEvent {
   /** The flow executions that caused the event, oldest first; null when none did. */
   chain: string[] | null;
   created_at: Date;
+  /** The trace it was written in (W3C traceparent; null with tracing off). Absent outside a claim. */
+  trace_parent?: string | null;
   /**
    * The workspace's configuration version as the claim read it (agent_config_versions; moved by every change to
    * webhooks, agent webhooks and flows among others): routes kept under it are still right. Absent outside a claim.
@@ -49,11 +52,12 @@ export interface EventToSend {
 export type OutboxEventInput = Pick<OutboxEvent, 'type' | 'agentId' | 'data'> & { chain?: readonly string[] };
 
 /** The columns an outbox write fills, in the order of the rows of `outboxValues`. */
-export const OUTBOX_COLUMNS = 'id, workspace_id, type, agent_id, data, chain';
+export const OUTBOX_COLUMNS = 'id, workspace_id, type, agent_id, data, chain, trace_parent';
 
 /**
  * The VALUES rows of events for OUTBOX_COLUMNS, their parameters appended to `params`, with new ids; events caused
- * by a flow execution carry its chain (their own, or the running code's). `keys`, one per event, adds a last
+ * by a flow execution carry its chain (their own, or the running code's), and all the current trace (tracing on), so
+ * their deliveries continue it. `keys`, one per event, adds a last
  * column to each row (a uuid the statement joins on). For statements that write events beside another change.
  */
 export function outboxValues(
@@ -63,6 +67,7 @@ export function outboxValues(
   keys?: string[],
 ): { rows: string; ids: string[] } {
   const current = currentChain();
+  const trace = currentTraceparent();
   const ids: string[] = [];
   const rows = events.map((e, i) => {
     const id = newId();
@@ -76,10 +81,11 @@ export function outboxValues(
       e.agentId,
       JSON.stringify(e.data),
       chain?.length ? [...chain] : null,
+      trace,
     );
     const p = (k: number) => `$${at + k}`;
     const key = keys ? `, $${params.push(keys[i])}::uuid` : '';
-    return `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}, ${p(4)}::uuid, ${p(5)}::jsonb, ${p(6)}::uuid[]${key})`;
+    return `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}, ${p(4)}::uuid, ${p(5)}::jsonb, ${p(6)}::uuid[], ${p(7)}::text${key})`;
   });
   return { rows: rows.join(', '), ids };
 }
@@ -151,7 +157,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
       `UPDATE outbox_events SET dispatched_at = now()
         WHERE id IN (SELECT id FROM outbox_events WHERE dispatched_at IS NULL
                       ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, workspace_id, type, agent_id, data, chain, created_at,
+        RETURNING id, workspace_id, type, agent_id, data, chain, created_at, trace_parent,
                   ${agentConfigVersionSql('outbox_events')} AS config_version`,
       [limit],
       tx,

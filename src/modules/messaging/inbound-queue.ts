@@ -5,6 +5,7 @@ import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
+import { carriedTrace, carry, resumeTrace } from '@/common/telemetry/telemetry';
 import type { MessagingChannel } from '@/providers/messaging/messaging.port';
 
 /** An inbound message as a hook received it, before routing (the workspace is found from `to`). */
@@ -151,7 +152,7 @@ export class InboundQueue implements BeforeApplicationShutdown {
       this.list(thread),
       this.lock(thread),
       this.held,
-      JSON.stringify(item),
+      JSON.stringify(carry(item)),
       token,
       String(LOCK_MS),
       String(Date.now()),
@@ -306,7 +307,7 @@ export class InboundQueue implements BeforeApplicationShutdown {
   private async handleOnce(item: InboundItem, handle: Handle): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await handle(item);
+        await resumeTrace(carriedTrace(item), () => handle(item)); // in the trace of the hook that took it
         return;
       } catch (err) {
         if (attempt >= ITEM_ATTEMPTS) {
