@@ -26,6 +26,7 @@ import { CallsModule } from '@/modules/calls/calls.module';
 import { CallsJobsModule } from '@/modules/calls/jobs/calls-jobs.module';
 import { VoiceJobsModule } from '@/modules/voice/jobs/voice-jobs.module';
 import { VoiceModule } from '@/modules/voice/voice.module';
+import { WebCallsModule } from '@/modules/web-calls/web-calls.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { ConversationsJobsModule } from '@/modules/conversations/jobs/conversations-jobs.module';
 import { EvaluationJobsModule } from '@/modules/evaluation/jobs/evaluation-jobs.module';
@@ -77,6 +78,7 @@ const DOMAIN_MODULES: Type[] = [
   BlacklistModule,
   CallsModule,
   VoiceModule,
+  WebCallsModule,
   LogsModule,
   FlowsModule,
   FlowStarterModule,

@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from '@/app.module';
 import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
+import { WebCallServer } from '@/modules/web-calls/web-call.server';
 import { AppConfig } from '@/config/app.config';
 import { resolveEncryptionKey } from '@/common/crypto/encryption-key';
 import { buildOpenApiDocument, docsCorsOptions } from '@/common/http/openapi-document';
@@ -107,11 +108,13 @@ export async function startApi(
     ? undefined
     : (options.tls ?? (await loadOrCreateTlsMaterial(config, (m) => logger.log(m, 'Bootstrap'))));
   const media = app.get(MediaStreamServer, { strict: false });
+  const web = app.get(WebCallServer, { strict: false });
   const server = await listen(app.getHttpAdapter().getInstance(), {
     port: config.port,
     host: options.host,
     tls,
-    upgrade: media.handleUpgrade,
+    // WebSocket upgrades: web call sockets, else Twilio media streams (which refuse any other path).
+    upgrade: (req, socket, head) => (web.handles(req) ? web : media).handleUpgrade(req, socket, head),
   });
   return {
     app,

@@ -18,6 +18,9 @@ export interface AppConfig {
     crawlMaxPages: number;
     /** Numbers a workspace may hold bought through the number inventory. */
     phoneNumberPurchases: number;
+    /** Per client IP and minute: web calls started (`POST /web-calls`) and web call sockets opened or checked. */
+    webCallMintsPerMinute: number;
+    webCallConnectsPerMinute: number;
   };
   network: { allowPrivateTargets: boolean };
   llm: { baseUrl?: string; apiKey?: string; model: string };
@@ -96,6 +99,8 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
       maxConcurrentCalls: env.MAX_CONCURRENT_CALLS ?? 50,
       crawlMaxPages: env.CRAWL_MAX_PAGES ?? 100,
       phoneNumberPurchases: env.PHONE_NUMBER_PURCHASE_LIMIT ?? 10,
+      webCallMintsPerMinute: env.WEB_CALL_MINTS_PER_MINUTE ?? 600,
+      webCallConnectsPerMinute: env.WEB_CALL_CONNECTS_PER_MINUTE ?? 60,
     },
     network: { allowPrivateTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS ?? false },
     llm: { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL ?? 'gpt-4o-mini' },

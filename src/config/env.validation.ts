@@ -55,6 +55,8 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_PER_MINUTE?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) MAX_CONCURRENT_CALLS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100000) PHONE_NUMBER_PURCHASE_LIMIT?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) WEB_CALL_MINTS_PER_MINUTE?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) WEB_CALL_CONNECTS_PER_MINUTE?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000) SANDBOX_ANSWER_DELAY_MS?: number;
   @IsOptional() @Transform(emptyToUndefined) @IsString() STORAGE_DIR?: string;
   @IsOptional()

@@ -37,6 +37,7 @@ import { ConversationSource1764145000000 } from './migrations/1764145000000-Conv
 import { OutboundCampaignNextTask1764150000000 } from './migrations/1764150000000-OutboundCampaignNextTask';
 import { PbxConnectorNormalizerJson1764155000000 } from './migrations/1764155000000-PbxConnectorNormalizerJson';
 import { MessageLatency1764162000000 } from './migrations/1764162000000-MessageLatency';
+import { WebCalls1764185000000 } from './migrations/1764185000000-WebCalls';
 import { OutboxTraceParent1764180000000 } from './migrations/1764180000000-OutboxTraceParent';
 import { Usage1764175000000 } from './migrations/1764175000000-Usage';
 import { CallVoicemail1764170000000 } from './migrations/1764170000000-CallVoicemail';
@@ -85,6 +86,7 @@ export const MIGRATIONS = [
   OutboundCampaignNextTask1764150000000,
   PbxConnectorNormalizerJson1764155000000,
   MessageLatency1764162000000,
+  WebCalls1764185000000,
   OutboxTraceParent1764180000000,
   Usage1764175000000,
   CallVoicemail1764170000000,

@@ -18,6 +18,11 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'Calls',
     description: 'Phone and WhatsApp calls: placing, reading, the live feed, live actions and the sandbox.',
   },
+  {
+    name: 'Web calls',
+    description:
+      'Calls from a browser: started by the business’s server, taken on the call page (or its own client) over a socket opened with a single-use token.',
+  },
   { name: 'Conversations', description: 'Text conversations with an agent and their messages.' },
   { name: 'Sessions', description: 'Sessions of conversations; each ends with an evaluation.' },
   { name: 'Evaluations', description: 'Evaluation records written at the end of each session.' },

@@ -109,6 +109,8 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
       if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     }
     if (body.action === 'forward') await this.checkForward(workspaceId, body);
+    if (body.action === 'forward' && call.channel === 'web')
+      throw AppException.conflict('A web call cannot be forwarded: it has no phone line to bridge');
     if (body.action === 'dtmf' && call.channel !== 'phone')
       throw AppException.conflict('Keys can be pressed on phone calls only');
 

@@ -182,12 +182,15 @@ export class CallPlacement {
   ): Promise<CallResponse> {
     const id = newId();
     const live = !endReason;
+    // A web call has no number: its provider is named, and only the workspace's limit counts it.
+    const numberId = c.number?.id ?? null;
+    const provider = c.number?.provider ?? c.provider!;
     if (live) {
       const refusal = await this.slots.acquire(
         workspaceId,
         id,
-        c.number.id,
-        this.numbers.callLimit(c.number, c.direction),
+        numberId,
+        c.number ? this.numbers.callLimit(c.number, c.direction) : undefined,
       );
       if (refusal) throw this.limitReached(refusal, c.number);
     }
@@ -195,9 +198,11 @@ export class CallPlacement {
       // An inbound caller's contact follows the contact settings (it may stay without one).
       const contactId =
         c.contactId ??
-        (c.direction === 'Inbound'
-          ? await this.contacts.inboundContactFor(workspaceId, c.customer)
-          : await this.contactFor(workspaceId, c.customer));
+        (c.customer === null
+          ? null
+          : c.direction === 'Inbound'
+            ? await this.contacts.inboundContactFor(workspaceId, c.customer)
+            : await this.contactFor(workspaceId, c.customer));
       const row = await this.unitOfWork.run(async (m) => {
         if (c.link) await c.link(m, id);
         const conversation = await this.conversations.insert(m, workspaceId, {
@@ -205,13 +210,13 @@ export class CallPlacement {
           agentId: c.agent.agent_uuid,
           channel: c.channel,
           contactId: contactId ?? undefined,
-          phone: c.customer,
+          phone: c.customer ?? undefined,
         });
         const call = this.calls.build(workspaceId, {
           id,
           agentId: c.agent.agent_uuid,
           contactId,
-          phoneNumberId: c.number.id,
+          phoneNumberId: numberId,
           direction: c.direction,
           channel: c.channel,
           status: c.status,
@@ -220,9 +225,9 @@ export class CallPlacement {
           handledBy: 'AI',
           fromNumber: c.from,
           toNumber: c.to,
-          provider: c.number.provider,
+          provider,
           providerCallId: null,
-          isSimulation: this.telephony.for(c.number.provider).simulated,
+          isSimulation: this.telephony.for(provider).simulated,
           muted: false,
           forwardedTo: null,
           variables: c.variables,
@@ -276,14 +281,14 @@ export class CallPlacement {
       await this.live.publish(id, live ? 'status' : 'end', response);
       return response;
     } catch (err) {
-      if (live) await this.slots.release(workspaceId, id, c.number.id).catch(() => undefined);
+      if (live) await this.slots.release(workspaceId, id, numberId).catch(() => undefined);
       throw err;
     }
   }
 
-  private limitReached(r: SlotRefusal, number: PhoneNumber): AppException {
+  private limitReached(r: SlotRefusal, number: PhoneNumber | null): AppException {
     const message =
-      r.scope === 'workspace'
+      r.scope === 'workspace' || !number
         ? `Concurrent call limit reached (${r.count} of ${r.limit} active)`
         : `Concurrent call limit of ${number.number} reached (${r.count} of ${r.limit} active)`;
     return new AppException('CONCURRENCY_LIMIT_EXCEEDED', message, { retryAfter: RETRY_AFTER_SECONDS });

@@ -11,9 +11,12 @@ export interface NewCall {
   channel: CallChannel;
   status: CallStatus;
   agent: AgentResponse;
-  number: PhoneNumber;
+  /** The workspace's line; none for a web call (`provider` names its provider then). */
+  number: PhoneNumber | null;
+  provider?: string;
   contactId: string | null;
-  customer: string;
+  /** The customer's phone number; null for a web call (no contact is looked up or created by number). */
+  customer: string | null;
   from: string;
   to: string;
   firstMessage: string | null;

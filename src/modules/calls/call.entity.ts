@@ -4,7 +4,7 @@ import type { CallStatus, ProviderError } from '@/providers/telephony/telephony.
 import type { AnsweredBy, MachineDetection, VoicemailPolicy } from './voicemail';
 
 export type CallDirection = 'Inbound' | 'Outbound';
-export type CallChannel = 'phone' | 'whatsapp_call';
+export type CallChannel = 'phone' | 'whatsapp_call' | 'web';
 export type HandledBy = 'AI' | 'Human';
 
 export interface ForwardedTo {

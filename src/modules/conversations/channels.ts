@@ -7,10 +7,11 @@ export const CHANNELS = [
   'messenger',
   'instagram',
   'chat',
+  'web',
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-export const VOICE_CHANNELS: ReadonlySet<Channel> = new Set(['phone', 'whatsapp_call']);
+export const VOICE_CHANNELS: ReadonlySet<Channel> = new Set(['phone', 'whatsapp_call', 'web']);
 
 export const CHANNEL_LABELS: Record<Channel, string> = {
   phone: 'Phone call',
@@ -20,6 +21,7 @@ export const CHANNEL_LABELS: Record<Channel, string> = {
   messenger: 'Messenger',
   instagram: 'Instagram',
   chat: 'Web chat',
+  web: 'Web call',
 };
 
 export const isVoiceChannel = (channel: Channel): boolean => VOICE_CHANNELS.has(channel);

@@ -19,4 +19,8 @@ export class Workspace extends BaseEntity {
 
   @Column('jsonb', { default: () => `'${JSON.stringify(DEFAULT_POLICIES)}'` })
   policies!: WorkspacePolicies;
+
+  /** Page origins (`https://shop.example`) allowed to open the workspace's web calls, besides the API's own. */
+  @Column('jsonb', { default: () => `'[]'` })
+  webCallOrigins!: string[];
 }

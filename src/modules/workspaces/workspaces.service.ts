@@ -62,6 +62,18 @@ export class WorkspacesService {
     return this.workspaces.save(ws);
   }
 
+  /** The page origins allowed to open the workspace's web calls, read fresh (a change applies at once). */
+  async webCallOrigins(workspaceId: string): Promise<string[]> {
+    return (await this.workspaces.findById(workspaceId))?.webCallOrigins ?? [];
+  }
+
+  async setWebCallOrigins(workspaceId: string, origins: string[]): Promise<string[]> {
+    const ws = await this.workspaces.findById(workspaceId);
+    if (!ws) throw AppException.notFound('Workspace');
+    ws.webCallOrigins = origins;
+    return (await this.workspaces.save(ws)).webCallOrigins;
+  }
+
   async createUser(slug: string, input: { email: string; name?: string; role: UserRole }): Promise<User> {
     const ws = await this.getBySlug(slug);
     if (await this.users.findByEmail(ws.id, input.email))

@@ -5,18 +5,23 @@ import { SandboxTelephony } from './sandbox.telephony';
 import { TELEPHONY_ADAPTERS } from './telephony.port';
 import { TelephonyRegistry } from './telephony.registry';
 import { TwilioTelephony } from './twilio.telephony';
+import { WebTelephony } from './web.telephony';
 
-/** Telephony adapters by provider; the sandbox is always there, Twilio joins when TWILIO_ACCOUNT_SID is set. */
+/**
+ * Telephony adapters by provider; the sandbox and web calls (from a browser) are always there, Twilio joins when
+ * TWILIO_ACCOUNT_SID is set.
+ */
 @Module({
   imports: [SpeechModule],
   providers: [
     SandboxTelephony,
     TwilioTelephony,
+    WebTelephony,
     {
       provide: TELEPHONY_ADAPTERS,
-      inject: [SandboxTelephony, TwilioTelephony, APP_CONFIG],
-      useFactory: (s: SandboxTelephony, t: TwilioTelephony, config: AppConfig) =>
-        config.twilio.accountSid ? [s, t] : [s],
+      inject: [SandboxTelephony, TwilioTelephony, WebTelephony, APP_CONFIG],
+      useFactory: (s: SandboxTelephony, t: TwilioTelephony, w: WebTelephony, config: AppConfig) =>
+        config.twilio.accountSid ? [s, t, w] : [s, w],
     },
     TelephonyRegistry,
   ],

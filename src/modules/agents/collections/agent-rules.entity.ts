@@ -16,6 +16,7 @@ export const RULE_CHANNELS = [
   'messenger',
   'instagram',
   'chat',
+  'web',
 ] as const;
 export type RuleChannel = (typeof RULE_CHANNELS)[number];
 

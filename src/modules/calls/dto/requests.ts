@@ -24,6 +24,8 @@ import { VOICEMAIL_ACTIONS } from '../voicemail';
 import { DTMF_SEQUENCE, DTMF_SEQUENCE_RULE } from '../dtmf';
 
 export const CALL_CHANNELS = ['phone', 'whatsapp_call'] as const;
+/** What `communication` a call may have: the channels placed by `POST /call`, and calls from a browser. */
+export const CALL_COMMUNICATIONS = [...CALL_CHANNELS, 'web'] as const;
 
 export class CallPromptDto {
   @ApiProperty({ maxLength: 20000 }) @IsDefined() @IsString() @MaxLength(20000) content!: string;
@@ -197,9 +199,9 @@ export class ListCallsQuery extends PageQuery {
   @IsOptional()
   @IsIn(['Inbound', 'Outbound'], { message: 'direction must be one of Inbound, Outbound' })
   direction?: string;
-  @ApiPropertyOptional({ enum: CALL_CHANNELS })
+  @ApiPropertyOptional({ enum: CALL_COMMUNICATIONS })
   @IsOptional()
-  @IsIn(CALL_CHANNELS, { message: `communication must be one of ${CALL_CHANNELS.join(', ')}` })
+  @IsIn(CALL_COMMUNICATIONS, { message: `communication must be one of ${CALL_COMMUNICATIONS.join(', ')}` })
   communication?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUuidValue() agent_uuid?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUuidValue() contact_uuid?: string;

@@ -70,7 +70,7 @@ export class CallResponse {
   @ApiProperty({ type: CallAgentRef, nullable: true }) agent!: CallAgentRef | null;
   @ApiProperty({ enum: ['AI', 'Human'] }) handled_by!: string;
   @ApiProperty({ enum: ['Inbound', 'Outbound'] }) direction!: string;
-  @ApiProperty({ enum: ['phone', 'whatsapp_call'] }) communication!: string;
+  @ApiProperty({ enum: ['phone', 'whatsapp_call', 'web'] }) communication!: string;
   @ApiProperty({ example: 'in-progress' }) status!: string;
   @ApiProperty({ nullable: true, example: 'customer_hangup' }) end_reason!: string | null;
   @ApiProperty({ type: CallErrorDto, nullable: true }) error!: CallErrorDto | null;

@@ -16,6 +16,7 @@ import { generalBody } from '@/common/http/error-body';
 import { REDIS } from '@/common/redis/redis.module';
 import { isUuid } from '@/common/validation/validators';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import type { Call } from '@/modules/calls/call.entity';
 import { CallInstance } from '@/modules/calls/call-instance';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { CallLive } from '@/modules/calls/call-live';
@@ -30,10 +31,13 @@ import { forwardingKey, resumingKey } from '@/providers/telephony/twilio.telepho
 import { isValidStreamToken } from '@/providers/twilio/stream-token';
 import { MediaSession, PLAYED_WAIT_CAP_MS, TurnTiming } from './media-session';
 import { StreamLink } from './stream-link';
+import type { MediaTransport } from './transport';
 import { twilioAudio, TwilioTransport } from './twilio-transport';
 import { voiceSettings } from './voice-settings';
 
 const PATH = /^\/hooks\/v1\/twilio\/media\/([^/?]*)\/?(?:\?.*)?$/;
+/** The providers whose calls have a media session somewhere (a Twilio stream, a browser's socket). */
+const STREAMED = new Set(['twilio', 'web']);
 const PENDING_TTL_SECONDS = 600;
 /** Longest wait for the replica holding a call's stream to say it played what was sent to it. */
 const RELAY_WAIT_MS = PLAYED_WAIT_CAP_MS + 5_000;
@@ -199,18 +203,9 @@ export class MediaStreamServer
     const streamSid = msg.start?.streamSid ?? '';
     const resumed = await this.resume(ws, callId, streamSid);
     if (resumed) return resumed;
-    const agent = await this.agents.agent(workspaceId, call.agentId);
     const link = new StreamLink(ws, streamSid);
-    const session = new MediaSession(workspaceId, callId, new TwilioTransport(link), voiceSettings(agent), {
-      stt: this.usage.wrap(workspaceId, callId, this.stt),
-      tts: this.usage.wrap(workspaceId, callId, this.tts),
-      runtime: this.runtime,
-      interrupted: (id) => this.conversations.markInterrupted(workspaceId, id),
-      onTurnTiming: this.onTurnTiming,
-    });
-    this.sessions.get(callId)?.close();
-    this.stopWaiting(callId);
-    this.sessions.set(callId, session);
+    const session = await this.newSession(call, new TwilioTransport(link));
+    this.register(callId, session);
     this.links.set(callId, link);
     await this.calls.claimOwner(workspaceId, callId, call.ownerId, this.instance.id);
     await this.redis.del(forwardingKey(callId), resumingKey(callId));
@@ -221,6 +216,53 @@ export class MediaStreamServer
       });
     await this.flushPending(session);
     return session;
+  }
+
+  /**
+   * Opens the media session of a call on another transport (a browser's socket): this process holds it and owns the
+   * call from now on. `answer` then answers the call.
+   */
+  async open(call: Call, transport: MediaTransport): Promise<MediaSession> {
+    const session = await this.newSession(call, transport);
+    this.register(call.id, session);
+    await this.calls.claimOwner(call.workspaceId, call.id, call.ownerId, this.instance.id);
+    return session;
+  }
+
+  /**
+   * The call of a session opened with `open` is answered (`detail` goes to its provider log): the agent's first
+   * message and the speech kept for it are spoken (resolves once they were played).
+   */
+  async answer(call: Call, session: MediaSession, detail: Record<string, unknown>): Promise<void> {
+    if (call.status !== 'in-progress')
+      await this.lifecycle.providerEvent(call.workspaceId, call.id, { status: 'in-progress', detail });
+    await this.flushPending(session);
+  }
+
+  /** A session opened with `open` is over (its socket closed): it stops and is let go. */
+  dismiss(callId: string, session: MediaSession): void {
+    session.close();
+    if (this.sessions.get(callId) === session) this.sessions.delete(callId);
+  }
+
+  /** A call's media session on its transport, with the agent's voice settings and the services it speaks through. */
+  private async newSession(call: Call, transport: MediaTransport): Promise<MediaSession> {
+    const { workspaceId, id: callId } = call;
+    const agent = await this.agents.agent(workspaceId, call.agentId!);
+    return new MediaSession(workspaceId, callId, transport, voiceSettings(agent), {
+      stt: this.usage.wrap(workspaceId, callId, this.stt),
+      tts: this.usage.wrap(workspaceId, callId, this.tts),
+      runtime: this.runtime,
+      interrupted: (id) => this.conversations.markInterrupted(workspaceId, id),
+      onTurnTiming: this.onTurnTiming,
+    });
+  }
+
+  /** The call's session from now on (one left over from an earlier stream stops). */
+  private register(callId: string, session: MediaSession): void {
+    this.sessions.get(callId)?.close();
+    this.stopWaiting(callId);
+    this.sessions.set(callId, session);
   }
 
   /**
@@ -309,10 +351,10 @@ export class MediaStreamServer
   ): Promise<void> {
     const session = this.sessions.get(callId);
     if (session) return session.speak(text, messageId);
-    // Only a Twilio call's stream can still open and play what is kept for it.
-    if (provider !== undefined && provider !== 'twilio') return;
+    // Only a Twilio call's stream or a web call's socket can still open and play what is kept for it.
+    if (provider !== undefined && !STREAMED.has(provider)) return;
     const call = await this.calls.findById(workspaceId, callId);
-    if (call?.provider !== 'twilio' || isEnded(call.status)) return;
+    if (!call || !STREAMED.has(call.provider) || isEnded(call.status)) return;
     const owner = call.ownerId;
     if (owner && owner !== this.instance.id && (await this.instance.isAlive(owner)))
       return this.relay(owner, { workspaceId, callId, text, messageId });
@@ -388,7 +430,7 @@ export class MediaStreamServer
 }
 
 /** Answers a refused WebSocket handshake in HTTP (the general error body) and closes the connection. */
-function refuse(socket: Duplex, e: AppException): void {
+export function refuse(socket: Duplex, e: AppException): void {
   if (!socket.writable) {
     socket.destroy();
     return;
