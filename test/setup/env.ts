@@ -9,3 +9,6 @@ delete process.env.LLM_BASE_URL;
 delete process.env.TRUST_PROXY;
 // Each app keeps two connections warm (the default, 8, times the apps of two workers would crowd PostgreSQL).
 process.env.DATABASE_POOL_MIN = '2';
+// The voice specs speak in tones, which the Silero model rightly hears as no speech; the energy detector hears
+// them. Specs of recorded speech set VAD=silero.
+process.env.VAD = 'energy';

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { checkVoicemail } from '@/modules/calls/voicemail';
+import { checkVoiceSettings } from '@/modules/voice/media/voice-settings';
 import { validSttMode } from '@/providers/speech/speech.port';
 import { Agent, AgentSettings } from './agent.entity';
 import { AgentViewExtras, AgentViewRow, AgentViewsRepository } from './agent-views.repository';
@@ -148,6 +149,8 @@ export class AgentsService {
     if (creating || dto.settings) {
       // An answering-machine policy is refused by name when a key does not hold (settings.voice.voicemail.action).
       checkVoicemail(dto.settings?.voice?.voicemail, 'settings.voice.voicemail');
+      // Turn-taking keys are refused by name when out of range (settings.voice.endpointing.min_silence_ms).
+      checkVoiceSettings(dto.settings?.voice ?? undefined);
       const next = { ...current };
       for (const block of SETTINGS_BLOCKS) {
         const patch = dto.settings?.[block];

@@ -6,7 +6,7 @@ export const AHEAD_MS = 60;
 /** A frame sent this far behind its schedule is late. */
 export const LATE_MS = 40;
 
-type Item = { frame: Buffer } | { mark: string };
+type Item = { frame: Buffer; sent?: (at: number) => void } | { mark: string };
 
 /** Counters every player adds to (the voice benchmark reads them). */
 export const playerStats = { framesSent: 0, framesLate: 0 };
@@ -19,6 +19,7 @@ export class FramePlayer {
   private readonly queue: Item[] = [];
   private next = 0;
   private timer: NodeJS.Timeout | null = null;
+  private held = false;
   /** Called with the time the first frame after an idle period went out. */
   onFirstFrame: ((at: number) => void) | null = null;
 
@@ -27,8 +28,9 @@ export class FramePlayer {
     private readonly sendMark: (name: string) => void,
   ) {}
 
-  enqueue(frames: Buffer[]): void {
-    for (const frame of frames) this.queue.push({ frame });
+  /** Queues frames; `sent` is called when the first of them goes out. */
+  enqueue(frames: Buffer[], sent?: (at: number) => void): void {
+    frames.forEach((frame, i) => this.queue.push(i === 0 && sent ? { frame, sent } : { frame }));
     this.pump();
   }
 
@@ -44,12 +46,31 @@ export class FramePlayer {
 
   clear(): void {
     this.queue.length = 0;
+    this.held = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
+  /** Stops sending, keeping what is queued (the caller may be interrupting); `release` goes on from there. */
+  hold(): void {
+    this.held = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.pump();
+  }
+
+  /** Whether sending is held. */
+  get holding(): boolean {
+    return this.held;
+  }
+
   private pump(): void {
-    if (this.timer) return;
+    if (this.timer || this.held) return;
     const now = performance.now();
     // After a pause the schedule starts again from now.
     if (this.next < now - FRAME_MS) {
@@ -65,6 +86,7 @@ export class FramePlayer {
       if (now - this.next > LATE_MS) playerStats.framesLate += 1;
       playerStats.framesSent += 1;
       this.sendFrame(item.frame);
+      item.sent?.(performance.now());
       this.next += FRAME_MS;
     }
     if (!this.queue.length) return;

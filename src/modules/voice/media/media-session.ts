@@ -7,9 +7,11 @@ import { voiceTurn } from '@/common/telemetry/telemetry';
 import { FrameFormat, FrameStream, wav } from './audio';
 import { FramePlayer } from './frame-player';
 import { SentenceSplitter } from './sentences';
+import { prefetch, whole } from './speech-stream';
 import type { MediaTransport } from './transport';
-import { TurnDetector } from './turn-detector';
+import { TurnTaking } from './turn-taking';
 import {
+  latencyOf,
   newTiming,
   SessionDeps,
   SessionTurn,
@@ -21,6 +23,17 @@ import {
 
 export * from './media-session.types';
 
+/**
+ * One reply or message being spoken: the epoch it belongs to, its stored message once known, whether any of it was
+ * sent to be heard, whether it was cut.
+ */
+interface Voice {
+  epoch: number;
+  messageId?: string;
+  spoke: boolean;
+  cut: boolean;
+}
+
 /** Longest wait for the far end to confirm a message was played before an action that follows it. */
 export const PLAYED_WAIT_CAP_MS = 15_000;
 /** Keys pressed within this long of the previous one are one turn, `(pressed 1 2)`. */
@@ -30,14 +43,16 @@ const DTMF_MAX_KEYS = 32;
 
 /**
  * One call's media session on its transport (a Twilio Media Stream, a browser's WebSocket): takes the caller's PCM,
- * detects turns, runs each through STT and the turn pipeline with the model's reply streamed, synthesises it
- * sentence by sentence and plays it paced to real time in the transport's codec; speech over the agent's audio
- * (barge-in) clears it and stops the reply.
+ * takes turns (TurnTaking: voice activity, smart or fixed endpointing, speculative turns, interruptions), runs each
+ * through STT and the turn pipeline with the model's reply streamed, synthesises it phrase by phrase as a stream and
+ * plays it paced to real time in the transport's codec; a real interruption clears it and stops the reply.
  */
 export class MediaSession {
   private readonly logger = new Logger(MediaSession.name);
-  private readonly detector: TurnDetector;
+  private readonly turnTaking: TurnTaking;
   private readonly player: FramePlayer;
+  /** Aborted when the agent's audio is cut: the speech requests under way stop. */
+  private speech = new AbortController();
   private turns: Promise<void> = Promise.resolve();
   private synth: Promise<void> = Promise.resolve();
   /** Bumped on barge-in: sentences of an older epoch are dropped. */
@@ -45,8 +60,10 @@ export class MediaSession {
   private readonly marks = new Map<string, () => void>();
   /** The message whose audio is playing now (for `interrupted`). */
   private speaking: string | null = null;
-  /** The turn being timed (the last one detected), until its first reply frame; only with `onTurnTiming`. */
-  private timing: TurnTiming | null = null;
+  /** The reply message of a timed turn, once stored (its timing is stored once its first frame went out too). */
+  private readonly replies = new WeakMap<TurnTiming, string>();
+  /** The reply being spoken as the model writes it (its message is stored when the model has finished). */
+  private replying: Voice | null = null;
   /** The signals of the turns started and not over (aborted when the session closes). */
   private readonly live = new Set<AbortController>();
   /** Keys pressed and not yet a turn, and the timer that makes them one once no key follows. */
@@ -61,19 +78,34 @@ export class MediaSession {
     private readonly settings: VoiceSettings,
     private readonly deps: SessionDeps,
   ) {
-    this.detector = new TurnDetector(settings.endOfTurnSilenceMs);
+    this.turnTaking = new TurnTaking(
+      settings,
+      {
+        speaking: () => this.playing(),
+        transcribe: (audio) => this.transcribe(audio),
+        hold: () => this.player.hold(),
+        release: () => this.player.release(),
+        interrupt: () => this.bargeIn(),
+        startTurn: (text, options) => this.startTurn(text, options),
+        fixedTurn: (audio, speechEndAt) => this.fixedTurn(audio, speechEndAt),
+        event: (e) => this.emit(e),
+      },
+      { ...deps.vad, sampleRate: transport.sampleRate },
+    );
     this.player = new FramePlayer(
       (frame) => this.transport.sendAudio(frame),
       (name) => this.transport.sendMark(name),
     );
-    this.player.onFirstFrame = (at) => {
-      this.emit({ type: 'status', state: 'speaking' });
-      const timing = this.timing;
-      this.timing = null;
-      if (!timing) return;
-      this.deps.onTurnTiming?.({ ...timing, firstFrameAt: at });
-      this.emit({ type: 'turn', voice_to_voice_ms: Math.round(at - timing.speechEndAt) });
-    };
+    this.player.onFirstFrame = () => this.emit({ type: 'status', state: 'speaking' });
+  }
+
+  /** The first frame of a timed turn's reply went out. */
+  private firstFrame(timing: TurnTiming, at: number): void {
+    if (timing.firstFrameAt) return;
+    timing.firstFrameAt = at;
+    this.deps.onTurnTiming?.({ ...timing });
+    this.emit({ type: 'turn', voice_to_voice_ms: Math.round(at - timing.speechEndAt) });
+    this.record(timing);
   }
 
   /** A small event for a page on the far end (a browser call); transports without pages ignore it. */
@@ -89,23 +121,31 @@ export class MediaSession {
   /** The caller's next audio: 16-bit PCM at the transport's sample rate (20 ms frames). */
   audio(pcm: Int16Array): void {
     if (this.closed) return;
-    const event = this.detector.push(pcm);
-    if (!event) return;
-    if (event.type === 'speech-start') {
-      this.emit({ type: 'status', state: 'listening' });
-      if (this.playing() && this.settings.interruptible) this.bargeIn();
-      return;
-    }
+    this.turnTaking.push(pcm);
+  }
+
+  /** `fixed` endpointing: an utterance ended; it is transcribed and taken as a turn. */
+  private fixedTurn(audio: Int16Array, speechEndAt: number): void {
     this.pressed(); // keys pressed before the utterance are the turn before it
     this.emit({ type: 'status', state: 'thinking' });
-    const timing = this.timed(performance.now() - this.settings.endOfTurnSilenceMs);
-    this.timing = timing ?? null;
-    const audio = event.audio;
+    const timing = newTiming(speechEndAt, performance.now());
     const silence = this.settings.endOfTurnSilenceMs;
     void this.enqueue(
       voiceTurn(this, silence, () => this.turn(audio, timing)),
       'turn',
     );
+  }
+
+  /** The words of the caller's audio ('' when the service fails: the failure is logged). */
+  private async transcribe(audio: Int16Array): Promise<string> {
+    try {
+      return await this.deps.stt.transcribe(wav(audio, this.transport.sampleRate), {
+        language: this.settings.language,
+      });
+    } catch (err) {
+      this.failed(err as Error, 'speech to text');
+      return '';
+    }
   }
 
   /**
@@ -114,14 +154,16 @@ export class MediaSession {
    * while another runs waits for it.
    */
   startTurn(text: string, options: StartTurnOptions = {}): SessionTurn {
+    this.pressed(); // keys pressed before the words are the turn before them
     const controller = new AbortController();
     let commit: () => void = () => undefined;
     const committed = options.speculative ? new Promise<void>((r) => (commit = r)) : undefined;
     let state: 'pending' | 'committed' | 'cancelled' = committed ? 'pending' : 'committed';
     let outcome: TurnOutcome = 'answered';
     let reply: string | null = null;
-    const timing = this.timed(options.speechEndAt ?? performance.now());
-    if (state === 'committed' && timing) this.timing = timing;
+    const timing = newTiming(options.speechEndAt ?? performance.now(), performance.now());
+    timing.sttSentAt = options.sttSentAt ?? 0;
+    timing.sttDoneAt = options.sttDoneAt ?? 0;
     this.live.add(controller);
     const done = this.enqueue(async () => {
       try {
@@ -140,7 +182,7 @@ export class MediaSession {
       commit: () => {
         if (state !== 'pending' || this.closed) return;
         state = 'committed';
-        if (timing) this.timing = timing;
+        timing.detectedAt = performance.now();
         commit();
       },
       cancel: () => {
@@ -155,9 +197,16 @@ export class MediaSession {
     };
   }
 
-  /** A new turn's timing, when someone reads timings. */
-  private timed(speechEndAt: number): TurnTiming | undefined {
-    return this.deps.onTurnTiming ? newTiming(speechEndAt, performance.now()) : undefined;
+  /**
+   * Stores a reply's timing once both its first frame went out and its message is known (the reply is stored when
+   * the model has finished, often after its first words played).
+   */
+  private record(timing: TurnTiming, messageId?: string | null): void {
+    if (messageId) this.replies.set(timing, messageId);
+    const id = this.replies.get(timing);
+    if (!timing.firstFrameAt || !id) return;
+    this.replies.delete(timing);
+    this.deps.latency?.(id, latencyOf(timing));
   }
 
   /** Runs a turn after the ones before it; a failure is logged and does not stop the ones after. */
@@ -200,6 +249,8 @@ export class MediaSession {
   /** Stops the agent's audio now (barge-in, `mute`, `say` with `interrupt`). */
   stop(): void {
     this.epoch += 1;
+    this.speech.abort();
+    this.speech = new AbortController();
     this.player.clear();
     this.transport.clear();
     for (const done of this.marks.values()) done();
@@ -208,9 +259,12 @@ export class MediaSession {
 
   private bargeIn(): void {
     const cut = this.speaking;
+    const replying = this.replying;
     this.stop();
     this.speaking = null;
     this.cut(cut);
+    // A reply heard before its message was stored is marked once it is.
+    if (replying?.spoke && !replying.cut) replying.cut = true;
   }
 
   /** Stores that the customer cut this reply. */
@@ -221,6 +275,8 @@ export class MediaSession {
 
   close(): void {
     this.closed = true;
+    this.turnTaking.close();
+    this.speech.abort();
     for (const turn of this.live) turn.abort();
     this.live.clear();
     if (this.keysTimer) clearTimeout(this.keysTimer);
@@ -245,7 +301,7 @@ export class MediaSession {
   }
 
   /**
-   * One customer turn through the pipeline, the reply spoken sentence by sentence as the model writes it; answers
+   * One customer turn through the pipeline, the reply spoken phrase by phrase as the model writes it; answers
    * the stored reply's uuid. `live` makes it cancellable and speculative: nothing is spoken once its signal aborted.
    */
   private async converse(
@@ -255,27 +311,40 @@ export class MediaSession {
     loaded?: LoadedCall,
     live?: Omit<LiveTurn, 'onDelta'>,
   ): Promise<string | null> {
-    const epoch = this.epoch;
+    const voice: Voice = { epoch: this.epoch, spoke: false, cut: false };
     const splitter = new SentenceSplitter();
     let streamed = false;
+    if (timing) timing.modelAt = performance.now();
     const turn = await this.deps.runtime.customerTurn(this.workspaceId, this.callId, text, type, loaded, {
       ...live,
       onDelta: (delta) => {
+        if (!streamed) this.replying = voice;
         streamed = true;
         if (timing && !timing.firstDeltaAt) timing.firstDeltaAt = performance.now();
-        for (const s of splitter.push(delta)) this.sentence(s, epoch, timing);
+        for (const s of splitter.push(delta)) this.sentence(s, voice, timing);
       },
     });
+    if (this.replying === voice) this.replying = null;
     const reply = turn.reply?.uuid ?? null;
+    if (timing && reply) this.record(timing, reply);
+    if (reply && !turn.action) voice.messageId = reply;
+    if (reply && voice.spoke && !voice.cut && voice.epoch === this.epoch) this.speaking = reply;
     if (live?.signal?.aborted) return reply;
+    // Cut while the model was still writing (its first words were heard).
+    if (voice.cut) {
+      this.cut(reply);
+      return reply;
+    }
     if (turn.reply) this.emit({ type: 'transcript', role: 'agent', text: turn.reply.content, final: true });
-    for (const s of splitter.flush()) this.sentence(s, epoch, timing);
-    await this.synth;
+    for (const s of splitter.flush()) this.sentence(s, voice, timing);
     // A rule's words were spoken by the runtime before its action; a reply not streamed is spoken here.
-    if (!turn.reply || turn.action) return reply;
-    if (!streamed) for (const s of this.split(turn.reply.content)) this.sentence(s, epoch);
+    if (!turn.reply || turn.action) {
+      await this.synth;
+      return reply;
+    }
+    if (!streamed) for (const s of this.split(turn.reply.content)) this.sentence(s, voice, timing);
     await this.synth;
-    if (epoch !== this.epoch || this.closed) return reply;
+    if (voice.epoch !== this.epoch || this.closed) return reply;
     this.speaking = turn.reply.uuid;
     this.marks.set(turn.reply.uuid, () => undefined);
     this.player.mark(turn.reply.uuid);
@@ -284,10 +353,10 @@ export class MediaSession {
 
   /** Speaks a stored agent message (first message, `say`, a rule's words); resolves once played or cut. */
   async speak(text: string, messageId: string): Promise<void> {
-    const epoch = this.epoch;
-    for (const s of this.split(text)) this.sentence(s, epoch);
+    const voice: Voice = { epoch: this.epoch, messageId, spoke: false, cut: false };
+    for (const s of this.split(text)) this.sentence(s, voice);
     await this.synth;
-    if (epoch !== this.epoch || this.closed) return;
+    if (voice.epoch !== this.epoch || this.closed) return;
     this.speaking = messageId;
     const played = new Promise<void>((resolve) => {
       const cap = setTimeout(resolve, PLAYED_WAIT_CAP_MS);
@@ -310,21 +379,40 @@ export class MediaSession {
     return [...splitter.push(text), ...splitter.flush()];
   }
 
-  /** Synthesis starts at once; playback keeps the order of the sentences. */
-  private sentence(text: string, epoch: number, timing?: TurnTiming): void {
-    if (epoch !== this.epoch || this.closed) return;
-    if (timing && !timing.firstSentenceAt) timing.firstSentenceAt = performance.now();
-    const audio = this.deps.tts.synthesize(text, { voice: this.settings.voice, speed: this.settings.speed });
-    audio.catch(() => undefined);
+  /**
+   * Synthesis starts at once (its audio gathered as it comes); playback keeps the order of the phrases, each
+   * played from its first audio on (whole once synthesised with `stream_speech` false).
+   */
+  private sentence(text: string, voice: Voice, timing?: TurnTiming): void {
+    if (voice.epoch !== this.epoch || this.closed) return;
+    const first = timing && !timing.firstSentenceAt ? timing : undefined;
+    if (first) first.firstSentenceAt = performance.now();
+    const options = { voice: this.settings.voice, speed: this.settings.speed };
+    const signal = this.speech.signal;
+    const audio = prefetch(
+      this.settings.streamSpeech
+        ? this.deps.tts.synthesizeStream(text, options, signal)
+        : whole(this.deps.tts.synthesize(text, options, signal)),
+      () => {
+        if (first && !first.firstAudioAt) first.firstAudioAt = performance.now();
+      },
+    );
     this.synth = this.synth.then(async () => {
+      const frames = new FrameStream(this.format);
+      const live = () => voice.epoch === this.epoch && !this.closed;
       try {
-        const pcm = await audio;
-        if (timing && !timing.firstAudioAt) timing.firstAudioAt = performance.now();
-        if (epoch !== this.epoch || this.closed) return;
-        const stream = new FrameStream(this.format);
-        this.player.enqueue([...stream.push(pcm), ...stream.flush()]);
+        for await (const pcm of audio) {
+          if (!live()) return;
+          const out = frames.push(pcm);
+          if (!out.length) continue;
+          const sent = first && !voice.spoke ? (at: number) => this.firstFrame(first, at) : undefined;
+          if (!voice.spoke && voice.messageId) this.speaking = voice.messageId;
+          voice.spoke = true;
+          this.player.enqueue(out, sent);
+        }
+        if (live()) this.player.enqueue(frames.flush());
       } catch (err) {
-        this.failed(err as Error, 'speech synthesis');
+        if (!signal.aborted) this.failed(err as Error, 'speech synthesis');
       }
     });
   }

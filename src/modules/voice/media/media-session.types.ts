@@ -1,10 +1,25 @@
 import type { CallRuntime } from '@/modules/calls/call-runtime.service';
+import type { MessageLatency } from '@/modules/conversations/message.entity';
 import type { SpeechToText, TextToSpeech } from '@/providers/speech/speech.port';
+import type { VoiceActivityOptions } from './vad';
 
 /** What the session reads from the agent's `settings.voice` (10.4) and profile. */
 export interface VoiceSettings {
+  /** The silence that ends a turn in `fixed` endpointing. */
   endOfTurnSilenceMs: number;
+  /**
+   * `smart`: at a pause of `minSilenceMs` the words so far are transcribed and the reply prepared; the turn ends
+   * once the words read as finished, else after `maxSilenceMs`. `fixed`: after `endOfTurnSilenceMs` of silence.
+   */
+  endpointing: { mode: 'smart' | 'fixed'; minSilenceMs: number; maxSilenceMs: number };
   interruptible: boolean;
+  /**
+   * Speech over the agent stops it once `minSpeechMs` long and its words are not only `ignoreWords` (backchannels);
+   * 0: any speech stops it at once.
+   */
+  interruption: { minSpeechMs: number; ignoreWords: string[] };
+  /** Speech plays as it is synthesised (false: each phrase is synthesised whole before it plays). */
+  streamSpeech: boolean;
   voice: string | null;
   speed: number;
   language: string | null;
@@ -18,6 +33,10 @@ export interface SessionDeps {
   interrupted: (messageId: string) => Promise<void>;
   /** Called once per turn that reached its first reply frame, with its timing (the voice benchmark reads it). */
   onTurnTiming?: (timing: TurnTiming) => void;
+  /** Stores a reply's turn timing once its first audio frame went out (never throws). */
+  latency?: (messageId: string, latency: MessageLatency) => void;
+  /** The voice activity detector (config VAD, VAD_MODEL_PATH); the rate is the transport's. */
+  vad?: Omit<VoiceActivityOptions, 'sampleRate'>;
 }
 
 /** How a turn started with `MediaSession.startTurn` ended. */
@@ -47,18 +66,23 @@ export interface StartTurnOptions {
   type?: 'text' | 'dtmf';
   /** When the customer's speech ended (performance.now()), for the turn's timing. */
   speechEndAt?: number;
+  /** When the words were sent to speech to text and came back (performance.now()), for the turn's timing. */
+  sttSentAt?: number;
+  sttDoneAt?: number;
 }
 
 /**
- * Measured per turn for the voice benchmark (performance.now() instants): the last speech frame in, the turn
- * detected, speech to text sent and answered, the model's first words, the first sentence's audio synthesised, the
- * first reply frame out. Zero when a step did not happen.
+ * Measured per turn (performance.now() instants): the last speech frame in, the turn decided (its end detected,
+ * or its speculative reply committed), speech to text sent and answered, the model asked and its first words, the
+ * first sentence sent to speech and its first audio back, the first reply frame out. Zero when a step did not
+ * happen. Stored on the reply as its `latency` and read by the voice benchmark.
  */
 export interface TurnTiming {
   speechEndAt: number;
   detectedAt: number;
   sttSentAt: number;
   sttDoneAt: number;
+  modelAt: number;
   firstDeltaAt: number;
   firstSentenceAt: number;
   firstAudioAt: number;
@@ -70,8 +94,21 @@ export const newTiming = (speechEndAt: number, detectedAt: number): TurnTiming =
   detectedAt,
   sttSentAt: 0,
   sttDoneAt: 0,
+  modelAt: 0,
   firstDeltaAt: 0,
   firstSentenceAt: 0,
   firstAudioAt: 0,
   firstFrameAt: 0,
 });
+
+/** A turn's timing as the reply's `latency` (whole ms, null for a step that did not happen). */
+export function latencyOf(t: TurnTiming): MessageLatency {
+  const span = (from: number, to: number) => (from && to && to >= from ? Math.round(to - from) : null);
+  return {
+    endpoint_ms: span(t.speechEndAt, t.detectedAt),
+    stt_ms: span(t.sttSentAt, t.sttDoneAt),
+    model_first_token_ms: span(t.modelAt, t.firstDeltaAt),
+    tts_first_audio_ms: span(t.firstSentenceAt, t.firstAudioAt),
+    voice_to_voice_ms: span(t.speechEndAt, t.firstFrameAt),
+  };
+}

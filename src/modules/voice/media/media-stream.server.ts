@@ -25,6 +25,7 @@ import { isEnded } from '@/modules/calls/call-states';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
+import { TurnLatencyService } from '@/modules/conversations/turn-latency.service';
 import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } from '@/providers/speech/speech.port';
 import { forwardingKey, resumingKey } from '@/providers/telephony/twilio.telephony';
@@ -33,6 +34,7 @@ import { MediaSession, PLAYED_WAIT_CAP_MS, TurnTiming } from './media-session';
 import { StreamLink } from './stream-link';
 import type { MediaTransport } from './transport';
 import { twilioAudio, TwilioTransport } from './twilio-transport';
+import { sileroModel } from './vad';
 import { voiceSettings } from './voice-settings';
 
 const PATH = /^\/hooks\/v1\/twilio\/media\/([^/?]*)\/?(?:\?.*)?$/;
@@ -86,6 +88,8 @@ export class MediaStreamServer
   onTurnTiming?: (timing: TurnTiming) => void;
   /** Counts the speech services' usage for the call each session serves. */
   @Inject(UsageRecorder) private readonly usage!: UsageRecorder;
+  /** Stores each reply's turn timing. */
+  @Inject(TurnLatencyService) private readonly turnLatency!: TurnLatencyService;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -103,6 +107,8 @@ export class MediaStreamServer
 
   onModuleInit(): void {
     this.runtime.media = this;
+    // The voice activity model loads once, before the first call needs it (a missing file is logged once).
+    if (this.config.vad.engine === 'silero') sileroModel(this.config.vad.modelPath);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -255,6 +261,8 @@ export class MediaStreamServer
       runtime: this.runtime,
       interrupted: (id) => this.conversations.markInterrupted(workspaceId, id),
       onTurnTiming: this.onTurnTiming,
+      latency: (id, latency) => void this.turnLatency.record(workspaceId, id, latency),
+      vad: this.config.vad,
     });
   }
 

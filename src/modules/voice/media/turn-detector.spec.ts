@@ -12,9 +12,12 @@ const frame = (amplitude: number, index = 0) => {
 const feed = (d: TurnDetector, amplitude: number, count: number) =>
   Array.from({ length: count }, (_, i) => d.push(frame(amplitude, i))).filter(Boolean);
 
+const energy = (endSilenceMs: number, pauseMs?: number) =>
+  new TurnDetector({ endSilenceMs, pauseMs, vad: { engine: 'energy' } });
+
 describe('TurnDetector', () => {
   it('starts a turn after 60 ms of speech and ends it after the end-of-turn silence', () => {
-    const d = new TurnDetector(300);
+    const d = energy(300);
     expect(feed(d, 20, 50)).toEqual([]);
     expect(feed(d, 8000, 20)).toEqual([{ type: 'speech-start' }]);
     const events = feed(d, 20, 15);
@@ -23,17 +26,48 @@ describe('TurnDetector', () => {
   });
 
   it('drops utterances under 200 ms', () => {
-    const d = new TurnDetector(300);
+    const d = energy(300);
     feed(d, 20, 50);
     expect(feed(d, 8000, 5)).toEqual([{ type: 'speech-start' }]);
     expect(feed(d, 20, 20)).toEqual([]);
   });
 
-  it('the noise floor adapts: steady loud noise is not speech', () => {
-    const d = new TurnDetector(300);
+  it('the noise floor adapts: steady loud noise is not speech for long', () => {
+    const d = energy(300);
     feed(d, 3000, 120);
-    expect(d.floor()).toBeGreaterThan(-30);
     expect(feed(d, 3000, 50)).toEqual([]);
+  });
+
+  it('speech quieter than the caller’s own voice (background) makes no utterance', () => {
+    const d = energy(300);
+    feed(d, 5, 50);
+    // About -40 dBFS: speech to the detector, but never as loud as a caller.
+    const events = feed(d, 300, 40).concat(feed(d, 5, 30));
+    expect(events.filter((e) => e!.type !== 'speech-start')).toEqual([]);
+  });
+
+  it('reports a pause within the utterance, the caller going on, and the end of the turn', () => {
+    const d = energy(1000, 200);
+    feed(d, 20, 50);
+    expect(feed(d, 8000, 20)).toEqual([{ type: 'speech-start' }]);
+    const paused = feed(d, 20, 15);
+    expect(paused).toEqual([expect.objectContaining({ type: 'pause' })]);
+    expect(d.silenceMs).toBe(300);
+    expect(feed(d, 8000, 10)).toEqual([{ type: 'resume' }]);
+    const end = feed(d, 20, 60);
+    expect(end.map((e) => e!.type)).toEqual(['pause', 'turn']);
+    expect(end[1]).toMatchObject({ speechMs: 600 });
+  });
+
+  it('cut ends the utterance: what follows is another one', () => {
+    const d = energy(1000, 200);
+    feed(d, 20, 50);
+    feed(d, 8000, 20);
+    feed(d, 20, 15);
+    d.cut();
+    expect(d.hearing).toBe(false);
+    expect(feed(d, 20, 60)).toEqual([]);
+    expect(feed(d, 8000, 5)).toEqual([{ type: 'speech-start' }]);
   });
 });
 
