@@ -17,9 +17,12 @@ describe('web calls: the resource, the client token and the socket protocol', ()
   afterAll(() => clients.forEach((c) => c.close()));
   const suite = useTestApp({
     servers: { llm: () => LlmServer.start(), speech: () => SpeechServer.start() },
-    env: (servers) => ({ ...webCallEnv(servers, PUBLIC), MAX_CONCURRENT_CALLS: '6' }),
+    env: (servers) => ({ ...webCallEnv(servers, PUBLIC), MAX_CONCURRENT_CALLS: '6', LOG_LEVEL: 'debug' }),
     tenants: ['t', 'other', 'busy'],
+    captureLogs: true,
   });
+  /** Every client token minted here: none may ever reach a log line. */
+  const minted: string[] = [];
   let t: TestTenant;
   let other: TestTenant;
   let agentId: string;
@@ -32,6 +35,7 @@ describe('web calls: the resource, the client token and the socket protocol', ()
       .send({ agent_uuid: tenant === t ? agentId : otherAgentId, ...body })
       .expect(201);
     const data = res.body.data;
+    minted.push(data.client_token as string);
     return { ...data, socket: onApp(data.websocket_url as string) } as {
       call: any;
       client_token: string;
@@ -506,6 +510,17 @@ describe('web calls: the resource, the client token and the socket protocol', ()
       .expect(200);
     expect((await client.whenClosed()).code).toBe(1000);
     expect(client.events('end')[0]).toMatchObject({ status: 'completed', end_reason: 'api_hangup' });
+  });
+
+  it('never writes a client token to the logs', async () => {
+    const { client } = await started();
+    client.hangUp();
+    await client.whenClosed();
+    const logs = suite.app.logs().join('\n');
+    expect(logs.length).toBeGreaterThan(0);
+    expect(minted.length).toBeGreaterThan(10);
+    for (const token of minted) expect(logs).not.toContain(token);
+    expect(logs).not.toMatch(/wct_[A-Za-z0-9_-]{20}/);
   });
 });
 
