@@ -13,6 +13,7 @@ import type { TimelineEvent } from './probe';
 import { probe, spent } from './probe-report';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
+import { cpuPerUnit, PassFigures, withTracingCost } from './tracing-cost';
 
 /**
  * `npm run bench:calls`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis; 50 sandbox
@@ -32,7 +33,8 @@ import { percentile, runBench } from './stats';
  * and the event-loop delay (BENCH_TRACE=text lists the statements containing `text` by calling function).
  * BENCH_CPU_PROF_DIR=dir writes a CPU profile of each replica there when it stops. BENCH_TRACE=timeline prints, for
  * the turns and actions of one call alone, every statement, Redis command and model request either replica started
- * during the request, with median start offsets and durations (see timelineReport).
+ * during the request, with median start offsets and durations (see timelineReport). The whole pass then runs again
+ * with the replicas tracing to a local OTLP receiver, and the cost of tracing is printed (BENCH_TRACING=off skips it).
  */
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const TURNS = Number(process.env.BENCH_TURNS ?? 10);
@@ -204,7 +206,7 @@ const goal = (sorted: number[], ms: number) =>
   `goal p99 < ${ms} ms: ${percentile(sorted, 99) < ms ? 'met' : 'not met'}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function main(): Promise<void> {
+async function main(tracing: Record<string, string>): Promise<PassFigures> {
   const llm = await LlmServer.start();
   llm.latencyMs = MODEL_MS;
   fs.mkdirSync(probeDir, { recursive: true });
@@ -214,7 +216,7 @@ async function main(): Promise<void> {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'production',
     DATABASE_URL: dbUrl.toString(),
-    REDIS_PREFIX: `cap-bench-${run}`,
+    REDIS_PREFIX: `cap-bench-${run}${Object.keys(tracing).length ? '-traced' : ''}`,
     STORAGE_DIR: storage,
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     RATE_LIMIT_PER_MINUTE: '100000000',
@@ -223,6 +225,7 @@ async function main(): Promise<void> {
     LLM_BASE_URL: llm.url,
     SANDBOX_ANSWER_DELAY_MS: '0',
     BENCH_PROBE_DIR: probeDir,
+    ...tracing,
   };
   const a = await startServer(env);
   const b = await startServer(env);
@@ -390,6 +393,16 @@ async function main(): Promise<void> {
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
       ].join('\n') + '\n',
     );
+    const p99 = (l: number[]) => percentile(l, 99);
+    return {
+      p99: {
+        'live turn minus model': p99(liveTurnMs),
+        'live action': p99(liveActionMs),
+        'saturation turn': p99(turnMs),
+      },
+      cpuPerUnitMs: cpuPerUnit(beforeTurns, afterTurns, turnMs.length),
+      unit: 'turn',
+    };
   } finally {
     await Promise.all([stopServer(a.child), stopServer(b.child)]);
     agent.destroy();
@@ -400,4 +413,4 @@ async function main(): Promise<void> {
   }
 }
 
-runBench(main);
+runBench(() => withTracingCost(main));

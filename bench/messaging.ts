@@ -15,6 +15,7 @@ import { seedBenchTenant } from './seed-tenant';
 import { probe, spent } from './probe-report';
 import { startServer, stopServer } from './replicas';
 import { percentile, runBench } from './stats';
+import { cpuPerUnit, PassFigures, withTracingCost } from './tracing-cost';
 
 /**
  * `npm run bench:messaging`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis. 1,000
@@ -25,7 +26,8 @@ import { percentile, runBench } from './stats';
  * The replicas are warmed first, as a serving replica is: BENCH_WARMUP (300) messages from other customers at the
  * same rate, their replies awaited, then 3 s of quiet (BENCH_WARMUP=0 measures a cold start: the first seconds then
  * carry the JIT compiling the request path). BENCH_DETAIL=1 adds the figures per second of sending and the
- * statements per message.
+ * statements per message. The whole pass then runs again with the replicas tracing to a local OTLP receiver, and the
+ * cost of tracing is printed (BENCH_TRACING=off skips it).
  */
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1000);
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100);
@@ -84,7 +86,7 @@ const fmt = (sorted: number[]) =>
 // Ends in 1: the Twilio fake refuses a destination ending 0004 (code 21211), which would count as lost replies.
 const customerOf = (i: number) => `+1415${String(200000 + i).padStart(6, '0')}1`;
 
-async function main(): Promise<void> {
+async function main(tracing: Record<string, string>): Promise<PassFigures> {
   const llm = await LlmServer.start();
   llm.latencyMs = MODEL_MS;
   llm.respond = (call) => {
@@ -104,7 +106,7 @@ async function main(): Promise<void> {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'production',
     DATABASE_URL: dbUrl.toString(),
-    REDIS_PREFIX: `cap-bench-${run}`,
+    REDIS_PREFIX: `cap-bench-${run}${Object.keys(tracing).length ? '-traced' : ''}`,
     STORAGE_DIR: storage,
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     RATE_LIMIT_PER_MINUTE: '100000000',
@@ -117,6 +119,7 @@ async function main(): Promise<void> {
     TWILIO_AUTH_TOKEN: AUTH_TOKEN,
     TWILIO_API_URL: twilio.url,
     BENCH_PROBE_DIR: probeDir,
+    ...tracing,
   };
   const a = await startServer(env, { probe: true });
   const b = await startServer(env, { probe: true });
@@ -252,6 +255,11 @@ async function main(): Promise<void> {
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${loadAtStart.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end, node ${process.version}`,
       ].join('\n') + '\n',
     );
+    return {
+      p99: { 'hook answer': hookP99, 'inbound -> reply minus model': replyP99 },
+      cpuPerUnitMs: cpuPerUnit(before, after, MESSAGES),
+      unit: 'inbound message',
+    };
   } finally {
     await Promise.all([stopServer(a.child), stopServer(b.child)]);
     agent.destroy();
@@ -263,4 +271,4 @@ async function main(): Promise<void> {
   }
 }
 
-runBench(main);
+runBench(() => withTracingCost(main));

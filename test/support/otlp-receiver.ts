@@ -74,18 +74,25 @@ const ms = (nanos: string | number): number => Number(BigInt(nanos) / 1_000_000n
 /**
  * A local OTLP/HTTP receiver for traces (`POST /v1/traces`, JSON, gzip or not), as a collector answers: it decodes
  * every export into `spans` and keeps each request's body as it came (`bodies`), for checks of what left the process.
+ * With `keep: false` (a benchmark's long run) it only counts them.
  */
 export class OtlpReceiver {
   readonly spans: ExportedSpan[] = [];
   readonly bodies: string[] = [];
   /** Requests that were not a JSON trace export (their content type). */
   readonly refused: string[] = [];
+  /** Spans and bytes received in all. */
+  received = 0;
+  bytes = 0;
 
-  private constructor(private readonly server: http.Server) {}
+  private constructor(
+    private readonly server: http.Server,
+    private readonly keep: boolean,
+  ) {}
 
-  static async start(): Promise<OtlpReceiver> {
+  static async start(options: { keep?: boolean } = {}): Promise<OtlpReceiver> {
     const server = http.createServer();
-    const receiver = new OtlpReceiver(server);
+    const receiver = new OtlpReceiver(server, options.keep ?? true);
     server.on('request', (req, res) => receiver.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
@@ -130,12 +137,15 @@ export class OtlpReceiver {
         return;
       }
       const body = raw.toString('utf8');
-      this.bodies.push(body);
+      this.bytes += raw.length;
+      if (this.keep) this.bodies.push(body);
       const exported = JSON.parse(body) as OtlpExport;
       for (const rs of exported.resourceSpans ?? []) {
         const resource = attributesOf(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? [])
-          for (const s of ss.spans ?? [])
+          for (const s of ss.spans ?? []) {
+            this.received += 1;
+            if (!this.keep) continue;
             this.spans.push({
               traceId: hex(s.traceId),
               spanId: hex(s.spanId),
@@ -150,6 +160,7 @@ export class OtlpReceiver {
               scope: ss.scope?.name ?? '',
               resource,
             });
+          }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });

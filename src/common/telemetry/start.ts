@@ -4,12 +4,14 @@ import type { ClientRequest } from 'node:http';
 import type * as OTel from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
-import { activateTracing, deactivateTracing } from './telemetry';
+import { activateTracing, currentOwnSpan, deactivateTracing } from './telemetry';
 
 type Env = Record<string, string | undefined>;
 
 /** Paths whose requests are never traced: probes and scrapes. */
 const UNTRACED_PATHS = new Set(['/health', '/health/ready', '/metrics']);
+/** Spans of ours that time their own HTTP request: no client span of the instrumentation under them. */
+const OWN_REQUEST_SPANS = new Set(['llm', 'stt', 'tts', 'webhook']);
 
 /** Whether the environment asks for tracing: an OTLP endpoint, and neither OTEL_SDK_DISABLED nor no exporter. */
 export function tracingRequested(env: Env = process.env): boolean {
@@ -63,6 +65,7 @@ function httpInstrumentation() {
   return new HttpInstrumentation({
     ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]),
     requireParentforOutgoingSpans: true,
+    ignoreOutgoingRequestHook: () => OWN_REQUEST_SPANS.has(currentOwnSpan() ?? ''),
     requestHook: (span, req) => {
       if (isIncoming(req)) {
         const q = (req.url ?? '').indexOf('?');
@@ -94,7 +97,8 @@ function httpInstrumentation() {
  * Starts OpenTelemetry tracing when the environment asks for it (`tracingRequested`): the Node SDK with the OTLP/HTTP
  * JSON exporter (unless OTEL_EXPORTER_OTLP_PROTOCOL or OTEL_EXPORTER_OTLP_TRACES_PROTOCOL names another, which the
  * SDK then builds), the standard OTEL_* variables (service name, resource attributes, sampler, batch), and the HTTP
- * (incoming and outgoing), PostgreSQL and ioredis instrumentations; Bull jobs carry their producer's trace. Must run
+ * (incoming and outgoing), PostgreSQL and ioredis instrumentations (OTEL_NODE_DISABLED_INSTRUMENTATIONS leaves
+ * any of `http`, `pg`, `ioredis` out); Bull jobs carry their producer's trace. Must run
  * before Nest, pg, ioredis and Bull are loaded. Without the variables nothing is loaded and the helpers stay no-ops.
  * Answers a line describing what was started, or null.
  */
@@ -118,20 +122,37 @@ export function startTelemetry(env: Env = process.env): string | null {
   const named =
     !!env.OTEL_SERVICE_NAME?.trim() || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sampler = samplerFromEnv(env);
+  // OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg,ioredis: fewer spans (each costs CPU), our own spans kept.
+  const left = (env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const off = new Set(left);
   const ids = new CallIdGenerator(new RandomIdGenerator());
   const sdk = new NodeSDK({
     serviceName: named ? undefined : 'agent-platform',
     traceExporter: json ? new OTLPTraceExporter() : undefined,
     sampler,
     idGenerator: ids,
+    // Statements run to kilobytes: past 1 KiB an attribute is cut (less to encode and send), unless the standard
+    // OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT or OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT says otherwise.
+    spanLimits:
+      env.OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT || env.OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT
+        ? undefined
+        : { attributeValueLengthLimit: 1024 },
     // Traces only: no metrics or logs pipeline (the service has /metrics and its JSON logs).
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      httpInstrumentation(),
-      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+      off.has('http') ? [] : httpInstrumentation(),
+      off.has('pg') ? [] : new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       // Command names only: arguments hold keys with phone numbers and queued message texts.
-      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+      off.has('ioredis')
+        ? []
+        : new IORedisInstrumentation({
+            requireParentSpan: true,
+            dbStatementSerializer: (command) => command,
+          }),
     ],
   });
   sdk.start();
@@ -146,6 +167,7 @@ export function startTelemetry(env: Env = process.env): string | null {
     `tracing on: OTLP ${json ? 'http/json' : protocol} to ${endpoint}, sampler ` +
     `${env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on'}` +
     (env.OTEL_TRACES_SAMPLER_ARG ? ` ${env.OTEL_TRACES_SAMPLER_ARG}` : '') +
+    (left.length ? `; without ${left.join(', ')} spans` : '') +
     (env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true' ? '; message content captured' : '');
   running = { sdk, description };
   return description;

@@ -51,13 +51,22 @@ interface State {
   capture: boolean;
   calls: CallTraces;
   keys: Map<string, symbol>;
+  /** The context key holding the name of the innermost span of ours. */
+  own: symbol;
 }
 
 let state: State | null = null;
 
 /** Turns the helpers on (start.ts, once the SDK is registered). */
 export function activateTracing(api: typeof OTel, calls: CallTraces, capture: boolean): void {
-  state = { api, tracer: api.trace.getTracer('agent-platform'), capture, calls, keys: new Map() };
+  state = {
+    api,
+    tracer: api.trace.getTracer('agent-platform'),
+    capture,
+    calls,
+    keys: new Map(),
+    own: api.createContextKey('agent-platform.own-span'),
+  };
 }
 
 /** Turns them off again (after the SDK's shutdown). */
@@ -166,7 +175,7 @@ function open(s: State, name: string, attributes: SpanAttributes, options: SpanO
     parent,
   );
   const handle = handleOf(s, span);
-  let ctx = s.api.trace.setSpan(parent, span);
+  let ctx = s.api.trace.setSpan(parent, span).setValue(s.own, name);
   if (key) ctx = ctx.setValue(key, handle);
   return { ctx, handle, owned: true };
 }
@@ -294,6 +303,12 @@ export function contextBinder(): <F extends (...args: never[]) => unknown>(fn: F
   if (!s) return (fn) => fn;
   const here = s.api.context.active();
   return (fn) => s.api.context.bind(here, fn);
+}
+
+/** The name of the innermost span of ours in the current context (`llm`, `turn`, ...), if any. */
+export function currentOwnSpan(): string | undefined {
+  const s = state;
+  return s ? (s.api.context.active().getValue(s.own) as string | undefined) : undefined;
 }
 
 /** The current trace id (32 hex), when tracing is on and a trace is current. */
