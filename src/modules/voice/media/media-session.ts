@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { LoadedCall } from '@/modules/calls/call-runtime.service';
 import { DTMF_KEYS, pressedKeys } from '@/modules/calls/dtmf';
 import { LiveTurn, TurnCancelled } from '@/modules/conversations/turn-gate';
-import { voiceTurn } from '@/common/telemetry/telemetry';
+import { inCallTrace, voiceTurn } from '@/common/telemetry/telemetry';
 import { FrameFormat, FrameStream, wav } from './audio';
 import { FramePlayer } from './frame-player';
 import { SentenceSplitter } from './sentences';
@@ -54,6 +54,11 @@ export class MediaSession {
   /** Aborted when the agent's audio is cut: the speech requests under way stop. */
   private speech = new AbortController();
   private turns: Promise<void> = Promise.resolve();
+  /** Turns queued or running, and how many have run (a read made before the last one ended may be stale). */
+  private queued = 0;
+  private ran = 0;
+  /** The call row and history read while a speculative turn's words were transcribed (the queue being idle). */
+  private ahead: { ran: number; loaded: Promise<LoadedCall | undefined> } | null = null;
   private synth: Promise<void> = Promise.resolve();
   /** Bumped on barge-in: sentences of an older epoch are dropped. */
   private epoch = 0;
@@ -82,7 +87,7 @@ export class MediaSession {
       settings,
       {
         speaking: () => this.playing(),
-        transcribe: (audio) => this.transcribe(audio),
+        transcribe: (audio, forTurn) => this.transcribe(audio, forTurn),
         hold: () => this.player.hold(),
         release: () => this.player.release(),
         interrupt: () => this.bargeIn(),
@@ -136,12 +141,19 @@ export class MediaSession {
     );
   }
 
-  /** The words of the caller's audio ('' when the service fails: the failure is logged). */
-  private async transcribe(audio: Int16Array): Promise<string> {
+  /**
+   * The words of the caller's audio ('' when the service fails: the failure is logged). `forTurn`: a turn may start
+   * on them, so the call row and history are read meanwhile when no turn is queued (as the fixed path does).
+   */
+  private async transcribe(audio: Int16Array, forTurn = false): Promise<string> {
+    if (forTurn && this.queued === 0) {
+      const loaded = this.deps.runtime.loadForTurn(this.workspaceId, this.callId).catch(() => undefined);
+      this.ahead = { ran: this.ran, loaded };
+    }
     try {
-      return await this.deps.stt.transcribe(wav(audio, this.transport.sampleRate), {
-        language: this.settings.language,
-      });
+      const words = () =>
+        this.deps.stt.transcribe(wav(audio, this.transport.sampleRate), { language: this.settings.language });
+      return await inCallTrace(this.callId, words); // the stt span in the call's trace
     } catch (err) {
       this.failed(err as Error, 'speech to text');
       return '';
@@ -170,7 +182,9 @@ export class MediaSession {
         // Cancelled while it waited for the turn before it, or the call is gone: it never starts.
         if (this.closed || (controller.signal.aborted && state !== 'committed')) throw new TurnCancelled();
         const live = { signal: controller.signal, commit: committed };
-        reply = await this.converse(text, options.type ?? 'text', timing, undefined, live);
+        const ahead = this.ahead?.ran === this.ran ? await this.ahead.loaded : undefined;
+        this.ahead = null;
+        reply = await this.converse(text, options.type ?? 'text', timing, ahead, live);
       } catch (err) {
         outcome = err instanceof TurnCancelled ? 'cancelled' : 'failed';
         if (outcome === 'failed') throw err;
@@ -211,10 +225,17 @@ export class MediaSession {
 
   /** Runs a turn after the ones before it; a failure is logged and does not stop the ones after. */
   private enqueue(run: () => Promise<unknown>, what: string): Promise<void> {
-    const next = this.turns.then(run).then(
-      () => undefined,
-      (err: Error) => this.failed(err, what),
-    );
+    this.queued += 1;
+    const next = this.turns
+      .then(run)
+      .then(
+        () => undefined,
+        (err: Error) => this.failed(err, what),
+      )
+      .finally(() => {
+        this.queued -= 1;
+        this.ran += 1;
+      });
     this.turns = next;
     return next;
   }

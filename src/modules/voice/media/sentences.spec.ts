@@ -95,3 +95,20 @@ describe('SentenceSplitter', () => {
     ]);
   });
 });
+
+describe('SentenceSplitter as the model streams', () => {
+  it('sends a sentence that ends after a word at once, without waiting for what follows', () => {
+    const s = new SentenceSplitter();
+    expect(s.push('Let me check ticket 1001 for you.')).toEqual(['Let me check ticket 1001 for you.']);
+    expect(s.push(' Anything else?')).toEqual(['Anything else?']);
+  });
+
+  it('still waits after a number, an abbreviation or an open quote', () => {
+    const s = new SentenceSplitter();
+    expect(s.push('The total is 1.')).toEqual([]);
+    expect(s.push('5 percent. I booked Dr.')).toEqual(['The total is 1.5 percent.']);
+    expect(s.push(' Smith at 9 a.m.')).toEqual([]);
+    expect(s.push(' He said "we are open.')).toEqual(['I booked Dr. Smith at 9 a.m.']);
+    expect(s.push('" Bye.')).toEqual(['He said "we are open."']);
+  });
+});

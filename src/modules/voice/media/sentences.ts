@@ -1,9 +1,12 @@
 /**
  * Where a phrase may end, each seen only once the character after it arrived (so "1," of "1,000" and "10:" of
  * "10:30" are never taken for one): a sentence end (`.` `!` `?` `…`, closing quotes or brackets, then a space), a
- * line break, or a clause end (`,` `;` `:` before a space, a spaced hyphen or a dash before a space).
+ * line break, or a clause end (`,` `;` `:` before a space, a spaced hyphen or a dash before a space). A sentence end
+ * after a word of letters is taken as it arrives (`ENDS_NOW`): no number or time can go on from there.
  */
 const BOUNDARY = /([.!?…]+)["'”’)\]]*(?=\s)|\n+|[,;:](?=\s)|\s-{1,2}(?=\s)|[–—](?=\s)/g;
+/** The text so far ends a sentence after a word of two letters or more ("you."), with nothing after it yet. */
+const ENDS_NOW = /(?:^|\s)["'“‘(\[]*(\p{L}{2,})([.!?])$/u;
 /** A sentence shorter than this waits for the next one ("Hi.", "1."): fewer, more natural synthesis calls. */
 const MIN_CHARS = 12;
 /** The reply's first phrase may end at a clause end after this many words, so speech starts early. */
@@ -69,7 +72,21 @@ export class SentenceSplitter {
       this.first = false;
     }
     this.buffer = this.buffer.slice(start);
+    const now = ENDS_NOW.exec(this.buffer);
+    if (now && this.endsNow(now[1].toLowerCase(), now[2]) && closed(this.buffer)) {
+      const phrase = this.buffer.trim();
+      if (phrase.length >= MIN_CHARS) {
+        out.push(phrase);
+        this.buffer = '';
+        this.first = false;
+      }
+    }
     return out;
+  }
+
+  /** A `.` after an abbreviation, or one that may be ("a.m", "etc"), waits for what follows; `!` `?` never do. */
+  private endsNow(word: string, mark: string): boolean {
+    return mark !== '.' || (!ABBREVIATIONS.has(word) && !MAYBE_ABBREVIATIONS.has(word));
   }
 
   /** What is left at the end of the reply. */
@@ -103,6 +120,17 @@ export class SentenceSplitter {
     const words = phrase.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
     return words >= (this.first ? FIRST_CLAUSE_WORDS : LONG_CLAUSE_WORDS);
   }
+}
+
+/** No quote or bracket left open (a closing one may still follow the sentence end). */
+function closed(text: string): boolean {
+  const count = (c: string) => text.split(c).length - 1;
+  return (
+    count('"') % 2 === 0 &&
+    count('“') === count('”') &&
+    count('(') === count(')') &&
+    count('[') === count(']')
+  );
 }
 
 /** The word just before a boundary, without opening quotes or brackets ("(Dr" is "Dr"). */

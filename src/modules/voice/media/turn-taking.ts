@@ -16,7 +16,7 @@ export interface TurnTakingHost {
   /** The agent's audio is playing, or held for speech over it. */
   speaking(): boolean;
   /** The words of the caller's audio (PCM at the detector's rate); '' when none or the service failed. */
-  transcribe(audio: Int16Array): Promise<string>;
+  transcribe(audio: Int16Array, forTurn?: boolean): Promise<string>;
   /** Stops sending the agent's audio, keeping it (speech over it may be a backchannel). */
   hold(): void;
   /** Goes on with the held audio: the speech over it was a backchannel. */
@@ -189,7 +189,7 @@ export class TurnTaking {
       cancelled: false,
     };
     u.spec = spec;
-    void this.host.transcribe(audio).then((text) => {
+    void this.host.transcribe(audio, true).then((text) => {
       spec.sttDoneAt = performance.now();
       if (spec.cancelled || this.u !== u || u.spec !== spec) return;
       this.begin(u, spec, text);

@@ -6,7 +6,7 @@ import type { VoiceSettings } from './media-session.types';
 
 /** `settings.voice.endpointing` defaults and ranges (docs/api.md, voice settings). */
 export const ENDPOINTING = {
-  minSilenceMs: { min: 50, max: 2000, default: 200 },
+  minSilenceMs: { min: 50, max: 2000, default: 100 },
   maxSilenceMs: { min: 200, max: 6000, default: 1500 },
 } as const;
 /** `settings.voice.interruption` defaults and ranges. */
