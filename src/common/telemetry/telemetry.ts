@@ -357,6 +357,15 @@ export function resumeTrace<T>(traceparent: string | null | undefined, fn: () =>
   return parent ? s.api.context.with(parent, fn) : fn();
 }
 
+/**
+ * Runs `fn` in a call's trace, under its `call` span (no span of its own): work of the call done outside a turn,
+ * such as transcribing the caller's words before a turn starts. As it is with tracing off.
+ */
+export function inCallTrace<T>(callId: string, fn: () => T): T {
+  const s = state;
+  return s ? s.api.context.with(callContext(s, callId), fn) : fn();
+}
+
 /** What the root `call` span says of a call that ended. */
 export interface EndedCall {
   id: string;
