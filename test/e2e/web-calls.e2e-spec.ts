@@ -141,6 +141,9 @@ describe('web calls: the resource, the client token and the socket protocol', ()
     await refused({ agent_uuid: agentId, contact_uuid: otherAgentId }, 'contact_uuid');
     await refused({ agent_uuid: agentId, max_duration_seconds: 5 }, 'max_duration_seconds');
     await refused({ agent_uuid: agentId, variables: { a: { nested: true } } }, 'variables');
+    await refused({ agent_uuid: agentId, variables: null }, 'variables');
+    await refused({ agent_uuid: agentId, metadata: null }, 'metadata');
+    await refused({ agent_uuid: agentId, record: null }, 'record');
   });
 
   it('a started call: greeting audio as 640-byte PCM frames then a mark; an utterance reaches STT at 16 kHz, the model answers, the reply plays; transcript, status and turn timings; the page hangs up', async () => {

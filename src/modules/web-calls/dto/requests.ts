@@ -6,36 +6,35 @@ import {
   IsDefined,
   IsInt,
   IsObject,
-  IsOptional,
   IsString,
   Max,
   MaxLength,
   Min,
 } from 'class-validator';
-import { IsUuidValue } from '@/common/validation/validators';
+import { IsUuidValue, OptionalNotNull } from '@/common/validation/validators';
 
 /** `POST /web-calls`: a call the customer takes from a browser. */
 export class CreateWebCallDto {
   @ApiProperty({ format: 'uuid' }) @IsDefined() @IsUuidValue() agent_uuid!: string;
   @ApiPropertyOptional({ format: 'uuid', description: 'the contact the caller is, when the business knows' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsUuidValue()
   contact_uuid?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', maxLength: 500 } })
-  @IsOptional()
+  @OptionalNotNull()
   @IsObject()
   variables?: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
+  @OptionalNotNull()
   @IsObject()
   metadata?: Record<string, unknown>;
   @ApiPropertyOptional({ maxLength: 2000, description: "default the agent's settings.voice.first_message" })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(2000)
   first_message?: string;
   @ApiPropertyOptional({ minimum: 30, maximum: 7200 })
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(30)
   @Max(7200)
@@ -44,7 +43,7 @@ export class CreateWebCallDto {
     description:
       "keep a recording of the call (both sides, 16 kHz stereo WAV); default the agent's settings.voice.record, else true",
   })
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   record?: boolean;
 }
