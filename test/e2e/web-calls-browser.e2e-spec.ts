@@ -2,11 +2,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
+import { wav } from '@/modules/voice/media/audio';
 import { createAgent } from '../factories/agent.factory';
 import { useTestApp } from '../setup/suite';
 import { findChromium } from '../support/headless-browser';
 import { defaultAnswer, LlmServer } from '../support/llm-server';
 import { SpeechServer } from '../support/speech-server';
+import { readWav } from '../support/voice-providers-corpus';
 import { waitFor } from '../support/wait';
 import { webCallEnv } from '../support/web-call-client';
 
@@ -16,51 +18,25 @@ const HEARD = 'What time do you open tomorrow?';
 const REPLY = 'We open at nine tomorrow morning.';
 const SPEECH = path.resolve(__dirname, '../fixtures/voice/speech-16k.wav');
 
-/** The samples of a 16-bit mono PCM WAV file. */
-function readWav(file: string): { rate: number; samples: Int16Array } {
-  const buf = fs.readFileSync(file);
-  const rate = buf.readUInt32LE(24);
-  let at = 12;
-  while (buf.toString('ascii', at, at + 4) !== 'data') at += 8 + buf.readUInt32LE(at + 4);
-  const size = buf.readUInt32LE(at + 4);
-  const samples = new Int16Array(size / 2);
-  for (let i = 0; i < samples.length; i++) samples[i] = buf.readInt16LE(at + 8 + i * 2);
-  return { rate, samples };
-}
-
 /**
  * The microphone Chromium's fake capture plays (in a loop): silence, the generated speech, silence, as a 48 kHz
  * 16-bit PCM mono WAV (linear interpolation from the fixture's rate).
  */
 function fakeMicrophone(dir: string): string {
-  const { rate, samples } = readWav(SPEECH);
+  const { rate, samples } = readWav(fs.readFileSync(SPEECH))!;
   const out = 48000;
   const speech = Math.floor((samples.length * out) / rate);
   const lead = out * 1.5;
-  const tail = out * 4;
-  const pcm = Buffer.alloc((lead + speech + tail) * 2);
+  const pcm = new Int16Array(lead + speech + out * 4);
   for (let i = 0; i < speech; i++) {
     const x = (i * rate) / out;
     const j = Math.floor(x);
     const a = samples[j] ?? 0;
     const b = samples[j + 1] ?? a;
-    pcm.writeInt16LE(Math.round(a + (b - a) * (x - j)), (lead + i) * 2);
+    pcm[lead + i] = Math.round(a + (b - a) * (x - j));
   }
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(out, 24);
-  header.writeUInt32LE(out * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(pcm.length, 40);
   const file = path.join(dir, 'caller.wav');
-  fs.writeFileSync(file, Buffer.concat([header, pcm]));
+  fs.writeFileSync(file, wav(pcm, out));
   return file;
 }
 
