@@ -36,10 +36,11 @@ import { percentile, runBench, table } from './stats';
  * - interruptions ("wait, stop...") played over the agent's reply: caught (`clear`) and how fast;
  * - spurious turns: pink noise and babble alone making an STT or model request, or an agent reply.
  * Each configuration (an agent's `settings.voice`) runs against each profile, the figures printed side by side with
- * the goals. BENCH_CONFIGS picks configurations (default `fixed`, the settings as they are today; `fixed,smart` adds
- * `endpointing: {mode: 'smart'}`, which `settings` being free-form keeps and the runtime ignores until it reads it;
- * a configuration the API refuses is left out with a note), BENCH_PROFILES profiles (`good`, `self-hosted`; default
- * both). BENCH_DETAIL=1 also lists every turn (voice-to-voice = its steps, ms).
+ * the goals. BENCH_CONFIGS picks configurations (default both): `fixed`, the behaviour before smart turn-taking (700 ms
+ * of silence ends a turn, any speech over the agent cuts it, each phrase synthesised whole before it plays), and
+ * `smart`, the defaults (smart endpointing with speculative turns, interruptions judged by their words, streamed
+ * speech); a configuration the API refuses is left out with a note. BENCH_PROFILES picks profiles (`good`,
+ * `self-hosted`; default both). BENCH_DETAIL=1 also lists every turn (voice-to-voice = its steps, ms).
  */
 
 interface Configuration {
@@ -48,8 +49,11 @@ interface Configuration {
   voice: Record<string, unknown>;
 }
 const CONFIGURATIONS: Configuration[] = [
-  { name: 'fixed', voice: {} },
-  { name: 'smart', voice: { endpointing: { mode: 'smart' } } },
+  {
+    name: 'fixed',
+    voice: { endpointing: { mode: 'fixed' }, interruption: { min_speech_ms: 0 }, stream_speech: false },
+  },
+  { name: 'smart', voice: {} },
 ];
 const PROFILES = [GOOD_CLOUD, SELF_HOSTED_CPU];
 const chosen = (list: string | undefined, all: string[]) =>
@@ -58,7 +62,7 @@ const chosen = (list: string | undefined, all: string[]) =>
     throw new Error(`unknown ${n}: one of ${all.join(', ')}`);
   });
 const configs = chosen(
-  process.env.BENCH_CONFIGS ?? 'fixed',
+  process.env.BENCH_CONFIGS,
   CONFIGURATIONS.map((c) => c.name),
 ).map((n) => CONFIGURATIONS.find((c) => c.name === n)!);
 const profiles = chosen(
@@ -406,6 +410,12 @@ interface CellResult {
   caught: number;
   interruptions: number;
   clearDelays: number[];
+  /** Interruption start → the agent's audio stopped (its last frame received, or the clear before it). */
+  stopDelays: number[];
+  /** Backchannels during which the agent's audio paused (held while judged), then went on without a clear. */
+  backchannelPauses: number;
+  /** Per turn: STT answer → model request, plus first TTS byte (last, for whole phrases) → first frame received. */
+  overhead: number[];
   noiseStt: number;
   noiseChat: number;
   noiseReplies: number;
@@ -421,10 +431,16 @@ const PHASES = [
   'first token → first TTS request',
   'TTS request → first byte',
   'TTS request → last byte',
+  'first TTS byte → first frame received',
   'last TTS byte → first frame received',
 ];
 
-async function runCell(bench: Bench, agentId: string, profile: VoiceProfile): Promise<CellResult> {
+async function runCell(
+  bench: Bench,
+  agentId: string,
+  profile: VoiceProfile,
+  streamed: boolean,
+): Promise<CellResult> {
   const providers = bench.providers;
   const corpus = VOICE;
   providers.profile = profile;
@@ -487,6 +503,9 @@ async function runCell(bench: Bench, agentId: string, profile: VoiceProfile): Pr
     caught: 0,
     interruptions: 0,
     clearDelays: [],
+    stopDelays: [],
+    backchannelPauses: 0,
+    overhead: [],
     noiseStt: 0,
     noiseChat: 0,
     noiseReplies: 0,
@@ -514,9 +533,14 @@ async function runCell(bench: Bench, agentId: string, profile: VoiceProfile): Pr
       chat && tts && tts.at - chat.firstTokenAt,
       tts && tts.firstByteAt - tts.at,
       tts && tts.doneAt - tts.at,
+      tts && reply && reply.start - tts.firstByteAt,
       tts && reply && reply.start - tts.doneAt,
     ];
     steps.forEach((ms, i) => ms !== undefined && result.phases[PHASES[i]].push(ms));
+    if (stt && chat && tts && reply)
+      result.overhead.push(
+        chat.at - stt.answeredAt + reply.start - (streamed ? tts.firstByteAt : tts.doneAt),
+      );
     result.detail.push(
       `${u.line.name} ${u.entry.id}: voice-to-voice ${f(v2v)} ms = ${steps.map(f).join(' + ')} (${u.entry.text})`,
     );
@@ -551,14 +575,20 @@ async function runCell(bench: Bench, agentId: string, profile: VoiceProfile): Pr
       }`,
     );
     if (!overAgent) continue;
+    // The agent's talk spurt under way when the overlay started, and when its audio stopped.
+    const live = u.line.spurts.find((sp) => sp.start <= u.startAt && sp.end >= u.startAt - 250);
+    const stopped = live && Math.min(live.end, clear ?? Infinity);
     if (kind === 'backchannel') {
       result.backchannels += 1;
       if (clear !== undefined) result.backchannelClears += 1;
+      else if (live && live.end < u.endAt + CLEAR_WINDOW_MS && u.line.spurtFrom(live.end + 1))
+        result.backchannelPauses += 1;
     } else {
       result.interruptions += 1;
       if (clear !== undefined) {
         result.caught += 1;
         result.clearDelays.push(clear - u.startAt);
+        if (stopped !== undefined) result.stopDelays.push(Math.max(0, stopped - u.startAt));
       }
     }
   }
@@ -608,16 +638,26 @@ function report(columns: { label: string; profile: VoiceProfile; r: CellResult }
       '100 %',
       (c) => `${c.r.caught} / ${c.r.interruptions}${mark(c.r.caught === c.r.interruptions)}`,
     ),
-    row('  interruption → clear, p50', '≤ 500 ms', (c) => {
-      const ok = c.r.clearDelays.length > 0 && percentile(sorted(c.r.clearDelays), 50) <= 500;
-      return `${p(c.r.clearDelays, 50)} ms${c.r.clearDelays.length ? mark(ok) : ''}`;
+    row('  interruption → agent audio stops, p50', '≤ 500 ms', (c) => {
+      const ok = c.r.stopDelays.length > 0 && percentile(sorted(c.r.stopDelays), 50) <= 500;
+      return `${p(c.r.stopDelays, 50)} ms${c.r.stopDelays.length ? mark(ok) : ''}`;
     }),
+    row('  interruption → clear, p50', '', (c) => `${p(c.r.clearDelays, 50)} ms`),
+    row(
+      '  backchannels pausing the agent (then going on)',
+      '',
+      (c) => `${c.r.backchannelPauses} / ${c.r.backchannels}`,
+    ),
     row(
       'spurious turns under noise (STT requests)',
       '0',
       (c) => `${c.r.noiseStt} in ${c.r.noiseClips} clips${mark(c.r.noiseStt === 0)}`,
     ),
     row('  model requests / agent replies', '0', (c) => `${c.r.noiseChat} / ${c.r.noiseReplies}`),
+    row('own overhead per turn, p95', '< 30 ms', (c) => {
+      const ok = c.r.overhead.length > 0 && percentile(sorted(c.r.overhead), 95) < 30;
+      return `${p(c.r.overhead, 95)} ms (p50 ${p(c.r.overhead, 50)})${c.r.overhead.length ? mark(ok) : ''}`;
+    }),
   ];
   return table(rows);
 }
@@ -678,7 +718,7 @@ async function main(): Promise<void> {
       }
       for (const profile of profiles) {
         progress(`${config.name} × ${profile.name}`);
-        const r = await runCell(bench, agentId, profile);
+        const r = await runCell(bench, agentId, profile, config.voice.stream_speech !== false);
         columns.push({ label: `${config.name} · ${profile.name}`, profile, r });
         if (DETAIL) process.stdout.write(`${config.name} · ${profile.name}\n  ${r.detail.join('\n  ')}\n`);
       }

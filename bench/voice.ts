@@ -12,17 +12,18 @@ import { TokensService } from '@/modules/workspaces/tokens.service';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 import { dropDatabase } from '../test/support/isolated-database';
 import { LlmServer } from '../test/support/llm-server';
-import { MediaClient } from '../test/support/media-client';
+import { frame, MediaClient } from '../test/support/media-client';
 import { SpeechServer } from '../test/support/speech-server';
 import { TWILIO_SID, TWILIO_TOKEN, TwilioServer } from '../test/support/twilio-server';
+import { VoiceCorpus } from '../test/support/voice-providers-corpus';
 import { percentile, runBench } from './stats';
 
 /**
  * `npm run bench:voice`: N concurrent Twilio media streams (10, 25, 50) against local STT, model and TTS servers
- * with fixed latencies (100 / 200 / 100 ms). Each stream plays, in real time, silence then TURNS utterances (400 ms
- * of tone, then 2 s of silence), starting at its own offset within that 2.4 s cycle as independent callers would
- * (BENCH_ALIGNED=1: all in lockstep); the service detects each turn, transcribes it, streams the reply and
- * synthesises it.
+ * with fixed latencies (100 / 200 / 100 ms). Each stream plays, in real time, silence then TURNS utterances (a
+ * recorded question of the latency corpus, 1.2 s, then 2 s of silence), starting at its own offset within that cycle
+ * as independent callers would (BENCH_ALIGNED=1: all in lockstep); the service hears each turn with its voice
+ * activity detector (Silero unless VAD=energy), transcribes it, streams the reply and synthesises it.
  * Printed per N: the response latency (last speech frame in → first reply frame out) p50/p95/p99 and the same minus
  * the end-of-turn silence and the three model latencies (the pipeline's own overhead), CPU% and RSS of this
  * process, and frames sent more than 40 ms behind their schedule. The API runs in this process with the clients
@@ -37,6 +38,8 @@ const LLM_MS = 200;
 const TTS_MS = 100;
 const END_OF_TURN_MS = 300;
 const REPLY = 'Sure, I can help you with that. Anything else today?';
+/** What each caller says: "Where is my order right now?" as Media Stream payloads. */
+const QUESTION = VoiceCorpus.load().byId('question-05').payloads;
 
 const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -143,23 +146,30 @@ async function main(): Promise<void> {
       const cpu0 = process.cpuUsage();
       const wall0 = performance.now();
       let rssMax = 0;
-      // Real-time playback: every 20 ms each stream sends its next frame.
-      const script: ('tone' | 'silence')[] = [
-        ...Array<'silence'>(30).fill('silence'),
-        ...Array.from({ length: TURNS }, () => [
-          ...Array<'tone'>(20).fill('tone'),
-          ...Array<'silence'>(100).fill('silence'),
-        ]).flat(),
+      // Real-time playback: every 20 ms each stream sends its next frame (null: line silence).
+      const script: (string | null)[] = [
+        ...Array<null>(30).fill(null),
+        ...Array.from({ length: TURNS }, () => [...QUESTION, ...Array<null>(100).fill(null)]).flat(),
       ];
       // Independent callers: each stream starts its script at its own offset, spread evenly over one turn's
-      // cycle (20 + 100 frames), so turns end at different instants as on a real line. BENCH_ALIGNED=1 plays every
-      // stream in lockstep instead: all N turns end in the same 20 ms (a worst-case burst).
-      const cycle = 120;
+      // cycle (question + 100 frames), so turns end at different instants as on a real line. BENCH_ALIGNED=1 plays
+      // every stream in lockstep instead: all N turns end in the same 20 ms (a worst-case burst).
+      const cycle = QUESTION.length + 100;
       const offsets = clients.map((_, j) => (ALIGNED ? 0 : Math.floor((j * cycle) / clients.length)));
       const length = script.length + (ALIGNED ? 0 : cycle);
       const start = performance.now();
       for (let i = 0; i < length; i++) {
-        clients.forEach((c, j) => c.play(script[i - offsets[j]] ?? 'silence', 20));
+        clients.forEach((c, j) =>
+          c.send({
+            event: 'media',
+            streamSid: c.streamSid,
+            media: {
+              track: 'inbound',
+              chunk: String(i),
+              payload: script[i - offsets[j]] ?? frame('silence', i),
+            },
+          }),
+        );
         rssMax = Math.max(rssMax, process.memoryUsage().rss);
         await sleep(Math.max(0, start + (i + 1) * 20 - performance.now()));
       }

@@ -6,7 +6,7 @@
  */
 const BOUNDARY = /([.!?…]+)["'”’)\]]*(?=\s)|\n+|[,;:](?=\s)|\s-{1,2}(?=\s)|[–—](?=\s)/g;
 /** The text so far ends a sentence after a word of two letters or more ("you."), with nothing after it yet. */
-const ENDS_NOW = /(?:^|\s)["'“‘(\[]*(\p{L}{2,})([.!?])$/u;
+const ENDS_NOW = /(?:^|\s)["'“‘([]*(\p{L}{2,})([.!?])$/u;
 /** A sentence shorter than this waits for the next one ("Hi.", "1."): fewer, more natural synthesis calls. */
 const MIN_CHARS = 12;
 /** The reply's first phrase may end at a clause end after this many words, so speech starts early. */
