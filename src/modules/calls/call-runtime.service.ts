@@ -40,7 +40,8 @@ export class CallRuntime implements OnModuleInit {
   /** Set by the voice runtime. */
   media: CallMedia = NO_MEDIA;
   /** Set by CallVoicemail: answers a turn itself when an outbound call's first words are a voicemail greeting. */
-  screen: (read: LoadedCall, text: string, live?: LiveTurn) => Promise<CallTurnResponse | null> = async () => null;
+  screen: (read: LoadedCall, text: string, live?: LiveTurn) => Promise<CallTurnResponse | null> = async () =>
+    null;
 
   constructor(
     private readonly calls: CallsRepository,

@@ -163,9 +163,7 @@ export class WebCallsService {
     return call;
   }
 
-  private async admit(
-    client: WebCallClient,
-  ): Promise<{
+  private async admit(client: WebCallClient): Promise<{
     call: Call;
     tokenHash: string;
     state: { refusal: TokenRefusal | null; expiresAt: Date | null };
