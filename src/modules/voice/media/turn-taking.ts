@@ -121,6 +121,7 @@ export class TurnTaking {
   }
 
   private started(): void {
+    if (this.u?.held) this.host.release(); // an utterance left undecided does not keep the agent held
     this.host.event({ type: 'status', state: 'listening' });
     const over = this.host.speaking() && this.settings.interruptible;
     this.u = {
@@ -263,6 +264,8 @@ export class TurnTaking {
       const words = text.trim() !== '' && !onlyBackchannels(text, ignoreWords, this.settings.language);
       // Whole: the audio transcribed holds all the speech (no speech came after it).
       const checkedWhole = whole && u.speechMs === u.checkedMs;
+      // The detector let the utterance go (too short or quiet for a turn): only an interruption was at stake.
+      const gone = !this.detector.hearing && !u.ended;
       if (words) {
         u.overlap = false;
         if (u.held) {
@@ -280,7 +283,7 @@ export class TurnTaking {
         }
         return;
       }
-      if (checkedWhole) {
+      if (checkedWhole || gone) {
         if (text.trim()) this.host.event({ type: 'backchannel', text });
         this.drop(u, true);
         return;
