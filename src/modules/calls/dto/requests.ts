@@ -261,6 +261,7 @@ export class DtmfActionDto {
   @ApiProperty({
     example: '1w2#',
     pattern: DTMF_SEQUENCE.source,
+    maxLength: 32,
     description: `the keys to press: ${DTMF_SEQUENCE_RULE}`,
   })
   @IsDefined()

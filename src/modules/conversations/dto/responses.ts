@@ -69,7 +69,15 @@ export class ConversationResponse {
 }
 
 const ms = (description: string, example: number) =>
-  ApiProperty({ type: 'integer', nullable: true, minimum: 0, example, description });
+  ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    nullable: true,
+    minimum: 0,
+    maximum: 2_147_483_647,
+    example,
+    description,
+  });
 
 /** The timing of a voice turn, on the agent's reply; a step that did not happen is null. */
 export class MessageLatencyResponse {

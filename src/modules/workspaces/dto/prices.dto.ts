@@ -8,7 +8,7 @@ const DECIMAL_PATTERN = '^\\d{1,9}(\\.\\d{1,9})?$';
 const PriceInput = (description: string, example: string) =>
   ApiPropertyOptional({
     oneOf: [
-      { type: 'string', pattern: DECIMAL_PATTERN },
+      { type: 'string', pattern: DECIMAL_PATTERN, maxLength: 19 },
       { type: 'number', minimum: 0 },
     ],
     default: '0',
