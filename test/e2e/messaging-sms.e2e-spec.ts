@@ -179,10 +179,13 @@ describe('messaging: SMS through Twilio and the sandbox, statuses, opt-out', () 
     )) as { data: { change: string; conversation: unknown } }[];
     expect(events).toHaveLength(1);
     expect(events[0].data.change).toBe('started');
-    const { handled_by: handledBy, ...view } = (
-      await t.http.get(`/api/v1/conversations/${conversation.uuid}`).expect(200)
-    ).body.data;
+    const {
+      handled_by: handledBy,
+      usage,
+      ...view
+    } = (await t.http.get(`/api/v1/conversations/${conversation.uuid}`).expect(200)).body.data;
     expect(handledBy).toBe('AI'); // read through GET, not carried in events
+    expect(usage).toMatchObject({ cost: null }); // likewise usage: GET only
     expect(events[0].data.conversation).toEqual({
       ...view,
       last_message_at: null,
