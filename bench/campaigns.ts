@@ -17,7 +17,8 @@ import { percentile, runBench } from './stats';
  * `npm run bench:campaigns`: one API replica (compiled, with its workers) runs a campaign of BENCH_CONTACTS (10,000)
  * sandbox contacts with answering-machine detection on: 60 % people, whose calls are answered after 200 ms and end
  * after 1 s of silence, 30 % answering machines (`0005`: detected 200 ms after the answer and hung up) and 10 %
- * that do not answer (`0003`), one attempt each, `max_concurrency` 50. Prints
+ * that do not answer (`0003`), one attempt each, `max_concurrency` 50 (BENCH_MIX=10,0,0: people only and detection
+ * off, the bench before answering-machine detection, to compare in the same conditions). Prints
  * calls placed per second, the highest number of live calls ever sampled (every 20 ms; must be 50, never more), the
  * gap between a call ending and the next call being placed (p50/p99, while tasks were waiting), and the dispatcher's
  * database time per claim (its `dispatch claim` log lines), and what the replica spent per call (CPU, SQL statements
@@ -35,8 +36,18 @@ const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}`);
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 });
 const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
-/** The mix of callees, by share of ten: people, answering machines, no answer. */
-const MIX = { people: 6, machines: 3, unanswered: 1 };
+/** The mix of callees, by share of ten: people, answering machines, no answer (BENCH_MIX, default `6,3,1`). */
+const MIX = (() => {
+  const [people, machines, unanswered] = (process.env.BENCH_MIX ?? '6,3,1').split(',').map(Number);
+  if (
+    ![people, machines, unanswered].every((n) => Number.isInteger(n) && n >= 0) ||
+    people + machines + unanswered !== 10
+  )
+    throw new Error(
+      'BENCH_MIX: three whole shares of ten (people, machines, no answer), e.g. 6,3,1 or 10,0,0',
+    );
+  return { people, machines, unanswered };
+})();
 const AREAS = ['415', '628', '650', '510', '408', '925', '707', '831'];
 
 /** The n-th US number ending in `four` (area code and exchange count up, so each is unique and valid). */
@@ -155,7 +166,7 @@ async function main(): Promise<void> {
         max_concurrency: CONCURRENCY,
         // One attempt each: a no-answer is not tried again, a machine is hung up on at once (hang_up).
         retry: { max_attempts: 1 },
-        voicemail: { detection: true, action: 'hang_up' },
+        voicemail: { detection: MIX.machines > 0, action: 'hang_up' },
         window: {
           days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
           start_time: '00:00',
