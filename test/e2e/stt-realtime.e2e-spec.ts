@@ -76,6 +76,9 @@ describe('streaming speech to text (STT_MODE=realtime)', () => {
     await expect(refused).rejects.toMatchObject({ kind: 'fallback' });
     const page = await scrape();
     expect(sample(page, 'cap_stt_realtime_fallbacks_total{cause="refused"}')).toBe(1);
+    // The refusal is the stream's one failure; the connection lost and back again was none.
+    expect(sample(page, 'cap_stt_errors_total{mode="realtime",kind="fallback"}')).toBe(1);
+    expect(page).not.toMatch(/^cap_stt_errors_total\{mode="realtime",kind="(?!fallback)/m);
     expect(sample(page, 'cap_stt_realtime_sessions')).toBe(0);
 
     const lines = suite.app.logs();

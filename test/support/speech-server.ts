@@ -24,6 +24,8 @@ export class SpeechServer {
   ttsLatencyMs = 0;
   /** Milliseconds of tone per character of input (at least 200 ms). */
   toneMsPerChar = 10;
+  /** An error status each endpoint answers instead, as a failing service does (0: none). */
+  failWith = { stt: 0, tts: 0 };
 
   private constructor(
     private readonly server: Server,
@@ -57,6 +59,7 @@ export class SpeechServer {
       const file = form.get('file');
       const seconds = file instanceof Blob ? wavDuration(Buffer.from(await file.arrayBuffer())) : 0;
       this.transcriptions.push({ bytes: body.length, language, seconds });
+      if (this.failWith.stt) return void res.writeHead(this.failWith.stt).end('{"error":"failed"}');
       if (this.sttLatencyMs) await new Promise((r) => setTimeout(r, this.sttLatencyMs));
       const transcript = this.transcripts.shift() ?? '';
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -66,6 +69,7 @@ export class SpeechServer {
     if (req.method === 'POST' && req.url === '/v1/audio/speech') {
       const parsed = JSON.parse(body.toString()) as SpeechServer['speeches'][number];
       this.speeches.push(parsed);
+      if (this.failWith.tts) return void res.writeHead(this.failWith.tts).end('{"error":"failed"}');
       if (this.ttsLatencyMs) await new Promise((r) => setTimeout(r, this.ttsLatencyMs));
       res.writeHead(200, { 'content-type': 'audio/pcm' });
       res.end(tonePcm24k(Math.max(200, parsed.input.length * this.toneMsPerChar)));

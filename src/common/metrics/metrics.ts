@@ -4,6 +4,28 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /** Bull's job states, as counted for the queue depth gauge. */
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'paused'] as const;
+/** The transports a call's media session runs on, always answered (0 when none is open). */
+const CALL_TRANSPORTS = ['twilio', 'web'] as const;
+
+/** A failed speech request as the speech adapters throw it (a SpeechError: `kind`, and `status` for `http`). */
+interface SpeechFailure {
+  kind?: unknown;
+  status?: unknown;
+}
+
+/** An open call's media session as the open calls gauge counts it. */
+export interface OpenCall {
+  readonly transportKind: string;
+  readonly closed: boolean;
+}
+
+/** The `kind` label of a speech failure: its kind, an HTTP error by status class (`http_4xx`, `http_5xx`). */
+function speechErrorKind(err: unknown): string {
+  const { kind, status } = (err ?? {}) as SpeechFailure;
+  if (typeof kind !== 'string') return 'unknown';
+  if (kind === 'http' && typeof status === 'number') return `http_${Math.floor(status / 100)}xx`;
+  return kind;
+}
 
 /**
  * The process's Prometheus metrics, on a registry of its own (several applications may share a process in
@@ -82,7 +104,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly sttErrors = new Counter({
+    name: 'cap_stt_errors_total',
+    help:
+      'Speech-to-text requests that failed, by mode (batch, realtime) and kind (timeout, http_4xx, http_5xx, ' +
+      'invalid_response, unreachable, too_large, fallback); one aborted on purpose is not counted',
+    labelNames: ['mode', 'kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly ttsErrors = new Counter({
+    name: 'cap_tts_errors_total',
+    help:
+      'Text-to-speech requests that failed, by kind (timeout, http_4xx, http_5xx, invalid_response, unreachable, ' +
+      'too_large); one aborted on purpose (the caller interrupted) is not counted',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   private readonly queues: Queue[] = [];
+  private readonly callSources: Array<() => Iterable<OpenCall>> = [];
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -102,11 +142,31 @@ export class Metrics {
         );
       },
     });
+    const callSources = this.callSources;
+    new Gauge({
+      name: 'cap_calls_open',
+      help: "Calls whose media session is open in this process now, by transport (twilio, web): the call's owner",
+      labelNames: ['transport'] as const,
+      registers: [this.registry],
+      collect() {
+        const open = new Map<string, number>(CALL_TRANSPORTS.map((t) => [t, 0]));
+        for (const source of callSources)
+          for (const call of source())
+            if (!call.closed) open.set(call.transportKind, (open.get(call.transportKind) ?? 0) + 1);
+        this.reset();
+        for (const [transport, n] of open) this.set({ transport }, n);
+      },
+    });
   }
 
   /** Counts this queue's jobs by state at each scrape. */
   watchQueue(queue: Queue): void {
     this.queues.push(queue);
+  }
+
+  /** Counts the open media sessions `source` answers at each scrape (every path that ends one is then right). */
+  watchCalls(source: () => Iterable<OpenCall>): void {
+    this.callSources.push(source);
   }
 
   /** Records one answered request; `route` is the matched pattern (never the raw path, which has ids in it). */
@@ -131,6 +191,19 @@ export class Metrics {
     else if (event === 'closed') this.sttSessions.dec();
     else if (event === 'reconnected') this.sttReconnects.inc();
     else this.sttFallbacks.inc({ cause: cause ?? 'unknown' });
+  }
+
+  /**
+   * A speech request failed: speech to text (`mode` batch or realtime) or text to speech. One aborted on purpose
+   * (kind `aborted`: the call cut the speech) is not a failure and is not counted.
+   */
+  observeSpeechError(service: 'stt', err: unknown, mode: 'batch' | 'realtime'): void;
+  observeSpeechError(service: 'tts', err: unknown): void;
+  observeSpeechError(service: 'stt' | 'tts', err: unknown, mode?: 'batch' | 'realtime'): void {
+    const kind = speechErrorKind(err);
+    if (kind === 'aborted') return;
+    if (service === 'tts') this.ttsErrors.inc({ kind });
+    else this.sttErrors.inc({ mode: mode ?? 'batch', kind });
   }
 
   /** The text exposition format. */

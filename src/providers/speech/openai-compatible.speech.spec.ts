@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Metrics } from '@/common/metrics/metrics';
 import { OpenAiSpeechToText, OpenAiTextToSpeech } from './openai-compatible.speech';
 import { NoSpeech, SpeechError } from './speech.port';
 import { runInUsageScope, UsageReport, withinUsageScope } from '../usage-report';
@@ -53,6 +54,9 @@ const bytes = (n: number, from = 0) => Buffer.from(Array.from({ length: n }, (_,
 
 const write = (res: ServerResponse, chunk: Buffer) => new Promise<void>((r) => res.write(chunk, () => r()));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const waitUntil = async (done: () => boolean) => {
+  while (!done()) await sleep(5);
+};
 
 describe('OpenAiTextToSpeech', () => {
   let srv: Awaited<ReturnType<typeof startServer>>;
@@ -273,6 +277,117 @@ describe('usage of text to speech', () => {
     srv.on((res) => res.writeHead(500).end());
     await expect(tts.synthesize('not taken', {})).rejects.toMatchObject({ kind: 'http' });
     expect(reports).toHaveLength(2);
+  });
+});
+
+describe('speech failures in the metrics', () => {
+  let srv: Awaited<ReturnType<typeof startServer>>;
+  let metrics: Metrics;
+  const tts = (limits = {}) =>
+    new OpenAiTextToSpeech({ baseUrl: srv.base, model: 'tts', voice: 'alloy' }, limits, metrics);
+  const stt = (limits = {}) =>
+    new OpenAiSpeechToText({ baseUrl: srv.base, model: 'whisper' }, limits, metrics);
+  /** Every sample of the speech error counters, by series, as /metrics answers them. */
+  const errors = async () =>
+    Object.fromEntries(
+      (await metrics.scrape())
+        .split('\n')
+        .filter((l) => /^cap_(stt|tts)_errors_total\{/.test(l))
+        .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
+    );
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => e,
+    );
+
+  beforeAll(async () => (srv = await startServer()));
+  afterAll(() => {
+    srv.server.closeAllConnections();
+    return new Promise((r) => srv.server.close(r));
+  });
+  beforeEach(() => {
+    metrics = new Metrics();
+    srv.seen.length = 0;
+  });
+
+  it('counts each failed synthesis once by kind, an HTTP error by its status class', async () => {
+    srv.on((res) => res.writeHead(503).end('busy'));
+    await expect(tts().synthesize('Hi', {})).rejects.toMatchObject({ kind: 'http', status: 503 });
+    srv.on((res) => res.writeHead(429).end('slow down'));
+    await expect(tts().synthesize('Hi', {})).rejects.toMatchObject({ kind: 'http', status: 429 });
+    await expect(tts().synthesize('Hi', {})).rejects.toMatchObject({ kind: 'http', status: 429 });
+    srv.on((res) => res.writeHead(200, { 'content-length': '5000' }).end(bytes(5000)));
+    await expect(tts({ maxBytes: 4096 }).synthesize('Hi', {})).rejects.toMatchObject({ kind: 'too_large' });
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      await write(res, bytes(10));
+    });
+    await expect(tts({ timeoutMs: 150 }).synthesize('Hi', {})).rejects.toMatchObject({ kind: 'timeout' });
+    const gone = new OpenAiTextToSpeech(
+      { baseUrl: 'http://127.0.0.1:1/v1', model: 'm', voice: 'v' },
+      {},
+      metrics,
+    );
+    await expect(gone.synthesize('Hi', {})).rejects.toMatchObject({ kind: 'unreachable' });
+    expect(await errors()).toEqual({
+      'cap_tts_errors_total{kind="http_5xx"}': 1,
+      'cap_tts_errors_total{kind="http_4xx"}': 2,
+      'cap_tts_errors_total{kind="too_large"}': 1,
+      'cap_tts_errors_total{kind="timeout"}': 1,
+      'cap_tts_errors_total{kind="unreachable"}': 1,
+    });
+  });
+
+  it('does not count a synthesis the caller aborted, mid-stream or before, nor one the reader left early', async () => {
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      await write(res, bytes(4_800));
+      // ... and never ends.
+    });
+    const abort = new AbortController();
+    const err = await failure(
+      (async () => {
+        for await (const _chunk of tts().synthesizeStream('A long answer.', {}, abort.signal)) abort.abort();
+      })(),
+    );
+    expect(err).toMatchObject({ kind: 'aborted' });
+    await expect(srv.seen[0].closed).resolves.toEqual({ early: true });
+    const waiting = new AbortController();
+    srv.on(() => undefined); // no answer at all: aborted while waiting for it
+    const pending = failure(tts().synthesize('Hi', {}, waiting.signal));
+    await waitUntil(() => srv.seen.length >= 2);
+    waiting.abort();
+    expect(await pending).toMatchObject({ kind: 'aborted' });
+    await expect(tts().synthesize('Hi', {}, waiting.signal)).rejects.toMatchObject({ kind: 'aborted' });
+    srv.on(async (res) => {
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      await write(res, bytes(4_800));
+    });
+    for await (const _chunk of tts().synthesizeStream('A long answer.', {})) break;
+    expect(await errors()).toEqual({});
+    expect(await metrics.scrape()).toContain('# TYPE cap_tts_errors_total counter');
+  });
+
+  it('counts each failed transcription once, with mode batch', async () => {
+    srv.on((res) => res.writeHead(500).end());
+    await expect(stt().transcribe(Buffer.alloc(44), {})).rejects.toMatchObject({ kind: 'http', status: 500 });
+    srv.on((res) => res.writeHead(401).end());
+    await expect(stt().transcribe(Buffer.alloc(44), {})).rejects.toMatchObject({ kind: 'http', status: 401 });
+    srv.on((res) => res.writeHead(200).end('not json'));
+    await expect(stt().transcribe(Buffer.alloc(44), {})).rejects.toMatchObject({ kind: 'invalid_response' });
+    srv.on(() => undefined);
+    await expect(stt({ timeoutMs: 150 }).transcribe(Buffer.alloc(44), {})).rejects.toMatchObject({
+      kind: 'timeout',
+    });
+    srv.on((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"fine"}'));
+    await expect(stt().transcribe(Buffer.alloc(44), {})).resolves.toBe('fine');
+    expect(await errors()).toEqual({
+      'cap_stt_errors_total{mode="batch",kind="http_5xx"}': 1,
+      'cap_stt_errors_total{mode="batch",kind="http_4xx"}': 1,
+      'cap_stt_errors_total{mode="batch",kind="invalid_response"}': 1,
+      'cap_stt_errors_total{mode="batch",kind="timeout"}': 1,
+    });
   });
 });
 

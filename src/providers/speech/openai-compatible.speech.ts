@@ -21,6 +21,15 @@ export interface SpeechLimits {
   maxBytes?: number;
 }
 
+/**
+ * Where the speech adapters count their failures (the process's Metrics): a SpeechError, or anything thrown. An
+ * aborted request (the call cut the speech on purpose) is not a failure and is not counted.
+ */
+export interface SpeechErrorMetrics {
+  observeSpeechError(service: 'stt', err: unknown, mode: 'batch' | 'realtime'): void;
+  observeSpeechError(service: 'tts', err: unknown): void;
+}
+
 function headers(apiKey?: string): Record<string, string> {
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
 }
@@ -144,6 +153,7 @@ export class OpenAiSpeechToText implements SpeechToText {
   constructor(
     private readonly endpoint: Endpoint,
     private readonly limits: SpeechLimits = {},
+    private readonly metrics?: SpeechErrorMetrics,
   ) {}
 
   @Traced('stt', STT_SPAN)
@@ -168,6 +178,9 @@ export class OpenAiSpeechToText implements SpeechToText {
       if (text === null) throw new SpeechError('speech service answered without a text', 'invalid_response');
       reportUsage({ sttMs: Math.round(audioSeconds(wav, duration) * 1000) });
       return text.trim();
+    } catch (err) {
+      this.metrics?.observeSpeechError('stt', err, 'batch');
+      throw err;
     } finally {
       exchange.close();
     }
@@ -184,6 +197,7 @@ export class OpenAiTextToSpeech implements TextToSpeech {
   constructor(
     private readonly endpoint: Endpoint & { voice: string },
     private readonly limits: SpeechLimits = {},
+    private readonly metrics?: SpeechErrorMetrics,
   ) {}
 
   async synthesize(text: string, options: SynthesisOptions, signal?: AbortSignal): Promise<Buffer> {
@@ -232,6 +246,9 @@ export class OpenAiTextToSpeech implements TextToSpeech {
         if (carry) chunk = chunk.subarray(0, chunk.length - 1);
         if (chunk.length) yield chunk;
       }
+    } catch (err) {
+      this.metrics?.observeSpeechError('tts', err);
+      throw err;
     } finally {
       exchange.close();
     }

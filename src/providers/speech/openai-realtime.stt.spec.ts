@@ -258,6 +258,7 @@ describe('OpenAiRealtimeSpeechToText', () => {
     );
     await expect(stt.openStream({ sampleRate: 8000 })).rejects.toMatchObject({ kind: 'fallback' });
     expect(await sample(metrics, 'cap_stt_realtime_fallbacks_total{cause="unreachable"}')).toBe(1);
+    expect(await sample(metrics, 'cap_stt_errors_total{mode="realtime",kind="fallback"}')).toBe(1);
   });
 
   it('falls back mid-call when the connection is lost and cannot come back: commits reject, the stream ends', async () => {
@@ -274,10 +275,12 @@ describe('OpenAiRealtimeSpeechToText', () => {
     stream.push(spokenWords([2]));
     expect(await sample(metrics, 'cap_stt_realtime_sessions')).toBe(0);
     expect(await sample(metrics, 'cap_stt_realtime_fallbacks_total{cause="refused"}')).toBe(1);
+    // One failure, the fallback: not each commit it rejected.
+    expect(await sample(metrics, 'cap_stt_errors_total{mode="realtime",kind="fallback"}')).toBe(1);
     expect(logs.filter((l) => l.includes('fell back'))).toHaveLength(1);
   });
 
-  it('rejects a turn the service failed to transcribe, and one whose words never come', async () => {
+  it('rejects a turn the service failed to transcribe, and one whose words never come: each counted', async () => {
     server.plan = () => ({ failTranscription: true });
     const failing = await open();
     feed(failing, spokenWords([1, 2]));
@@ -287,6 +290,8 @@ describe('OpenAiRealtimeSpeechToText', () => {
     const slow = await open(provider({}, { finalTimeoutMs: 200 }));
     feed(slow, spokenWords([3]));
     await expect(slow.commit()).rejects.toMatchObject({ kind: 'timeout' });
+    expect(await sample(metrics, 'cap_stt_errors_total{mode="realtime",kind="invalid_response"}')).toBe(1);
+    expect(await sample(metrics, 'cap_stt_errors_total{mode="realtime",kind="timeout"}')).toBe(1);
   });
 
   it('keeps one stream per call and counts the open ones; close ends the session', async () => {
@@ -307,6 +312,8 @@ describe('OpenAiRealtimeSpeechToText', () => {
     await waitFor(async () => (server.connections[3].closed ? true : undefined));
     expect(stt.openSessions()).toBe(2);
     expect(await sample(metrics, 'cap_stt_realtime_sessions')).toBe(2);
+    // A stream closed on purpose, its pending commit aborted, is no failure.
+    expect(await metrics.scrape()).not.toMatch(/^cap_stt_errors_total\{/m);
   });
 
   it('closes when the signal aborts', async () => {

@@ -10,10 +10,11 @@ import {
   RealtimeSttLimits,
   RealtimeSttStream,
 } from './realtime-stt.stream';
+import type { SpeechErrorMetrics } from './openai-compatible.speech';
 import { SpeechError, StreamingSpeechToText, SttStream, SttStreamOptions } from './speech.port';
 
-/** Where realtime speech-to-text reports (the process's Metrics). */
-export interface RealtimeSttMetrics {
+/** Where realtime speech-to-text reports (the process's Metrics); its errors are counted with mode `realtime`. */
+export interface RealtimeSttMetrics extends SpeechErrorMetrics {
   observeRealtimeStt(event: 'opened' | 'closed' | 'reconnected'): void;
   observeRealtimeStt(event: 'fallback', cause: FallbackCause): void;
 }
@@ -82,6 +83,7 @@ export class OpenAiRealtimeSpeechToText implements StreamingSpeechToText {
           this.metrics?.observeRealtimeStt('fallback', cause);
           this.log.warn(this.redact(message) + where);
         },
+        failed: (err) => this.metrics?.observeSpeechError('stt', err, 'realtime'),
         used,
         ended: () => {
           if (!this.open.delete(stream) || !counted) return;

@@ -19,6 +19,8 @@ export interface StreamContext {
   warn(message: string): void;
   /** The stream fell back: logged once, counted by cause. */
   fellBack(cause: FallbackCause, message: string): void;
+  /** The service failed the stream (a commit timed out, a segment failed, an error event, the fallback): counted. */
+  failed(err: SpeechError): void;
   /** The stream is over (closed or fallen back), once. */
   ended(): void;
   /** Audio sent to the service (resent audio too), in milliseconds, at each commit and at the end. */
@@ -105,7 +107,7 @@ export class RealtimeSttStream extends EventEmitter implements SttStream {
       const segment = this.ledger.close(this.written, { resolve, reject });
       segment.timer = setTimeout(() => {
         this.ledger.drop(segment);
-        reject(new SpeechError(`no transcript within ${this.ctx.limits.finalTimeoutMs} ms`, 'timeout'));
+        reject(this.failure(`no transcript within ${this.ctx.limits.finalTimeoutMs} ms`, 'timeout'));
         this.settle();
       }, this.ctx.limits.finalTimeoutMs);
       if (!segment.acked && this.link) this.sendCommit(this.link, segment);
@@ -135,8 +137,16 @@ export class RealtimeSttStream extends EventEmitter implements SttStream {
     const err = new SpeechError(`Realtime speech to text fell back to batch: ${reason}`, 'fallback');
     if (this.state === 'over') return err;
     this.ctx.fellBack(cause, err.message);
+    this.ctx.failed(err);
     this.end(err);
     this.emit('fallback', err);
+    return err;
+  }
+
+  /** An error of the service, counted. */
+  private failure(message: string, kind: 'timeout' | 'invalid_response'): SpeechError {
+    const err = new SpeechError(message, kind);
+    this.ctx.failed(err);
     return err;
   }
 
@@ -295,8 +305,10 @@ export class RealtimeSttStream extends EventEmitter implements SttStream {
         if (s) {
           link.commits.delete(e.eventId!);
           s.acked = true;
-        } else if (this.listenerCount('error'))
-          this.emit('error', new SpeechError(`speech service error: ${e.message}`, 'invalid_response'));
+        } else {
+          const err = this.failure(`speech service error: ${e.message}`, 'invalid_response');
+          if (this.listenerCount('error')) this.emit('error', err);
+        }
         break;
       }
     }
@@ -326,7 +338,7 @@ export class RealtimeSttStream extends EventEmitter implements SttStream {
     for (const { segment, text, failed } of ledger.takeComplete()) {
       clearTimeout(segment.timer);
       if (failed)
-        segment.reject(new SpeechError(`speech service failed the segment: ${failed}`, 'invalid_response'));
+        segment.reject(this.failure(`speech service failed the segment: ${failed}`, 'invalid_response'));
       else {
         segment.resolve(text);
         this.emit('final', text);

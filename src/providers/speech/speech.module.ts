@@ -24,9 +24,9 @@ import {
   providers: [
     {
       provide: SPEECH_TO_TEXT,
-      inject: [APP_CONFIG],
-      useFactory: ({ speech: { stt } }: AppConfig): SpeechToText =>
-        stt.baseUrl ? new OpenAiSpeechToText({ ...stt, baseUrl: stt.baseUrl }) : new NoSpeech(),
+      inject: [APP_CONFIG, Metrics],
+      useFactory: ({ speech: { stt } }: AppConfig, metrics: Metrics): SpeechToText =>
+        stt.baseUrl ? new OpenAiSpeechToText({ ...stt, baseUrl: stt.baseUrl }, {}, metrics) : new NoSpeech(),
     },
     {
       provide: SPEECH_TO_TEXT_STREAM,
@@ -42,9 +42,9 @@ import {
     },
     {
       provide: TEXT_TO_SPEECH,
-      inject: [APP_CONFIG],
-      useFactory: ({ speech: { tts } }: AppConfig): TextToSpeech =>
-        tts.baseUrl ? new OpenAiTextToSpeech({ ...tts, baseUrl: tts.baseUrl }) : new NoSpeech(),
+      inject: [APP_CONFIG, Metrics],
+      useFactory: ({ speech: { tts } }: AppConfig, metrics: Metrics): TextToSpeech =>
+        tts.baseUrl ? new OpenAiTextToSpeech({ ...tts, baseUrl: tts.baseUrl }, {}, metrics) : new NoSpeech(),
     },
   ],
   exports: [SPEECH_TO_TEXT, SPEECH_TO_TEXT_STREAM, TEXT_TO_SPEECH],
