@@ -1,6 +1,4 @@
 import type { JobOptions } from 'bull';
-import type { DeliveryStatus, ProviderFailure } from '@/providers/messaging/messaging.port';
-import type { MachineDetectionReport, ProviderCallEvent } from '@/providers/telephony/telephony.port';
 
 /** Every queue of the service. Producers and processors name queues only through this table. */
 export const QUEUES = {
@@ -62,26 +60,7 @@ export interface JobPayloads {
       channels: number;
     };
   };
-  calls: {
-    /** Places an outbound call through its provider. */
-    dial: { workspaceId: string; callId: string };
-    /** A status the provider reported (the sandbox's outcomes arrive this way). */
-    'provider-event': {
-      workspaceId: string;
-      callId: string;
-      event: ProviderCallEvent;
-    };
-    /** Who answered, as the provider's answering-machine detection reported it (Twilio's AMD callback, the sandbox). */
-    'machine-detection': { workspaceId: string; callId: string; report: MachineDetectionReport };
-    /** `no-answer` when still ringing at `ring_timeout_seconds`. */
-    'ring-timeout': { workspaceId: string; callId: string };
-    /** Ends an answered call at `max_duration_seconds`. */
-    'max-duration': { workspaceId: string; callId: string };
-    /** Ends the call when the customer has said nothing since `activityMs` for the silence timeout. */
-    'silence-timeout': { workspaceId: string; callId: string; activityMs: number };
-    /** Rebuilds the concurrency sets of every workspace from PostgreSQL (repeatable, every 30 s). */
-    'reconcile-slots': Record<string, never>;
-  };
+  calls: CallJobs;
   flows: {
     /**
      * Starts the workspace's oldest queued flow executions while it has fewer than 20 running and runs them, with
@@ -94,35 +73,7 @@ export interface JobPayloads {
     /** One cron time of a deployed `schedule` flow; it queues the execution and the next tick. */
     'cron-tick': { workspaceId: string; flowId: string; version: number; fireAt: number };
   };
-  messaging: {
-    /**
-     * Works through one thread's inbound messages (a Redis list filled by the hooks in arrival order), one at a
-     * time; the workspace comes from the number or page addressed.
-     */
-    drain: { thread: string };
-    /** Gives a drain job to threads that a stopped process took in its hooks and left (repeatable, every 30 s). */
-    'recover-threads': Record<string, never>;
-    /** Hands a stored outbound message to its provider. */
-    send: { workspaceId: string; messageId: string };
-    /** A sandbox message's next delivery status. */
-    'sandbox-status': { workspaceId: string; messageId: string; status: DeliveryStatus };
-    /** A provider's status callback, found by our message id (Twilio) or the provider's (Meta's wamid). */
-    'provider-status': {
-      provider: string;
-      messageId?: string;
-      providerMessageId?: string;
-      status: DeliveryStatus;
-      error: ProviderFailure | null;
-    };
-    /** A template's review outcome: the sandbox's (by our id) or Meta's status update (by its id). */
-    'template-status': {
-      workspaceId?: string;
-      templateId?: string;
-      providerTemplateId?: string;
-      status: string;
-      reason?: string | null;
-    };
-  };
+  messaging: MessagingJobs;
   transcription: {
     /** One attempt at a pending transcription; the job id carries the attempt, so a repeat is dropped. */
     transcribe: { workspaceId: string; transcriptionId: string };
@@ -134,6 +85,48 @@ export interface JobPayloads {
   'outbound-slots': {
     /** A call of the campaign has ended: claims and places its free slots at once (not behind a full pass). */
     'campaign-slot': { workspaceId: string; campaignId: string };
+  };
+}
+
+/**
+ * The `calls` queue's jobs. The two that carry a provider's report (`provider-event`, `machine-detection`) are
+ * declared by the telephony port (`providers/telephony/telephony.port.ts`) into this interface, so that the queue
+ * table names no provider.
+ */
+export interface CallJobs {
+  /** Places an outbound call through its provider. */
+  dial: { workspaceId: string; callId: string };
+  /** `no-answer` when still ringing at `ring_timeout_seconds`. */
+  'ring-timeout': { workspaceId: string; callId: string };
+  /** Ends an answered call at `max_duration_seconds`. */
+  'max-duration': { workspaceId: string; callId: string };
+  /** Ends the call when the customer has said nothing since `activityMs` for the silence timeout. */
+  'silence-timeout': { workspaceId: string; callId: string; activityMs: number };
+  /** Rebuilds the concurrency sets of every workspace from PostgreSQL (repeatable, every 30 s). */
+  'reconcile-slots': Record<string, never>;
+}
+
+/**
+ * The `messaging` queue's jobs. The two that carry a provider's delivery status (`sandbox-status`,
+ * `provider-status`) are declared by the messaging port (`providers/messaging/messaging.port.ts`) into this interface.
+ */
+export interface MessagingJobs {
+  /**
+   * Works through one thread's inbound messages (a Redis list filled by the hooks in arrival order), one at a
+   * time; the workspace comes from the number or page addressed.
+   */
+  drain: { thread: string };
+  /** Gives a drain job to threads that a stopped process took in its hooks and left (repeatable, every 30 s). */
+  'recover-threads': Record<string, never>;
+  /** Hands a stored outbound message to its provider. */
+  send: { workspaceId: string; messageId: string };
+  /** A template's review outcome: the sandbox's (by our id) or Meta's status update (by its id). */
+  'template-status': {
+    workspaceId?: string;
+    templateId?: string;
+    providerTemplateId?: string;
+    status: string;
+    reason?: string | null;
   };
 }
 

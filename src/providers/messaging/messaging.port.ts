@@ -17,6 +17,22 @@ export interface ProviderFailure {
   message: string;
 }
 
+/** The `messaging` jobs that carry a provider's delivery status, declared into the queue table. */
+declare module '@/common/queue/queues' {
+  interface MessagingJobs {
+    /** A sandbox message's next delivery status. */
+    'sandbox-status': { workspaceId: string; messageId: string; status: DeliveryStatus };
+    /** A provider's status callback, found by our message id (Twilio) or the provider's (Meta's wamid). */
+    'provider-status': {
+      provider: string;
+      messageId?: string;
+      providerMessageId?: string;
+      status: DeliveryStatus;
+      error: ProviderFailure | null;
+    };
+  }
+}
+
 /** A refusal by the provider: the message ends `failed` with this code (Meta's numeric code as a string). */
 export class MessagingProviderError extends Error {
   constructor(

@@ -49,6 +49,16 @@ export interface MachineDetectionReport {
   detail?: Record<string, unknown>;
 }
 
+/** The `calls` jobs that carry a provider's report, declared into the queue table (common/queue names no provider). */
+declare module '@/common/queue/queues' {
+  interface CallJobs {
+    /** A status the provider reported (the sandbox's outcomes arrive this way). */
+    'provider-event': { workspaceId: string; callId: string; event: ProviderCallEvent };
+    /** Who answered, as the provider's answering-machine detection reported it (Twilio's AMD callback, the sandbox). */
+    'machine-detection': { workspaceId: string; callId: string; report: MachineDetectionReport };
+  }
+}
+
 /**
  * Options of a `machine-detection` job: a report that finds its call not answered yet (the answer still on its way)
  * is tried again this often, for some 10 s.
