@@ -4,7 +4,11 @@ import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { Page } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
-import { CreatePbxConnectorDto, ListPbxConnectorsQuery, UpdatePbxConnectorDto } from './dto/sip.dto';
+import {
+  CreatePbxConnectorDto,
+  ListPbxConnectorsQuery,
+  UpdatePbxConnectorDto,
+} from './dto/pbx-connector.dto';
 import { PbxConnectorResponse, PbxTestResponse } from './dto/sip.response';
 import { PbxConnectorsService } from './pbx-connectors.service';
 

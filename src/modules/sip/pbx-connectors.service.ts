@@ -8,7 +8,11 @@ import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
-import type { CreatePbxConnectorDto, ListPbxConnectorsQuery, UpdatePbxConnectorDto } from './dto/sip.dto';
+import type {
+  CreatePbxConnectorDto,
+  ListPbxConnectorsQuery,
+  UpdatePbxConnectorDto,
+} from './dto/pbx-connector.dto';
 import { PbxConnectorResponse, PbxTestResponse } from './dto/sip.response';
 import { agentInBody } from './agent-in-body';
 import { readNormalizer } from './normalizer';

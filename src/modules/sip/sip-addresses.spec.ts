@@ -1,6 +1,6 @@
 import { numberOfAddress, trunkAddress } from '@/providers/telephony/twilio.telephony';
 import { dialTwiml, TwilioUrls } from '@/providers/telephony/twilio-twiml';
-import { isIpOrCidr, isSipHost } from './dto/sip.dto';
+import { isIpOrCidr, isSipHost } from './dto/sip-addresses';
 import { sipUri } from './sip-directory';
 
 describe('SIP addresses', () => {

@@ -10,7 +10,7 @@ import {
   BindSipTrunkDto,
   CreateSipTrunkDto,
   CreateTrunkNumberDto,
-} from './dto/sip.dto';
+} from './dto/sip-trunk.dto';
 import { SipTrunkBindingResponse, SipTrunkResponse, TrunkNumberResponse } from './dto/sip.response';
 import { SIP_TAG } from './pbx-connectors.controller';
 import { SipTrunksService } from './sip-trunks.service';

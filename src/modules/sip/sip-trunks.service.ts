@@ -18,7 +18,7 @@ import type {
   CreateTrunkNumberDto,
   TrunkDirection,
   TrunkNumberSipDto,
-} from './dto/sip.dto';
+} from './dto/sip-trunk.dto';
 import { SipTrunkBindingResponse, SipTrunkResponse, TrunkNumberResponse } from './dto/sip.response';
 import { agentInBody } from './agent-in-body';
 import { SipTrunkConnection } from './sip.entities';

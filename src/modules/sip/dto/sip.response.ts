@@ -2,7 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { PhoneNumberResponse } from '@/modules/phone-numbers/dto/phone-numbers.response';
 import type { PbxNormalizerValue } from '../normalizer';
 import { CONNECTION_TYPES, PbxConnector, SETUP_MODES, SipTrunkConnection } from '../sip.entities';
-import { NORMALIZER_SCHEMA, TRUNK_DIRECTIONS, type TrunkDirection } from './sip.dto';
+import { NORMALIZER_SCHEMA } from './pbx-connector.dto';
+import { TRUNK_DIRECTIONS, type TrunkDirection } from './sip-trunk.dto';
 
 const TS = '2026-11-22T04:17:55.123Z';
 
