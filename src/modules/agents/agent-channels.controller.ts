@@ -11,7 +11,8 @@ import {
 } from '@/modules/phone-numbers/dto/phone-numbers.dto';
 import { ChannelBindingsService } from '@/modules/phone-numbers/channel-bindings.service';
 import { AgentsService } from './agents.service';
-import { AgentChannelResponse, AgentResponse } from './dto/agent.response';
+import { AgentChannelResponse } from '@/modules/phone-numbers/dto/agent-bindings.response';
+import { AgentResponse } from './dto/agent.response';
 
 /** Which numbers and pages an agent serves. One agent per number and channel, one per page (409 otherwise). */
 @ApiTags('Agent channels')

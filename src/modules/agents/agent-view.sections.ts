@@ -1,10 +1,4 @@
-import type { AgentChannelResponse, AgentPhoneNumberResponse, WebhookResponse } from './dto/agent.response';
-
-/** What an agent is bound to: its numbers (with the channels it serves on each) and its channel list. */
-export interface AgentBindings {
-  phone_numbers: AgentPhoneNumberResponse[];
-  channels: AgentChannelResponse[];
-}
+import type { WebhookResponse } from './dto/agent.response';
 
 /**
  * A part of the whole agent that another module owns. The owner gives a sub-select correlated with the agent row
@@ -15,12 +9,6 @@ export interface AgentBindings {
 export interface AgentViewSection<Out> {
   readonly subSelect: string;
   toResponse(json: unknown): Out;
-}
-
-/** Numbers and channels of an agent (implemented by the phone-numbers module). */
-export abstract class AgentBindingsSection implements AgentViewSection<AgentBindings> {
-  abstract readonly subSelect: string;
-  abstract toResponse(json: unknown): AgentBindings;
 }
 
 /** The agent's webhooks (implemented by the events module). */

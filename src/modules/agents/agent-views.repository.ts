@@ -5,7 +5,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import type { AgentSettings, AgentStatus } from './agent.entity';
-import { AgentBindings, AgentBindingsSection, AgentWebhooksSection } from './agent-view.sections';
+import type { AgentBindings } from '@/modules/phone-numbers/dto/agent-bindings.response';
+import { AgentBindingsView } from '@/modules/phone-numbers/agent-bindings.section';
+import { AgentWebhooksSection } from './agent-view.sections';
 import type {
   GuardRuleResponse,
   IntentResponse,
@@ -132,7 +134,7 @@ export class AgentViewsRepository {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly bindings: AgentBindingsSection,
+    private readonly bindings: AgentBindingsView,
     private readonly webhooks: AgentWebhooksSection,
   ) {
     this.viewSql = agentViewSql({ bindings: bindings.subSelect, webhooks: webhooks.subSelect });

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AgentBindings, AgentBindingsSection } from '@/modules/agents/agent-view.sections';
+import type { AgentBindings } from './dto/agent-bindings.response';
 import { DEFAULT_CAPABILITIES } from './phone-number.entity';
 import { AgentBindingRow, PhoneNumberBindingsRepository } from './phone-numbers.repository';
 
-/** The agent's numbers and channels in the whole-agent read: this module's tables, its SQL, its mapping. */
+/**
+ * The agent's numbers and channels in the whole-agent read: this module's tables, its SQL, its mapping. The agents
+ * read model places `subSelect` (correlated with its `agents a` row) in its statement and maps the JSON it answers.
+ */
 @Injectable()
-export class AgentBindingsView extends AgentBindingsSection {
+export class AgentBindingsView {
   readonly subSelect = PhoneNumberBindingsRepository.AGENT_VIEW_SUB_SELECT;
 
   toResponse(json: unknown): AgentBindings {

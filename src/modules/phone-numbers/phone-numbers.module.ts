@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AgentBindingsSection } from '@/modules/agents/agent-view.sections';
 import { AgentBindingsView } from './agent-bindings.section';
 import { MessengerPage, PhoneNumber, PhoneNumberBinding } from './phone-number.entity';
 import { PhoneNumbersController } from './phone-numbers.controller';
@@ -31,13 +30,13 @@ import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
     ChannelBindingsService,
     ExternalNumbersService,
     PhoneNumberInventoryService,
-    { provide: AgentBindingsSection, useClass: AgentBindingsView },
+    AgentBindingsView,
   ],
   exports: [
     PhoneNumbersService,
     ChannelBindingsService,
     ExternalNumbersService,
-    AgentBindingsSection,
+    AgentBindingsView,
     WhatsappNumbersRepository,
   ],
 })

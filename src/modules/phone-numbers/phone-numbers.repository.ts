@@ -25,7 +25,7 @@ export interface BindingRow {
 /**
  * A correlated sub-select (for an `agents a` row) with everything the agent serves as a JSON array: number
  * bindings with their numbers, and Messenger pages (`channel` 'messenger'), oldest first. The agents read model
- * places it in its statement through the AgentBindingsSection port (agent-bindings.section.ts maps the rows).
+ * places it in its statement through AgentBindingsView (agent-bindings.section.ts, which maps the rows).
  */
 const AGENT_BINDINGS_SQL = `
   SELECT coalesce(json_agg(x ORDER BY x.bound_at, x.channel), '[]'::json) FROM (

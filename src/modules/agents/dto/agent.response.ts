@@ -1,7 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { AGENT_STATUSES } from '../agent.entity';
 import { DETECTION_MODES, GUARD_ACTIONS, RULE_CHANNELS } from '../collections/agent-rules.entity';
 import { WebhookResponse } from '@/modules/events/dto/webhook.dto';
+import {
+  AgentChannelResponse,
+  AgentPhoneNumberResponse,
+} from '@/modules/phone-numbers/dto/agent-bindings.response';
 
 const TS = '2026-11-22T04:17:55.123Z';
 
@@ -125,37 +129,6 @@ export class GuardRuleResponse {
   @ApiProperty({ example: false }) is_default!: boolean;
   @ApiProperty({ example: TS }) created_at!: string;
   @ApiProperty({ example: TS }) updated_at!: string;
-}
-
-export class CapabilitiesResponse {
-  @ApiProperty({ example: true }) call!: boolean;
-  @ApiProperty({ example: true }) sms!: boolean;
-  @ApiProperty({ example: false }) whatsapp!: boolean;
-  @ApiProperty({ example: false }) whatsapp_call!: boolean;
-}
-
-export class AgentPhoneNumberResponse {
-  @ApiProperty({ format: 'uuid' }) phone_number_uuid!: string;
-  @ApiProperty({ example: '+14155550123' }) number!: string;
-  @ApiProperty({ example: 'twilio' }) provider!: string;
-  @ApiProperty({ example: 'active' }) status!: string;
-  @ApiProperty({ type: String, example: 'US', nullable: true }) country_code!: string | null;
-  @ApiProperty({ type: String, example: 'local', nullable: true }) type!: string | null;
-  @ApiProperty({ type: CapabilitiesResponse }) capabilities!: CapabilitiesResponse;
-  @ApiProperty({ example: ['call', 'sms'], description: 'the channels of this number bound to the agent' })
-  channels!: string[];
-}
-
-export class AgentChannelResponse {
-  @ApiProperty({ enum: ['call', 'sms', 'whatsapp', 'whatsapp_call', 'messenger'], example: 'call' })
-  channel!: string;
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true }) phone_number_uuid!: string | null;
-  @ApiPropertyOptional({ type: String, example: '+14155550123', nullable: true }) number!: string | null;
-  @ApiPropertyOptional({ example: '1029384756', nullable: true, description: 'Messenger only' }) page_id!:
-    string | null;
-  @ApiPropertyOptional({ example: 'Acme Support', nullable: true, description: 'Messenger only' })
-  page_name!: string | null;
-  @ApiProperty({ example: TS }) bound_at!: string;
 }
 
 export class AgentSettingsResponse {

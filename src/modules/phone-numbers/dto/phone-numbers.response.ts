@@ -1,7 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CapabilitiesResponse } from '@/modules/agents/dto/agent.response';
 
 const TS = '2026-11-22T04:17:55.123Z';
+
+/** The channels a number can serve. */
+export class CapabilitiesResponse {
+  @ApiProperty({ example: true }) call!: boolean;
+  @ApiProperty({ example: true }) sms!: boolean;
+  @ApiProperty({ example: false }) whatsapp!: boolean;
+  @ApiProperty({ example: false }) whatsapp_call!: boolean;
+}
 
 export class MonthlyFeeResponse {
   @ApiProperty({ example: '1.15', description: 'decimal string' }) amount!: string;
