@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 
@@ -49,6 +50,30 @@ export function spokenWords(
   return out;
 }
 
+/**
+ * What a connection hears in an item's audio instead of levels (recorded speech: see CorpusEar), one per item.
+ */
+export interface Ear {
+  /** The item's next audio: 24 kHz 16-bit little-endian PCM. */
+  push(pcm: Buffer): void;
+  /** The words heard so far, in order (they only grow): each new one is a delta. */
+  words(): string[];
+  /** The item's whole transcript, at its commit. */
+  text(): string;
+}
+
+/** A commit answered (or to be): when it came, when its `completed` went out (0 until then), and what it said. */
+export interface CommitRecord {
+  at: number;
+  answeredAt: number;
+  text: string;
+  /** The item's audio, ms. */
+  audioMs: number;
+  ear?: Ear;
+  /** The socket closed before the answer went out. */
+  aborted: boolean;
+}
+
 /** What one connection does; each attempt (refused ones too) takes the plan of its number, from 0. */
 export interface ConnectionPlan {
   /** Answer the upgrade 401 or 403, or answer the session update with an `error` event. */
@@ -67,6 +92,12 @@ export interface ConnectionPlan {
   failTranscription?: boolean;
   /** The words of this connection (default WORDS). */
   words?: string[];
+  /** Hear the items' words with this (made once per item) instead of the audio's levels. */
+  ear?: () => Ear;
+  /** Close the socket abruptly once this many words were heard on it (after sending their deltas). */
+  dropAfterWords?: number;
+  /** The transcript a commit answers, from the words heard (default: as heard). */
+  final?: (heard: string) => string;
 }
 
 /** One connection as the server saw it. */
@@ -81,6 +112,8 @@ export interface SeenConnection {
   audioMs: number;
   /** Every word heard, in order (each once). */
   heard: string[];
+  /** The deltas sent and when (performance.now()). */
+  deltas: { at: number; text: string }[];
   closed: boolean;
 }
 
@@ -90,7 +123,7 @@ const MIN_WORD_SAMPLES = RATE / 100;
 /** Silence after speech for the server's VAD to cut (when the session asks for it). */
 const VAD_SILENCE_SAMPLES = (RATE * 300) / 1000;
 
-/** An item being heard: the words so far and the run of level now going on. */
+/** An item being heard: the words so far and the run of level now going on (or its ear). */
 interface Heard {
   id: string;
   words: string[];
@@ -98,6 +131,9 @@ interface Heard {
   run: number;
   silence: number;
   speaking: boolean;
+  ear?: Ear;
+  /** Its audio so far, in samples. */
+  samples: number;
 }
 
 /**
@@ -108,6 +144,10 @@ interface Heard {
  */
 export class RealtimeSttServer {
   readonly connections: SeenConnection[] = [];
+  /** Every commit (and server VAD pause) of every connection, in order. */
+  readonly commits: CommitRecord[] = [];
+  /** Told of each commit as it comes (its record is completed when answered). */
+  onCommit?: (record: CommitRecord) => void;
   plan: (n: number) => ConnectionPlan = () => ({});
   private attempts = 0;
   private readonly sockets = new Set<WebSocket>();
@@ -136,6 +176,7 @@ export class RealtimeSttServer {
 
   reset(): void {
     this.connections.length = 0;
+    this.commits.length = 0;
     this.attempts = 0;
     this.plan = () => ({});
   }
@@ -156,6 +197,7 @@ export class RealtimeSttServer {
       events: [],
       audioMs: 0,
       heard: [],
+      deltas: [],
       closed: false,
     };
     this.connections.push(seen);
@@ -170,7 +212,10 @@ export class RealtimeSttServer {
         seen.closed = true;
         this.sockets.delete(ws);
       });
-      new Session(ws, plan, seen).begin();
+      new Session(ws, plan, seen, (record) => {
+        this.commits.push(record);
+        this.onCommit?.(record);
+      }).begin();
     });
   }
 }
@@ -188,6 +233,7 @@ class Session {
     private readonly ws: WebSocket,
     private readonly plan: ConnectionPlan,
     private readonly seen: SeenConnection,
+    private readonly committed: (record: CommitRecord) => void,
   ) {
     this.words = plan.words ?? WORDS;
     this.current = this.newItem();
@@ -198,14 +244,26 @@ class Session {
     this.send({ type: 'session.created', session: { type: 'transcription' } });
   }
 
-  private send(event: Record<string, unknown>, afterMs = 0): void {
-    const go = () => this.ws.readyState === WebSocket.OPEN && this.ws.send(JSON.stringify(event));
+  private send(event: Record<string, unknown>, afterMs = 0, sent?: () => void): void {
+    const go = () => {
+      sent?.();
+      if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(event));
+    };
     if (afterMs > 0) setTimeout(go, afterMs).unref();
     else go();
   }
 
   private newItem(): Heard {
-    return { id: `item_${++this.items}`, words: [], level: 0, run: 0, silence: 0, speaking: false };
+    return {
+      id: `item_${++this.items}`,
+      words: [],
+      level: 0,
+      run: 0,
+      silence: 0,
+      speaking: false,
+      ear: this.plan.ear?.(),
+      samples: 0,
+    };
   }
 
   private onMessage(e: {
@@ -246,7 +304,14 @@ class Session {
     const samples = pcm.length >> 1;
     this.received += samples;
     this.seen.audioMs = (this.received * 1000) / RATE;
-    for (let i = 0; i < samples; i++) this.hear(Math.round(pcm.readInt16LE(i * 2) / 1000));
+    this.current.samples += samples;
+    const ear = this.current.ear;
+    if (ear) {
+      ear.push(pcm);
+      for (const word of ear.words().slice(this.current.words.length)) this.word(word);
+    } else for (let i = 0; i < samples; i++) this.hear(Math.round(pcm.readInt16LE(i * 2) / 1000));
+    if (this.plan.dropAfterWords !== undefined && this.seen.heard.length >= this.plan.dropAfterWords)
+      this.ws.terminate();
     if (this.plan.dropAfterMs !== undefined && this.seen.audioMs >= this.plan.dropAfterMs)
       this.ws.terminate();
     if (
@@ -282,17 +347,24 @@ class Session {
   private endRun(): void {
     const h = this.current;
     if (h.level <= 0 || h.run < MIN_WORD_SAMPLES) return;
-    const word = this.words[h.level - 1] ?? `w${h.level - 1}`;
+    this.word(this.words[h.level - 1] ?? `w${h.level - 1}`);
+    h.run = 0;
+  }
+
+  /** A word heard in the current item: its delta at once (`live`). */
+  private word(word: string): void {
+    const h = this.current;
     h.words.push(word);
     this.seen.heard.push(word);
-    if ((this.plan.deltas ?? 'live') === 'live')
-      this.send({
-        type: 'conversation.item.input_audio_transcription.delta',
-        item_id: h.id,
-        content_index: 0,
-        delta: h.words.length > 1 ? ` ${word}` : word,
-      });
-    h.run = 0;
+    if ((this.plan.deltas ?? 'live') !== 'live') return;
+    const delta = h.words.length > 1 ? ` ${word}` : word;
+    this.seen.deltas.push({ at: performance.now(), text: delta });
+    this.send({
+      type: 'conversation.item.input_audio_transcription.delta',
+      item_id: h.id,
+      content_index: 0,
+      delta,
+    });
   }
 
   /** The server's VAD heard a pause: it cuts the item where the silence reached its length. */
@@ -315,7 +387,7 @@ class Session {
           event_id: eventId,
         },
       });
-    this.endRun();
+    if (!h.ear) this.endRun();
     this.answer(h);
   }
 
@@ -324,6 +396,21 @@ class Session {
     this.current = this.newItem();
     this.send({ type: 'input_audio_buffer.committed', item_id: h.id, previous_item_id: null });
     const latency = this.plan.completeLatencyMs ?? 30;
+    const heard = h.ear ? h.ear.text() : h.words.join(' ');
+    const transcript = this.plan.final ? this.plan.final(heard) : heard;
+    const record: CommitRecord = {
+      at: performance.now(),
+      answeredAt: 0,
+      text: transcript,
+      audioMs: (h.samples * 1000) / RATE,
+      ear: h.ear,
+      aborted: false,
+    };
+    this.committed(record);
+    const answered = () => {
+      if (this.ws.readyState === WebSocket.OPEN) record.answeredAt = performance.now();
+      else record.aborted = true;
+    };
     if (this.plan.failTranscription)
       return this.send(
         {
@@ -333,9 +420,10 @@ class Session {
           error: { type: 'transcription_error', message: 'audio unreadable' },
         },
         latency,
+        answered,
       );
     if (this.plan.deltas === 'committed')
-      h.words.forEach((w, i) =>
+      transcript.split(' ').forEach((w, i) =>
         this.send({
           type: 'conversation.item.input_audio_transcription.delta',
           item_id: h.id,
@@ -348,9 +436,10 @@ class Session {
         type: 'conversation.item.input_audio_transcription.completed',
         item_id: h.id,
         content_index: 0,
-        transcript: h.words.join(' '),
+        transcript,
       },
       latency,
+      answered,
     );
   }
 }

@@ -194,7 +194,15 @@ export class VoiceCorpus {
     const audioMs = (wav.samples.length / wav.rate) * 1000;
     const heard =
       (wav.rate === 8000 && this.byFingerprint(wav.samples)) || this.byEnvelope(wav.samples, wav.rate);
-    const text = heard
+    return { text: this.textOf(heard), audioMs, heard };
+  }
+
+  /**
+   * The words of the frames heard: a phrase heard to its end (but for the last two frames) whole, one heard in part
+   * its first words in proportion.
+   */
+  textOf(heard: Heard[]): string {
+    return heard
       .flatMap((h) =>
         h.entry.segments.map((s) => {
           const all = words(s.text);
@@ -206,7 +214,11 @@ export class VoiceCorpus {
       )
       .filter(Boolean)
       .join(' ');
-    return { text, audioMs, heard };
+  }
+
+  /** The corpus frame whose exact samples start at `at` (8 kHz line audio), if any. */
+  frameAt(samples: Int16Array, at: number): { entry: CorpusEntry; frame: number } | null {
+    return this.index.get(frameKey(samples, at)) ?? null;
   }
 
   /** Frames found by fingerprint, at the first sample offset where any is found; runs per entry, in order. */

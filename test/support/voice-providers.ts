@@ -1,5 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { CorpusEar } from './corpus-ear';
+import { CommitRecord, ConnectionPlan, RealtimeSttServer } from './realtime-stt-server';
 import { tonePcm24k } from './speech-server';
 import type { Recognition, VoiceCorpus } from './voice-providers-corpus';
 
@@ -12,6 +14,11 @@ export interface VoiceProfile {
   model: { firstTokenMs: number; tokensPerSecond: number };
   /** The first PCM bytes after `firstByteMs`, the rest streamed `realTime` times faster than it plays. */
   tts: { firstByteMs: number; realTime: number };
+  /**
+   * Streaming speech to text (the realtime server, for agents with `stt_mode: "realtime"`): the words heard so far
+   * every `deltaEveryMs` of audio, the final words `finalMs` after a commit (default 100 and 150).
+   */
+  realtimeStt?: { deltaEveryMs: number; finalMs: number };
 }
 
 export const GOOD_CLOUD: VoiceProfile = {
@@ -21,6 +28,13 @@ export const GOOD_CLOUD: VoiceProfile = {
   tts: { firstByteMs: 150, realTime: 5 },
 };
 
+/** The good cloud with streaming speech to text. */
+export const STREAMING: VoiceProfile = {
+  ...GOOD_CLOUD,
+  name: 'streaming',
+  realtimeStt: { deltaEveryMs: 100, finalMs: 150 },
+};
+
 export const SELF_HOSTED_CPU: VoiceProfile = {
   name: 'self-hosted CPU',
   stt: { baseMs: 400, perAudioSecondMs: 300 },
@@ -28,12 +42,16 @@ export const SELF_HOSTED_CPU: VoiceProfile = {
   tts: { firstByteMs: 400, realTime: 2 },
 };
 
-/** Instants are performance.now() of this process; `aborted` when the client went away before the answer ended. */
+/**
+ * Instants are performance.now() of this process; `aborted` when the client went away before the answer ended.
+ * `realtime`: a commit of a stream (at: the commit, answeredAt: its final words sent), else a batch request.
+ */
 export interface SttRecord extends Recognition {
   at: number;
   answeredAt: number;
   fields: Record<string, string>;
   aborted: boolean;
+  realtime: boolean;
 }
 
 export interface ChatMessage {
@@ -89,6 +107,9 @@ const sleepUntil = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, 
  * Local OpenAI-compatible speech and model providers on one HTTP server (`{url}/audio/transcriptions`,
  * `/chat/completions`, `/audio/speech`) answering at the latencies of a profile, for latency measurements:
  * - STT answers the corpus words of the audio it receives (see VoiceCorpus.recognize) after base + per second;
+ * - its realtime server (`realtime`, at `realtimeUrl`) hears them as they are streamed (CorpusEar), at the profile's
+ *   `realtimeStt` pace; each commit is recorded with the batch requests (`realtime` true). A test's plan for its
+ *   connections (`listen`) adds to that (drops, refusals);
  * - chat streams Server-Sent Events after the first-token latency at the profile's token rate (non-streamed: one
  *   answer, with tool calls when the reply has them, once every token is generated);
  * - TTS streams 24 kHz 16-bit PCM (`response_format: pcm`) in 100 ms chunks at `realTime` × real time after its
@@ -108,15 +129,19 @@ export class VoiceProviders {
     readonly url: string,
     private readonly corpus: VoiceCorpus,
     profile: VoiceProfile,
+    readonly realtime: RealtimeSttServer,
   ) {
     this.profile = profile;
+    realtime.onCommit = (c) => this.stt.push(this.recordOf(c));
+    this.listen();
   }
 
   static async start(corpus: VoiceCorpus, profile: VoiceProfile = GOOD_CLOUD): Promise<VoiceProviders> {
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
-    const self = new VoiceProviders(server, `http://127.0.0.1:${port}/v1`, corpus, profile);
+    const realtime = await RealtimeSttServer.start();
+    const self = new VoiceProviders(server, `http://127.0.0.1:${port}/v1`, corpus, profile, realtime);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       self.handle(req, res).catch((err: Error) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -126,15 +151,44 @@ export class VoiceProviders {
     return self;
   }
 
+  /** The realtime server's address (STT_REALTIME_URL). */
+  get realtimeUrl(): string {
+    return this.realtime.url;
+  }
+
+  /**
+   * How the realtime server's connections go: each hears the corpus at the profile's pace, with what `plan` adds
+   * for connection `n` (a drop, a refusal, other final words).
+   */
+  listen(plan: (n: number) => ConnectionPlan = () => ({})): void {
+    this.realtime.plan = (n) => {
+      const pace = this.profile.realtimeStt ?? { deltaEveryMs: 100, finalMs: 150 };
+      return {
+        ear: () => new CorpusEar(this.corpus, pace.deltaEveryMs),
+        completeLatencyMs: pace.finalMs,
+        ...plan(n),
+      };
+    };
+  }
+
   reset(): void {
     this.stt.length = 0;
     this.chat.length = 0;
     this.tts.length = 0;
+    this.realtime.reset();
+    this.listen();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
+    await new Promise<void>((r) => this.server.close(() => r()));
+    await this.realtime.close();
+  }
+
+  /** A stream's commit as a transcription record (the same object: its answer instant filled in when sent). */
+  private recordOf(c: CommitRecord): SttRecord {
+    const heard = c.ear instanceof CorpusEar ? c.ear.heard : [];
+    return Object.assign(c, { heard, fields: {}, realtime: true });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -165,7 +219,7 @@ export class VoiceProviders {
     const fields: Record<string, string> = {};
     for (const [name, value] of form.entries()) if (typeof value === 'string') fields[name] = value;
     const recognized = this.corpus.recognize(Buffer.from(await file.arrayBuffer()));
-    const record: SttRecord = { ...recognized, at, answeredAt: 0, fields, aborted: false };
+    const record: SttRecord = { ...recognized, at, answeredAt: 0, fields, aborted: false, realtime: false };
     this.stt.push(record);
     watch(res, record);
     const { baseMs, perAudioSecondMs } = this.profile.stt;
