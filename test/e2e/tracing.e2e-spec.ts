@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { twilioLine } from '../factories/twilio.factory';
 import { createAgent } from '../factories/agent.factory';
@@ -109,7 +111,11 @@ describe('tracing: OpenTelemetry spans exported over OTLP/HTTP', () => {
   });
 
   it('without OTEL_EXPORTER_OTLP_ENDPOINT the SDK is never loaded and nothing is exported', async () => {
-    off = await startApiProcess(replicaEnv());
+    // Every OTEL_* variable empty, as docker/compose.yaml passes them when the host sets none.
+    const compose = readFileSync(join(__dirname, '../../docker/compose.yaml'), 'utf8');
+    const empty = [...compose.matchAll(/^ +(OTEL_[A-Z_]+): \$\{\1:-\}$/gm)].map((m) => [m[1], '']);
+    expect(empty.length).toBeGreaterThan(5);
+    off = await startApiProcess(replicaEnv(Object.fromEntries(empty)));
     expect(off.tracing).toBe(false);
     const to = await smsLine(t, agentId);
     const res = await off

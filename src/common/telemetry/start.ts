@@ -25,10 +25,13 @@ export function tracingRequested(env: Env = process.env): boolean {
 
 let running: { sdk: NodeSDK; description: string } | null = null;
 
-/** The sampler of OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default: parent-based, always on). */
-function samplerFromEnv(env: Env): Sampler {
+/**
+ * The sampler of OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default: parent-based, always on). An empty value
+ * is unset (compose passes every variable, empty when the host has none): a ratio sampler then keeps every trace.
+ */
+export function samplerFromEnv(env: Env): Sampler {
   const t = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
-  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || NaN);
   const ratio = () => new t.TraceIdRatioBasedSampler(Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1);
   switch (env.OTEL_TRACES_SAMPLER?.trim()) {
     case 'always_on':
