@@ -53,6 +53,7 @@ import { ApiRequestLogMiddleware } from '@/modules/logs/request-log.middleware';
 import { OutboundJobsModule } from '@/modules/outbound/jobs/outbound-jobs.module';
 import { OutboundModule } from '@/modules/outbound/outbound.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { PortBindingsModule } from '@/modules/port-bindings.module';
 import { SipModule } from '@/modules/sip/sip.module';
 import { TranscriptionJobsModule } from '@/modules/transcription/jobs/transcription-jobs.module';
 import { TranscriptionsModule } from '@/modules/transcription/transcription.module';
@@ -86,6 +87,8 @@ const DOMAIN_MODULES: Type[] = [
   TranscriptionsModule,
   LanguagesModule,
   OutboundModule,
+  // Last: binds the ports of the modules above (a lower module's port to a higher module's implementation).
+  PortBindingsModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */

@@ -23,8 +23,7 @@ import {
 } from './messaging.entities';
 import { MessagingThreadsRepository, ProviderMessagesRepository } from './messaging.repositories';
 import { OutboundMessagesService } from './outbound-messages.service';
-import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.port';
-import { MessagingTemplateSender, OUTBOUND_TEMPLATE_SENDER_PROVIDER } from './outbound-template-sender';
+import { MessagingTemplateSender } from './outbound-template-sender';
 import { TemplateSettingsRepository, WhatsappTemplatesRepository } from './templates.repositories';
 import { WhatsappController } from './whatsapp.controller';
 import { WhatsappTemplateSends } from './whatsapp-template-sends';
@@ -60,10 +59,10 @@ import { WhatsappTemplatesService } from './whatsapp-templates.service';
     WhatsappTemplateSends,
     MessagingTemplateSender,
     VoiceNotes,
-    OUTBOUND_TEMPLATE_SENDER_PROVIDER,
   ],
   exports: [
-    OUTBOUND_TEMPLATE_SENDER,
+    // Bound to outbound's OUTBOUND_TEMPLATE_SENDER port by PortBindingsModule.
+    MessagingTemplateSender,
     OutboundMessagesService,
     WhatsappTemplateSends,
     InboundQueue,

@@ -6,7 +6,6 @@ import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { LogsModule } from '@/modules/logs/logs.module';
-import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { CampaignSlotWake } from './campaign-slot-wake';
 import { CampaignTasks } from './campaign-tasks';
@@ -38,7 +37,7 @@ import { TasksService } from './tasks.service';
 
 /**
  * Outbound (§11): pools, rules, campaigns, tasks and the dispatcher that places their calls and messages.
- * WhatsApp templates come through the OUTBOUND_TEMPLATE_SENDER port, bound by the messaging module.
+ * WhatsApp templates come through the OUTBOUND_TEMPLATE_SENDER port, bound to messaging's sender by PortBindingsModule.
  */
 @Module({
   imports: [
@@ -50,7 +49,6 @@ import { TasksService } from './tasks.service';
     BlacklistModule,
     EventsModule,
     LogsModule,
-    MessagingModule,
   ],
   controllers: [PoolsController, RulesController, CampaignsController, TasksController, ListingsController],
   providers: [
