@@ -4,7 +4,8 @@ import pino, { DestinationStream, Logger as Pino } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppConfig } from '@/config/app.config';
-import { currentTraceId, tracingEnabled } from '@/common/telemetry/telemetry';
+import { tracingEnabled } from '@/common/telemetry/telemetry';
+import { currentTraceId } from '@/common/telemetry/trace-context';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -5,7 +5,7 @@ import type { Job, Queue } from 'bull';
 import type { Logger as Pino } from 'pino';
 import { ROOT_LOGGER } from '@/common/logging/logging.module';
 import { Metrics } from '@/common/metrics/metrics';
-import { carriedTraceId } from '@/common/telemetry/telemetry';
+import { carriedTraceId } from '@/common/telemetry/trace-context';
 import { QUEUES } from './queues';
 
 /**

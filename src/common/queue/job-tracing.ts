@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- Bull is patched only when tracing is on */
 import type { Job, JobOptions, Queue } from 'bull';
-import { carriedTrace, carry, SpanAttributes, tracingEnabled, withSpan } from '@/common/telemetry/telemetry';
+import { SpanAttributes, tracingEnabled, withSpan } from '@/common/telemetry/telemetry';
+import { carriedTrace, carry } from '@/common/telemetry/trace-context';
 
 type Handler = (job: Job) => unknown;
 interface QueueProto {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Span } from '@opentelemetry/api';
 import { IdGenerator, Sampler, SamplingDecision } from '@opentelemetry/sdk-trace';
-import type { CallTraces } from './telemetry';
+import type { CallTraces } from './tracing-state';
 
 const HEX_UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 

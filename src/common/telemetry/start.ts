@@ -4,7 +4,8 @@ import type { ClientRequest } from 'node:http';
 import type * as OTel from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
-import { activateTracing, currentOwnSpan, deactivateTracing } from './telemetry';
+import { currentOwnSpan } from './telemetry';
+import { activateTracing, deactivateTracing } from './tracing-state';
 
 type Env = Record<string, string | undefined>;
 

@@ -1,9 +1,11 @@
 import type * as OTel from '@opentelemetry/api';
+import { tracingState, type TracingState } from './tracing-state';
 
 /**
- * The tracing helpers every module uses. With tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset) nothing of
- * OpenTelemetry is loaded: each helper runs its function as it is and `Traced` leaves methods untouched. With it on,
- * `start.ts` activates them before the application's modules load.
+ * The span helpers every module uses. With tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset) nothing of OpenTelemetry
+ * is loaded: each helper runs its function as it is and `Traced` leaves methods untouched. With it on, `start.ts`
+ * activates them (tracing-state.ts) before the application's modules load. A trace carried beyond the process is
+ * trace-context.ts's.
  */
 
 export type AttributeValue = string | number | boolean;
@@ -35,46 +37,8 @@ export interface SpanOptions {
   startTime?: number;
 }
 
-/** Call ids to trace ids: set by start.ts (`call-trace.ts`). */
-export interface CallTraces {
-  /** The call's trace id and the span id of its `call` span. */
-  ids(callId: string): { traceId: string; spanId: string };
-  /** Whether the call's trace is sampled (the configured sampler, asked as for a new trace). */
-  sampled(traceId: string): boolean;
-  /** Starts the `call` span with the call's ids. */
-  startCallSpan(callId: string, start: () => OTel.Span): OTel.Span;
-}
-
-interface State {
-  api: typeof OTel;
-  tracer: OTel.Tracer;
-  capture: boolean;
-  calls: CallTraces;
-  keys: Map<string, symbol>;
-  /** The context key holding the name of the innermost span of ours. */
-  own: symbol;
-}
-
-let state: State | null = null;
-
-/** Turns the helpers on (start.ts, once the SDK is registered). */
-export function activateTracing(api: typeof OTel, calls: CallTraces, capture: boolean): void {
-  state = {
-    api,
-    tracer: api.trace.getTracer('agent-platform'),
-    capture,
-    calls,
-    keys: new Map(),
-    own: api.createContextKey('agent-platform.own-span'),
-  };
-}
-
-/** Turns them off again (after the SDK's shutdown). */
-export function deactivateTracing(): void {
-  state = null;
-}
-
-export const tracingEnabled = (): boolean => state !== null;
+/** Whether tracing is on (the helpers' spans are real). */
+export const tracingEnabled = (): boolean => tracingState() !== null;
 
 const NOOP: SpanHandle = Object.freeze({
   setAttribute: () => undefined,
@@ -92,7 +56,7 @@ function clean(attributes: SpanAttributes): OTel.Attributes {
   return out;
 }
 
-function handleOf(s: State, span: OTel.Span): SpanHandle {
+function handleOf(s: TracingState, span: OTel.Span): SpanHandle {
   return {
     setAttribute: (key, value) => {
       if (value !== undefined && value !== null) span.setAttribute(key, value);
@@ -114,16 +78,17 @@ function handleOf(s: State, span: OTel.Span): SpanHandle {
   };
 }
 
-function keyOf(s: State, name: string): symbol {
+function keyOf(s: TracingState, name: string): symbol {
   let key = s.keys.get(name);
   if (!key) s.keys.set(name, (key = s.api.createContextKey(`agent-platform.span.${name}`)));
   return key;
 }
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+/** A W3C `traceparent`: trace id, parent span id, flags. */
+export const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /** A remote parent from a carried `traceparent`, or undefined when it is not one. */
-function parentFrom(s: State, traceparent: string): OTel.Context | undefined {
+export function parentFrom(s: TracingState, traceparent: string): OTel.Context | undefined {
   const m = TRACEPARENT.exec(traceparent);
   if (!m) return undefined;
   const spanContext = { traceId: m[1], spanId: m[2], traceFlags: parseInt(m[3], 16), isRemote: true };
@@ -132,7 +97,7 @@ function parentFrom(s: State, traceparent: string): OTel.Context | undefined {
 }
 
 /** The context of a call's trace: its `call` span as a remote parent. */
-function callContext(s: State, callId: string): OTel.Context {
+function callContext(s: TracingState, callId: string): OTel.Context {
   const { traceId, spanId } = s.calls.ids(callId);
   const traceFlags = s.calls.sampled(traceId) ? s.api.TraceFlags.SAMPLED : s.api.TraceFlags.NONE;
   return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true });
@@ -147,7 +112,7 @@ interface Opened {
   owned: boolean;
 }
 
-function open(s: State, name: string, attributes: SpanAttributes, options: SpanOptions): Opened {
+function open(s: TracingState, name: string, attributes: SpanAttributes, options: SpanOptions): Opened {
   const active = s.api.context.active();
   const key = options.reuse ? keyOf(s, name) : undefined;
   const current = key ? (active.getValue(key) as SpanHandle | undefined) : undefined;
@@ -184,7 +149,7 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   !!v && typeof (v as { then?: unknown }).then === 'function';
 
 /** Runs `fn` in the span; ends it when `fn` returns or its promise settles (failed on a throw or rejection). */
-function runIn<T>(s: State, opened: Opened, fn: (span: SpanHandle) => T): T {
+function runIn<T>(s: TracingState, opened: Opened, fn: (span: SpanHandle) => T): T {
   const { ctx, handle, owned } = opened;
   if (!owned) return s.api.context.with(ctx, fn, undefined, handle);
   let out: T;
@@ -222,7 +187,7 @@ export function withSpan<T>(
   fn: (span: SpanHandle) => T,
   options: SpanOptions = {},
 ): T {
-  const s = state;
+  const s = tracingState();
   if (!s) return fn(NOOP);
   return runIn(s, open(s, name, attributes, options), fn);
 }
@@ -233,7 +198,7 @@ export function startSpan(
   attributes: SpanAttributes = {},
   options: SpanOptions = {},
 ): SpanHandle {
-  const s = state;
+  const s = tracingState();
   if (!s) return NOOP;
   const opened = open(s, name, attributes, { ...options, reuse: false });
   return opened.handle;
@@ -241,7 +206,7 @@ export function startSpan(
 
 /** A finished span of the current context from `start` to `end` (epoch milliseconds): a step timed elsewhere. */
 export function recordSpan(name: string, attributes: SpanAttributes, start: number, end: number): void {
-  const s = state;
+  const s = tracingState();
   if (!s) return;
   const { handle } = open(s, name, attributes, { startTime: start });
   handle.end(end);
@@ -258,7 +223,7 @@ export function followInSpan<T>(
   source: (span: SpanHandle) => AsyncIterable<T>,
   onItem?: (span: SpanHandle, item: T, index: number) => void,
 ): AsyncIterable<T> {
-  const s = state;
+  const s = tracingState();
   if (!s) return source(NOOP);
   const opened = open(s, name, attributes, {});
   const iterable = s.api.context.with(opened.ctx, source, undefined, opened.handle);
@@ -266,7 +231,7 @@ export function followInSpan<T>(
 }
 
 async function* follow<T>(
-  s: State,
+  s: TracingState,
   { ctx, handle }: Opened,
   source: AsyncIterable<T>,
   onItem?: (span: SpanHandle, item: T, index: number) => void,
@@ -299,7 +264,7 @@ async function* follow<T>(
  * a span, say, that must not become that span's child). The function itself with tracing off.
  */
 export function contextBinder(): <F extends (...args: never[]) => unknown>(fn: F) => F {
-  const s = state;
+  const s = tracingState();
   if (!s) return (fn) => fn;
   const here = s.api.context.active();
   return (fn) => s.api.context.bind(here, fn);
@@ -307,54 +272,8 @@ export function contextBinder(): <F extends (...args: never[]) => unknown>(fn: F
 
 /** The name of the innermost span of ours in the current context (`llm`, `turn`, ...), if any. */
 export function currentOwnSpan(): string | undefined {
-  const s = state;
+  const s = tracingState();
   return s ? (s.api.context.active().getValue(s.own) as string | undefined) : undefined;
-}
-
-/** The current trace id (32 hex), when tracing is on and a trace is current. */
-export function currentTraceId(): string | undefined {
-  const s = state;
-  if (!s) return undefined;
-  const sc = s.api.trace.getSpanContext(s.api.context.active());
-  return sc && s.api.trace.isSpanContextValid(sc) ? sc.traceId : undefined;
-}
-
-/** The current span as a W3C `traceparent` (to store or send with work done later), or null. */
-export function currentTraceparent(): string | null {
-  const s = state;
-  if (!s) return null;
-  const sc = s.api.trace.getSpanContext(s.api.context.active());
-  if (!sc || !s.api.trace.isSpanContextValid(sc)) return null;
-  return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
-}
-
-/** The field of a payload (a Bull job's data, a queued inbound message) that carries the trace of its producer. */
-export const TRACE_FIELD = '_trace';
-
-/** `payload` with the current trace in TRACE_FIELD (a copy); the payload itself with tracing off or no trace. */
-export function carry<T extends object>(payload: T): T {
-  const traceparent = currentTraceparent();
-  return traceparent ? { ...payload, [TRACE_FIELD]: traceparent } : payload;
-}
-
-/** The `traceparent` a payload carries (see `carry`), if any. */
-export function carriedTrace(payload: unknown): string | undefined {
-  const value = (payload as Record<string, unknown> | null | undefined)?.[TRACE_FIELD];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** The trace id a payload carries, for log lines about it written outside its context. */
-export function carriedTraceId(payload: unknown): string | undefined {
-  if (!state) return undefined;
-  return TRACEPARENT.exec(carriedTrace(payload) ?? '')?.[1];
-}
-
-/** Runs `fn` in the trace a `traceparent` names (no span of its own); as it is when there is none. */
-export function resumeTrace<T>(traceparent: string | null | undefined, fn: () => T): T {
-  const s = state;
-  if (!s || !traceparent) return fn();
-  const parent = parentFrom(s, traceparent);
-  return parent ? s.api.context.with(parent, fn) : fn();
 }
 
 /**
@@ -362,7 +281,7 @@ export function resumeTrace<T>(traceparent: string | null | undefined, fn: () =>
  * such as transcribing the caller's words before a turn starts. As it is with tracing off.
  */
 export function inCallTrace<T>(callId: string, fn: () => T): T {
-  const s = state;
+  const s = tracingState();
   return s ? s.api.context.with(callContext(s, callId), fn) : fn();
 }
 
@@ -388,7 +307,7 @@ export interface EndedCall {
  * before (turns, speech, the model, webhooks) already names it as parent.
  */
 export function endCallSpan(call: EndedCall): void {
-  const s = state;
+  const s = tracingState();
   if (!s) return;
   const span = s.calls.startCallSpan(call.id, () =>
     s.tracer.startSpan(
@@ -428,7 +347,7 @@ export function voiceTurn<T>(
   silenceMs: number,
   run: () => Promise<T>,
 ): () => Promise<T> {
-  if (!state) return run;
+  if (!tracingState()) return run;
   const detected = Date.now();
   const spokeUntil = detected - silenceMs;
   const attributes = {

@@ -23,7 +23,7 @@ import {
   SESSION_COLUMNS,
   sessionOf,
 } from './turn-rows';
-import { currentTraceparent } from '@/common/telemetry/telemetry';
+import { currentTraceparent } from '@/common/telemetry/trace-context';
 
 /** Where a new message goes and what it does to its session (see MessagesRepository.append). */
 export type SessionTarget =

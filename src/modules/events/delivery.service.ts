@@ -1,5 +1,5 @@
 import { VersionedCache } from '@/common/persistence/versioned-cache';
-import { resumeTrace } from '@/common/telemetry/telemetry';
+import { resumeTrace } from '@/common/telemetry/trace-context';
 import { Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';

@@ -7,7 +7,7 @@ import { insertPerRowSql } from '@/common/persistence/insert-per-row';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { currentTraceparent } from '@/common/telemetry/telemetry';
+import { currentTraceparent } from '@/common/telemetry/trace-context';
 import { currentChain } from './event-chain';
 import { EventType, OutboxEvent } from './outbox-event.entity';
 

@@ -5,7 +5,7 @@ import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
-import { carriedTrace, carry, resumeTrace } from '@/common/telemetry/telemetry';
+import { carriedTrace, carry, resumeTrace } from '@/common/telemetry/trace-context';
 import type { MessagingChannel } from '@/providers/messaging/messaging.port';
 
 /** An inbound message as a hook received it, before routing (the workspace is found from `to`). */

@@ -1,0 +1,51 @@
+import type * as OTel from '@opentelemetry/api';
+
+/**
+ * Whether tracing is on, and what the helpers need when it is. start.ts switches it on once the SDK is registered,
+ * and off again after its shutdown; with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset) nothing of OpenTelemetry is
+ * loaded and every helper runs its function as it is.
+ */
+
+/** Call ids to trace ids: set by start.ts (`call-trace.ts`). */
+export interface CallTraces {
+  /** The call's trace id and the span id of its `call` span. */
+  ids(callId: string): { traceId: string; spanId: string };
+  /** Whether the call's trace is sampled (the configured sampler, asked as for a new trace). */
+  sampled(traceId: string): boolean;
+  /** Starts the `call` span with the call's ids. */
+  startCallSpan(callId: string, start: () => OTel.Span): OTel.Span;
+}
+
+export interface TracingState {
+  api: typeof OTel;
+  tracer: OTel.Tracer;
+  capture: boolean;
+  calls: CallTraces;
+  keys: Map<string, symbol>;
+  /** The context key holding the name of the innermost span of ours. */
+  own: symbol;
+}
+
+let state: TracingState | null = null;
+
+/** Turns the helpers on (start.ts, once the SDK is registered). */
+export function activateTracing(api: typeof OTel, calls: CallTraces, capture: boolean): void {
+  state = {
+    api,
+    tracer: api.trace.getTracer('agent-platform'),
+    capture,
+    calls,
+    keys: new Map(),
+    own: api.createContextKey('agent-platform.own-span'),
+  };
+}
+
+/** Turns them off again (after the SDK's shutdown). */
+export function deactivateTracing(): void {
+  state = null;
+}
+
+/** What the helpers use: null with tracing off. */
+export function tracingState(): TracingState | null {
+  return state;
+}
