@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Channel } from '@/modules/conversations/channels';
+import { type Channel, isVoiceChannel, VOICE_CHANNELS } from '@/modules/conversations/channels';
 import type { UsageCounters } from '@/modules/usage/usage-counters';
 
 export interface AggregateFilter {
@@ -172,14 +172,14 @@ export class AggregatesRepository {
   }
 
   /**
-   * Calls (phone and whatsapp_call conversations) started in the range. With a call record (every call placed or
-   * received through the calls API): its direction, answered = it reached in-progress, duration = its `duration`.
+   * Calls (the voice channels' conversations: phone, whatsapp_call, web) started in the range. With a call record
+   * (every call placed or received through the calls API, every web call): its direction, answered = it reached
+   * in-progress, duration = its `duration`.
    * A voice conversation without one (opened through the conversations API) keeps the older reading: the first
    * message's direction, answered when the agent side said something, duration from open to close.
    */
   callStats(workspaceId: string, f: AggregateFilter): Promise<CallStatsRow[]> {
-    const voice: Channel[] = ['phone', 'whatsapp_call'];
-    const channels = f.channels ? f.channels.filter((c) => voice.includes(c)) : voice;
+    const channels = f.channels ? f.channels.filter(isVoiceChannel) : [...VOICE_CHANNELS];
     const { where, params } = this.filter(workspaceId, { ...f, channels }, 'c', 'created_at');
     return this.db.query(
       `WITH c AS (

@@ -87,9 +87,9 @@ export class AnalyticsController {
   @ApiOperation({
     summary: 'Call aggregates',
     description:
-      'Calls (phone and whatsapp_call conversations) started in [from, to): count, inbound, outbound, answered, ' +
-      'durations and their usage (with its cost when the workspace has a price table); totals, per channel and ' +
-      'per day in `timezone`.',
+      'Calls (phone, whatsapp_call and web conversations) started in [from, to): count, inbound, outbound, ' +
+      'answered, durations and their usage (with its cost when the workspace has a price table); totals, per ' +
+      'channel and per day in `timezone`.',
   })
   @ApiEnvelope(CallAnalyticsDto, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR'] })
   calls(@WorkspaceId() workspaceId: string, @Query() query: AnalyticsQuery): Promise<CallAnalyticsDto> {

@@ -1,7 +1,7 @@
 import { parseExpression } from 'cron-parser';
 import type { FieldError } from '@/common/errors/app.exception';
 import { fieldMessage, isIanaTimezone, isUuid, phoneNumberProblem } from '@/common/validation/validators';
-import { CHANNELS } from '@/modules/conversations/channels';
+import { CHANNELS, isVoiceChannel } from '@/modules/conversations/channels';
 import { hasReference } from './steps/references';
 
 /** One config key of a trigger or action: its JSON-schema shape, whether it is required, and a check. */
@@ -109,7 +109,7 @@ export const TRIGGERS: CatalogEntry[] = [
     key: 'message_received',
     name: 'Message received',
     keys: {
-      channels: listOf(CHANNELS.filter((c) => c !== 'phone' && c !== 'whatsapp_call')),
+      channels: listOf(CHANNELS.filter((c) => !isVoiceChannel(c))),
       agent_uuid: uuid(),
       contains: str(500),
     },

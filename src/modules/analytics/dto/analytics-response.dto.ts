@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CHANNELS, Channel } from '@/modules/conversations/channels';
+import { CHANNELS, Channel, VOICE_CHANNELS } from '@/modules/conversations/channels';
 import { USAGE_EXAMPLE, UsageResponse } from '@/modules/usage/dto/usage.response';
 
 export class AnalyticsRangeDto {
@@ -129,7 +129,7 @@ export class CallStatsDto {
 }
 
 export class CallChannelBucketDto extends CallStatsDto {
-  @ApiProperty({ enum: ['phone', 'whatsapp_call'], example: 'phone' }) channel!: Channel;
+  @ApiProperty({ enum: [...VOICE_CHANNELS], example: 'phone' }) channel!: Channel;
   @ApiProperty({ example: 'Phone call' }) channel_label!: string;
 }
 

@@ -122,8 +122,9 @@ export const LatencyProperty = () =>
     nullable: true,
     example: LATENCY_EXAMPLE,
     description:
-      "An agent's reply on a call (`phone`, `whatsapp_call`): how long each step of the voice turn took, stored " +
-      'shortly after the reply starts playing (null until then). Null on customer, system and text-channel messages.',
+      "An agent's reply on a call (`phone`, `whatsapp_call`, `web`): how long each step of the voice turn took, " +
+      'stored shortly after the reply starts playing (null until then). Null on customer, system and text-channel ' +
+      'messages.',
   });
 
 export class MessageResponse {

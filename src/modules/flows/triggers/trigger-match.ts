@@ -1,3 +1,4 @@
+import { type Channel, isVoiceChannel } from '@/modules/conversations/channels';
 import { asText } from '../steps/references';
 /**
  * Which outbox events fire which triggers, and the triggers' filters. Pure: the dispatcher hands in the event and
@@ -11,7 +12,6 @@ export interface TriggerEvent {
 }
 
 export const ENDED_CALL_STATUSES = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
-const VOICE = new Set(['phone', 'whatsapp_call']);
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
@@ -80,7 +80,7 @@ export async function matches(
       )
         return false;
       const channel = await channelOf(String(d.conversation_uuid));
-      if (!channel || VOICE.has(channel)) return false;
+      if (!channel || isVoiceChannel(channel as Channel)) return false;
       const channels = Array.isArray(config.channels) ? (config.channels as string[]) : [];
       return !channels.length || channels.includes(channel);
     }
