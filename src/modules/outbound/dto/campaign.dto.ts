@@ -18,6 +18,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
+import { MetadataField, VariablesField } from '@/common/validation/context-fields';
 import { IsIanaTimezone, IsUuidValue, OptionalNotNull } from '@/common/validation/validators';
 import { IsUuidList } from '@/common/validation/uuid-list';
 import { CAMPAIGN_STATUSES, WAITING_REASONS, WaitingReason } from '../outbound.entities';
@@ -67,14 +68,10 @@ class CampaignEditable {
   @Max(1000)
   max_concurrency?: number;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', maxLength: 500 } })
-  @OptionalNotNull()
-  @IsObject()
+  @VariablesField()
   variables?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @OptionalNotNull()
-  @IsObject()
+  @MetadataField()
   metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({

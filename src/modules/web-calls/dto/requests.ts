@@ -5,12 +5,12 @@ import {
   IsBoolean,
   IsDefined,
   IsInt,
-  IsObject,
   IsString,
   Max,
   MaxLength,
   Min,
 } from 'class-validator';
+import { MetadataField, VariablesField } from '@/common/validation/context-fields';
 import { IsUuidValue, OptionalNotNull } from '@/common/validation/validators';
 
 /** `POST /web-calls`: a call the customer takes from a browser. */
@@ -20,13 +20,9 @@ export class CreateWebCallDto {
   @OptionalNotNull()
   @IsUuidValue()
   contact_uuid?: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', maxLength: 500 } })
-  @OptionalNotNull()
-  @IsObject()
+  @VariablesField()
   variables?: Record<string, unknown>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @OptionalNotNull()
-  @IsObject()
+  @MetadataField()
   metadata?: Record<string, unknown>;
   @ApiPropertyOptional({ maxLength: 2000, description: "default the agent's settings.voice.first_message" })
   @OptionalNotNull()
