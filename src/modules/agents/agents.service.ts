@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { AgentNotFound } from '@/common/errors/domain-errors';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { checkVoicemail } from '@/modules/calls/voicemail';
 import { checkVoiceSettings } from '@/modules/voice/media/voice-settings';
@@ -72,7 +73,7 @@ export class AgentsService {
   /** The whole agent as the API answers it; 404 when it is not in this workspace. */
   async view(workspaceId: string, agentId: string): Promise<AgentResponse> {
     const [view] = await this.loadViews(workspaceId, [agentId]);
-    if (!view) throw AppException.notFound('Agent');
+    if (!view) throw new AgentNotFound(agentId);
     return view;
   }
 

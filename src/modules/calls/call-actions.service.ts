@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { MessageResponse } from '@/modules/conversations/dto/responses';
@@ -44,9 +45,9 @@ export class CallActions {
   ): Promise<ActionOutcome> {
     const loaded = await (row ?? this.runtime.loadForTurn(workspaceId, callId, false));
     const call = loaded.call;
-    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
+    if (isEnded(call.status)) throw new CallEnded(call.id);
     if (a.action !== 'hangup') {
-      if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
+      if (call.status !== 'in-progress') throw new WrongCallStatus(call.id, call.status);
       if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     }
     // Stored before its effect so the transcript reads in order (the action, then what it made the agent say); its

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppException } from '@/common/errors/app.exception';
+import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import type { ErrorCode } from '@/common/errors/error-codes';
 import { newId } from '@/common/persistence/base.entity';
 import { REDIS } from '@/common/redis/redis.module';
@@ -103,9 +104,9 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
   async dispatch(workspaceId: string, callId: string, body: LiveAction): Promise<CallActionResponse> {
     const call = await this.calls.findById(workspaceId, callId);
     if (!call) throw AppException.notFound('Call');
-    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
+    if (isEnded(call.status)) throw new CallEnded(callId);
     if (body.action !== 'hangup') {
-      if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
+      if (call.status !== 'in-progress') throw new WrongCallStatus(call.id, call.status);
       if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     }
     if (body.action === 'forward') await this.checkForward(workspaceId, body);

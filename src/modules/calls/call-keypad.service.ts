@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { MessageResponse } from '@/modules/conversations/dto/responses';
 import type { CallKeypad as CallKeypadPort } from '@/modules/intents/runtime/call-keypad.port';
@@ -32,8 +33,8 @@ export class CallKeypad implements CallKeypadPort {
   ): Promise<{ digits: string; message_uuid: string }> {
     const call = row ?? (await this.calls.findById(workspaceId, callId));
     if (!call) throw AppException.notFound('Call');
-    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
-    if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
+    if (isEnded(call.status)) throw new CallEnded(call.id);
+    if (call.status !== 'in-progress') throw new WrongCallStatus(call.id, call.status);
     if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     if (call.channel !== 'phone') throw AppException.conflict('Keys can be pressed on phone calls only');
     const adapter = this.telephony.for(call.provider);

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { EntityManager } from 'typeorm';
-import { AppException } from '@/common/errors/app.exception';
+import { CallEnded, CallNotFound, ConversationClosed, WrongCallStatus } from '@/common/errors/domain-errors';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { endCallSpan } from '@/common/telemetry/telemetry';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
@@ -99,7 +99,7 @@ export class CallLifecycle {
   ): Promise<CallResponse | null> {
     const result = await this.unitOfWork.run(async (m) => {
       const call = await this.calls.lock(workspaceId, callId, m);
-      if (!call) throw AppException.notFound('Call');
+      if (!call) throw new CallNotFound(callId);
       if (event)
         await this.calls.logProviderEvent(
           workspaceId,
@@ -109,13 +109,13 @@ export class CallLifecycle {
         );
       if (isEnded(call.status)) {
         if (event) return null;
-        throw new AppException('CALL_ENDED', 'Call has ended');
+        throw new CallEnded(callId);
       }
       options.check?.(call);
       const allowed = event ? providerCanMove(call.status, to) : canMove(call.status, to);
       if (!allowed) {
         if (event) return null;
-        throw AppException.conflict(`Call is ${call.status}`);
+        throw new WrongCallStatus(callId, call.status);
       }
       return this.write(m, call, to, options);
     });
@@ -150,7 +150,7 @@ export class CallLifecycle {
         .closeLocked(m, ws, call.id, 'call_ended')
         .catch((err: unknown) => {
           // A conversation closed by hand already: the call still ends.
-          if (err instanceof AppException && err.code === 'CONFLICT') return null;
+          if (err instanceof ConversationClosed) return null;
           throw err;
         });
       endedSession = closed?.endedSession ?? null;

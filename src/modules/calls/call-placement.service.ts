@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { AppException } from '@/common/errors/app.exception';
+import { AgentUnavailable, NoNumberBound, NumberUnavailable, SlotsFull } from '@/common/errors/domain-errors';
 import { newId } from '@/common/persistence/base.entity';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { assertPhoneNumber, isE164, isUuid } from '@/common/validation/validators';
@@ -31,12 +32,11 @@ export type { TaskCall } from './call-placement.types';
 import { CallInstance } from './call-instance';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
-import { CallSlots, SlotRefusal } from './call-slots';
+import { CallSlots } from './call-slots';
 import { CallsRepository } from './calls.repository';
 import type { CreateCallDto } from './dto/requests';
 import { CallResponse } from './dto/responses';
 
-const RETRY_AFTER_SECONDS = 5;
 export const DEFAULT_RING_TIMEOUT = 30;
 export const DEFAULT_MAX_DURATION = 1800;
 const DEFAULT_SILENCE_TIMEOUT = 30;
@@ -76,7 +76,7 @@ export class CallPlacement {
 
     const agent = await agentInBody(this.agents, workspaceId, agentId);
     if (agent.status === 'paused' || agent.status === 'completed')
-      throw AppException.conflict(`Agent is ${agent.status}`);
+      throw new AgentUnavailable(agent.agent_uuid, agent.status);
     const voicemail = callVoicemail([voicemailOverride, agentVoicemail(agent)], variables);
     const number = await this.callerNumber(
       workspaceId,
@@ -131,7 +131,7 @@ export class CallPlacement {
   async placeForTask(workspaceId: string, t: TaskCall): Promise<CallResponse | null> {
     const agent = await this.agents.agent(workspaceId, t.agentId);
     if (agent.status === 'paused' || agent.status === 'completed')
-      throw AppException.conflict(`Agent is ${agent.status}`);
+      throw new AgentUnavailable(agent.agent_uuid, agent.status);
     const number = await this.callerNumber(workspaceId, agent.agent_uuid, t.phoneNumberId ?? undefined);
     // The number's own rules hold for every call from it: voice switched on, destination whitelisted (409: the
     // task fails with that reason).
@@ -165,7 +165,7 @@ export class CallPlacement {
       await this.queue.add('dial', { workspaceId, callId: call.uuid }, { jobId: `dial:${call.uuid}` });
       return call;
     } catch (err) {
-      if (err instanceof AppException && err.code === 'CONCURRENCY_LIMIT_EXCEEDED') return null;
+      if (err instanceof SlotsFull) return null;
       throw err;
     }
   }
@@ -192,7 +192,7 @@ export class CallPlacement {
         numberId,
         c.number ? this.numbers.callLimit(c.number, c.direction) : undefined,
       );
-      if (refusal) throw this.limitReached(refusal, c.number);
+      if (refusal) throw new SlotsFull(refusal.scope, refusal.count, refusal.limit, c.number?.number ?? null);
     }
     try {
       // An inbound caller's contact follows the contact settings (it may stay without one).
@@ -286,18 +286,8 @@ export class CallPlacement {
     }
   }
 
-  private limitReached(r: SlotRefusal, number: PhoneNumber | null): AppException {
-    const message =
-      r.scope === 'workspace' || !number
-        ? `Concurrent call limit reached (${r.count} of ${r.limit} active)`
-        : `Concurrent call limit of ${number.number} reached (${r.count} of ${r.limit} active)`;
-    return new AppException('CONCURRENCY_LIMIT_EXCEEDED', message, { retryAfter: RETRY_AFTER_SECONDS });
-  }
-
   /** The caller ID: the number named (by UUID or E.164), else the one bound to the agent's call channel. */
   private async callerNumber(workspaceId: string, agentId: string, named?: string): Promise<PhoneNumber> {
-    const refuse = (message: string) =>
-      AppException.invalid('phone_number_uuid', message, 'VALIDATION_ERROR');
     let number: PhoneNumber | null;
     if (named !== undefined) {
       number = isUuid(named)
@@ -305,14 +295,13 @@ export class CallPlacement {
         : isE164(named)
           ? await this.numbers.findByNumber(workspaceId, named)
           : null;
-      if (!number) throw refuse('phone_number_uuid names no phone number of this workspace');
+      if (!number) throw new NumberUnavailable(null);
     } else {
       number = await this.numbers.boundNumber(workspaceId, agentId, 'call');
-      if (!number)
-        throw refuse('phone_number_uuid is required: the agent has no number bound to its call channel');
+      if (!number) throw new NoNumberBound(agentId);
     }
     if (number.status !== 'active' || number.capabilities?.call === false)
-      throw refuse(`The number ${number.number} is not an active call-capable number`);
+      throw new NumberUnavailable(number.number);
     return number;
   }
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentContextReader, TurnContext } from '@/modules/conversations/agent-context';
@@ -123,8 +124,8 @@ export class CallRuntime implements OnModuleInit {
   ): Promise<CallTurnResponse> {
     const read = loaded ?? (await this.loadForTurn(workspaceId, callId));
     const call = read.call;
-    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
-    if (call.status !== 'in-progress') throw AppException.conflict(`Call is ${call.status}`);
+    if (isEnded(call.status)) throw new CallEnded(callId);
+    if (call.status !== 'in-progress') throw new WrongCallStatus(call.id, call.status);
     if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
     const screened = messageType === 'text' ? await this.screen(read, text, live) : null;
     if (screened) return screened;

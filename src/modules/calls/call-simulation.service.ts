@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallRuntime, CallTurnResponse, FOR_TURN } from './call-runtime.service';
@@ -34,7 +35,7 @@ export class CallSimulation {
     if (!loaded) throw AppException.notFound('Call');
     const call = loaded.call;
     if (call.provider !== 'sandbox') throw AppException.conflict('Simulations take sandbox calls only');
-    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
+    if (isEnded(call.status)) throw new CallEnded(call.id);
     switch (dto.action) {
       case 'say':
         if (!dto.text) throw AppException.invalid('text', 'text should not be empty', 'VALIDATION_ERROR');
@@ -59,7 +60,7 @@ export class CallSimulation {
           error:
             dto.action === 'fail' ? { code: 'SANDBOX_FAILED', message: 'The simulated call failed' } : null,
           check: (c) => {
-            if (c.status !== 'ringing') throw AppException.conflict(`Call is ${c.status}`);
+            if (c.status !== 'ringing') throw new WrongCallStatus(c.id, c.status);
           },
         });
         return { call: moved };

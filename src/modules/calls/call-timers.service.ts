@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppException } from '@/common/errors/app.exception';
+import { CallEnded, ConversationClosed, WrongCallStatus } from '@/common/errors/domain-errors';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import type { Call } from './call.entity';
 import { voiceText } from './call-context';
@@ -56,19 +56,19 @@ export class CallTimers {
     // The goodbye is stored, published and said on the call (the hang-up waits until it was played, bounded). One
     // that cannot be said never keeps the call open: the hang-up comes first in importance.
     await this.runtime.say(call, endText ?? DEFAULT_END_MESSAGE).catch((err: unknown) => {
-      if (err instanceof AppException && (err.code === 'CONFLICT' || err.code === 'CALL_ENDED')) return;
+      if (err instanceof CallEnded || err instanceof ConversationClosed) return;
       this.logger.warn({ err: (err as Error).message, callId }, 'silence timeout: the goodbye was not said');
     });
     await this.runtime.end(workspaceId, callId, 'silence_timeout').catch(ignoreMoved);
   }
 
   private still(call: Call, status: Call['status']): void {
-    if (call.status !== status) throw AppException.conflict(`Call is ${call.status}`);
+    if (call.status !== status) throw new WrongCallStatus(call.id, call.status);
   }
 }
 
 /** A timer that lost a race with another move has nothing left to do. */
 function ignoreMoved(err: unknown): void {
-  if (err instanceof AppException && (err.code === 'CONFLICT' || err.code === 'CALL_ENDED')) return;
+  if (err instanceof CallEnded || err instanceof WrongCallStatus) return;
   throw err;
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AppException } from '@/common/errors/app.exception';
+import { CallNotFound } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import type { LiveTurn } from '@/modules/conversations/turn-gate';
@@ -115,7 +115,7 @@ export class CallVoicemail implements OnModuleInit {
   ): Promise<void> {
     const decided = await this.unitOfWork.run(async (m) => {
       const call = await this.calls.lock(workspaceId, callId, m);
-      if (!call) throw AppException.notFound('Call');
+      if (!call) throw new CallNotFound(callId);
       const log = (applied: boolean) =>
         logged
           ? this.calls.logProviderEvent(

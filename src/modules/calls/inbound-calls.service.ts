@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { NoAgentBound, SlotsFull } from '@/common/errors/domain-errors';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
@@ -48,8 +49,7 @@ export class InboundCalls {
       number.id,
       channel === 'phone' ? 'call' : 'whatsapp_call',
     );
-    if (!agentId)
-      throw AppException.conflict(`The number ${number.number} has no agent bound to ${channel} calls`);
+    if (!agentId) throw new NoAgentBound(number.number, channel);
     const agent = await this.agents.agent(workspaceId, agentId);
     const common = {
       direction: 'Inbound' as const,
@@ -82,12 +82,7 @@ export class InboundCalls {
     try {
       return await this.placement.create(workspaceId, { ...common, status: 'ringing' });
     } catch (err) {
-      if (
-        !options.storeRefusal ||
-        !(err instanceof AppException) ||
-        err.code !== 'CONCURRENCY_LIMIT_EXCEEDED'
-      )
-        throw err;
+      if (!options.storeRefusal || !(err instanceof SlotsFull)) throw err;
       return this.placement.create(workspaceId, { ...common, status: 'busy' }, 'concurrency_limit');
     }
   }

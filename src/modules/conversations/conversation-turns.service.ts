@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { ConversationClosed } from '@/common/errors/domain-errors';
 import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
@@ -287,7 +288,7 @@ export class ConversationTurnsService {
       messageType: options.messageType ?? 'text',
     };
     const check = (conv: Conversation) => {
-      if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
+      if (conv.status === 'closed') throw new ConversationClosed(conv.id);
     };
     if (options.within) {
       // Writes that must share the message's transaction (a tool call's records) take the transactional path.
@@ -331,7 +332,7 @@ export class ConversationTurnsService {
   }
 
   private assertOpen(conv: Conversation): void {
-    if (conv.status === 'closed') throw AppException.conflict('The conversation is closed');
+    if (conv.status === 'closed') throw new ConversationClosed(conv.id);
     if (!conv.agentId) throw AppException.conflict('The agent of this conversation was deleted');
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
+import { ConversationClosed } from '@/common/errors/domain-errors';
 import { pageOf, Page, PageQuery, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { NewRows } from '@/common/persistence/workspace-scoped.repository';
@@ -261,7 +262,7 @@ export class ConversationsService {
   ): Promise<{ conversation: Conversation; endedSession: string | null }> {
     const conversation = await this.conversations.lock(workspaceId, id, m);
     if (!conversation) throw AppException.notFound('Conversation');
-    if (conversation.status === 'closed') throw AppException.conflict('The conversation is already closed');
+    if (conversation.status === 'closed') throw new ConversationClosed(id, true);
     conversation.status = 'closed';
     conversation.closedAt = new Date();
     await this.conversations.save(workspaceId, conversation, m);

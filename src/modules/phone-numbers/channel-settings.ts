@@ -1,5 +1,10 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { AppException } from '@/common/errors/app.exception';
+import {
+  DestinationNotAllowed,
+  InboundCallsDisabled,
+  OutboundCallsDisabled,
+} from '@/common/errors/domain-errors';
 import type { ChannelSettings, PhoneNumber } from './phone-number.entity';
 
 /** A number's channel settings with every default filled in. */
@@ -57,18 +62,11 @@ export function mergeSettings(stored: ChannelSettings, patch: Record<string, unk
 /** 409 when the number may not place this outbound call: voice disabled, or a destination not whitelisted. */
 export function assertOutboundCall(n: NumberSettings, to: string): void {
   const s = effectiveSettings(n, 1);
-  if (!s.voice.enabled)
-    throw AppException.conflict(
-      `Outbound calls from ${n.number} are disabled (channel_settings.voice.enabled)`,
-    );
+  if (!s.voice.enabled) throw new OutboundCallsDisabled(n.number);
   const list = s.voice.whitelisted_destinations;
   if (!list.length) return;
   const country = parsePhoneNumberFromString(to)?.country ?? null;
-  if (!country || !list.includes(country))
-    throw AppException.conflict(
-      `Calls from ${n.number} to ${country ?? 'an unknown country'} are not allowed: ` +
-        `${country ?? 'it'} is not in the number's whitelisted_destinations (${list.join(', ')})`,
-    );
+  if (!country || !list.includes(country)) throw new DestinationNotAllowed(n.number, country, list);
 }
 
 /** 409 when SMS is switched off on the number. */
@@ -84,10 +82,7 @@ export function inboundEnabled(n: NumberSettings): boolean {
 
 /** 409 when the number takes no inbound calls. */
 export function assertInboundEnabled(n: NumberSettings): void {
-  if (!inboundEnabled(n))
-    throw AppException.conflict(
-      `Inbound calls on ${n.number} are disabled (channel_settings.inbound.enabled)`,
-    );
+  if (!inboundEnabled(n)) throw new InboundCallsDisabled(n.number);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { RawData, WebSocket } from 'ws';
-import { AppException } from '@/common/errors/app.exception';
+import { CallEnded } from '@/common/errors/domain-errors';
 import type { Call } from '@/modules/calls/call.entity';
 import type { LiveEvent } from '@/modules/calls/call-live';
 import type { EndReason } from '@/modules/calls/call-states';
@@ -169,7 +169,7 @@ export class WebCallConnection {
       await this.host.answer(this.call, session);
     } catch (err) {
       if (this.gone) return;
-      const ended = err instanceof AppException && err.code === 'CALL_ENDED';
+      const ended = err instanceof CallEnded;
       if (!ended)
         this.logger.warn({ callId: this.call.id, err: (err as Error).message }, 'web call start failed');
       this.problem ??= { code: 1011, message: ended ? 'The call has ended' : 'The call could not start' };

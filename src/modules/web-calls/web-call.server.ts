@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { AppException } from '@/common/errors/app.exception';
+import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { isUuid } from '@/common/validation/validators';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import type { Call } from '@/modules/calls/call.entity';
@@ -110,7 +111,7 @@ export class WebCallServer implements WebCallHost, OnApplicationShutdown {
       })
       .catch((err: unknown) => {
         // Ended meanwhile by someone else (the agent, the API, a timer).
-        if (err instanceof AppException && (err.code === 'CALL_ENDED' || err.code === 'CONFLICT')) return;
+        if (err instanceof CallEnded || err instanceof WrongCallStatus) return;
         throw err;
       });
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { ProviderNotConfigured } from '@/common/errors/domain-errors';
 import { TELEPHONY_ADAPTERS, TelephonyAdapter } from './telephony.port';
 
 /** The adapter for a number's `provider`. */
@@ -13,7 +14,7 @@ export class TelephonyRegistry {
 
   for(provider: string): TelephonyAdapter {
     const adapter = this.adapters.find((a) => a.provider === provider);
-    if (!adapter) throw AppException.conflict(`Calls through the provider ${provider} are not configured`);
+    if (!adapter) throw new ProviderNotConfigured(provider);
     return adapter;
   }
 

@@ -2,6 +2,7 @@ import { Process, Processor } from '@nestjs/bull';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { AppException } from '@/common/errors/app.exception';
+import { CallNotFound } from '@/common/errors/domain-errors';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { ProviderRefusal } from '@/providers/telephony/telephony.port';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
@@ -102,6 +103,6 @@ export class CallsProcessor {
 
 /** A call deleted with its workspace leaves nothing to move. */
 function notFound(err: unknown): void {
-  if (err instanceof AppException && err.code === 'RESOURCE_NOT_FOUND') return;
+  if (err instanceof CallNotFound) return;
   throw err;
 }

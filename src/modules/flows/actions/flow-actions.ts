@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import { SlotsFull } from '@/common/errors/domain-errors';
 import { answerBody, sendSignedWebhook } from '@/common/net/signed-webhook';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { CallPlacement } from '@/modules/calls/call-placement.service';
@@ -140,8 +141,7 @@ export class FlowActions {
       return await this.calls.place(c.workspaceId, validateBody(CreateCallDto, i));
     } catch (err) {
       const delay = CALL_RETRY_MS[c.attempt - 1];
-      if (err instanceof AppException && err.code === 'CONCURRENCY_LIMIT_EXCEEDED' && delay !== undefined)
-        throw new RetryStep(delay, err.code, err.message);
+      if (err instanceof SlotsFull && delay !== undefined) throw new RetryStep(delay, err.code, err.message);
       throw err;
     }
   }
