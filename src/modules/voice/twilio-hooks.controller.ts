@@ -35,6 +35,13 @@ function form(body: unknown): Form {
 export class TwilioHooksController {
   constructor(private readonly hooks: TwilioHooks) {}
 
+  /** Every hook's first step: the form, once Twilio's signature over the URL as called and the form holds (401). */
+  private signed(req: Request, body: unknown): Form {
+    const f = form(body);
+    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
+    return f;
+  }
+
   @Post('voice/inbound')
   @RawResponse()
   @HttpCode(200)
@@ -59,8 +66,7 @@ export class TwilioHooksController {
     @Query('channel') channel: string | undefined,
     @Body() body: unknown,
   ): Promise<string> {
-    const f = form(body);
-    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
+    const f = this.signed(req, body);
     return this.hooks.inbound(f, channel === 'whatsapp_call' ? 'whatsapp_call' : 'phone');
   }
 
@@ -75,9 +81,7 @@ export class TwilioHooksController {
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() body: unknown,
   ): Promise<void> {
-    const f = form(body);
-    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
-    await this.hooks.status(uuid, f);
+    await this.hooks.status(uuid, this.signed(req, body));
   }
 
   @Post('calls/:uuid/amd')
@@ -98,9 +102,7 @@ export class TwilioHooksController {
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() body: unknown,
   ): Promise<void> {
-    const f = form(body);
-    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
-    await this.hooks.amd(uuid, f);
+    await this.hooks.amd(uuid, this.signed(req, body));
   }
 
   @Post('calls/:uuid/recording')
@@ -114,9 +116,7 @@ export class TwilioHooksController {
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() body: unknown,
   ): Promise<void> {
-    const f = form(body);
-    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
-    await this.hooks.recording(uuid, f);
+    await this.hooks.recording(uuid, this.signed(req, body));
   }
 
   @Post('calls/:uuid/dial-status')
@@ -132,9 +132,7 @@ export class TwilioHooksController {
     @Query('attempt') attempt: string | undefined,
     @Body() body: unknown,
   ): Promise<void> {
-    const f = form(body);
-    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
-    await this.hooks.dialStatus(uuid, attempt ?? '', f);
+    await this.hooks.dialStatus(uuid, attempt ?? '', this.signed(req, body));
   }
 
   @Post('calls/:uuid/dial')
@@ -153,9 +151,7 @@ export class TwilioHooksController {
     @Query('attempt') attempt: string | undefined,
     @Body() body: unknown,
   ): Promise<string> {
-    const f = form(body);
-    this.hooks.verify(req.originalUrl, f, req.header('x-twilio-signature'));
-    return this.hooks.dialEnded(uuid, attempt ?? '', f);
+    return this.hooks.dialEnded(uuid, attempt ?? '', this.signed(req, body));
   }
 
   @Post('calls/:uuid/whisper')
@@ -173,7 +169,7 @@ export class TwilioHooksController {
     @Query('text') text: string | undefined,
     @Body() body: unknown,
   ): string {
-    this.hooks.verify(req.originalUrl, form(body), req.header('x-twilio-signature'));
+    this.signed(req, body);
     return this.hooks.whisper(String(text ?? '').slice(0, 500));
   }
 }

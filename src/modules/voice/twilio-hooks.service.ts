@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import Redis from 'ioredis';
 import { AppException } from '@/common/errors/app.exception';
+import { InboundCallsDisabled, NoAgentBound } from '@/common/errors/domain-errors';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
@@ -41,6 +42,22 @@ const STATUSES: Record<string, CallStatus> = {
 };
 
 export type Form = Record<string, string>;
+
+/** The fields of a status callback and of an AMD answer kept in the call's provider log. */
+const STATUS_FIELDS = [
+  'CallSid',
+  'CallStatus',
+  'CallDuration',
+  'SipResponseCode',
+  'ErrorCode',
+  'SequenceNumber',
+];
+const AMD_FIELDS = ['CallSid', 'AnsweredBy', 'MachineDetectionDuration'];
+
+/** The fields of `form` named, those present only. */
+function pick(form: Form, fields: string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((k) => form[k] !== undefined).map((k) => [k, form[k]]));
+}
 
 /**
  * Twilio's signed hooks: each is checked over PUBLIC_BASE_URL + the path and query as called, finds its workspace
@@ -96,16 +113,7 @@ export class TwilioHooks {
       : status === 'failed'
         ? { code: 'PROVIDER_ERROR', message: 'Twilio reported the call failed' }
         : null;
-    const detail: Record<string, unknown> = {};
-    for (const k of [
-      'CallSid',
-      'CallStatus',
-      'CallDuration',
-      'SipResponseCode',
-      'ErrorCode',
-      'SequenceNumber',
-    ])
-      if (form[k] !== undefined) detail[k] = form[k];
+    const detail = pick(form, STATUS_FIELDS);
     await this.callsQueue.add('provider-event', { workspaceId, callId, event: { status, error, detail } });
   }
 
@@ -116,9 +124,7 @@ export class TwilioHooks {
   async amd(callId: string, form: Form): Promise<void> {
     const { workspaceId } = await this.callOf(callId);
     if (!form.AnsweredBy || !(await this.first(`amd:${form.CallSid ?? callId}`))) return;
-    const detail: Record<string, unknown> = {};
-    for (const k of ['CallSid', 'AnsweredBy', 'MachineDetectionDuration'])
-      if (form[k] !== undefined) detail[k] = form[k];
+    const detail = pick(form, AMD_FIELDS);
     const duration = Number(form.MachineDetectionDuration);
     await this.callsQueue.add(
       'machine-detection',
@@ -171,7 +177,9 @@ export class TwilioHooks {
       await this.redis.set(seenKey, call.uuid, 'EX', SEEN_TTL_SECONDS);
       return this.twilio.streamTwiml(call.uuid);
     } catch (err) {
-      if (err instanceof AppException && err.code === 'CONFLICT') return sayAndHangUp(NOT_IN_SERVICE);
+      // No agent bound, or inbound calls switched off since the number was read: the number is not in service.
+      if (err instanceof NoAgentBound || err instanceof InboundCallsDisabled)
+        return sayAndHangUp(NOT_IN_SERVICE);
       throw err;
     }
   }
