@@ -41,6 +41,7 @@ import { WebCalls1764185000000 } from './migrations/1764185000000-WebCalls';
 import { OutboxTraceParent1764180000000 } from './migrations/1764180000000-OutboxTraceParent';
 import { Usage1764175000000 } from './migrations/1764175000000-Usage';
 import { CallVoicemail1764170000000 } from './migrations/1764170000000-CallVoicemail';
+import { TaskFailureData1764192000000 } from './migrations/1764192000000-TaskFailureData';
 
 /**
  * Every migration, one a line (TypeORM runs them in timestamp order). A new migration file is added here so it runs
@@ -90,4 +91,5 @@ export const MIGRATIONS = [
   OutboxTraceParent1764180000000,
   Usage1764175000000,
   CallVoicemail1764170000000,
+  TaskFailureData1764192000000,
 ];

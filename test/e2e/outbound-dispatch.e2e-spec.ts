@@ -1,8 +1,10 @@
 import { DataSource } from 'typeorm';
+import { codeFailureTexts } from '@/database/migrations/1764192000000-TaskFailureData';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
 import { CallPlacement } from '@/modules/calls/call-placement.service';
 import { OutboundClock } from '@/modules/outbound/outbound-clock';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
+import { createAgentId, createPhoneNumber } from '../factories/agent.factory';
 import { createContact } from '../factories/contact.factory';
 import {
   addMembers,
@@ -505,22 +507,143 @@ describe('outbound dispatcher', () => {
     }
   });
 
-  it("fails a contact outside the number's whitelisted destinations without a call", async () => {
-    const pool = await createPool(t);
+  it('fails a task refused before its call with a stable code and its data, never the refusal’s words', async () => {
+    /** A standalone call task, due in a moment. */
+    const task = async (agentId: string, contactId: string, numberId?: string) => {
+      const res = await t.http
+        .post('/api/v1/tasks')
+        .send({
+          title: 'Refused',
+          type: 'make_call',
+          agent_uuid: agentId,
+          contact_uuid: contactId,
+          scheduled_at: new Date((await clock.now()) + 1000).toISOString(),
+          ...(numberId ? { phone_number_uuid: numberId } : {}),
+        })
+        .expect(201);
+      return res.body.data.uuid as string;
+    };
+    const [home, home2, home3, home4] = await contacts(['7971', '7972', '7973', '7974']);
     // The sandbox line is a US number: by default it calls the US only.
     const abroad = await createContact(t, { phone_number: '+447400123456' });
-    await addMembers(t, pool.uuid, [abroad.uuid]);
-    const campaign = await createCampaign(t, { agent_uuid: line.agentId, pool_uuids: [pool.uuid] });
-    await start(campaign.uuid);
-    const [task] = await campaignTasks(campaign.uuid);
-    const failed = await taskWhere(task.uuid, (x) => x.status === 'failed');
-    expect(failed.failure_reason).toContain('GB');
-    expect(failed.failure_reason).toContain('whitelisted_destinations');
+    const noPhone = (
+      await t.http
+        .post('/api/v1/contacts')
+        .send({ name: 'No phone', email: 'nophone@example.com' })
+        .expect(201)
+    ).body.data;
+    const paused = await sandboxLine(t);
+    await t.http.patch(`/api/v1/agents/${paused.agentId}`).send({ status: 'paused' }).expect(200);
+    const unbound = await createAgentId(t, { name: 'No line' });
+    const silent = await sandboxLine(t);
+    await t.http
+      .patch(`/api/v1/phone-numbers/${silent.numberId}`)
+      .send({ channel_settings: { voice: { enabled: false } } })
+      .expect(200);
+    const textLine = await createPhoneNumber(t, { capabilities: { call: false, sms: true } });
+
+    const cases: [id: string, reason: string, data: Record<string, unknown> | null][] = [
+      [
+        await task(line.agentId, abroad.uuid),
+        'destination_not_allowed',
+        { phone_number: line.number, country: 'GB', whitelisted_destinations: ['US'] },
+      ],
+      [await task(silent.agentId, home.uuid), 'voice_disabled', { phone_number: silent.number }],
+      [
+        await task(paused.agentId, home2.uuid),
+        'agent_unavailable',
+        { agent_uuid: paused.agentId, agent_status: 'paused' },
+      ],
+      [await task(unbound, home3.uuid), 'no_number_bound', { agent_uuid: unbound }],
+      [
+        await task(line.agentId, home4.uuid, textLine.uuid),
+        'number_unavailable',
+        { phone_number: textLine.number },
+      ],
+      [await task(line.agentId, noPhone.uuid), 'invalid_number', null],
+    ];
+    for (const [id, reason, data] of cases) {
+      const failed = await taskRowWhere(id, `status = 'failed'`);
+      expect({ id, ...failed }).toMatchObject({
+        id,
+        failure_reason: reason,
+        failure_data: data,
+        attempts_count: 0,
+      });
+    }
     const calls = await db.query(
-      `SELECT count(*)::int AS n FROM calls WHERE workspace_id = $1 AND task_id = $2`,
-      [t.workspaceId, task.uuid],
+      `SELECT count(*)::int AS n FROM calls WHERE workspace_id = $1 AND task_id = ANY($2)`,
+      [t.workspaceId, cases.map(([id]) => id)],
     );
     expect(calls[0].n).toBe(0);
+    // A retry clears both; the same refusal fails it again with the same code.
+    const [[id]] = cases;
+    const retried = await t.http.post(`/api/v1/tasks/${id}/retry`).expect(200);
+    expect(retried.body.data).toMatchObject({ failure_reason: null, failure_data: null });
+    expect(await taskRowWhere(id, `status = 'failed'`)).toMatchObject({
+      failure_reason: 'destination_not_allowed',
+      failure_data: { country: 'GB' },
+    });
+  });
+
+  it('the migration gives tasks failed with a refusal’s words before the codes their code and data', async () => {
+    const tomorrow = new Date((await clock.now()) + 24 * HOUR).toISOString();
+    const texts = [
+      "Calls from +14155550100 to GB are not allowed: GB is not in the number's whitelisted_destinations (US, CA)",
+      "Calls from +14155550100 to an unknown country are not allowed: it is not in the number's whitelisted_destinations (US)",
+      'Agent is paused',
+      'phone_number_uuid is required: the agent has no number bound to its call channel',
+      'Outbound calls from +14155550100 are disabled (channel_settings.voice.enabled)',
+      'Words of no known refusal',
+    ];
+    const ids: string[] = [];
+    for (const contact of await contacts(['7981', '7982', '7983', '7984', '7985', '7986'])) {
+      const res = await t.http
+        .post('/api/v1/tasks')
+        .send({
+          title: 'Failed long ago',
+          type: 'make_call',
+          agent_uuid: line.agentId,
+          contact_uuid: contact.uuid,
+          scheduled_at: tomorrow,
+        })
+        .expect(201);
+      ids.push(res.body.data.uuid as string);
+    }
+    for (const [i, id] of ids.entries())
+      await db.query(
+        `UPDATE outbound_tasks SET status = 'failed', failure_reason = $3, failed_at = now()
+          WHERE workspace_id = $1 AND id = $2`,
+        [t.workspaceId, id, texts[i]],
+      );
+    const runner = db.createQueryRunner();
+    try {
+      await codeFailureTexts(runner);
+    } finally {
+      await runner.release();
+    }
+    const failures = [];
+    for (const id of ids) {
+      const task = (await t.http.get(`/api/v1/tasks/${id}`).expect(200)).body.data;
+      failures.push({ failure_reason: task.failure_reason, failure_data: task.failure_data });
+    }
+    expect(failures).toEqual([
+      {
+        failure_reason: 'destination_not_allowed',
+        failure_data: { phone_number: '+14155550100', country: 'GB', whitelisted_destinations: ['US', 'CA'] },
+      },
+      {
+        failure_reason: 'destination_not_allowed',
+        failure_data: { phone_number: '+14155550100', country: null, whitelisted_destinations: ['US'] },
+      },
+      {
+        failure_reason: 'agent_unavailable',
+        failure_data: { agent_uuid: line.agentId, agent_status: 'paused' },
+      },
+      { failure_reason: 'no_number_bound', failure_data: { agent_uuid: line.agentId } },
+      { failure_reason: 'voice_disabled', failure_data: { phone_number: '+14155550100' } },
+      { failure_reason: 'Words of no known refusal', failure_data: null },
+    ]);
   });
 
   it("removing a member mid-campaign cancels only that contact's not-started task of that pool", async () => {

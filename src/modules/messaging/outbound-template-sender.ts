@@ -25,8 +25,8 @@ const STATUSES: readonly TemplateDeliveryStatus[] = [
 /**
  * WhatsApp templates for campaigns and `send_message` tasks, through the very path of `POST /whatsapp/template`:
  * the agent's WhatsApp number (sandbox or Meta), the do-not-call list, `APPROVED` only, setting tokens filled from
- * the contact and the task's variables. A refusal before sending becomes the task's `failure_reason`: the error
- * code in lower case, with the field when one is named (`template_not_approved`, `validation_error:parameters`).
+ * the contact and the task's variables. A refusal before sending is thrown as it is: the task fails with its code
+ * (outbound's `failureOf`: `template_not_approved`, `validation_error:parameters`).
  */
 @Injectable()
 export class MessagingTemplateSender implements TemplateSender {
@@ -72,27 +72,21 @@ export class MessagingTemplateSender implements TemplateSender {
   }
 
   async send(workspaceId: string, request: TemplateSendRequest): Promise<{ messageId: string }> {
-    try {
-      const message = await this.sends.send(
-        workspaceId,
-        {
-          agent_uuid: request.agentId,
-          to: request.to,
-          contact_uuid: request.contactId,
-          phone_number_uuid: request.phoneNumberId ?? undefined,
-          template_setting_uuid: request.templateSettingId ?? undefined,
-          template_uuid: request.templateSettingId ? undefined : (request.templateId ?? undefined),
-          parameters: request.templateSettingId ? undefined : strings(request.parameters),
-          variables: request.variables,
-        },
-        request.link,
-      );
-      return { messageId: message.uuid };
-    } catch (err) {
-      if (!(err instanceof AppException)) throw err;
-      const field = err.options.field;
-      throw new AppException(err.code, `${err.code.toLowerCase()}${field ? `:${field}` : ''}`, err.options);
-    }
+    const message = await this.sends.send(
+      workspaceId,
+      {
+        agent_uuid: request.agentId,
+        to: request.to,
+        contact_uuid: request.contactId,
+        phone_number_uuid: request.phoneNumberId ?? undefined,
+        template_setting_uuid: request.templateSettingId ?? undefined,
+        template_uuid: request.templateSettingId ? undefined : (request.templateId ?? undefined),
+        parameters: request.templateSettingId ? undefined : strings(request.parameters),
+        variables: request.variables,
+      },
+      request.link,
+    );
+    return { messageId: message.uuid };
   }
 
   async status(

@@ -159,6 +159,7 @@ export class Task extends WorkspaceOwnedEntity {
   @Column('boolean') retried!: boolean;
   @Column('varchar', { length: 20, nullable: true }) lastOutcome!: string | null;
   @Column('varchar', { length: 255, nullable: true }) failureReason!: string | null;
+  @Column('jsonb', { nullable: true }) failureData!: Record<string, unknown> | null;
   @Column('uuid', { nullable: true }) currentCallId!: string | null;
   @Column('uuid', { nullable: true }) currentMessageId!: string | null;
   @Column('varchar', { length: 64, nullable: true }) claimedBy!: string | null;

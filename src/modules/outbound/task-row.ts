@@ -33,7 +33,9 @@ export interface TaskRow {
   attempts: number;
   retried: boolean;
   last_outcome: string | null;
+  /** A stable code (see task-failure.ts), and what it is about. */
   failure_reason: string | null;
+  failure_data: Record<string, unknown> | null;
   current_call_id: string | null;
   current_message_id: string | null;
   claimed_by: string | null;
@@ -72,6 +74,7 @@ type NewTaskColumns = Omit<
   | 'retried'
   | 'last_outcome'
   | 'failure_reason'
+  | 'failure_data'
   | 'current_call_id'
   | 'current_message_id'
   | 'claimed_by'

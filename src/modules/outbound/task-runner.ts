@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { AppException } from '@/common/errors/app.exception';
 import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { isE164 } from '@/common/validation/validators';
@@ -11,6 +10,7 @@ import { localDay } from './calling-window';
 import { DispatchRepository } from './dispatch.repository';
 import { OutboundEvents } from './outbound-events';
 import { OUTBOUND_TEMPLATE_SENDER, TemplateSender } from './template-sender.port';
+import { failureOf, TaskFailure } from './task-failure';
 import { TaskRow } from './task-row';
 import { TasksRepository } from './tasks.repository';
 
@@ -52,13 +52,13 @@ export class TaskRunner {
   async run(task: TaskRow, now: number): Promise<RunResult> {
     const contact = await this.dispatch.contact(task.workspace_id, task.contact_id);
     const phone = contact?.phone_number ?? null;
-    if (!phone || !isE164(phone)) return this.fail(task, 'invalid_number');
+    if (!phone || !isE164(phone)) return this.fail(task, { reason: 'invalid_number', data: null });
     if (await this.blacklist.isBlacklisted(task.workspace_id, { phone, email: contact?.email }))
-      return this.fail(task, 'blacklisted');
+      return this.fail(task, { reason: 'blacklisted', data: null });
     const zone = dayZoneOf(task, contact?.timezone ?? null);
     try {
       if (task.type === 'send_message') {
-        if (!this.templates) return this.fail(task, 'whatsapp_templates_unavailable');
+        if (!this.templates) return this.fail(task, { reason: 'whatsapp_templates_unavailable', data: null });
         const data = task.task_data ?? {};
         await this.templates.send(task.workspace_id, {
           agentId: task.agent_id,
@@ -102,10 +102,10 @@ export class TaskRunner {
       return 'started';
     } catch (err) {
       if (err instanceof TaskGone) return 'gone';
-      const reason = err instanceof AppException ? err.message : 'provider_error';
-      if (!(err instanceof AppException))
+      const failure = failureOf(err);
+      if (failure.reason === 'provider_error')
         this.logger.warn({ err: (err as Error).message, taskId: task.id }, 'task attempt failed');
-      return this.fail(task, reason.slice(0, 255));
+      return this.fail(task, failure);
     }
   }
 
@@ -163,8 +163,8 @@ export class TaskRunner {
     return 'started';
   }
 
-  /** `queued` → `failed` before any call or message (no retry). */
-  async fail(task: TaskRow, reason: string): Promise<RunResult> {
+  /** `queued` → `failed` before any call or message (no retry), with its reason's code and data. */
+  async fail(task: TaskRow, failure: TaskFailure): Promise<RunResult> {
     return this.unitOfWork.run(async (tx) => {
       const locked = await this.tasks.lock(task.workspace_id, task.id, tx);
       if (locked?.status !== 'queued') return 'gone';
@@ -173,7 +173,8 @@ export class TaskRunner {
         task.id,
         {
           status: 'failed',
-          failure_reason: reason,
+          failure_reason: failure.reason.slice(0, 255),
+          failure_data: failure.data,
           failed_at: new Date(),
           claimed_by: null,
           last_outcome: null,
@@ -191,7 +192,7 @@ export class TaskRunner {
           agentId: task.agent_id,
           contactId: task.contact_id,
           subjectId: task.id,
-          error: reason,
+          error: failure.reason,
         },
         tx,
       );

@@ -302,6 +302,6 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
 }
 
 function jsonValue(key: string, v: unknown): unknown {
-  const json = ['retry_on', 'window', 'task_data', 'variables', 'metadata'];
+  const json = ['retry_on', 'window', 'task_data', 'variables', 'metadata', 'failure_data'];
   return json.includes(key) && v !== null && v !== undefined ? JSON.stringify(v) : v;
 }

@@ -36,7 +36,8 @@ const MOVES: Record<TaskAction, { from: TaskStatus[]; to: TaskStatus | 'held'; s
     from: ['failed', 'expired', 'voicemail'],
     to: 'scheduled',
     set: `max_attempts = GREATEST(t.max_attempts, t.attempts + 1), retried = true, failure_reason = NULL,
-          failed_at = NULL, expires_at = CASE WHEN o.prev = 'expired' THEN NULL ELSE t.expires_at END`,
+          failure_data = NULL, failed_at = NULL,
+          expires_at = CASE WHEN o.prev = 'expired' THEN NULL ELSE t.expires_at END`,
   },
 };
 const EDITABLE: TaskStatus[] = ['scheduled', 'pending', 'on_hold'];

@@ -120,6 +120,7 @@ export function taskView(t: TaskRow): TaskResponse {
     last_outcome: t.last_outcome,
     next_attempt_at: t.status === 'scheduled' || t.status === 'pending' ? iso(t.scheduled_at) : null,
     failure_reason: t.failure_reason,
+    failure_data: t.failure_data ?? null,
     conversation_uuid: t.current_call_id ?? t.current_message_id,
     started_at: iso(t.started_at),
     completed_at: iso(t.completed_at),

@@ -16,6 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '@/common/http/pagination';
+import { MetadataField, VariablesField } from '@/common/validation/context-fields';
 import { IsE164, IsIanaTimezone, IsUuidValue, OptionalNotNull } from '@/common/validation/validators';
 import { VoicemailOverrideDto } from '@/modules/calls/dto/requests';
 import { RETRY_STRATEGIES, RetryStrategy, TASK_STATUSES } from '../outbound.entities';
@@ -54,14 +55,10 @@ class TaskEditable {
   @Max(10)
   priority?: number;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', maxLength: 500 } })
-  @OptionalNotNull()
-  @IsObject()
+  @VariablesField()
   variables?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @OptionalNotNull()
-  @IsObject()
+  @MetadataField()
   metadata?: Record<string, unknown>;
 }
 
@@ -231,7 +228,22 @@ export class TaskResponse {
   @ApiProperty({ example: 1 }) attempts_count!: number;
   @ApiProperty({ type: String, nullable: true, example: 'busy' }) last_outcome!: string | null;
   @ApiProperty({ type: String, nullable: true }) next_attempt_at!: string | null;
-  @ApiProperty({ type: String, nullable: true, example: 'blacklisted' }) failure_reason!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'destination_not_allowed',
+    description: 'Why the task failed, was cancelled or expired: a stable code (docs/api.md lists them)',
+  })
+  failure_reason!: string | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { phone_number: '+14155550100', country: 'GB', whitelisted_destinations: ['US'] },
+    description:
+      "What `failure_reason` is about (the number, the country, the agent's status), when it has data",
+  })
+  failure_data!: Record<string, unknown> | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) conversation_uuid!: string | null;
   @ApiProperty({ type: String, nullable: true }) started_at!: string | null;
   @ApiProperty({ type: String, nullable: true }) completed_at!: string | null;
