@@ -3,13 +3,16 @@ import { sandboxLine } from '../factories/call.factory';
 import { createContact, uniquePhone } from '../factories/contact.factory';
 import { TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
+import { waitingForLock, withTableLocked } from '../support/table-lock';
+import { waitFor } from '../support/wait';
 
 /**
  * A listing's refusals name the listing's own keys; a contact sent twice is taken and counted once; contacts are
  * added later by uuid or, as at creation, by phone (matched or created).
  */
 describe('outbound listings: field names and repeated contacts', () => {
-  const suite = useTestApp({ tenants: ['t'] });
+  // A database of its own: a test holds a table lock there, which no other suite's statement must meet.
+  const suite = useTestApp({ database: 'outbound_listings', tenants: ['t'] });
   let t: TestTenant;
   let db: DataSource;
   let line: { agentId: string };
@@ -127,6 +130,46 @@ describe('outbound listings: field names and repeated contacts', () => {
       .send({ contacts: [{ phone_number: fresh }] })
       .expect(200);
     expect(again.body.data).toMatchObject({ contacts_added: 0, contacts_skipped: 1, contacts_created: 0 });
+  });
+
+  it('two listings sent at once with one new number make one contact: the second takes it (201, never 500)', async () => {
+    const fresh = uniquePhone();
+    const send = (name: string) =>
+      listing({ name, contacts: [{ phone_number: fresh, name }] }).then((res) => res);
+    let first: ReturnType<typeof send> | undefined;
+    let second: ReturnType<typeof send> | undefined;
+    await withTableLocked(suite.databaseUrl, 'outbound_pools IN EXCLUSIVE MODE', async () => {
+      // The first writes the contact, then waits to write its pool: its contact is not committed yet.
+      first = send('First at once');
+      await waitFor(
+        () => waitingForLock(db, 'INSERT INTO%outbound_pools%'),
+        30_000,
+        'the first listing waiting for its pool',
+      );
+      // The second read no contact with the number and writes one too: the unique index holds it.
+      second = send('Second at once');
+      await waitFor(
+        () => waitingForLock(db, 'INSERT INTO contacts%'),
+        30_000,
+        'the second listing waiting on the number',
+      );
+    });
+    const [a, b] = await Promise.all([first!, second!]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body.data).toMatchObject({ contacts_count: 1, contacts_created: 1, contacts_updated: 0 });
+    expect(b.body.data).toMatchObject({ contacts_count: 1, contacts_created: 0, contacts_updated: 1 });
+    const contacts = await db.query(
+      `SELECT id, name FROM contacts WHERE workspace_id = $1 AND phone_number = $2`,
+      [t.workspaceId, fresh],
+    );
+    expect(contacts).toEqual([{ id: expect.any(String), name: 'Second at once' }]);
+    const members = await db.query(
+      `SELECT pool_id FROM outbound_pool_members WHERE workspace_id = $1 AND contact_id = $2 ORDER BY pool_id`,
+      [t.workspaceId, contacts[0].id],
+    );
+    expect(members.map((m: { pool_id: string }) => m.pool_id).sort()).toEqual(
+      [a.body.data.pool_uuid, b.body.data.pool_uuid].sort(),
+    );
   });
 
   it('refuses a contacts body without contacts, with a bad phone number, or null, writing nothing', async () => {
