@@ -8,7 +8,7 @@ import { percentile, runBench } from './stats';
 import { loadConfig } from '@/config/app.config';
 import { prepareRuntime, startApi } from '@/bootstrap';
 import { AgentsService } from '@/modules/agents/agents.service';
-import { EvaluationSettingsService } from '@/modules/evaluation/settings/evaluation-settings.service';
+import { EvaluationSettingsService } from '@/modules/agents/settings/evaluation-settings.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';

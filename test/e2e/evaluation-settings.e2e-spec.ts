@@ -1,4 +1,4 @@
-import { EvaluationSettingsService } from '@/modules/evaluation/settings/evaluation-settings.service';
+import { EvaluationSettingsService } from '@/modules/agents/settings/evaluation-settings.service';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
 import { useTestApp } from '../setup/suite';

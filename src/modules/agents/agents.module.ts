@@ -11,6 +11,7 @@ import { AgentSettingsController } from './agent-settings.controller';
 import { AgentViewsRepository } from './agent-views.repository';
 import { AgentsController } from './agents.controller';
 import { AgentsService } from './agents.service';
+import { EvaluationSettingsController } from './evaluation-settings.controller';
 import { AgentIntent } from './collections/agent-intent.entity';
 import { AgentNote } from './collections/agent-note.entity';
 import { AgentProcedure } from './collections/agent-procedure.entity';
@@ -30,6 +31,8 @@ import { AgentWriteLockModule } from './collections/agent-write-lock.module';
 import { collectionHandlerProviders } from './collections/handlers';
 import { FlowCatalogController } from './flow-catalog.controller';
 import { RuleEngineService } from './rules/rule-engine.service';
+import { EvaluationSettingsRepository } from './settings/evaluation-settings.repository';
+import { EvaluationSettingsService } from './settings/evaluation-settings.service';
 import { MemorizeSettingsService } from './settings/memorize-settings.service';
 import { SettingsRepository } from './settings/settings.repository';
 
@@ -56,6 +59,7 @@ import { SettingsRepository } from './settings/settings.repository';
     AgentCollectionsController,
     AgentChannelsController,
     AgentSettingsController,
+    EvaluationSettingsController,
     FlowCatalogController,
   ],
   providers: [
@@ -72,7 +76,9 @@ import { SettingsRepository } from './settings/settings.repository';
     RuleEngineService,
     SettingsRepository,
     MemorizeSettingsService,
+    EvaluationSettingsRepository,
+    EvaluationSettingsService,
   ],
-  exports: [AgentsService, RuleEngineService, MemorizeSettingsService],
+  exports: [AgentsService, RuleEngineService, MemorizeSettingsService, EvaluationSettingsService],
 })
 export class AgentsModule {}

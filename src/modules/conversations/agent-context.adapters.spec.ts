@@ -1,6 +1,6 @@
 import type { AgentsService } from '@/modules/agents/agents.service';
 import type { MemorizeSettingsService } from '@/modules/agents/settings/memorize-settings.service';
-import type { EvaluationSettingsService } from '@/modules/evaluation/settings/evaluation-settings.service';
+import type { EvaluationSettingsService } from '@/modules/agents/settings/evaluation-settings.service';
 import { AgentsContextReader } from './agent-context.adapters';
 
 /** The agents service as far as `forTurn` uses it: each read answers the current version and counts itself. */

@@ -3,11 +3,11 @@ import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { AnalyzersService } from '@/modules/contacts/analyzers.service';
 import { ApprovalsService } from '@/modules/contacts/approvals.service';
-import { EvaluationSettingsRepository } from '@/modules/evaluation/settings/evaluation-settings.repository';
+import { EvaluationSettingsRepository } from '@/modules/agents/settings/evaluation-settings.repository';
 import {
   EffectiveEvaluationSettings,
   EvaluationSettingsService,
-} from '@/modules/evaluation/settings/evaluation-settings.service';
+} from '@/modules/agents/settings/evaluation-settings.service';
 import {
   EffectiveMemorizeSettings,
   MemorizeSettingsService,

@@ -1,9 +1,10 @@
 import { AppException } from '@/common/errors/app.exception';
+import { AgentNotFound } from '@/common/errors/domain-errors';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import type { EvaluationFeature } from '@/modules/evaluation/settings/evaluation-settings';
+import type { EvaluationFeature } from '@/modules/agents/settings/evaluation-settings';
 
 /** One analyzer of the evaluation settings. */
-export type { EvaluationFeature } from '@/modules/evaluation/settings/evaluation-settings';
+export type { EvaluationFeature } from '@/modules/agents/settings/evaluation-settings';
 
 export interface EvaluationSettingsShape {
   is_active: boolean;
@@ -72,7 +73,7 @@ export function agentInBody(
   field = 'agent_uuid',
 ): Promise<AgentResponse> {
   return reader.agent(workspaceId, agentId).catch((err: unknown) => {
-    if (err instanceof AppException && err.code === 'RESOURCE_NOT_FOUND')
+    if (err instanceof AgentNotFound)
       throw AppException.invalid(field, `${field} names no agent of this workspace`, 'VALIDATION_ERROR');
     throw err;
   });

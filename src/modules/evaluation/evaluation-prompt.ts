@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@/providers/llm/language-model.port';
-import type { EvaluationFeature, FeatureType } from './settings/evaluation-settings';
+import type { EvaluationFeature, FeatureType } from '@/modules/agents/settings/evaluation-settings';
 
 export interface TranscriptLine {
   sender: string;

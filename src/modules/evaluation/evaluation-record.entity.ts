@@ -1,7 +1,7 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import type { Channel } from '@/modules/conversations/channels';
-import type { FeatureType } from './settings/evaluation-settings';
+import type { FeatureType } from '@/modules/agents/settings/evaluation-settings';
 
 export type EvaluationStatus = 'completed' | 'failed' | 'skipped';
 

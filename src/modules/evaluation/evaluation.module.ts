@@ -8,7 +8,6 @@ import { EvaluationController } from './evaluation.controller';
 import { EvaluationRecord } from './evaluation-record.entity';
 import { EvaluationRepository } from './evaluation.repository';
 import { EvaluationService } from './evaluation.service';
-import { EvaluationSettingsModule } from './settings/evaluation-settings.module';
 
 @Module({
   imports: [
@@ -16,7 +15,6 @@ import { EvaluationSettingsModule } from './settings/evaluation-settings.module'
     ConversationsModule,
     EventsModule,
     LlmModule,
-    EvaluationSettingsModule,
     UsageModule,
   ],
   controllers: [EvaluationController],

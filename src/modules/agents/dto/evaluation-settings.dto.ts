@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { LANGUAGE, LANGUAGE_MAX } from './evaluation-settings';
+import { LANGUAGE, LANGUAGE_MAX } from '../settings/evaluation-settings';
 
 const FEATURE_EXAMPLE = {
   success_evaluation_prompt: {

@@ -4,9 +4,12 @@ import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { ResponseMessage } from '@/common/http/envelope';
 import { UuidParamPipe } from '@/common/http/validation';
-import { AgentsService } from '@/modules/agents/agents.service';
-import { EvaluationSettingsBody, EvaluationSettingsResponse } from './evaluation-settings.dto';
-import { EffectiveEvaluationSettings, EvaluationSettingsService } from './evaluation-settings.service';
+import { AgentsService } from './agents.service';
+import { EvaluationSettingsBody, EvaluationSettingsResponse } from './dto/evaluation-settings.dto';
+import {
+  EffectiveEvaluationSettings,
+  EvaluationSettingsService,
+} from './settings/evaluation-settings.service';
 
 const EVAL_ERRORS = ['VALIDATION_ERROR', 'INVALID_FORMAT'] as const;
 
