@@ -1,15 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { LoadedCall } from '@/modules/calls/call-runtime.service';
-import { DTMF_KEYS, pressedKeys } from '@/modules/calls/dtmf';
+import { pressedKeys } from '@/modules/calls/dtmf';
 import { LiveTurn, TurnCancelled } from '@/modules/conversations/turn-gate';
-import { inCallTrace, voiceTurn } from '@/common/telemetry/telemetry';
-import { FrameFormat, FrameStream, wav } from './audio';
-import { FramePlayer } from './frame-player';
+import { voiceTurn } from '@/common/telemetry/telemetry';
+import { wav } from './audio';
 import { SentenceSplitter } from './sentences';
-import { prefetch, whole } from './speech-stream';
+import { SessionKeypad } from './session-keypad';
+import { SessionPlayback, Voice } from './session-playback';
 import type { MediaTransport } from './transport';
 import { TurnTaking } from './turn-taking';
+import { CallWords } from './utterance-words';
 import {
   latencyOf,
   newTiming,
@@ -22,58 +23,39 @@ import {
 } from './media-session.types';
 
 export * from './media-session.types';
-
-/**
- * One reply or message being spoken: the epoch it belongs to, its stored message once known, whether any of it was
- * sent to be heard, whether it was cut.
- */
-interface Voice {
-  epoch: number;
-  messageId?: string;
-  spoke: boolean;
-  cut: boolean;
-}
-
-/** Longest wait for the far end to confirm a message was played before an action that follows it. */
-export const PLAYED_WAIT_CAP_MS = 15_000;
-/** Keys pressed within this long of the previous one are one turn, `(pressed 1 2)`. */
-export const DTMF_GAP_MS = 1_500;
-/** Keys held at most: one more makes a turn of those at once. */
-const DTMF_MAX_KEYS = 32;
+export { DTMF_GAP_MS } from './session-keypad';
+export { PLAYED_WAIT_CAP_MS } from './session-playback';
 
 /**
  * One call's media session on its transport (a Twilio Media Stream, a browser's WebSocket): takes the caller's PCM,
- * takes turns (TurnTaking: voice activity, smart or fixed endpointing, speculative turns, interruptions), runs each
- * through STT and the turn pipeline with the model's reply streamed, synthesises it phrase by phrase as a stream and
- * plays it paced to real time in the transport's codec; a real interruption clears it and stops the reply.
+ * takes turns (TurnTaking: voice activity, smart or fixed endpointing, speculative turns, interruptions) on the
+ * caller's words (CallWords: batch transcriptions, or the call's speech-to-text stream in realtime mode), runs each
+ * through the turn pipeline with the model's reply streamed, and speaks it phrase by phrase (SessionPlayback); a
+ * real interruption clears it and stops the reply.
  */
 export class MediaSession {
   private readonly logger = new Logger(MediaSession.name);
   private readonly turnTaking: TurnTaking;
-  private readonly player: FramePlayer;
-  /** Aborted when the agent's audio is cut: the speech requests under way stop. */
-  private speech = new AbortController();
+  private readonly playback: SessionPlayback;
+  private readonly words: CallWords;
+  /** Aborted when the session closes (the speech-to-text stream with it). */
+  private readonly ending = new AbortController();
   private turns: Promise<void> = Promise.resolve();
   /** Turns queued or running, and how many have run (a read made before the last one ended may be stale). */
   private queued = 0;
   private ran = 0;
   /** The call row and history read while a speculative turn's words were transcribed (the queue being idle). */
   private ahead: { ran: number; loaded: Promise<LoadedCall | undefined> } | null = null;
-  private synth: Promise<void> = Promise.resolve();
-  /** Bumped on barge-in: sentences of an older epoch are dropped. */
-  private epoch = 0;
-  private readonly marks = new Map<string, () => void>();
-  /** The message whose audio is playing now (for `interrupted`). */
-  private speaking: string | null = null;
   /** The reply message of a timed turn, once stored (its timing is stored once its first frame went out too). */
   private readonly replies = new WeakMap<TurnTiming, string>();
   /** The reply being spoken as the model writes it (its message is stored when the model has finished). */
   private replying: Voice | null = null;
   /** The signals of the turns started and not over (aborted when the session closes). */
   private readonly live = new Set<AbortController>();
-  /** Keys pressed and not yet a turn, and the timer that makes them one once no key follows. */
-  private keys = '';
-  private keysTimer: NodeJS.Timeout | null = null;
+  /** Keys pressed: each run of them a turn. */
+  private readonly keypad = new SessionKeypad((keys) => {
+    if (!this.closed) void this.enqueue(() => this.converse(pressedKeys(keys), 'dtmf'), 'dtmf turn');
+  });
   closed = false;
 
   constructor(
@@ -83,25 +65,35 @@ export class MediaSession {
     private readonly settings: VoiceSettings,
     private readonly deps: SessionDeps,
   ) {
+    this.playback = new SessionPlayback(transport, settings, deps.tts, {
+      firstFrame: (timing, at) => this.firstFrame(timing, at),
+      speaking: () => this.emit({ type: 'status', state: 'speaking' }),
+      failed: (err, what) => this.failed(err, what),
+    });
+    this.words = new CallWords({
+      callId,
+      stt: deps.stt,
+      stream: deps.sttStream,
+      language: settings.language,
+      sampleRate: transport.sampleRate,
+      prepare: () => this.prepare(),
+      failed: (err, what) => this.failed(err, what),
+    });
     this.turnTaking = new TurnTaking(
       settings,
       {
         speaking: () => this.playing(),
-        transcribe: (audio, forTurn) => this.transcribe(audio, forTurn),
-        hold: () => this.player.hold(),
-        release: () => this.player.release(),
+        hold: () => this.playback.hold(),
+        release: () => this.playback.release(),
         interrupt: () => this.bargeIn(),
         startTurn: (text, options) => this.startTurn(text, options),
-        fixedTurn: (audio, speechEndAt) => this.fixedTurn(audio, speechEndAt),
+        fixedTurn: (audio, speechEndAt, words) => this.fixedTurn(audio, speechEndAt, words),
         event: (e) => this.emit(e),
       },
       { ...deps.vad, sampleRate: transport.sampleRate },
+      this.words,
     );
-    this.player = new FramePlayer(
-      (frame) => this.transport.sendAudio(frame),
-      (name) => this.transport.sendMark(name),
-    );
-    this.player.onFirstFrame = () => this.emit({ type: 'status', state: 'speaking' });
+    if (deps.sttStream) void this.words.listen(this.ending.signal);
   }
 
   /** The first frame of a timed turn's reply went out. */
@@ -120,7 +112,7 @@ export class MediaSession {
 
   /** The agent's audio is playing: frames to send or a mark not yet echoed. */
   playing(): boolean {
-    return this.player.busy() || this.marks.size > 0;
+    return this.playback.playing();
   }
 
   /** The caller's next audio: 16-bit PCM at the transport's sample rate (20 ms frames). */
@@ -129,35 +121,24 @@ export class MediaSession {
     this.turnTaking.push(pcm);
   }
 
-  /** `fixed` endpointing: an utterance ended; it is transcribed and taken as a turn. */
-  private fixedTurn(audio: Int16Array, speechEndAt: number): void {
-    this.pressed(); // keys pressed before the utterance are the turn before it
+  /** `fixed` endpointing: an utterance ended; it is taken as a turn on its words (`null`: its audio transcribed). */
+  private fixedTurn(audio: Int16Array, speechEndAt: number, words: Promise<string> | null): void {
+    this.keypad.flush(); // keys pressed before the utterance are the turn before it
     this.emit({ type: 'status', state: 'thinking' });
     const timing = newTiming(speechEndAt, performance.now());
+    if (words) timing.sttSentAt = timing.detectedAt;
     const silence = this.settings.endOfTurnSilenceMs;
     void this.enqueue(
-      voiceTurn(this, silence, () => this.turn(audio, timing)),
+      voiceTurn(this, silence, () => this.turn(audio, timing, words)),
       'turn',
     );
   }
 
-  /**
-   * The words of the caller's audio ('' when the service fails: the failure is logged). `forTurn`: a turn may start
-   * on them, so the call row and history are read meanwhile when no turn is queued (as the fixed path does).
-   */
-  private async transcribe(audio: Int16Array, forTurn = false): Promise<string> {
-    if (forTurn && this.queued === 0) {
-      const loaded = this.deps.runtime.loadForTurn(this.workspaceId, this.callId).catch(() => undefined);
-      this.ahead = { ran: this.ran, loaded };
-    }
-    try {
-      const words = () =>
-        this.deps.stt.transcribe(wav(audio, this.transport.sampleRate), { language: this.settings.language });
-      return await inCallTrace(this.callId, words); // the stt span in the call's trace
-    } catch (err) {
-      this.failed(err as Error, 'speech to text');
-      return '';
-    }
+  /** A turn may start soon: the call row and history are read meanwhile when no turn is queued. */
+  private prepare(): void {
+    if (this.queued !== 0) return;
+    const loaded = this.deps.runtime.loadForTurn(this.workspaceId, this.callId).catch(() => undefined);
+    this.ahead = { ran: this.ran, loaded };
   }
 
   /**
@@ -166,7 +147,7 @@ export class MediaSession {
    * while another runs waits for it.
    */
   startTurn(text: string, options: StartTurnOptions = {}): SessionTurn {
-    this.pressed(); // keys pressed before the words are the turn before them
+    this.keypad.flush(); // keys pressed before the words are the turn before them
     const controller = new AbortController();
     let commit: () => void = () => undefined;
     const committed = options.speculative ? new Promise<void>((r) => (commit = r)) : undefined;
@@ -242,47 +223,23 @@ export class MediaSession {
 
   /** A key pressed: keys pressed close together (DTMF_GAP_MS apart at most) are one turn. */
   dtmf(digit: string): void {
-    if (this.closed || digit.length !== 1 || !DTMF_KEYS.test(digit)) return;
-    this.keys += digit;
-    if (this.keysTimer) clearTimeout(this.keysTimer);
-    this.keysTimer = null;
-    if (this.keys.length >= DTMF_MAX_KEYS) this.pressed();
-    else this.keysTimer = setTimeout(() => this.pressed(), DTMF_GAP_MS);
-  }
-
-  /** The keys held become a customer turn. */
-  private pressed(): void {
-    if (this.keysTimer) clearTimeout(this.keysTimer);
-    this.keysTimer = null;
-    const keys = this.keys;
-    this.keys = '';
-    if (!keys || this.closed) return;
-    void this.enqueue(() => this.converse(pressedKeys(keys), 'dtmf'), 'dtmf turn');
+    if (!this.closed) this.keypad.press(digit);
   }
 
   mark(name: string): void {
-    const done = this.marks.get(name);
-    this.marks.delete(name);
-    if (this.speaking === name) this.speaking = null;
-    done?.();
+    this.playback.mark(name);
   }
 
   /** Stops the agent's audio now (barge-in, `mute`, `say` with `interrupt`). */
   stop(): void {
-    this.epoch += 1;
-    this.speech.abort();
-    this.speech = new AbortController();
-    this.player.clear();
-    this.transport.clear();
-    for (const done of this.marks.values()) done();
-    this.marks.clear();
+    this.playback.stop();
   }
 
   private bargeIn(): void {
-    const cut = this.speaking;
+    const cut = this.playback.speaking;
     const replying = this.replying;
     this.stop();
-    this.speaking = null;
+    this.playback.speaking = null;
     this.cut(cut);
     // A reply heard before its message was stored is marked once it is.
     if (replying?.spoke && !replying.cut) replying.cut = true;
@@ -297,25 +254,24 @@ export class MediaSession {
   close(): void {
     this.closed = true;
     this.turnTaking.close();
-    this.speech.abort();
+    this.words.close();
+    this.ending.abort();
     for (const turn of this.live) turn.abort();
     this.live.clear();
-    if (this.keysTimer) clearTimeout(this.keysTimer);
-    this.keysTimer = null;
-    this.player.clear();
-    for (const done of this.marks.values()) done();
-    this.marks.clear();
+    this.keypad.close();
+    this.playback.close();
   }
 
-  private async turn(audio: Int16Array, timing?: TurnTiming): Promise<void> {
+  /** A fixed endpointing turn: on a stream's words, or on its audio transcribed now (within the turn's trace). */
+  private async turn(audio: Int16Array, timing: TurnTiming, words: Promise<string> | null): Promise<void> {
     if (this.closed) return;
-    const file = wav(audio, this.transport.sampleRate);
-    if (timing) timing.sttSentAt = performance.now();
+    if (!words) timing.sttSentAt = performance.now();
     // The call row, its agent's version and the last messages are read while the speech is transcribed.
     const loaded = this.deps.runtime.loadForTurn(this.workspaceId, this.callId);
     loaded.catch(() => undefined); // awaited below when there is a transcript
-    const text = await this.deps.stt.transcribe(file, { language: this.settings.language });
-    if (timing) timing.sttDoneAt = performance.now();
+    const text = await (words ??
+      this.deps.stt.transcribe(wav(audio, this.transport.sampleRate), { language: this.settings.language }));
+    timing.sttDoneAt = performance.now();
     if (!text || this.closed) return;
     this.emit({ type: 'transcript', role: 'customer', text, final: true });
     await this.converse(text, 'text', timing, await loaded);
@@ -332,7 +288,8 @@ export class MediaSession {
     loaded?: LoadedCall,
     live?: Omit<LiveTurn, 'onDelta'>,
   ): Promise<string | null> {
-    const voice: Voice = { epoch: this.epoch, spoke: false, cut: false };
+    const { playback } = this;
+    const voice = playback.voice();
     const splitter = new SentenceSplitter();
     let streamed = false;
     if (timing) timing.modelAt = performance.now();
@@ -342,14 +299,14 @@ export class MediaSession {
         if (!streamed) this.replying = voice;
         streamed = true;
         if (timing && !timing.firstDeltaAt) timing.firstDeltaAt = performance.now();
-        for (const s of splitter.push(delta)) this.sentence(s, voice, timing);
+        for (const s of splitter.push(delta)) playback.sentence(s, voice, timing);
       },
     });
     if (this.replying === voice) this.replying = null;
     const reply = turn.reply?.uuid ?? null;
     if (timing && reply) this.record(timing, reply);
     if (reply && !turn.action) voice.messageId = reply;
-    if (reply && voice.spoke && !voice.cut && voice.epoch === this.epoch) this.speaking = reply;
+    if (reply && voice.spoke && !voice.cut && playback.live(voice)) playback.speaking = reply;
     if (live?.signal?.aborted) return reply;
     // Cut while the model was still writing (its first words were heard).
     if (voice.cut) {
@@ -357,85 +314,20 @@ export class MediaSession {
       return reply;
     }
     if (turn.reply) this.emit({ type: 'transcript', role: 'agent', text: turn.reply.content, final: true });
-    for (const s of splitter.flush()) this.sentence(s, voice, timing);
+    for (const s of splitter.flush()) playback.sentence(s, voice, timing);
     // A rule's words were spoken by the runtime before its action; a reply not streamed is spoken here.
     if (!turn.reply || turn.action) {
-      await this.synth;
+      await playback.flushed();
       return reply;
     }
-    if (!streamed) for (const s of this.split(turn.reply.content)) this.sentence(s, voice, timing);
-    await this.synth;
-    if (voice.epoch !== this.epoch || this.closed) return reply;
-    this.speaking = turn.reply.uuid;
-    this.marks.set(turn.reply.uuid, () => undefined);
-    this.player.mark(turn.reply.uuid);
+    if (!streamed) for (const s of playback.split(turn.reply.content)) playback.sentence(s, voice, timing);
+    await playback.end(voice, turn.reply.uuid, false);
     return reply;
   }
 
   /** Speaks a stored agent message (first message, `say`, a rule's words); resolves once played or cut. */
-  async speak(text: string, messageId: string): Promise<void> {
-    const voice: Voice = { epoch: this.epoch, messageId, spoke: false, cut: false };
-    for (const s of this.split(text)) this.sentence(s, voice);
-    await this.synth;
-    if (voice.epoch !== this.epoch || this.closed) return;
-    this.speaking = messageId;
-    const played = new Promise<void>((resolve) => {
-      const cap = setTimeout(resolve, PLAYED_WAIT_CAP_MS);
-      this.marks.set(messageId, () => {
-        clearTimeout(cap);
-        resolve();
-      });
-    });
-    this.player.mark(messageId);
-    await played;
-  }
-
-  /** The frames the transport takes: 8 kHz µ-law (Twilio) or 16 kHz PCM (web). */
-  private get format(): FrameFormat {
-    return this.transport.sampleRate === 8000 ? 'mulaw-8k' : 'pcm-16k';
-  }
-
-  private split(text: string): string[] {
-    const splitter = new SentenceSplitter();
-    return [...splitter.push(text), ...splitter.flush()];
-  }
-
-  /**
-   * Synthesis starts at once (its audio gathered as it comes); playback keeps the order of the phrases, each
-   * played from its first audio on (whole once synthesised with `stream_speech` false).
-   */
-  private sentence(text: string, voice: Voice, timing?: TurnTiming): void {
-    if (voice.epoch !== this.epoch || this.closed) return;
-    const first = timing && !timing.firstSentenceAt ? timing : undefined;
-    if (first) first.firstSentenceAt = performance.now();
-    const options = { voice: this.settings.voice, speed: this.settings.speed };
-    const signal = this.speech.signal;
-    const audio = prefetch(
-      this.settings.streamSpeech
-        ? this.deps.tts.synthesizeStream(text, options, signal)
-        : whole(this.deps.tts.synthesize(text, options, signal)),
-      () => {
-        if (first && !first.firstAudioAt) first.firstAudioAt = performance.now();
-      },
-    );
-    this.synth = this.synth.then(async () => {
-      const frames = new FrameStream(this.format);
-      const live = () => voice.epoch === this.epoch && !this.closed;
-      try {
-        for await (const pcm of audio) {
-          if (!live()) return;
-          const out = frames.push(pcm);
-          if (!out.length) continue;
-          const sent = first && !voice.spoke ? (at: number) => this.firstFrame(first, at) : undefined;
-          if (!voice.spoke && voice.messageId) this.speaking = voice.messageId;
-          voice.spoke = true;
-          this.player.enqueue(out, sent);
-        }
-        if (live()) this.player.enqueue(frames.flush());
-      } catch (err) {
-        if (!signal.aborted) this.failed(err as Error, 'speech synthesis');
-      }
-    });
+  speak(text: string, messageId: string): Promise<void> {
+    return this.playback.speak(text, messageId);
   }
 
   private failed(err: Error, what: string): void {

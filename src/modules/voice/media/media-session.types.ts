@@ -1,6 +1,6 @@
 import type { CallRuntime } from '@/modules/calls/call-runtime.service';
 import type { MessageLatency } from '@/modules/conversations/message.entity';
-import type { SpeechToText, TextToSpeech } from '@/providers/speech/speech.port';
+import type { SpeechToText, SttStream, TextToSpeech } from '@/providers/speech/speech.port';
 import type { VoiceActivityOptions } from './vad';
 
 /** What the session reads from the agent's `settings.voice` (10.4) and profile. */
@@ -25,9 +25,24 @@ export interface VoiceSettings {
   language: string | null;
 }
 
+/** A call's speech-to-text stream in realtime mode (see `callSpeech`). */
+export interface SttStreamOpener {
+  /** Opens the call's stream: null when it may not (the workspace's limit) or could not (logged; batch then). */
+  open(options: {
+    sampleRate: 8000 | 16000;
+    language: string | null;
+    signal: AbortSignal;
+  }): Promise<SttStream | null>;
+  /** The next `ms` of audio transcribed in batch were already counted by the stream (a turn after a fallback). */
+  counted(ms: number): void;
+}
+
 export interface SessionDeps {
+  /** Batch speech to text, counted in the call's usage. */
   stt: SpeechToText;
   tts: TextToSpeech;
+  /** Realtime mode: the caller's speech is streamed to speech to text as it is heard. */
+  sttStream?: SttStreamOpener;
   runtime: CallRuntime;
   /** Stores that the reply with this message uuid was cut by the customer. */
   interrupted: (messageId: string) => Promise<void>;

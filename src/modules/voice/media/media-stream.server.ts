@@ -27,9 +27,18 @@ import { AgentContextReader } from '@/modules/conversations/agent-context';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { TurnLatencyService } from '@/modules/conversations/turn-latency.service';
 import { UsageRecorder } from '@/modules/usage/usage-recorder';
-import { SPEECH_TO_TEXT, SpeechToText, TEXT_TO_SPEECH, TextToSpeech } from '@/providers/speech/speech.port';
+import {
+  SPEECH_TO_TEXT,
+  SPEECH_TO_TEXT_STREAM,
+  SpeechToText,
+  StreamingSpeechToText,
+  sttModeOf,
+  TEXT_TO_SPEECH,
+  TextToSpeech,
+} from '@/providers/speech/speech.port';
 import { forwardingKey, resumingKey } from '@/providers/telephony/twilio.telephony';
 import { isValidStreamToken } from '@/providers/twilio/stream-token';
+import { callSpeech } from './call-speech';
 import { MediaSession, PLAYED_WAIT_CAP_MS, TurnTiming } from './media-session';
 import { StreamLink } from './stream-link';
 import type { MediaTransport } from './transport';
@@ -88,6 +97,8 @@ export class MediaStreamServer
   onTurnTiming?: (timing: TurnTiming) => void;
   /** Counts the speech services' usage for the call each session serves. */
   @Inject(UsageRecorder) private readonly usage!: UsageRecorder;
+  /** Speech to text while the caller speaks (realtime mode). */
+  @Inject(SPEECH_TO_TEXT_STREAM) private readonly sttStream!: StreamingSpeechToText;
   /** Stores each reply's turn timing. */
   @Inject(TurnLatencyService) private readonly turnLatency!: TurnLatencyService;
 
@@ -256,8 +267,16 @@ export class MediaStreamServer
     const { workspaceId, id: callId } = call;
     const agent = await this.agents.agent(workspaceId, call.agentId!);
     return new MediaSession(workspaceId, callId, transport, voiceSettings(agent), {
-      stt: this.usage.wrap(workspaceId, callId, this.stt),
-      tts: this.usage.wrap(workspaceId, callId, this.tts),
+      ...callSpeech(
+        this.usage.scope(workspaceId, callId),
+        { stt: this.stt, tts: this.tts, stream: this.sttStream },
+        {
+          workspaceId,
+          callId,
+          mode: sttModeOf(agent.settings?.voice, this.config.speech.stt.mode),
+          callLimit: this.config.limits.maxConcurrentCalls,
+        },
+      ),
       runtime: this.runtime,
       interrupted: (id) => this.conversations.markInterrupted(workspaceId, id),
       onTurnTiming: this.onTurnTiming,
