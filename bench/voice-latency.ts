@@ -14,6 +14,7 @@ import {
   ChatRecord,
   GOOD_CLOUD,
   SELF_HOSTED_CPU,
+  STREAMING,
   SttRecord,
   VoiceProfile,
   VoiceProviders,
@@ -40,7 +41,11 @@ import { percentile, runBench, table } from './stats';
  * of silence ends a turn, any speech over the agent cuts it, each phrase synthesised whole before it plays), and
  * `smart`, the defaults (smart endpointing with speculative turns, interruptions judged by their words, streamed
  * speech); a configuration the API refuses is left out with a note. BENCH_PROFILES picks profiles (`good`,
- * `self-hosted`; default both). BENCH_DETAIL=1 also lists every turn (voice-to-voice = its steps, ms).
+ * `self-hosted`, `streaming`; default all): `streaming` is the good cloud with streaming speech to text (the realtime
+ * server hears the corpus as it is streamed: words every 100 ms of audio, final words 150 ms after a commit), its
+ * agents run with `settings.voice.stt_mode: "realtime"`; its STT request is the commit, its STT answer the final
+ * words (a turn may start before them, on the words heard so far). BENCH_DETAIL=1 also lists every turn
+ * (voice-to-voice = its steps, ms).
  */
 
 interface Configuration {
@@ -55,7 +60,7 @@ const CONFIGURATIONS: Configuration[] = [
   },
   { name: 'smart', voice: {} },
 ];
-const PROFILES = [GOOD_CLOUD, SELF_HOSTED_CPU];
+const PROFILES = [GOOD_CLOUD, SELF_HOSTED_CPU, STREAMING];
 const chosen = (list: string | undefined, all: string[]) =>
   (list ? list.split(',').map((s) => s.trim()) : all).filter((n) => {
     if (all.includes(n)) return true;
@@ -517,8 +522,15 @@ async function runCell(
     const stt = providers.stt.find(
       (s) => s.at >= u.startAt && norm(s.text) === norm(u.entry.text) && bench.lineOf(s) === u.line,
     );
+    // A stream's turn may start on the words heard at the commit, before its final words.
     const chat =
-      stt && providers.chat.find((c) => c.at >= stt.answeredAt && bench.sttFor(c.lastUser, c.at) === stt);
+      stt &&
+      providers.chat.find(
+        (c) =>
+          c.at >= (stt.realtime ? stt.at : stt.answeredAt) &&
+          !c.aborted &&
+          bench.sttFor(c.lastUser, c.at) === stt,
+      );
     const ticket = chat && bench.tickets.get(chat)?.ticket;
     const tts = ticket ? providers.tts.find((t) => t.input.includes(`ticket ${ticket} `)) : undefined;
     // No reply can be heard before its speech was asked for: audio before that is an earlier reply's.
@@ -537,10 +549,11 @@ async function runCell(
       tts && reply && reply.start - tts.doneAt,
     ];
     steps.forEach((ms, i) => ms !== undefined && result.phases[PHASES[i]].push(ms));
-    if (stt && chat && tts && reply)
-      result.overhead.push(
-        chat.at - stt.answeredAt + reply.start - (streamed ? tts.firstByteAt : tts.doneAt),
-      );
+    if (stt && chat && tts && reply) {
+      // The words a turn started on: the final ones, or those heard at the commit.
+      const wordsAt = stt.realtime && chat.at < stt.answeredAt ? stt.at : stt.answeredAt;
+      result.overhead.push(chat.at - wordsAt + reply.start - (streamed ? tts.firstByteAt : tts.doneAt));
+    }
     result.detail.push(
       `${u.line.name} ${u.entry.id}: voice-to-voice ${f(v2v)} ms = ${steps.map(f).join(' + ')} (${u.entry.text})`,
     );
@@ -593,7 +606,10 @@ async function runCell(
     }
   }
 
-  const noiseStt = providers.stt.filter((s) => s.heard.some((h) => h.entry.kind === 'noise'));
+  // A stream hears all the audio: its commits count only when they said something.
+  const noiseStt = providers.stt.filter(
+    (s) => s.heard.some((h) => h.entry.kind === 'noise') && (!s.realtime || norm(s.text) !== ''),
+  );
   result.noiseStt = noiseStt.length;
   result.noiseChat = providers.chat.filter((c) => bench.tickets.get(c)?.line === nLine).length;
   result.noiseReplies = nLine.spurts.length;
@@ -610,7 +626,17 @@ function report(columns: { label: string; profile: VoiceProfile; r: CellResult }
   const p = (xs: number[], q: number) => (xs.length ? percentile(sorted(xs), q).toFixed(0) : '-');
   const mark = (ok: boolean) => (ok ? ' ✓' : ' ✗');
   const goalV2v = (profile: VoiceProfile, q: number) =>
-    profile === GOOD_CLOUD ? (q === 50 ? 1200 : 1500) : q === 50 ? 2600 : undefined;
+    profile === STREAMING
+      ? q === 50
+        ? 800
+        : 1000
+      : profile === GOOD_CLOUD
+        ? q === 50
+          ? 1200
+          : 1500
+        : q === 50
+          ? 2600
+          : undefined;
   const row = (label: string, goal: string, cell: (c: (typeof columns)[number]) => string) => [
     label,
     goal,
@@ -624,8 +650,8 @@ function report(columns: { label: string; profile: VoiceProfile; r: CellResult }
   const ratio = (n: number, of: number, max: number) => `${n} / ${of}${of ? mark(n / of <= max) : ''}`;
   const rows = [
     ['', 'goal', ...columns.map((c) => c.label)],
-    row('voice-to-voice p50', '≤ 1200 ms cloud, ≤ 2600 ms self-hosted', v2v(50)),
-    row('voice-to-voice p95', '≤ 1500 ms cloud', v2v(95)),
+    row('voice-to-voice p50', '≤ 1200 ms cloud, ≤ 2600 ms self-hosted, ≤ 800 ms streaming', v2v(50)),
+    row('voice-to-voice p95', '≤ 1500 ms cloud, ≤ 1000 ms streaming', v2v(95)),
     row('  turns measured', '', (c) => String(c.r.v2v.length)),
     ...PHASES.map((name) => row(`  ${name}, p50`, '', (c) => `${p(c.r.phases[name], 50)} ms`)),
     row('false cut-ins (paused questions)', '≤ 1 in 10', (c) => ratio(c.r.cutIns, c.r.paused, 0.1)),
@@ -682,6 +708,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '100000',
     LLM_BASE_URL: providers.url,
     STT_BASE_URL: providers.url,
+    STT_REALTIME_URL: providers.realtimeUrl,
     TTS_BASE_URL: providers.url,
     TWILIO_ACCOUNT_SID: TWILIO_SID,
     TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
@@ -703,20 +730,37 @@ async function main(): Promise<void> {
   const notes: string[] = [];
   try {
     for (const config of configs) {
-      let agentId: string;
-      try {
-        ({ agentId } = await twilioLine(tenant, {
-          name: `Voice latency ${config.name}`,
-          language: 'en',
-          settings: { voice: { record: false, silence_timeout_seconds: 600, ...config.voice } },
-        }));
-      } catch (err) {
-        notes.push(
-          `${config.name}: the API refused its settings.voice (${(err as Error).message}); column left out`,
-        );
-        continue;
-      }
+      // One agent per speech-to-text mode: a streaming profile's calls stream the caller's speech.
+      const agents = new Map<boolean, Promise<string>>();
+      const agentFor = (realtime: boolean) => {
+        if (!agents.has(realtime))
+          agents.set(
+            realtime,
+            twilioLine(tenant, {
+              name: `Voice latency ${config.name}${realtime ? ' streaming' : ''}`,
+              language: 'en',
+              settings: {
+                voice: {
+                  record: false,
+                  silence_timeout_seconds: 600,
+                  ...config.voice,
+                  ...(realtime ? { stt_mode: 'realtime' } : {}),
+                },
+              },
+            }).then((l) => l.agentId),
+          );
+        return agents.get(realtime)!;
+      };
       for (const profile of profiles) {
+        let agentId: string;
+        try {
+          agentId = await agentFor(!!profile.realtimeStt);
+        } catch (err) {
+          notes.push(
+            `${config.name} · ${profile.name}: the API refused its settings.voice (${(err as Error).message}); column left out`,
+          );
+          continue;
+        }
         progress(`${config.name} × ${profile.name}`);
         const r = await runCell(bench, agentId, profile, config.voice.stream_speech !== false);
         columns.push({ label: `${config.name} · ${profile.name}`, profile, r });
@@ -724,7 +768,11 @@ async function main(): Promise<void> {
       }
     }
     const describe = (pr: VoiceProfile) =>
-      `${pr.name}: STT ${pr.stt.baseMs} ms + ${pr.stt.perAudioSecondMs} ms per second of audio, model first token ${pr.model.firstTokenMs} ms at ${pr.model.tokensPerSecond} tokens/s, TTS first byte ${pr.tts.firstByteMs} ms at ${pr.tts.realTime}× real time (${providers.msPerChar} ms of audio a character)`;
+      `${pr.name}: STT ${
+        pr.realtimeStt
+          ? `streamed (settings.voice.stt_mode realtime): words every ${pr.realtimeStt.deltaEveryMs} ms of audio, final words ${pr.realtimeStt.finalMs} ms after a commit; batch after a fallback ${pr.stt.baseMs} ms + ${pr.stt.perAudioSecondMs} ms per second`
+          : `${pr.stt.baseMs} ms + ${pr.stt.perAudioSecondMs} ms per second of audio`
+      }, model first token ${pr.model.firstTokenMs} ms at ${pr.model.tokensPerSecond} tokens/s, TTS first byte ${pr.tts.firstByteMs} ms at ${pr.tts.realTime}× real time (${providers.msPerChar} ms of audio a character)`;
     process.stdout.write(
       [
         report(columns),

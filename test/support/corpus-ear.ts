@@ -31,6 +31,8 @@ export class CorpusEar implements Ear {
   /** Where the corpus's frames start in `line` (modulo a frame), once found; the next position to look at. */
   private offset: number | null = null;
   private next = 0;
+  /** The sum of squares of the frame at `next` (while looking for where frames start). */
+  private energy = 0;
   private sinceWords = 0;
   private shown: string[] = [];
 
@@ -89,9 +91,15 @@ export class CorpusEar implements Ear {
   /** Looks at the frames come since the last look: first for where they start, then each whole frame. */
   private scan(): void {
     const line = this.line.subarray(0, this.length);
+    const quiet = QUIET_RMS * QUIET_RMS * FRAME_SAMPLES;
     for (; this.next + FRAME_SAMPLES <= this.length; this.next += this.offset === null ? 1 : FRAME_SAMPLES) {
       const at = this.next;
-      if (this.offset === null && rms(line, at) < QUIET_RMS) continue;
+      if (this.offset === null) {
+        // The energy of the window at `at`, slid one sample on from the one before.
+        if (at === 0) for (let i = 0; i < FRAME_SAMPLES; i++) this.energy += line[i] * line[i];
+        else this.energy += line[at + FRAME_SAMPLES - 1] ** 2 - line[at - 1] ** 2;
+        if (this.energy < quiet) continue;
+      }
       const hit = this.corpus.frameAt(line, at);
       if (this.offset === null) {
         if (!hit) continue;
@@ -107,12 +115,6 @@ export class CorpusEar implements Ear {
       } else if (run && expected < run.entry.payloads.length) run.last = expected;
     }
   }
-}
-
-function rms(samples: Int16Array, from: number): number {
-  let sum = 0;
-  for (let i = from; i < from + FRAME_SAMPLES; i++) sum += samples[i] * samples[i];
-  return Math.sqrt(sum / FRAME_SAMPLES);
 }
 
 const words = (text: string): string[] => text.split(/\s+/).filter(Boolean);
