@@ -4,7 +4,7 @@ import express, { Request, Response } from 'express';
 import { Pool } from 'pg';
 import type { TlsMaterial } from '@/common/http/tls';
 import { agentViewSql } from '@/modules/agents/agent-views.repository';
-import { AgentWebhooksRepository } from '@/modules/events/agent-webhooks/agent-webhooks.repository';
+import { AgentWebhooksRepository } from '@/modules/agents/collections/agent-webhooks.repository';
 import { PhoneNumberBindingsRepository } from '@/modules/phone-numbers/phone-numbers.repository';
 
 const VIEW_SQL = agentViewSql({

@@ -1,4 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { AgentsModule } from '@/modules/agents/agents.module';
+import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
+import { AGENT_WEBHOOK_TARGETS } from '@/modules/events/agent-webhook-targets.port';
 import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { MessagingTemplateSender } from '@/modules/messaging/outbound-template-sender';
 import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.port';
@@ -11,11 +14,13 @@ import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.por
  */
 @Global()
 @Module({
-  imports: [MessagingModule],
+  imports: [AgentsModule, MessagingModule],
   providers: [
+    // The events module delivers to an agent's webhooks, which the agents module holds.
+    { provide: AGENT_WEBHOOK_TARGETS, useExisting: AgentWebhooksService },
     // Outbound's WhatsApp templates (campaigns, `send_message` tasks), sent by messaging.
     { provide: OUTBOUND_TEMPLATE_SENDER, useExisting: MessagingTemplateSender },
   ],
-  exports: [OUTBOUND_TEMPLATE_SENDER],
+  exports: [AGENT_WEBHOOK_TARGETS, OUTBOUND_TEMPLATE_SENDER],
 })
 export class PortBindingsModule {}

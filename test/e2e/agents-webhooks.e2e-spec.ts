@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@/common/crypto/secret-box';
-import { AgentWebhooksService } from '@/modules/events/agent-webhooks/agent-webhooks.service';
+import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { createAgent } from '../factories/agent.factory';
 import { useTestApp } from '../setup/suite';

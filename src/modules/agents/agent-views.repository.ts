@@ -7,7 +7,7 @@ import { agentConfigVersionSql } from '@/common/persistence/agent-config-version
 import type { AgentSettings, AgentStatus } from './agent.entity';
 import type { AgentBindings } from '@/modules/phone-numbers/dto/agent-bindings.response';
 import { AgentBindingsView } from '@/modules/phone-numbers/agent-bindings.section';
-import { AgentWebhooksSection } from './agent-view.sections';
+import { AgentWebhooksRepository } from './collections/agent-webhooks.repository';
 import type {
   GuardRuleResponse,
   IntentResponse,
@@ -24,9 +24,11 @@ const list = (select: string, from: string, order: string) =>
      WHERE x.workspace_id = a.workspace_id AND x.agent_id = a.id`;
 
 /**
- * The whole agent in one statement, every collection already in its API shape, built by PostgreSQL; the sections
- * other modules own (numbers and channels, webhooks) are their sub-selects. Exported so that the benchmark's bare
- * handler runs the very same SELECT.
+ * The whole agent in one statement, every collection already in its API shape, built by PostgreSQL; the webhooks
+ * and the numbers and channels (the phone-numbers module's) are sub-selects their repositories give, each correlated
+ * with the agent row `a`, answering one JSON value and filtering its own tables on `a.workspace_id`: a whole agent
+ * stays one round trip with one plan, while each table's SQL stays in its own repository. Exported so that the
+ * benchmark's bare handler runs the very same SELECT.
  */
 export const agentViewSql = (sections: { bindings: string; webhooks: string }, extra = ''): string => `
 SELECT a.id, a.name, a.description, a.company_name, a.role, a.objective, a.tone, a.behavior_guidelines,
@@ -120,6 +122,9 @@ export interface AgentViewRow {
   bindings: AgentBindings;
 }
 
+/** The agent's webhooks, already in their API shape (`has_secret`, never the secret). */
+const WEBHOOKS = AgentWebhooksRepository.AGENT_VIEW_SUB_SELECT;
+
 export type AgentViewWithExtras = AgentViewRow & { config_version: string | null } & Record<string, unknown>;
 
 /** More correlated sub-selects (other modules' rows, keyed by column name) read in the agent view's statement. */
@@ -135,9 +140,8 @@ export class AgentViewsRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly bindings: AgentBindingsView,
-    private readonly webhooks: AgentWebhooksSection,
   ) {
-    this.viewSql = agentViewSql({ bindings: bindings.subSelect, webhooks: webhooks.subSelect });
+    this.viewSql = agentViewSql({ bindings: bindings.subSelect, webhooks: WEBHOOKS });
   }
 
   /** Rows in the order of `ids`; missing agents are left out. */
@@ -146,10 +150,7 @@ export class AgentViewsRepository {
     const rows = manager
       ? ((await manager.query(this.viewSql, [workspaceId, ids])) as AgentViewRow[])
       : await this.prepared(workspaceId, ids);
-    for (const r of rows) {
-      r.bindings = this.bindings.toResponse(r.bindings);
-      r.webhooks = this.webhooks.toResponse(r.webhooks);
-    }
+    for (const r of rows) r.bindings = this.bindings.toResponse(r.bindings);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id)).filter((r): r is AgentViewRow => !!r);
   }
@@ -170,7 +171,7 @@ export class AgentViewsRepository {
       const columns = Object.entries({ ...extras, config_version: agentConfigVersionSql('a').slice(1, -1) })
         .map(([column, sql]) => `,\n  (${sql}) AS ${column}`)
         .join('');
-      text = agentViewSql({ bindings: this.bindings.subSelect, webhooks: this.webhooks.subSelect }, columns);
+      text = agentViewSql({ bindings: this.bindings.subSelect, webhooks: WEBHOOKS }, columns);
       this.extendedSql.set(name, text);
     }
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
@@ -182,7 +183,6 @@ export class AgentViewsRepository {
     const row = rows[0];
     if (!row) return null;
     row.bindings = this.bindings.toResponse(row.bindings);
-    row.webhooks = this.webhooks.toResponse(row.webhooks);
     return row;
   }
 

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBoxModule } from '@/common/crypto/secret-box';
 import { LlmModule } from '@/providers/llm/llm.module';
-import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { IntentToolsModule } from '@/modules/intents/tools/intent-tools.module';
 import { Agent } from './agent.entity';
@@ -10,6 +9,7 @@ import { AgentChannelsController } from './agent-channels.controller';
 import { AgentSettingsController } from './agent-settings.controller';
 import { AgentViewsRepository } from './agent-views.repository';
 import { AgentsController } from './agents.controller';
+import { AgentsRepository } from './agents.repository';
 import { AgentsService } from './agents.service';
 import { EvaluationSettingsController } from './evaluation-settings.controller';
 import { AgentIntent } from './collections/agent-intent.entity';
@@ -17,6 +17,10 @@ import { AgentNote } from './collections/agent-note.entity';
 import { AgentProcedure } from './collections/agent-procedure.entity';
 import { GuardRule, RoutingRule } from './collections/agent-rules.entity';
 import { AgentTraining } from './collections/agent-training.entity';
+import { AgentWebhook } from './collections/agent-webhook.entity';
+import { AgentWebhookSecretsController } from './collections/agent-webhooks.controller';
+import { AgentWebhooksRepository } from './collections/agent-webhooks.repository';
+import { AgentWebhooksService } from './collections/agent-webhooks.service';
 import { AgentCollectionsController } from './collections/agent-collections.controller';
 import {
   AgentIntentsRepository,
@@ -27,7 +31,7 @@ import {
   RoutingRulesRepository,
 } from './collections/agent-collections.repository';
 import { AgentCollectionsService } from './collections/agent-collections.service';
-import { AgentWriteLockModule } from './collections/agent-write-lock.module';
+import { AgentWriteLock } from './collections/agent-write-lock';
 import { collectionHandlerProviders } from './collections/handlers';
 import { FlowCatalogController } from './flow-catalog.controller';
 import { RuleEngineService } from './rules/rule-engine.service';
@@ -46,12 +50,11 @@ import { SettingsRepository } from './settings/settings.repository';
       AgentIntent,
       RoutingRule,
       GuardRule,
+      AgentWebhook,
     ]),
     SecretBoxModule,
     LlmModule,
     PhoneNumbersModule,
-    AgentWriteLockModule,
-    EventsModule,
     IntentToolsModule,
   ],
   controllers: [
@@ -61,8 +64,11 @@ import { SettingsRepository } from './settings/settings.repository';
     AgentSettingsController,
     EvaluationSettingsController,
     FlowCatalogController,
+    AgentWebhookSecretsController,
   ],
   providers: [
+    AgentsRepository,
+    AgentWriteLock,
     AgentViewsRepository,
     AgentsService,
     AgentNotesRepository,
@@ -71,6 +77,8 @@ import { SettingsRepository } from './settings/settings.repository';
     AgentIntentsRepository,
     RoutingRulesRepository,
     GuardRulesRepository,
+    AgentWebhooksRepository,
+    AgentWebhooksService,
     ...collectionHandlerProviders,
     AgentCollectionsService,
     RuleEngineService,
@@ -79,6 +87,13 @@ import { SettingsRepository } from './settings/settings.repository';
     EvaluationSettingsRepository,
     EvaluationSettingsService,
   ],
-  exports: [AgentsService, RuleEngineService, MemorizeSettingsService, EvaluationSettingsService],
+  exports: [
+    AgentsService,
+    RuleEngineService,
+    MemorizeSettingsService,
+    EvaluationSettingsService,
+    // Bound to the events module's AGENT_WEBHOOK_TARGETS port by PortBindingsModule.
+    AgentWebhooksService,
+  ],
 })
 export class AgentsModule {}

@@ -1,9 +1,9 @@
 import { VersionedCache } from '@/common/persistence/versioned-cache';
 import { resumeTrace } from '@/common/telemetry/trace-context';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
-import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
+import { AGENT_WEBHOOK_TARGETS, AgentWebhookTargets } from './agent-webhook-targets.port';
 import { DeliveriesRepository, DeliveryRow, NewDelivery } from './deliveries.repository';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryThrottle } from './delivery-throttle';
@@ -39,7 +39,7 @@ export class DeliveryService {
     private readonly deliveries: DeliveriesRepository,
     private readonly queue: DeliveryQueue,
     private readonly webhooks: WebhooksService,
-    private readonly agentWebhooks: AgentWebhooksService,
+    @Inject(AGENT_WEBHOOK_TARGETS) private readonly agentWebhooks: AgentWebhookTargets,
     private readonly throttle: DeliveryThrottle,
     private readonly sender: WebhookSender,
     private readonly secrets: SecretBox,

@@ -1,14 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBoxModule } from '@/common/crypto/secret-box';
-import { AgentWebhooksSection } from '@/modules/agents/agent-view.sections';
-import { AgentWriteLockModule } from '@/modules/agents/collections/agent-write-lock.module';
-import { AgentWebhook } from './agent-webhooks/agent-webhook.entity';
-import { AgentWebhookSecretsController } from './agent-webhooks/agent-webhooks.controller';
-import { AgentWebhooksHandler } from './agent-webhooks/agent-webhooks.handler';
-import { AgentWebhooksRepository } from './agent-webhooks/agent-webhooks.repository';
-import { AgentWebhooksView } from './agent-webhooks/agent-webhooks.section';
-import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryThrottle } from './delivery-throttle';
 import { DeliveryOutcomes } from './delivery-outcomes';
@@ -28,11 +20,10 @@ import { WebhooksService } from './webhooks.service';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([OutboxEvent, Webhook, WebhookDelivery, WebhookDeliveryAttempt, AgentWebhook]),
+    TypeOrmModule.forFeature([OutboxEvent, Webhook, WebhookDelivery, WebhookDeliveryAttempt]),
     SecretBoxModule,
-    AgentWriteLockModule,
   ],
-  controllers: [WebhooksController, AgentWebhookSecretsController],
+  controllers: [WebhooksController],
   providers: [
     OutboxService,
     OutboxConsumers,
@@ -46,19 +37,7 @@ import { WebhooksService } from './webhooks.service';
     WebhookSender,
     DeliveryThrottle,
     RetryPolicy,
-    AgentWebhooksRepository,
-    AgentWebhooksService,
-    AgentWebhooksHandler,
-    { provide: AgentWebhooksSection, useClass: AgentWebhooksView },
   ],
-  exports: [
-    OutboxService,
-    OutboxConsumers,
-    DeliveryService,
-    RetryPolicy,
-    AgentWebhooksService,
-    AgentWebhooksHandler,
-    AgentWebhooksSection,
-  ],
+  exports: [OutboxService, OutboxConsumers, DeliveryService, RetryPolicy],
 })
 export class EventsModule {}

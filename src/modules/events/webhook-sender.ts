@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sendSignedWebhook } from '@/common/net/signed-webhook';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { AgentWebhooksService } from './agent-webhooks/agent-webhooks.service';
+import { AGENT_WEBHOOK_TARGETS, AgentWebhookTargets } from './agent-webhook-targets.port';
 import type { DeliveryRow } from './deliveries.repository';
 import { DeliveryOutcomes } from './delivery-outcomes';
 import { OutboxRepository } from './outbox.repository';
@@ -25,7 +25,7 @@ export class WebhookSender {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly outbox: OutboxRepository,
     private readonly webhooks: WebhooksService,
-    private readonly agentWebhooks: AgentWebhooksService,
+    @Inject(AGENT_WEBHOOK_TARGETS) private readonly agentWebhooks: AgentWebhookTargets,
     private readonly outcomes: DeliveryOutcomes,
     private readonly secrets: SecretBox,
   ) {}

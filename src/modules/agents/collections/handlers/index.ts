@@ -1,8 +1,4 @@
 import type { Provider } from '@nestjs/common';
-import {
-  AGENT_WEBHOOKS_ROUTE,
-  AgentWebhooksHandler,
-} from '@/modules/events/agent-webhooks/agent-webhooks.handler';
 import { GUARD_RULES_ROUTE, GuardRulesHandler } from './guard-rules.handler';
 import { GUIDELINES_ROUTE, GuidelinesHandler } from './guidelines.handler';
 import { INTENTS_ROUTE, IntentsHandler } from './intents.handler';
@@ -10,6 +6,7 @@ import { NOTES_ROUTE, NotesHandler } from './notes.handler';
 import { PROCEDURES_ROUTE, ProceduresHandler } from './procedures.handler';
 import { ROUTING_RULES_ROUTE, RoutingRulesHandler } from './routing-rules.handler';
 import { TRAINING_ROUTE, TrainingHandler } from './training.handler';
+import { AGENT_WEBHOOKS_ROUTE, AgentWebhooksHandler } from './webhooks.handler';
 
 /** The collections in the order their routes are registered and documented. */
 export const COLLECTION_ROUTES = [
@@ -36,11 +33,8 @@ const HANDLERS = [
 
 export const COLLECTION_HANDLERS = Symbol('COLLECTION_HANDLERS');
 
-/**
- * Every handler, and the list of them the collections service reads. The webhooks' handler belongs to the events
- * module (which owns agent webhooks) and comes from its exports.
- */
+/** Every handler, and the list of them the collections service reads. */
 export const collectionHandlerProviders: Provider[] = [
-  ...HANDLERS.filter((h) => h !== AgentWebhooksHandler),
+  ...HANDLERS,
   { provide: COLLECTION_HANDLERS, useFactory: (...handlers: unknown[]) => handlers, inject: HANDLERS },
 ];

@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { AppException } from '@/common/errors/app.exception';
-import type {
-  CollectionHandler,
-  CollectionRoute,
-  WriteContext,
-} from '@/modules/agents/collections/collection-handler';
-import { ReplaceWebhooksDto, UpdateWebhookDto, WebhookDto } from '../dto/webhook-body.dto';
-import { AgentWebhooksRepository } from './agent-webhooks.repository';
-import { AgentWebhook, MAX_WEBHOOKS_PER_AGENT } from './agent-webhook.entity';
+import { ReplaceWebhooksDto, UpdateWebhookDto, WebhookDto } from '@/modules/events/dto/webhook-body.dto';
+import { AgentWebhook, MAX_WEBHOOKS_PER_AGENT } from '../agent-webhook.entity';
+import { AgentWebhooksRepository } from '../agent-webhooks.repository';
+import type { CollectionHandler, CollectionRoute, WriteContext } from '../collection-handler';
 
 export const AGENT_WEBHOOKS_ROUTE: CollectionRoute = {
   name: 'webhooks',

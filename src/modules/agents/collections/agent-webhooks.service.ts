@@ -1,33 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { AppException } from '@/common/errors/app.exception';
-import { AgentWriteLock } from '@/modules/agents/collections/agent-write-lock';
-import type { RotatedSecretResponse } from '../dto/webhook.dto';
-import { generateSecret, ROTATION_OVERLAP_MS } from '../signing';
-import type { WebhookEvent } from '../webhook-events';
+import type {
+  AgentWebhookTargets,
+  DeliverableWebhook,
+  SendableWebhook,
+} from '@/modules/events/agent-webhook-targets.port';
+import type { RotatedSecretResponse } from '@/modules/events/dto/webhook.dto';
+import { generateSecret, ROTATION_OVERLAP_MS } from '@/modules/events/signing';
+import type { WebhookEvent } from '@/modules/events/webhook-events';
 import { AgentWebhooksRepository } from './agent-webhooks.repository';
+import { AgentWriteLock } from './agent-write-lock';
 
-export interface DeliverableWebhook {
-  id: string;
-  url: string;
-  events: WebhookEvent[];
-  /** The signing secret in clear, or null when none is set. Never log it. */
-  secret: string | null;
-}
-
-/** An agent webhook as the sender needs it: its live secrets in clear (current first). Never log them. */
-export interface SendableWebhook {
-  id: string;
-  agentId: string;
-  url: string;
-  events: WebhookEvent[];
-  isActive: boolean;
-  secrets: string[];
-}
-
-/** Agent webhooks as delivery sees them: the only place a webhook secret leaves its sealed form. */
+/**
+ * Agent webhooks as delivery sees them (the events module's AGENT_WEBHOOK_TARGETS port) and the rotation of their
+ * secrets: the only place a webhook secret leaves its sealed form.
+ */
 @Injectable()
-export class AgentWebhooksService {
+export class AgentWebhooksService implements AgentWebhookTargets {
   constructor(
     private readonly lock: AgentWriteLock,
     private readonly webhooks: AgentWebhooksRepository,

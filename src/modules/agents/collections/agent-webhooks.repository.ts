@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { agentChildRepository } from '@/modules/agents/collections/agent-child.repository';
+import { agentChildRepository } from './agent-child.repository';
 import { AgentWebhook } from './agent-webhook.entity';
 
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -19,7 +19,7 @@ const AGENT_WEBHOOKS_SQL = `
 
 @Injectable()
 export class AgentWebhooksRepository extends agentChildRepository(AgentWebhook) {
-  /** The agent's webhooks for the whole-agent read (AgentWebhooksSection). */
+  /** The agent's webhooks for the whole-agent read (AgentViewsRepository). */
   static readonly AGENT_VIEW_SUB_SELECT = AGENT_WEBHOOKS_SQL;
 
   async disable(workspaceId: string, id: string): Promise<void> {

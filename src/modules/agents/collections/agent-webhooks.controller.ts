@@ -3,8 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { UuidParamPipe } from '@/common/http/validation';
-import { RotatedSecretResponse, RotateSecretDto } from '../dto/webhook.dto';
-import { BODY_ERRORS, ROTATE_DESCRIPTION } from '../webhooks.controller';
+import { RotatedSecretResponse, RotateSecretDto } from '@/modules/events/dto/webhook.dto';
+import { BODY_ERRORS, ROTATE_DESCRIPTION } from '@/modules/events/webhooks.controller';
 import { AgentWebhooksService } from './agent-webhooks.service';
 
 /** The rotation of an agent webhook's secret; its other routes are the agent collection `webhooks`. */
