@@ -1,7 +1,10 @@
 import { Global, Module } from '@nestjs/common';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
+import { TOOL_DRY_RUN } from '@/modules/agents/rules/tool-dry-run.port';
 import { AGENT_WEBHOOK_TARGETS } from '@/modules/events/agent-webhook-targets.port';
+import { IntentToolsModule } from '@/modules/intents/tools/intent-tools.module';
+import { ToolCatalog } from '@/modules/intents/tools/tool-catalog.service';
 import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { MessagingTemplateSender } from '@/modules/messaging/outbound-template-sender';
 import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.port';
@@ -14,13 +17,15 @@ import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.por
  */
 @Global()
 @Module({
-  imports: [AgentsModule, MessagingModule],
+  imports: [AgentsModule, IntentToolsModule, MessagingModule],
   providers: [
     // The events module delivers to an agent's webhooks, which the agents module holds.
     { provide: AGENT_WEBHOOK_TARGETS, useExisting: AgentWebhooksService },
+    // The rule test asks the intents' tool catalog which tool an utterance would call.
+    { provide: TOOL_DRY_RUN, useExisting: ToolCatalog },
     // Outbound's WhatsApp templates (campaigns, `send_message` tasks), sent by messaging.
     { provide: OUTBOUND_TEMPLATE_SENDER, useExisting: MessagingTemplateSender },
   ],
-  exports: [AGENT_WEBHOOK_TARGETS, OUTBOUND_TEMPLATE_SENDER],
+  exports: [AGENT_WEBHOOK_TARGETS, TOOL_DRY_RUN, OUTBOUND_TEMPLATE_SENDER],
 })
 export class PortBindingsModule {}

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspaceId } from '@/common/auth/request-context';
 import { ApiEnvelope } from '@/common/http/api-response.decorator';
@@ -12,8 +12,7 @@ import { RuleTestDto } from './dto/collections.dto';
 import { RuleTestResponse } from './dto/rule-test.response';
 import { RuleDecision } from './rules/rule-engine';
 import { RuleEngineService } from './rules/rule-engine.service';
-import { ToolCatalog } from '@/modules/intents/tools/tool-catalog.service';
-import type { ToolDryRun } from '@/modules/intents/tools/tool-catalog.service';
+import { TOOL_DRY_RUN, ToolDryRun, ToolDryRunner } from './rules/tool-dry-run.port';
 
 @ApiTags('Agents')
 @Controller('api/v1/agents')
@@ -21,7 +20,7 @@ export class AgentsController {
   constructor(
     private readonly agents: AgentsService,
     private readonly engine: RuleEngineService,
-    private readonly tools: ToolCatalog,
+    @Inject(TOOL_DRY_RUN) private readonly tools: ToolDryRunner,
   ) {}
 
   @Get()

@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBoxModule } from '@/common/crypto/secret-box';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
-import { IntentToolsModule } from '@/modules/intents/tools/intent-tools.module';
 import { Agent } from './agent.entity';
 import { AgentChannelsController } from './agent-channels.controller';
 import { AgentSettingsController } from './agent-settings.controller';
@@ -55,7 +54,6 @@ import { SettingsRepository } from './settings/settings.repository';
     SecretBoxModule,
     LlmModule,
     PhoneNumbersModule,
-    IntentToolsModule,
   ],
   controllers: [
     AgentsController,

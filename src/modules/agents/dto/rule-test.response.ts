@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ToolDryRunResponse } from '@/modules/intents/tools/tool-dry-run.response';
+import { ToolDryRunResponse } from './tool-dry-run.response';
 
 export class RuleTraceEntryResponse {
   @ApiProperty({ format: 'uuid' }) rule_uuid!: string;

@@ -6,8 +6,8 @@ import { IntentActionsRepository } from './intent-actions.repository';
 import { ToolCatalog } from './tool-catalog.service';
 
 /**
- * The agent's intents as functions for the model, with their stored actions. Depends on nothing but the language
- * model, so the agents module (the rule check's dry run) and the intents runtime both use it.
+ * The agent's intents as functions for the model, with their stored actions: the intents runtime's tools, and the
+ * rule test's dry run (the agents module's TOOL_DRY_RUN port, bound to ToolCatalog by PortBindingsModule).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([IntentAction]), LlmModule],

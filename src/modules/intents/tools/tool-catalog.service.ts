@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import type { ToolDryRun, ToolDryRunCall, ToolDryRunner } from '@/modules/agents/rules/tool-dry-run.port';
 import { buildReplyMessages } from '@/modules/conversations/reply-prompt';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { builtinTools } from './builtin-tools';
@@ -13,25 +14,12 @@ import {
   IntentTool,
 } from './tool-definitions';
 
-export interface ToolDryRunCall {
-  intent_uuid: string;
-  key: string;
-  name: string;
-  parameters: Record<string, unknown>;
-  valid: boolean;
-  errors: string[];
-  score: number | null;
-}
-
-export interface ToolDryRun {
-  method: 'llm' | 'local';
-  calls: ToolDryRunCall[];
-  note: string | null;
-}
-
-/** The functions an agent offers (its intents with their deployed actions), and which one an utterance calls. */
+/**
+ * The functions an agent offers (its intents with their deployed actions), and which one an utterance calls (the
+ * agents module's TOOL_DRY_RUN port).
+ */
 @Injectable()
-export class ToolCatalog {
+export class ToolCatalog implements ToolDryRunner {
   constructor(
     private readonly actions: IntentActionsRepository,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
