@@ -303,6 +303,61 @@ describe('web calls: the resource, the client token and the socket protocol', ()
     });
   });
 
+  it('a call that ends while its handshake is under way is refused 409 CALL_ENDED at the handshake, its token unused', async () => {
+    const wc = await webCall();
+    const id = wc.call.uuid as string;
+    await statusOf(id, ['ringing']);
+    const db = suite.app.get<DataSource>(DataSource);
+    const ending = db.createQueryRunner();
+    await ending.connect();
+    try {
+      // Another process ends the call: it holds the call's row, as every move of a call does, then commits the end.
+      await ending.startTransaction();
+      await ending.query(`SELECT id FROM calls WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [
+        t.workspaceId,
+        id,
+      ]);
+      const [{ pid }] = await ending.query(`SELECT pg_backend_pid() AS pid`);
+      let settled = false;
+      const handshake = WebCallClient.refusal(wc.socket).then(
+        (refusal) => ((settled = true), { refusal }),
+        (err: Error) => ((settled = true), { err }),
+      );
+      // The handshake has found the call live and its token good, and waits for the call's row before using the token.
+      await waitFor(
+        async () =>
+          settled ||
+          (await db.query(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [pid]))
+            .length
+            ? true
+            : undefined,
+        10_000,
+        'the handshake waiting for the call',
+      );
+      expect(await Promise.race([handshake, Promise.resolve('waiting')])).toBe('waiting');
+      await ending.query(
+        `UPDATE calls SET status = 'canceled', end_reason = 'canceled', ended_at = now()
+          WHERE workspace_id = $1 AND id = $2`,
+        [t.workspaceId, id],
+      );
+      await ending.commitTransaction();
+      expect(await handshake).toEqual({
+        refusal: {
+          status: 409,
+          body: expect.objectContaining({
+            message: 'Call has ended',
+            error: expect.objectContaining({ code: 'CALL_ENDED' }),
+          }),
+        },
+      });
+    } finally {
+      if (ending.isTransactionActive) await ending.rollbackTransaction();
+      await ending.release();
+    }
+    const [token] = await db.query(`SELECT used_at FROM web_call_tokens WHERE call_id = $1`, [id]);
+    expect(token.used_at).toBeNull();
+  });
+
   it('the page origin: the API’s own and the workspace’s allowed origins open the call, another origin is 403', async () => {
     const wc = await webCall();
     const refusal = await WebCallClient.refusal(wc.socket, { origin: 'https://evil.example' });

@@ -2,7 +2,9 @@ import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { AppException } from '@/common/errors/app.exception';
+import { AgentUnavailable, CallEnded } from '@/common/errors/domain-errors';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import type { Call } from '@/modules/calls/call.entity';
 import {
@@ -63,6 +65,7 @@ export class WebCallsService {
     private readonly workspaces: WorkspacesService,
     private readonly tokens: WebCallTokensRepository,
     private readonly limits: WebCallLimits,
+    private readonly unitOfWork: UnitOfWork,
     @InjectQueue(QUEUES.calls) private readonly queue: Queue<JobPayloads['calls']['dial']>,
   ) {}
 
@@ -78,7 +81,7 @@ export class WebCallsService {
     const metadata = checkMetadata(dto.metadata);
     const agent = await agentInBody(this.agents, workspaceId, dto.agent_uuid);
     if (agent.status === 'paused' || agent.status === 'completed')
-      throw AppException.conflict(`Agent is ${agent.status}`);
+      throw new AgentUnavailable(agent.agent_uuid, agent.status);
     if (dto.contact_uuid && !(await this.contacts.find(workspaceId, dto.contact_uuid)))
       throw AppException.invalid(
         'contact_uuid',
@@ -155,10 +158,16 @@ export class WebCallsService {
   /**
    * The socket handshake: the token opens its own call only, once, from an allowed origin and an address under its
    * limit. Answers the call; refusals are HTTP errors (401 token, 403 origin, 404 call, 409 ended, 429 limit).
+   * The token is used under the call's row lock, as the call's moves are: a call ending meanwhile ends before the
+   * handshake (409, the token left unused) or after it, never between the check and the socket's opening.
    */
   async open(client: WebCallClient): Promise<Call> {
     const { call, tokenHash } = await this.admit(client);
-    const refusal = await this.tokens.consume(call.workspaceId, call.id, tokenHash);
+    const refusal = await this.unitOfWork.run(async (tx) => {
+      const now = await this.calls.lock(call.workspaceId, call.id, tx);
+      if (!now || isEnded(now.status)) throw new CallEnded(call.id);
+      return this.tokens.consume(call.workspaceId, call.id, tokenHash, tx);
+    });
     if (refusal) throw this.refused(refusal);
     return call;
   }
@@ -184,7 +193,7 @@ export class WebCallsService {
         'FORBIDDEN',
         `Pages of ${client.origin} may not open this workspace's web calls`,
       );
-    if (isEnded(call.status)) throw new AppException('CALL_ENDED', 'Call has ended');
+    if (isEnded(call.status)) throw new CallEnded(call.id);
     return { call, tokenHash, state };
   }
 
