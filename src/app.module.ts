@@ -38,6 +38,7 @@ import { SchedulingModule } from '@/modules/scheduling/scheduling.module';
 import { HealthModule } from '@/modules/health/health.module';
 import { IdempotencyInterceptor } from '@/modules/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from '@/modules/idempotency/idempotency.module';
+import { IntentsModule } from '@/modules/intents/intents.module';
 import { IdempotencyJobsModule } from '@/modules/idempotency/jobs/idempotency-jobs.module';
 import { KnowledgeJobsModule } from '@/modules/knowledge/jobs/knowledge-jobs.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
@@ -70,6 +71,7 @@ const DOMAIN_MODULES: Type[] = [
   AgentsModule,
   EventsModule,
   ConversationsModule,
+  IntentsModule,
   EvaluationModule,
   ContactsModule,
   SchedulingModule,

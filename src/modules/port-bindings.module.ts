@@ -2,7 +2,10 @@ import { Global, Module } from '@nestjs/common';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
 import { TOOL_DRY_RUN } from '@/modules/agents/rules/tool-dry-run.port';
+import { TURN_TOOLS } from '@/modules/conversations/turn-tools.port';
 import { AGENT_WEBHOOK_TARGETS } from '@/modules/events/agent-webhook-targets.port';
+import { IntentsModule } from '@/modules/intents/intents.module';
+import { ToolLoop } from '@/modules/intents/runtime/tool-loop.service';
 import { IntentToolsModule } from '@/modules/intents/tools/intent-tools.module';
 import { ToolCatalog } from '@/modules/intents/tools/tool-catalog.service';
 import { MessagingModule } from '@/modules/messaging/messaging.module';
@@ -17,15 +20,17 @@ import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.por
  */
 @Global()
 @Module({
-  imports: [AgentsModule, IntentToolsModule, MessagingModule],
+  imports: [AgentsModule, IntentToolsModule, IntentsModule, MessagingModule],
   providers: [
     // The events module delivers to an agent's webhooks, which the agents module holds.
     { provide: AGENT_WEBHOOK_TARGETS, useExisting: AgentWebhooksService },
     // The rule test asks the intents' tool catalog which tool an utterance would call.
     { provide: TOOL_DRY_RUN, useExisting: ToolCatalog },
+    // A conversation turn offers the agent's intents to the model as tools and runs them (the intents' tool loop).
+    { provide: TURN_TOOLS, useExisting: ToolLoop },
     // Outbound's WhatsApp templates (campaigns, `send_message` tasks), sent by messaging.
     { provide: OUTBOUND_TEMPLATE_SENDER, useExisting: MessagingTemplateSender },
   ],
-  exports: [AGENT_WEBHOOK_TARGETS, TOOL_DRY_RUN, OUTBOUND_TEMPLATE_SENDER],
+  exports: [AGENT_WEBHOOK_TARGETS, TOOL_DRY_RUN, TURN_TOOLS, OUTBOUND_TEMPLATE_SENDER],
 })
 export class PortBindingsModule {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
@@ -90,7 +90,7 @@ export class ConversationReplyService {
     private readonly knowledge: KnowledgeLookup,
     private readonly unitOfWork: UnitOfWork,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
-    @Optional() @Inject(TURN_TOOLS) private readonly tools?: TurnTools,
+    @Inject(TURN_TOOLS) private readonly tools: TurnTools,
   ) {}
 
   /**
@@ -143,7 +143,7 @@ export class ConversationReplyService {
     const { workspaceId, conversation, agent, utterance, onDelta } = input;
     if (!this.llm.isConfigured(agent.custom_llm_url)) {
       await input.ready;
-      const fired = await this.tools?.withoutModel(utterance, this.toolContext(input));
+      const fired = await this.tools.withoutModel(utterance, this.toolContext(input));
       if (fired?.content) return { text: fired.content, reason: null, action: fired.action };
       return {
         text: null,
@@ -177,15 +177,7 @@ export class ConversationReplyService {
         memory: remembered,
         knowledge: hits,
       });
-      const options = { baseUrl: agent.custom_llm_url, signal: input.signal };
-      const result = this.tools
-        ? await this.tools.chat(messages, this.toolContext(input), onDelta)
-        : {
-            ...(onDelta && this.llm.chatStream
-              ? await this.llm.chatStream(messages, options, onDelta)
-              : await this.llm.chat(messages, options)),
-            action: null,
-          };
+      const result = await this.tools.chat(messages, this.toolContext(input), onDelta);
       const text = result.content?.trim();
       return text
         ? { text, reason: null, action: result.action }

@@ -4,7 +4,6 @@ import { AgentsModule } from '@/modules/agents/agents.module';
 import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { EventsModule } from '@/modules/events/events.module';
-import { IntentsModule } from '@/modules/intents/intents.module';
 import { UsageModule } from '@/modules/usage/usage.module';
 import { LlmModule } from '@/providers/llm/llm.module';
 import { AgentContextReader, ContactDirectory, KnowledgeLookup } from './agent-context';
@@ -31,7 +30,6 @@ import { TurnLatencyService } from './turn-latency.service';
     KnowledgeModule,
     EventsModule,
     LlmModule,
-    IntentsModule,
     UsageModule,
   ],
   controllers: [ConversationsController, SessionsController],

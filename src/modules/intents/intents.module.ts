@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '@/modules/agents/agents.module';
 import { ContactsModule } from '@/modules/contacts/contacts.module';
-import { TURN_TOOLS } from '@/modules/conversations/turn-tools.port';
 import { EventsModule } from '@/modules/events/events.module';
 import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { LogsModule } from '@/modules/logs/logs.module';
@@ -16,7 +15,8 @@ import { IntentToolsModule } from './tools/intent-tools.module';
 
 /**
  * Intents at runtime: their actions (`/agents/{uuid}/intents/{intentUuid}/event`) and the tool loop the
- * conversation turns call through TURN_TOOLS. Flows plug in through FLOW_STARTER (flow-starter.port.ts).
+ * conversation turns call through TURN_TOOLS (the conversations module's port, bound to ToolLoop by
+ * PortBindingsModule). Flows plug in through FLOW_STARTER (flow-starter.port.ts).
  */
 @Module({
   imports: [
@@ -29,14 +29,7 @@ import { IntentToolsModule } from './tools/intent-tools.module';
     LlmModule,
   ],
   controllers: [IntentActionsController],
-  providers: [
-    IntentActionsService,
-    ActionExecutor,
-    BuiltinToolRunner,
-    IntentCallRecorder,
-    ToolLoop,
-    { provide: TURN_TOOLS, useExisting: ToolLoop },
-  ],
-  exports: [TURN_TOOLS],
+  providers: [IntentActionsService, ActionExecutor, BuiltinToolRunner, IntentCallRecorder, ToolLoop],
+  exports: [ToolLoop],
 })
 export class IntentsModule {}
