@@ -45,7 +45,6 @@ import { KnowledgeModule } from '@/modules/knowledge/knowledge.module';
 import { LanguagesModule } from '@/modules/languages/languages.controller';
 import { LogsModule } from '@/modules/logs/logs.module';
 import { FlowsModule } from '@/modules/flows/flows.module';
-import { FlowStarterModule } from '@/modules/flows/flow-starter.module';
 import { FlowsJobsModule } from '@/modules/flows/jobs/flows-jobs.module';
 import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { MessagingJobsModule } from '@/modules/messaging/jobs/messaging-jobs.module';
@@ -84,7 +83,6 @@ const DOMAIN_MODULES: Type[] = [
   WebCallsModule,
   LogsModule,
   FlowsModule,
-  FlowStarterModule,
   MessagingModule,
   TranscriptionsModule,
   LanguagesModule,

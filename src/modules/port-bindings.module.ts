@@ -4,6 +4,9 @@ import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhook
 import { TOOL_DRY_RUN } from '@/modules/agents/rules/tool-dry-run.port';
 import { TURN_TOOLS } from '@/modules/conversations/turn-tools.port';
 import { AGENT_WEBHOOK_TARGETS } from '@/modules/events/agent-webhook-targets.port';
+import { FlowStarter } from '@/modules/flows/flow-starter.service';
+import { FlowsModule } from '@/modules/flows/flows.module';
+import { FLOW_STARTER } from '@/modules/intents/flow-starter.port';
 import { IntentsModule } from '@/modules/intents/intents.module';
 import { ToolLoop } from '@/modules/intents/runtime/tool-loop.service';
 import { IntentToolsModule } from '@/modules/intents/tools/intent-tools.module';
@@ -20,7 +23,7 @@ import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.por
  */
 @Global()
 @Module({
-  imports: [AgentsModule, IntentToolsModule, IntentsModule, MessagingModule],
+  imports: [AgentsModule, IntentToolsModule, IntentsModule, MessagingModule, FlowsModule],
   providers: [
     // The events module delivers to an agent's webhooks, which the agents module holds.
     { provide: AGENT_WEBHOOK_TARGETS, useExisting: AgentWebhooksService },
@@ -30,7 +33,9 @@ import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/template-sender.por
     { provide: TURN_TOOLS, useExisting: ToolLoop },
     // Outbound's WhatsApp templates (campaigns, `send_message` tasks), sent by messaging.
     { provide: OUTBOUND_TEMPLATE_SENDER, useExisting: MessagingTemplateSender },
+    // An intent's `scenario` action starts an automation flow.
+    { provide: FLOW_STARTER, useExisting: FlowStarter },
   ],
-  exports: [AGENT_WEBHOOK_TARGETS, TOOL_DRY_RUN, TURN_TOOLS, OUTBOUND_TEMPLATE_SENDER],
+  exports: [AGENT_WEBHOOK_TARGETS, TOOL_DRY_RUN, TURN_TOOLS, OUTBOUND_TEMPLATE_SENDER, FLOW_STARTER],
 })
 export class PortBindingsModule {}

@@ -1,6 +1,6 @@
 /**
- * What the `scenario` action needs of automation flows. The flows module implements it (provide FLOW_STARTER and
- * export it to the intents module); until then a scenario action is stored but cannot be published.
+ * What the `scenario` action needs of automation flows. The flows module implements it (FlowStarter);
+ * PortBindingsModule binds it.
  */
 export const FLOW_STARTER = Symbol('FLOW_STARTER');
 

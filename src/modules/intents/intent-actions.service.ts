@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AgentsService } from '@/modules/agents/agents.service';
@@ -33,7 +33,7 @@ export class IntentActionsService {
     private readonly agents: AgentsService,
     private readonly tables: TableSearch,
     private readonly unitOfWork: UnitOfWork,
-    @Optional() @Inject(FLOW_STARTER) private readonly flows?: FlowStarter,
+    @Inject(FLOW_STARTER) private readonly flows: FlowStarter,
   ) {}
 
   /** 404 for an agent or intent not in this workspace. */
@@ -78,10 +78,6 @@ export class IntentActionsService {
   private async assertRunnable(workspaceId: string, action: IntentAction): Promise<void> {
     const c = action.config;
     if (action.type === 'scenario') {
-      if (!this.flows)
-        throw AppException.conflict(
-          `Flow ${c.flow_uuid} cannot be started: automation flows are not available`,
-        );
       if (!(await this.flows.isDeployed(workspaceId, c.flow_uuid!)))
         throw AppException.conflict(`Flow ${c.flow_uuid} is not deployed`);
     }

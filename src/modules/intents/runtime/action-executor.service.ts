@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { answerBody, sendSignedWebhook } from '@/common/net/signed-webhook';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
@@ -42,7 +42,7 @@ export class ActionExecutor {
     private readonly contacts: ContactsService,
     private readonly tables: TableSearch,
     private readonly builtins: BuiltinToolRunner,
-    @Optional() @Inject(FLOW_STARTER) private readonly flows?: FlowStarter,
+    @Inject(FLOW_STARTER) private readonly flows: FlowStarter,
   ) {}
 
   async run(
@@ -143,8 +143,6 @@ export class ActionExecutor {
     ctx: TurnToolsContext,
   ): Promise<ActionOutcome> {
     const request = { flow_uuid: flowId, parameters };
-    if (!this.flows)
-      return failed(`flow ${flowId} cannot be started: automation flows are not available`, request);
     const { intent, conversation, contact } = await this.body(tool, parameters, ctx);
     const started = await this.flows.start(ctx.workspaceId, flowId, {
       intent,
