@@ -96,6 +96,11 @@ export class MediaSession {
     if (deps.sttStream) void this.words.listen(this.ending.signal);
   }
 
+  /** What the session runs on (`twilio`, `web`): open calls are counted by it. */
+  get transportKind(): MediaTransport['kind'] {
+    return this.transport.kind;
+  }
+
   /** The first frame of a timed turn's reply went out. */
   private firstFrame(timing: TurnTiming, at: number): void {
     if (timing.firstFrameAt) return;

@@ -13,6 +13,7 @@ import Redis from 'ioredis';
 import { RawData, WebSocket, WebSocketServer } from 'ws';
 import { AppException } from '@/common/errors/app.exception';
 import { generalBody } from '@/common/http/error-body';
+import { Metrics } from '@/common/metrics/metrics';
 import { REDIS } from '@/common/redis/redis.module';
 import { isUuid } from '@/common/validation/validators';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
@@ -114,10 +115,13 @@ export class MediaStreamServer
     private readonly conversations: ConversationsService,
     private readonly instance: CallInstance,
     private readonly live: CallLive,
+    private readonly metrics: Metrics,
   ) {}
 
   onModuleInit(): void {
     this.runtime.media = this;
+    // Open calls are read from the sessions held at each scrape: right however a session ends.
+    this.metrics.watchCalls(() => this.sessions.values());
     // The voice activity model loads once, before the first call needs it (a missing file is logged once).
     if (this.config.vad.engine === 'silero') sileroModel(this.config.vad.modelPath);
   }
