@@ -5,7 +5,7 @@ import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/languag
 import { ContactDirectory, KnowledgeHit, KnowledgeLookup, MemorizeSettingsShape } from './agent-context';
 import type { ConversationRef } from './conversation.entity';
 import type { Message } from './message.entity';
-import { MessagesRepository } from './conversations.repository';
+import { MessagesRepository } from './messages.repository';
 import { ConversationsService } from './conversations.service';
 import type { TurnAction } from './dto/responses';
 import { memorizePlan, pickFields } from './memorize';

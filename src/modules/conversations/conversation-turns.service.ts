@@ -10,7 +10,7 @@ import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
 import { AgentContextReader, sessionTimeoutMs, TurnContext } from './agent-context';
 import type { Conversation, ConversationRef } from './conversation.entity';
 import { ConversationReplyService } from './conversation-reply.service';
-import { MessagesRepository, SessionTarget } from './conversations.repository';
+import { MessagesRepository, SessionTarget } from './messages.repository';
 import { ConversationsService } from './conversations.service';
 import { isVoiceChannel } from './channels';
 import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';

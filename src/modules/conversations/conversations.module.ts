@@ -11,7 +11,9 @@ import { AgentsContextReader, ContactsDirectory, KnowledgeSearchLookup } from '.
 import { Conversation } from './conversation.entity';
 import { ConversationsController, SessionsController } from './conversations.controller';
 import { ConversationViewsRepository } from './conversation-views.repository';
-import { ConversationsRepository, MessagesRepository, SessionsRepository } from './conversations.repository';
+import { ConversationsRepository } from './conversations.repository';
+import { MessagesRepository } from './messages.repository';
+import { SessionsRepository } from './sessions.repository';
 import { ConversationsService } from './conversations.service';
 import { ConversationReplyService } from './conversation-reply.service';
 import { ConversationTurnsService } from './conversation-turns.service';

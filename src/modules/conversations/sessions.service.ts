@@ -12,7 +12,8 @@ import { REDIS } from '@/common/redis/redis.module';
 import type { Conversation } from './conversation.entity';
 import { ListSessionsQuery } from './dto/requests';
 import { SessionResponse } from './dto/responses';
-import { MessagesRepository, SessionsRepository } from './conversations.repository';
+import { MessagesRepository } from './messages.repository';
+import { SessionsRepository } from './sessions.repository';
 import type { Message } from './message.entity';
 import type { Session, SessionEndReason } from './session.entity';
 

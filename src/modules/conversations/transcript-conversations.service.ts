@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
-import { ConversationsRepository, MessagesRepository } from './conversations.repository';
+import { ConversationsRepository } from './conversations.repository';
+import { MessagesRepository } from './messages.repository';
 import { ConversationsService } from './conversations.service';
 import type { MessageSender } from './message.entity';
 import { SessionsService } from './sessions.service';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Metrics } from '@/common/metrics/metrics';
-import { MessagesRepository } from './conversations.repository';
+import { MessagesRepository } from './messages.repository';
 import { LATENCY_FIELDS, MessageLatency } from './message.entity';
 
 /** A step's time as stored: whole milliseconds, or null when it is absent, negative or not a finite number. */
