@@ -1,22 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { AppException } from '@/common/errors/app.exception';
-import { ConversationClosed } from '@/common/errors/domain-errors';
 import { newId } from '@/common/persistence/base.entity';
-import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import { MetersUsage } from '@/modules/usage/meters-usage.decorator';
 import { Traced } from '@/common/telemetry/traced';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
 import { AgentContextReader, sessionTimeoutMs, TurnContext } from './agent-context';
 import type { Conversation, ConversationRef } from './conversation.entity';
+import { ConversationMessagesService, Draft } from './conversation-messages.service';
 import { ConversationReplyService } from './conversation-reply.service';
-import { MessagesRepository, SessionTarget } from './messages.repository';
 import { ConversationsService } from './conversations.service';
 import { isVoiceChannel } from './channels';
 import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';
 import { Message } from './message.entity';
 import type { Session } from './session.entity';
-import { SessionsService } from './sessions.service';
 import { LiveTurn, TurnGate } from './turn-gate';
 import { TURN_SPAN } from './turn-span';
 
@@ -51,24 +47,19 @@ export interface TurnOptions {
   besideReply?: (at: Date, action: TurnAction | null) => Promise<unknown>;
 }
 
-/** A message as the turn decides it; the conversation supplies the rest. */
-type Draft = Pick<Message, 'direction' | 'sender' | 'content' | 'messageType'>;
-
 /**
  * A customer's turn in a text conversation: store it (opening a session if none is active), run the rule engine
- * (guards, then routing), then act on the rule or answer (ConversationReplyService); and the messages the agent or
- * the system says outside a turn.
+ * (guards, then routing), then act on the rule or answer (ConversationReplyService). The writes of the messages, a
+ * turn's and those the agent or the system says outside a turn, are ConversationMessagesService's.
  */
 @Injectable()
 export class ConversationTurnsService {
   constructor(
-    private readonly messages: MessagesRepository,
     private readonly conversationsService: ConversationsService,
-    private readonly sessions: SessionsService,
     private readonly agents: AgentContextReader,
     private readonly rules: RuleEngineService,
     private readonly replies: ConversationReplyService,
-    private readonly unitOfWork: UnitOfWork,
+    private readonly writes: ConversationMessagesService,
   ) {}
 
   @Traced('turn', TURN_SPAN)
@@ -85,7 +76,7 @@ export class ConversationTurnsService {
       ? null
       : await this.conversationsService.withConfigVersion(workspaceId, conversationId);
     const ahead = read?.conversation ?? null;
-    if (ahead) this.assertOpen(ahead);
+    if (ahead) this.writes.assertOpen(ahead);
     const context =
       options.context ?? (await this.agents.forTurn(workspaceId, ahead!.agentId!, read!.agentConfigVersion));
     const agent = context.agent;
@@ -120,7 +111,8 @@ export class ConversationTurnsService {
       messageType: options.messageType ?? 'text',
     };
     const now = new Date();
-    const store = () => this.storeCustomerMessage(workspaceId, conversationId, draft, now, timeoutMs, id);
+    const store = () =>
+      this.writes.storeCustomerMessage(workspaceId, conversationId, draft, now, timeoutMs, id);
     const written = gate?.speculative ? gate.opened.then(store) : store();
     written.catch(() => undefined); // awaited below, before anything is answered
     if (options.muted) {
@@ -166,14 +158,18 @@ export class ConversationTurnsService {
       // Tools act, and their records are written, once the customer's message is stored.
       ready: written,
       recordTool: (text, within) =>
-        this.speak(workspaceId, conversationId, text, { sender: 'system', messageType: 'tool', within }),
+        this.writes.speak(workspaceId, conversationId, text, {
+          sender: 'system',
+          messageType: 'tool',
+          within,
+        }),
     });
     replying.catch(() => undefined); // awaited below, once the customer's message is stored
     const { conversation, session, message: inbound } = await written;
     const { text, reason, action } = await replying;
     const at = new Date();
     const [reply] = await Promise.all([
-      text === null ? null : this.storeAgentMessage(conversation, session, text),
+      text === null ? null : this.writes.storeAgentMessage(conversation, session, text),
       options.besideReply?.(at, action),
     ]);
     return {
@@ -185,37 +181,6 @@ export class ConversationTurnsService {
         reply ? { ...conversation, lastMessageAt: reply.createdAt, agentId: reply.agentId } : conversation,
       ),
     };
-  }
-
-  /**
-   * The customer's message into the active session (opening one when none is active), then the session's idle
-   * timeout (a call's session ends with the call, never by idleness).
-   */
-  private async storeCustomerMessage(
-    workspaceId: string,
-    conversationId: string,
-    draft: Draft,
-    now: Date,
-    timeoutMs: number,
-    id: string,
-  ): Promise<Written> {
-    const target: SessionTarget = { active: true, activityAt: now, timeoutMs };
-    const check = (conv: Conversation) => this.assertOpen(conv);
-    const written =
-      (await this.append(workspaceId, conversationId, draft, target, check, undefined, id)) ??
-      (await this.appendOpening(
-        workspaceId,
-        conversationId,
-        draft,
-        target,
-        check,
-        (m, conv) => this.sessions.touch(m, conv, now, timeoutMs).then((t) => t.session),
-        undefined,
-        id,
-      ));
-    if (!isVoiceChannel(written.conversation.channel))
-      await this.sessions.scheduleTimeout(written.session, written.previousActivityMs);
-    return written;
   }
 
   private async act(
@@ -232,7 +197,9 @@ export class ConversationTurnsService {
       say: decision.say,
       destination: decision.destination,
     };
-    const said = decision.say ? await this.storeAgentMessage(conversation, session, decision.say) : null;
+    const said = decision.say
+      ? await this.writes.storeAgentMessage(conversation, session, decision.say)
+      : null;
     let after = said ? { ...conversation, lastMessageAt: said.createdAt } : conversation;
     // On a call the call's runtime hangs up, and the call's end closes the conversation.
     if (
@@ -250,164 +217,11 @@ export class ConversationTurnsService {
     };
   }
 
-  private async storeAgentMessage(
-    conversation: Conversation,
-    session: Session,
-    content: string,
-  ): Promise<Message> {
-    const draft: Draft = { direction: 'outbound', sender: 'agent', content, messageType: 'text' };
-    const target = { id: session.id, count: true };
-    return (await this.append(conversation.workspaceId, conversation.id, draft, target, () => undefined))!
-      .message;
-  }
-
   /**
    * A message the agent (or the system, for a call's live actions) says outside a customer's turn, opening the
-   * session when none is active, as a call's first message does.
+   * session when none is active, as a call's first message does (ConversationMessagesService.speak).
    */
-  async speak(
-    workspaceId: string,
-    conversationId: string,
-    content: string,
-    options: {
-      sender?: 'agent' | 'system';
-      messageType?: string;
-      /** More writes in the message's transaction (its records). */
-      within?: (m: import('typeorm').EntityManager, message: Message) => Promise<void>;
-      /**
-       * The caller commits another write synchronously before it answers (MessagesRepository.append `flushLater`),
-       * so this message need not wait for its own WAL flush.
-       */
-      flushLater?: boolean;
-    } = {},
-  ): Promise<Message> {
-    const draft: Draft = {
-      direction: 'outbound',
-      sender: options.sender ?? 'agent',
-      content,
-      messageType: options.messageType ?? 'text',
-    };
-    const check = (conv: Conversation) => {
-      if (conv.status === 'closed') throw new ConversationClosed(conv.id);
-    };
-    if (options.within) {
-      // Writes that must share the message's transaction (a tool call's records) take the transactional path.
-      const current = await this.conversationsService.get(workspaceId, conversationId);
-      const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
-      const written = await this.appendOpening(
-        workspaceId,
-        conversationId,
-        draft,
-        { active: true },
-        check,
-        (m, conv) => this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
-        options.within,
-      );
-      return written.message;
-    }
-    // Into the active session (the common case: no settings to read); else the idle timeout is read outside any
-    // transaction (a transaction never waits for a second connection) and a transaction opens the session.
-    const spoken = await this.append(
-      workspaceId,
-      conversationId,
-      draft,
-      { active: true },
-      check,
-      undefined,
-      undefined,
-      options.flushLater,
-    );
-    if (spoken) return spoken.message;
-    const current = await this.conversationsService.get(workspaceId, conversationId);
-    const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
-    const opened = await this.appendOpening(
-      workspaceId,
-      conversationId,
-      draft,
-      { active: true },
-      check,
-      (m, conv) => this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
-    );
-    return opened.message;
+  speak(...args: Parameters<ConversationMessagesService['speak']>): Promise<Message> {
+    return this.writes.speak(...args);
   }
-
-  private assertOpen(conv: Conversation): void {
-    if (conv.status === 'closed') throw new ConversationClosed(conv.id);
-    if (!conv.agentId) throw AppException.conflict('The agent of this conversation was deleted');
-  }
-
-  /** The idle timeout of the agent's effective evaluation settings, in milliseconds. */
-  private async sessionTimeout(workspaceId: string, agentId: string | null): Promise<number> {
-    return sessionTimeoutMs(await this.agents.evaluation(workspaceId, agentId));
-  }
-
-  /**
-   * Writes a message with its `conversation_update` event in one statement that locks the conversation (404 when it
-   * is not in the workspace; `check` refuses a conversation whose state the statement left untouched). Null when the
-   * target wants the active session and there is none: the caller then opens one (appendOpening).
-   */
-  private async append(
-    workspaceId: string,
-    conversationId: string,
-    draft: Draft,
-    target: SessionTarget,
-    check: (conv: Conversation) => void,
-    manager?: Transaction,
-    id: string = newId(),
-    flushLater = false,
-  ): Promise<Written | null> {
-    const skeleton = MessageResponse.of(
-      Object.assign(new Message(), { ...draft, id, conversationId, sessionId: null, createdAt: new Date(0) }),
-    );
-    const written = await this.messages.append(
-      workspaceId,
-      conversationId,
-      id,
-      draft,
-      target,
-      { message: skeleton, conversation_uuid: conversationId },
-      { manager, requireAgent: draft.sender === 'customer', flushLater },
-    );
-    if (!written.conversation) throw AppException.notFound('Conversation');
-    check(written.conversation);
-    if (!written.message) return null;
-    return {
-      conversation: written.conversation,
-      message: written.message,
-      session: written.session ?? ({ id: written.message.sessionId } as Session),
-      previousActivityMs: written.previousActivityAt?.getTime() ?? null,
-    };
-  }
-
-  /** The same, in a transaction that opens the session (`open`, counting this message) when none is active. */
-  private appendOpening(
-    workspaceId: string,
-    conversationId: string,
-    draft: Draft,
-    target: SessionTarget,
-    check: (conv: Conversation) => void,
-    open: (m: Transaction, conv: Conversation) => Promise<Session>,
-    after?: (m: Transaction, message: Message) => Promise<void>,
-    id: string = newId(),
-  ): Promise<Written> {
-    return this.unitOfWork.run(async (m) => {
-      let written = await this.append(workspaceId, conversationId, draft, target, check, m, id);
-      if (!written) {
-        const conv = (await this.conversationsService.get(workspaceId, conversationId, m))!;
-        const session = await open(m, conv);
-        const into = { id: session.id, count: false };
-        const fresh = (await this.append(workspaceId, conversationId, draft, into, check, m, id))!;
-        written = { ...fresh, session, previousActivityMs: null };
-      }
-      await after?.(m, written.message);
-      return written;
-    });
-  }
-}
-
-interface Written {
-  conversation: Conversation;
-  message: Message;
-  session: Session;
-  previousActivityMs: number | null;
 }

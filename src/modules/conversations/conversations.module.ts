@@ -15,6 +15,7 @@ import { ConversationsRepository } from './conversations.repository';
 import { MessagesRepository } from './messages.repository';
 import { SessionsRepository } from './sessions.repository';
 import { ConversationsService } from './conversations.service';
+import { ConversationMessagesService } from './conversation-messages.service';
 import { ConversationReplyService } from './conversation-reply.service';
 import { ConversationTurnsService } from './conversation-turns.service';
 import { MemorizeService } from './memorize.service';
@@ -42,6 +43,7 @@ import { TurnLatencyService } from './turn-latency.service';
     SessionsRepository,
     ConversationsService,
     ConversationTurnsService,
+    ConversationMessagesService,
     ConversationReplyService,
     SessionsService,
     MemorizeService,
