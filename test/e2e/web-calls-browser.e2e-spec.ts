@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
