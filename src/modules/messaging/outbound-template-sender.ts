@@ -1,9 +1,8 @@
-import { Injectable, Provider } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { isUuid } from '@/common/validation/validators';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import {
-  OUTBOUND_TEMPLATE_SENDER,
   TemplateDeliveryStatus,
   TemplateSender,
   TemplateSendRequest,
@@ -106,9 +105,3 @@ function strings(parameters: Record<string, unknown>): Record<string, string> {
     Object.entries(parameters).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
   );
 }
-
-/** Binds the outbound module's template port to the messaging module. */
-export const OUTBOUND_TEMPLATE_SENDER_PROVIDER: Provider = {
-  provide: OUTBOUND_TEMPLATE_SENDER,
-  useExisting: MessagingTemplateSender,
-};
