@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +11,18 @@ import { SpeechServer } from '../support/speech-server';
 import { readWav } from '../support/voice-providers-corpus';
 import { waitFor } from '../support/wait';
 import { webCallEnv } from '../support/web-call-client';
+
+/* The functions below run in the page (puppeteer serialises them): its globals, typed as far as they are read. */
+interface PageElement {
+  disabled?: boolean;
+  textContent: string | null;
+}
+declare const document: {
+  getElementById(id: string): PageElement;
+  querySelectorAll(selector: string): PageElement[];
+};
+declare const window: Record<string, any>;
+type HTMLButtonElement = PageElement;
 
 const PUBLIC = 'https://calls.example.test';
 const GREETING = 'Hi, this is the store assistant.';
