@@ -5,7 +5,7 @@ import { tracingState, type TracingState } from './tracing-state';
  * The span helpers every module uses. With tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset) nothing of OpenTelemetry
  * is loaded: each helper runs its function as it is and `Traced` leaves methods untouched. With it on, `start.ts`
  * activates them (tracing-state.ts) before the application's modules load. A trace carried beyond the process is
- * trace-context.ts's.
+ * trace-context.ts's; a call's trace, call-spans.ts's.
  */
 
 export type AttributeValue = string | number | boolean;
@@ -50,7 +50,8 @@ const NOOP: SpanHandle = Object.freeze({
 
 const MAX_CONTENT = 4096;
 
-function clean(attributes: SpanAttributes): OTel.Attributes {
+/** The attributes that have a value. */
+export function clean(attributes: SpanAttributes): OTel.Attributes {
   const out: OTel.Attributes = {};
   for (const [k, v] of Object.entries(attributes)) if (v !== undefined && v !== null) out[k] = v;
   return out;
@@ -97,7 +98,7 @@ export function parentFrom(s: TracingState, traceparent: string): OTel.Context |
 }
 
 /** The context of a call's trace: its `call` span as a remote parent. */
-function callContext(s: TracingState, callId: string): OTel.Context {
+export function callContext(s: TracingState, callId: string): OTel.Context {
   const { traceId, spanId } = s.calls.ids(callId);
   const traceFlags = s.calls.sampled(traceId) ? s.api.TraceFlags.SAMPLED : s.api.TraceFlags.NONE;
   return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true });
@@ -274,96 +275,4 @@ export function contextBinder(): <F extends (...args: never[]) => unknown>(fn: F
 export function currentOwnSpan(): string | undefined {
   const s = tracingState();
   return s ? (s.api.context.active().getValue(s.own) as string | undefined) : undefined;
-}
-
-/**
- * Runs `fn` in a call's trace, under its `call` span (no span of its own): work of the call done outside a turn,
- * such as transcribing the caller's words before a turn starts. As it is with tracing off.
- */
-export function inCallTrace<T>(callId: string, fn: () => T): T {
-  const s = tracingState();
-  return s ? s.api.context.with(callContext(s, callId), fn) : fn();
-}
-
-/** What the root `call` span says of a call that ended. */
-export interface EndedCall {
-  id: string;
-  workspaceId: string;
-  agentId: string | null;
-  direction: string;
-  channel: string;
-  provider: string;
-  status: string;
-  endReason: string | null;
-  isSimulation: boolean;
-  createdAt: Date;
-  answeredAt: Date | null;
-  endedAt: Date | null;
-}
-
-/**
- * Writes the call's root span, `call`, from its placement (or arrival) to its end, once it has ended. Its trace id
- * is the call's uuid without dashes and its span id is derived from it, so every span of the call made anywhere
- * before (turns, speech, the model, webhooks) already names it as parent.
- */
-export function endCallSpan(call: EndedCall): void {
-  const s = tracingState();
-  if (!s) return;
-  const span = s.calls.startCallSpan(call.id, () =>
-    s.tracer.startSpan(
-      'call',
-      {
-        root: true,
-        kind: s.api.SpanKind.INTERNAL,
-        startTime: call.createdAt,
-        attributes: clean({
-          'workspace.id': call.workspaceId,
-          'call.id': call.id,
-          'conversation.id': call.id,
-          'agent.id': call.agentId,
-          'call.direction': call.direction,
-          'call.channel': call.channel,
-          'call.provider': call.provider,
-          'call.status': call.status,
-          'call.end_reason': call.endReason,
-          'call.simulation': call.isSimulation,
-          'call.ring_ms': call.answeredAt ? call.answeredAt.getTime() - call.createdAt.getTime() : null,
-        }),
-      },
-      s.api.ROOT_CONTEXT,
-    ),
-  );
-  span.end(call.endedAt ?? new Date());
-}
-
-/**
- * A voice turn a call's media stream just detected, `silenceMs` after the customer stopped speaking: answers the
- * function to run for it, which runs in the call's `turn` span, started when the speech ended, with that silence
- * recorded first as its `endpointing` step (speech to text, the model and speech run inside it; the turn pipeline
- * takes this span as its own). The function as it is with tracing off.
- */
-export function voiceTurn<T>(
-  call: { workspaceId: string; callId: string },
-  silenceMs: number,
-  run: () => Promise<T>,
-): () => Promise<T> {
-  if (!tracingState()) return run;
-  const detected = Date.now();
-  const spokeUntil = detected - silenceMs;
-  const attributes = {
-    'workspace.id': call.workspaceId,
-    'call.id': call.callId,
-    'conversation.id': call.callId,
-    'turn.source': 'voice',
-  };
-  return () =>
-    withSpan(
-      'turn',
-      attributes,
-      () => {
-        recordSpan('endpointing', { 'endpointing.silence_ms': silenceMs }, spokeUntil, detected);
-        return run();
-      },
-      { call: call.callId, startTime: spokeUntil, reuse: true },
-    );
 }

@@ -4,7 +4,7 @@ import type { Queue } from 'bull';
 import { EntityManager } from 'typeorm';
 import { CallEnded, CallNotFound, ConversationClosed, WrongCallStatus } from '@/common/errors/domain-errors';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
-import { endCallSpan } from '@/common/telemetry/telemetry';
+import { endCallSpan } from '@/common/telemetry/call-spans';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { ConversationResponse } from '@/modules/conversations/dto/responses';

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { LoadedCall } from '@/modules/calls/call-runtime.service';
 import { pressedKeys } from '@/modules/calls/dtmf';
 import { LiveTurn, TurnCancelled } from '@/modules/conversations/turn-gate';
-import { voiceTurn } from '@/common/telemetry/telemetry';
+import { voiceTurn } from '@/common/telemetry/call-spans';
 import { wav } from './audio';
 import { SentenceSplitter } from './sentences';
 import { SessionKeypad } from './session-keypad';

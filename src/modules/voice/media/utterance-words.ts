@@ -1,4 +1,4 @@
-import { inCallTrace } from '@/common/telemetry/telemetry';
+import { inCallTrace } from '@/common/telemetry/call-spans';
 import { SpeechError, SpeechToText, SttStream } from '@/providers/speech/speech.port';
 import { wav } from './audio';
 import type { SttStreamOpener } from './media-session.types';
