@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { onlyBackchannels, turnEnding } from './end-of-turn';
+import { turnEnding } from './end-of-turn';
 import type { SessionTurn, StartTurnOptions, VoiceSettings } from './media-session.types';
+import { Overlap, OverlapHost, OverlapJudge } from './overlap-judge';
 import { TurnDetector } from './turn-detector';
 import type { UtteranceWords } from './utterance-words';
 import { sameWords } from './utterance-words';
@@ -8,24 +9,9 @@ import type { VoiceActivityOptions } from './vad';
 
 /** A finished-looking turn is committed after this much more silence than `min_silence_ms`. */
 export const COMMIT_MARGIN_MS = 100;
-/**
- * While speech over the agent is undecided, its words so far are transcribed again after this much more audio (in
- * batch; a stream's words are read as they arrive).
- */
-const CHECK_EVERY_MS = 200;
-/** Speech over the agent is judged whole once it paused this long (its last words are in the audio). */
-const OVERLAP_END_MS = 100;
 
-/** What turn-taking asks of the session it serves. */
-export interface TurnTakingHost {
-  /** The agent's audio is playing, or held for speech over it. */
-  speaking(): boolean;
-  /** Stops sending the agent's audio, keeping it (speech over it may be a backchannel). */
-  hold(): void;
-  /** Goes on with the held audio: the speech over it was a backchannel. */
-  release(): void;
-  /** The caller interrupts: the agent's audio is cut (`clear`) and its reply marked interrupted. */
-  interrupt(): void;
+/** What turn-taking asks of the session it serves (the agent's audio for speech over it: `OverlapJudge`). */
+export interface TurnTakingHost extends OverlapHost {
   /** A customer turn on the words; speculative ones wait for `commit`. */
   startTurn(text: string, options: StartTurnOptions): SessionTurn;
   /**
@@ -33,8 +19,6 @@ export interface TurnTakingHost {
    * audio transcribed when `words` is null.
    */
   fixedTurn(audio: Int16Array, speechEndAt: number, words: Promise<string> | null): void;
-  /** A small event for a page (transcript, status). */
-  event(e: { type: string } & Record<string, unknown>): void;
 }
 
 /** The words of the utterance so far taken at a pause, and the speculative turn started on them. */
@@ -56,20 +40,9 @@ interface Speculation {
 
 /** The utterance being heard. */
 interface Utterance {
-  /** Started over the agent's speech and not yet judged: a backchannel until its words say otherwise. */
-  overlap: boolean;
-  /** The agent's audio is held for it. */
-  held: boolean;
-  /** Final words of its audio so far are awaited (overlap only), and how much audio they have. */
-  checking: boolean;
-  checkedMs: number;
-  /** A stream's running words last judged (overlap only). */
-  judged: string;
-  /** It ended (`turn`) while a check was under way: the check decides it whole. */
-  ended: { audio: Int16Array; speechEndAt: number } | null;
+  /** Its speech over the agent's audio (`open` while judged by `OverlapJudge`). */
+  over: Overlap;
   spec: Speculation | null;
-  /** Speech frames heard: a transcription taken at a pause is whole while this has not grown. */
-  speechMs: number;
 }
 
 /**
@@ -86,15 +59,12 @@ interface Utterance {
  * goes on whole, its words taken again at its next pause. Fixed endpointing: the utterance ends after
  * `end_of_turn_silence_ms` and its words are then taken.
  *
- * Speech over the agent's audio: with `min_speech_ms` 0 it cuts the agent at once. Otherwise, once that long, the
- * agent's audio is held and the speech judged by its words as it goes on (transcribed again every CHECK_EVERY_MS, or
- * a stream's words as they arrive): words that are not only `ignore_words` cut the agent (`clear`, reply marked
- * interrupted) and make a turn; only backchannels (or no words) once it paused (final words) let the agent go on,
- * and make no turn. Shorter speech over the agent never cuts it: its words make a turn after the reply unless they
- * are only backchannels.
+ * Speech over the agent's audio is judged by `OverlapJudge` (hold, interruption or backchannel); once judged an
+ * interruption it is an utterance as any other, a backchannel makes no turn.
  */
 export class TurnTaking {
   readonly detector: TurnDetector;
+  private readonly judge: OverlapJudge;
   private u: Utterance | null = null;
 
   constructor(
@@ -108,6 +78,14 @@ export class TurnTaking {
       endSilenceMs: smart ? settings.endpointing.maxSilenceMs : settings.endOfTurnSilenceMs,
       pauseMs: smart ? settings.endpointing.minSilenceMs : null,
       vad,
+    });
+    this.judge = new OverlapJudge(settings, this.detector, words, host, {
+      current: (over) => this.u?.over === over,
+      interrupted: (over) => this.interrupted(over),
+      words: (over, text, whole, ended, stt) => this.overlapWords(over, text, whole, ended, stt),
+      dropped: (over) => {
+        if (this.u?.over === over) this.drop(this.u, true);
+      },
     });
   }
 
@@ -125,10 +103,9 @@ export class TurnTaking {
     else if (event?.type === 'turn') this.ended(event.audio, event.speechEndAt);
     const u = this.u;
     if (!u) return;
-    u.speechMs = this.detector.speechMs || u.speechMs;
     // Too short or too quiet to be a turn: the detector let it go.
-    if (!this.detector.hearing && !u.ended && !u.spec && !u.checking) return this.drop(u, true);
-    if (u.overlap) this.judgeOverlap(u);
+    if (!this.detector.hearing && !u.over.ended && !u.spec && !u.over.checking) return this.drop(u, true);
+    if (u.over.open) this.judge.push(u.over);
     else if (u.spec) this.maybeCommit(u, u.spec);
   }
 
@@ -141,29 +118,16 @@ export class TurnTaking {
   }
 
   private started(): void {
-    if (this.u?.held) this.host.release(); // an utterance left undecided does not keep the agent held
+    if (this.u) this.judge.release(this.u.over); // an utterance left undecided does not keep the agent held
     this.host.event({ type: 'status', state: 'listening' });
-    const over = this.host.speaking() && this.settings.interruptible;
-    this.u = {
-      overlap: over,
-      held: false,
-      checking: false,
-      checkedMs: 0,
-      judged: '',
-      ended: null,
-      spec: null,
-      speechMs: 0,
-    };
+    this.u = { over: this.judge.overlap(), spec: null };
     this.words.begin();
-    if (over && this.settings.interruption.minSpeechMs === 0) {
-      this.u.overlap = false;
-      this.host.interrupt();
-    }
+    this.judge.started(this.u.over);
   }
 
   private paused(audio: Int16Array, speechEndAt: number): void {
     const u = this.u;
-    if (!u || u.overlap) return; // speech over the agent is judged by judgeOverlap
+    if (!u || u.over.open) return; // speech over the agent is judged by the judge
     this.speculate(u, audio, speechEndAt, false);
   }
 
@@ -181,11 +145,7 @@ export class TurnTaking {
   private ended(audio: Int16Array, speechEndAt: number): void {
     const u = this.u;
     if (!u) return;
-    if (u.overlap) {
-      u.ended = { audio, speechEndAt };
-      if (!u.checking) this.check(u, audio);
-      return;
-    }
+    if (u.over.open) return this.judge.ended(u.over, audio, speechEndAt);
     if (!this.smart) {
       this.u = null;
       // Words read from a stream are committed now; batch ones are transcribed within the turn.
@@ -280,93 +240,32 @@ export class TurnTaking {
     this.host.event({ type: 'status', state: 'thinking' });
   }
 
-  /** Speech over the agent: held once long enough, judged by its words as they come. */
-  private judgeOverlap(u: Utterance): void {
-    const { minSpeechMs, ignoreWords } = this.settings.interruption;
-    const long = u.speechMs >= minSpeechMs && this.detector.audible;
-    if (long && !u.held && this.host.speaking()) {
-      if (!ignoreWords.length) {
-        u.overlap = false;
-        this.host.interrupt();
-        return;
-      }
-      u.held = true;
-      this.host.hold();
-    }
-    const heard = u.ended ? null : this.words.interim();
-    if (heard !== null && heard !== u.judged) {
-      u.judged = heard;
-      // Words (not only backchannels) heard as they come cut the agent once it is held for them, final words
-      // asked for or not.
-      if (u.held && this.wordsIn(heard)) return this.interrupted(u);
-    }
-    if (u.checking || u.ended) return;
-    const silence = this.detector.silenceMs;
-    const grown = u.speechMs - u.checkedMs;
-    const paused = silence >= OVERLAP_END_MS && grown > 0;
-    // Batch: transcribed again as it goes on; a stream's words are read as they come.
-    if ((heard === null && u.held && grown >= CHECK_EVERY_MS) || paused) this.check(u, this.detector.audio());
-  }
-
-  /** Whether the words are more than backchannels. */
-  private wordsIn(text: string): boolean {
-    const { ignoreWords } = this.settings.interruption;
-    return text.trim() !== '' && !onlyBackchannels(text, ignoreWords, this.settings.language);
-  }
-
-  /**
-   * Speech over the agent says more than backchannels (its running words): the agent is cut and the utterance goes
-   * on as any other; one already paused is taken at once.
-   */
-  private interrupted(u: Utterance): void {
-    u.overlap = false;
-    u.held = false;
-    this.host.interrupt();
+  /** Speech over the agent cut it on the words heard as they came: an utterance already paused is taken at once. */
+  private interrupted(over: Overlap): void {
+    const u = this.u;
+    if (u?.over !== over) return;
     const paused = this.detector.silenceMs >= this.settings.endpointing.minSilenceMs;
     if (this.smart && paused && !u.spec)
       this.speculate(u, this.detector.audio(), this.detector.speechEndAt, false);
   }
 
-  /** Asks for the final words of speech over the agent (so far, or whole once it ended) and judges it by them. */
-  private check(u: Utterance, audio: Int16Array): void {
-    u.checking = true;
-    u.checkedMs = u.speechMs;
-    const whole = !!u.ended || this.detector.silenceMs >= OVERLAP_END_MS;
-    const sttSentAt = performance.now();
-    void this.words.final(audio).then((text) => {
-      const sttDoneAt = performance.now();
-      u.checking = false;
-      // Gone, or judged meanwhile by the words heard as they came (then an utterance as any other).
-      if (this.u !== u || !u.overlap) return;
-      const words = this.wordsIn(text);
-      // Whole: the audio transcribed holds all the speech (no speech came after it).
-      const checkedWhole = whole && u.speechMs === u.checkedMs;
-      // The detector let the utterance go (too short or quiet for a turn): only an interruption was at stake.
-      const gone = !this.detector.hearing && !u.ended;
-      if (words) {
-        u.overlap = false;
-        if (u.held) {
-          u.held = false;
-          this.host.interrupt();
-        }
-        const ended = u.ended;
-        if (checkedWhole && ended) return this.taken(u, text, ended.speechEndAt, sttSentAt, sttDoneAt);
-        if (checkedWhole && this.smart)
-          return this.begin(u, this.spec(u, this.detector.speechEndAt, sttSentAt, sttDoneAt), text);
-        // Words of a part: the utterance goes on as any other; once ended, it is transcribed whole.
-        if (ended) {
-          u.ended = null;
-          this.ended(ended.audio, ended.speechEndAt);
-        }
-        return;
-      }
-      if (checkedWhole || gone) {
-        if (text.trim()) this.host.event({ type: 'backchannel', text });
-        this.drop(u, true);
-        return;
-      }
-      if (u.ended) this.check(u, u.ended.audio);
-    });
+  /**
+   * Speech over the agent cut it on its final words: whole, they make a turn (taken if it ended, else speculative);
+   * a part's, the utterance goes on as any other (taken as any other if it ended).
+   */
+  private overlapWords(
+    over: Overlap,
+    text: string,
+    whole: boolean,
+    ended: Overlap['ended'],
+    stt: { sentAt: number; doneAt: number },
+  ): void {
+    const u = this.u;
+    if (u?.over !== over) return;
+    if (whole && ended) return this.taken(u, text, ended.speechEndAt, stt.sentAt, stt.doneAt);
+    if (whole && this.smart)
+      return this.begin(u, this.spec(u, this.detector.speechEndAt, stt.sentAt, stt.doneAt), text);
+    if (ended) this.ended(ended.audio, ended.speechEndAt);
   }
 
   /** A speculation of the utterance, its words still to come. */
@@ -403,9 +302,6 @@ export class TurnTaking {
     this.u = null;
     this.words.end();
     if (this.detector.hearing) this.detector.cut();
-    if (release && u.held) {
-      u.held = false;
-      this.host.release();
-    }
+    if (release) this.judge.release(u.over);
   }
 }
