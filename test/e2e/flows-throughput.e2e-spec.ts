@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { outboxInsertPerRow } from '@/modules/events/outbox.repository';
+import { outboxInsertPerRow } from '@/modules/events/public';
 import { FlowExecutionsRepository } from '@/modules/flows/executions.repository';
-import { actionLogInsertPerRow } from '@/modules/logs/action-logs.repository';
+import { actionLogInsertPerRow } from '@/modules/logs/public';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
 import { startTestApp, TestApp } from '../setup/test-app';

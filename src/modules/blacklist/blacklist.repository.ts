@@ -4,15 +4,6 @@ import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { BlacklistEntry } from './blacklist-entry.entity';
 
-/**
- * Whether an entry in force covers the phone number `phone` of the workspace `workspace` (SQL expressions of the
- * calling statement), as a boolean expression: `matches` for a phone, placed in a statement a caller sends anyway.
- */
-export const phoneBlacklistedSql = (workspace: string, phone: string): string =>
-  `EXISTS (SELECT 1 FROM blacklist_entries e
-            WHERE e.workspace_id = ${workspace} AND (e.is_permanent OR e.expires_at > now())
-              AND e.type IN ('Phone', 'Both') AND e.phone_number = ${phone})`;
-
 @Injectable()
 export class BlacklistRepository extends WorkspaceScopedRepository<BlacklistEntry> {
   constructor(@InjectRepository(BlacklistEntry) repo: Repository<BlacklistEntry>) {

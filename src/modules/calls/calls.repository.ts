@@ -5,8 +5,8 @@ import { EntityManager, Repository } from 'typeorm';
 import { agentConfigVersionSql } from '@/common/persistence/agent-config-version';
 import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { MessagesRepository } from '@/modules/conversations/conversations.repository';
 import type { Message } from '@/modules/conversations/message.entity';
+import { recentMessagesJsonSql, recentMessagesOf } from '@/modules/conversations/public';
 import { Call } from './call.entity';
 
 /** A call with what its answer embeds (agent name, contact, first session and its summary), as selected. */
@@ -129,9 +129,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
     history?: Message[];
     summaries?: string[];
   } | null> {
-    const recent = options.history
-      ? `, ${MessagesRepository.recentJsonSql('c', options.history)} AS recent`
-      : '';
+    const recent = options.history ? `, ${recentMessagesJsonSql('c', options.history)} AS recent` : '';
     // The contact's last summarised sessions, newest first (the partial index ix_sessions_contact_summaries).
     const summaries = options.summaries
       ? `, (SELECT coalesce(json_agg(s.summary ORDER BY s.ended_at DESC), '[]'::json) FROM (
@@ -149,7 +147,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
     return {
       call: entityOf(Call, row),
       agentConfigVersion: (version as string | null) ?? null,
-      ...(history ? { history: MessagesRepository.fromJson(history as Record<string, unknown>[]) } : {}),
+      ...(history ? { history: recentMessagesOf(history as Record<string, unknown>[]) } : {}),
       ...(summarised ? { summaries: summarised as string[] } : {}),
     };
   }

@@ -1,15 +1,48 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
+import type { Transaction } from '@/common/persistence/unit-of-work';
 import type { Call } from './call.entity';
 import { CallsRepository } from './calls.repository';
 import type { ListCallsQuery } from './dto/requests';
 import { CallResponse } from './dto/responses';
 
-/** Reading calls: one by its uuid (the conversation's) and the filtered list. */
+/**
+ * Reading calls: one by its uuid (the conversation's) and the filtered list; and the call row as other modules reach
+ * it (the provider hooks and the web calls' pages find a call by its id alone, and lock it or name its provider
+ * call), never through the repository.
+ */
 @Injectable()
 export class CallsService {
   constructor(private readonly calls: CallsRepository) {}
+
+  /** The workspace of the call with this id, across workspaces (hook paths and web-call pages name a call alone). */
+  workspaceOf(callId: string): Promise<string | null> {
+    return this.calls.workspaceOfCall(callId);
+  }
+
+  /** The call row, or null when it is not in the workspace. */
+  find(workspaceId: string, id: string): Promise<Call | null> {
+    return this.calls.findById(workspaceId, id);
+  }
+
+  /** The call row locked for the rest of `tx` (concurrent moves of one call have one winner); null when absent. */
+  lock(workspaceId: string, id: string, tx: Transaction): Promise<Call | null> {
+    return this.calls.lock(workspaceId, id, tx);
+  }
+
+  /**
+   * The call is owned by process `ownerId` from now on (it holds the call's media), unless its owner is no longer
+   * `expected`; answers whether it took it.
+   */
+  claimOwner(workspaceId: string, id: string, expected: string | null, ownerId: string): Promise<boolean> {
+    return this.calls.claimOwner(workspaceId, id, expected, ownerId);
+  }
+
+  /** Records the provider's id of the call (an inbound call's, once the provider names it). */
+  setProviderCallId(workspaceId: string, id: string, providerCallId: string): Promise<void> {
+    return this.calls.setProviderCallId(workspaceId, id, providerCallId);
+  }
 
   async get(workspaceId: string, id: string): Promise<CallResponse> {
     const row = await this.calls.view(workspaceId, id);

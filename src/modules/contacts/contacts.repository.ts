@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import { insertSql, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { OutboxEventInput, outboxInsertFor } from '@/modules/events/outbox.repository';
+import { OutboxEventInput, outboxInsertFor } from '@/modules/events/public';
 import { Contact } from './contact.entity';
 import type { StoredContactSettings } from './contact-settings.service';
 

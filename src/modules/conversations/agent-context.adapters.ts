@@ -3,7 +3,6 @@ import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { AnalyzersService } from '@/modules/contacts/analyzers.service';
 import { ApprovalsService } from '@/modules/contacts/approvals.service';
-import { EvaluationSettingsRepository } from '@/modules/agents/settings/evaluation-settings.repository';
 import {
   EffectiveEvaluationSettings,
   EvaluationSettingsService,
@@ -12,7 +11,6 @@ import {
   EffectiveMemorizeSettings,
   MemorizeSettingsService,
 } from '@/modules/agents/settings/memorize-settings.service';
-import { SettingsRepository } from '@/modules/agents/settings/settings.repository';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { KnowledgeService } from '@/modules/knowledge/knowledge.service';
 import {
@@ -34,8 +32,8 @@ const KEPT_CONTEXTS = 500;
 
 /** The other modules' rows a turn reads, placed in the agent view's statement. */
 const TURN_EXTRAS = {
-  evaluation_rows: EvaluationSettingsRepository.AGENT_VIEW_SUB_SELECT,
-  memorize_rows: SettingsRepository.AGENT_VIEW_SUB_SELECT,
+  evaluation_rows: EvaluationSettingsService.AGENT_VIEW_SUB_SELECT,
+  memorize_rows: MemorizeSettingsService.AGENT_VIEW_SUB_SELECT,
   knowledge_passages: `(SELECT coalesce(sum(s.passages), 0)::int FROM knowledge_index_stats s
                          WHERE s.workspace_id = a.workspace_id AND s.agent_id = a.id)`,
 };

@@ -7,12 +7,9 @@ import {
   NewRows,
   WorkspaceScopedRepository,
 } from '@/common/persistence/workspace-scoped.repository';
-import { OutboxEventInput, outboxInsertFor } from '@/modules/events/outbox.repository';
+import { OutboxEventInput, outboxInsertFor } from '@/modules/events/public';
 import { Conversation } from './conversation.entity';
 import { CONVERSATION_COLUMNS, conversationOf, Row } from './turn-rows';
-
-/** The calls module reads recent messages through it from here; it lives in messages.repository.ts. */
-export { MessagesRepository } from './messages.repository';
 
 /** Conversation rows: a new conversation with its event, the filtered list, the turn's lock and read ahead. */
 @Injectable()

@@ -213,27 +213,6 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
     return this.find(workspaceId, { where: { sessionId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  /**
-   * A sub-select of the `limit` last messages of the conversation whose row is `alias` (a `calls` or
-   * `conversations` row: same workspace, `id` = the conversation), newest first, as JSON; read with `fromJson`.
-   */
-  static recentJsonSql(alias: string, limit: number): string {
-    return `(SELECT coalesce(json_agg(h), '[]'::json) FROM (SELECT * FROM messages
-               WHERE workspace_id = ${alias}.workspace_id AND conversation_id = ${alias}.id
-               ORDER BY created_at DESC, id DESC LIMIT ${Math.trunc(limit)}) h)`;
-  }
-
-  /** The messages of `recentJsonSql`, oldest first, as `recent` answers them. */
-  static fromJson(rows: Row[]): Message[] {
-    return rows.reverse().map((r) =>
-      entityOf(Message, {
-        ...r,
-        created_at: new Date(r.created_at as string),
-        updated_at: new Date(r.updated_at as string),
-      }),
-    );
-  }
-
   /** The latest messages of a conversation, oldest first (the reply's context window). */
   async recent(
     workspaceId: string,

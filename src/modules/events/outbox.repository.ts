@@ -3,7 +3,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
-import { insertPerRowSql } from '@/common/persistence/insert-per-row';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
@@ -88,43 +87,6 @@ export function outboxValues(
     return `(${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}, ${p(4)}::uuid, ${p(5)}::jsonb, ${p(6)}::uuid[], ${p(7)}::text${key})`;
   });
   return { rows: rows.join(', '), ids };
-}
-
-/**
- * An INSERT of `events` for each row of `written`, a CTE of the same statement that answers `workspace_id` (a row
- * just inserted), RETURNING the NOTIFY: the events are written exactly when that row is. Their parameters are
- * appended to `params`.
- */
-export function outboxInsertFor(
-  written: string,
-  workspaceId: string,
-  events: OutboxEventInput[],
-  params: unknown[],
-): string {
-  const { rows } = outboxValues(workspaceId, events, params);
-  return `INSERT INTO outbox_events (${OUTBOX_COLUMNS})
-    SELECT e.* FROM (VALUES ${rows}) AS e (${OUTBOX_COLUMNS}) JOIN ${written} w ON w.workspace_id = e.workspace_id
-    RETURNING ${NOTIFY_OUTBOX}`;
-}
-
-/**
- * An INSERT, a CTE of the same statement, of each event whose row of `written` (a CTE answering `id`) was written:
- * `items[i].event` goes with the row whose `id` is `items[i].key`. RETURNING the NOTIFY. Their parameters are
- * appended to `params`.
- */
-export function outboxInsertPerRow(
-  written: string,
-  workspaceId: string,
-  items: Array<{ key: string; event: OutboxEventInput }>,
-  params: unknown[],
-): string {
-  const { rows } = outboxValues(
-    workspaceId,
-    items.map((i) => i.event),
-    params,
-    items.map((i) => i.key),
-  );
-  return insertPerRowSql('outbox_events', OUTBOX_COLUMNS, rows, written, NOTIFY_OUTBOX);
 }
 
 @Injectable()

@@ -1,8 +1,8 @@
 import { KeyedRounds } from '@/common/concurrency/keyed-rounds';
 import { Injectable, Logger } from '@nestjs/common';
 import { runInChain } from '@/modules/events/event-chain';
-import { OutboxEventInput, outboxInsertPerRow } from '@/modules/events/outbox.repository';
-import { ActionLogInput, actionLogInsertPerRow } from '@/modules/logs/action-logs.repository';
+import { OutboxEventInput, outboxInsertPerRow } from '@/modules/events/public';
+import { ActionLogInput, actionLogInsertPerRow } from '@/modules/logs/public';
 import { RetryStep, stepError } from './actions/action';
 import { FlowActions } from './actions/flow-actions';
 import { FlowExecution, StepRecord } from './flow.entity';

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
-import { insertPerRowSql } from '@/common/persistence/insert-per-row';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { ActionLogEntry, ActionLogType } from './action-log.entity';
 
@@ -21,14 +20,14 @@ export interface ActionLogInput {
 }
 
 /** The columns an action-log write fills, in the order of the rows of `actionLogValues`. */
-const ACTION_LOG_COLUMNS =
+export const ACTION_LOG_COLUMNS =
   'id, workspace_id, type, name, status, channel, duration_ms, agent_id, contact_id, subject_id, request, response, error';
 
 /**
  * The VALUES rows of entries for ACTION_LOG_COLUMNS, their parameters appended to `params`, with new ids. `keys`, one
  * per entry, adds a last column to each row (a uuid the statement joins on).
  */
-function actionLogValues(
+export function actionLogValues(
   workspaceId: string,
   entries: ActionLogInput[],
   params: unknown[],
@@ -62,25 +61,6 @@ function actionLogValues(
     );
   });
   return { rows: rows.join(', '), ids };
-}
-
-/**
- * An INSERT, a CTE of the same statement, of each entry whose row of `written` (a CTE answering `id`) was written:
- * `items[i].entry` goes with the row whose `id` is `items[i].key`. Their parameters are appended to `params`.
- */
-export function actionLogInsertPerRow(
-  written: string,
-  workspaceId: string,
-  items: Array<{ key: string; entry: ActionLogInput }>,
-  params: unknown[],
-): string {
-  const { rows } = actionLogValues(
-    workspaceId,
-    items.map((i) => i.entry),
-    params,
-    items.map((i) => i.key),
-  );
-  return insertPerRowSql('action_logs', ACTION_LOG_COLUMNS, rows, written);
 }
 
 @Injectable()

@@ -5,10 +5,10 @@ import { agentConfigVersionSql } from '@/common/persistence/agent-config-version
 import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { phoneBlacklistedSql } from '@/modules/blacklist/blacklist.repository';
+import { phoneBlacklistedSql } from '@/modules/blacklist/public';
 import type { Channel } from '@/modules/conversations/channels';
-import { ConversationViewsRepository } from '@/modules/conversations/conversation-views.repository';
 import type { MessageViewRow } from '@/modules/conversations/dto/message-view.response';
+import { MESSAGE_VIEW_SQL } from '@/modules/conversations/public';
 import { MessagingThread, ProviderMessage } from './messaging.entities';
 
 /** The columns `insertNew` writes, in the order of its values (the timestamps are the database's). */
@@ -31,7 +31,7 @@ const INSERT_COLUMNS = [
   'is_simulation',
 ] as const;
 
-const VIEW_SQL = `${ConversationViewsRepository.MESSAGE_VIEW_SQL} WHERE m.workspace_id = $1 AND m.id = $2`;
+const VIEW_SQL = `${MESSAGE_VIEW_SQL} WHERE m.workspace_id = $1 AND m.id = $2`;
 
 @Injectable()
 export class ProviderMessagesRepository extends WorkspaceScopedRepository<ProviderMessage> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import { contactSearchText } from '@/modules/contacts/contacts.repository';
+import { contactIdsMatchingSql } from '@/modules/contacts/public';
 import { Campaign, Pool, PoolType } from './outbound.entities';
 import { returned } from './task-row';
 
@@ -186,9 +186,7 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
     const where: string[] = ['m.workspace_id = $1', 'm.pool_id = $2'];
     if (f.search) {
       params.push(`%${escapeLike(f.search)}%`);
-      where.push(
-        `m.contact_id IN (SELECT c.id FROM contacts c WHERE c.workspace_id = $1 AND ${contactSearchText('c')} ILIKE $${params.length})`,
-      );
+      where.push(`m.contact_id IN (${contactIdsMatchingSql('$1', `$${params.length}`)})`);
     }
     const order = MEMBER_ORDER[pool.type];
     const latest = (columns: string) => `LEFT JOIN LATERAL (

@@ -9,7 +9,7 @@ import { REDIS } from '@/common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { InboundCalls } from '@/modules/calls/inbound-calls.service';
-import { CallsRepository } from '@/modules/calls/calls.repository';
+import { CallsService } from '@/modules/calls/calls.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { type CallStatus, DETECTION_RETRY } from '@/providers/telephony/telephony.port';
@@ -72,7 +72,7 @@ export class TwilioHooks {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
-    private readonly calls: CallsRepository,
+    private readonly calls: CallsService,
     private readonly numbers: PhoneNumbersService,
     private readonly inboundCalls: InboundCalls,
     private readonly lifecycle: CallLifecycle,
@@ -97,7 +97,7 @@ export class TwilioHooks {
   }
 
   private async callOf(callId: string): Promise<{ workspaceId: string; callId: string }> {
-    const workspaceId = await this.calls.workspaceOfCall(callId);
+    const workspaceId = await this.calls.workspaceOf(callId);
     if (!workspaceId) throw AppException.notFound('Call');
     return { workspaceId, callId };
   }

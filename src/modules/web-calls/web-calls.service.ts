@@ -17,7 +17,7 @@ import {
 } from '@/modules/calls/call-context';
 import { CallPlacement, DEFAULT_MAX_DURATION } from '@/modules/calls/call-placement.service';
 import { isEnded } from '@/modules/calls/call-states';
-import { CallsRepository } from '@/modules/calls/calls.repository';
+import { CallsService } from '@/modules/calls/calls.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
@@ -59,7 +59,7 @@ export class WebCallsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly placement: CallPlacement,
-    private readonly calls: CallsRepository,
+    private readonly calls: CallsService,
     private readonly agents: AgentContextReader,
     private readonly contacts: ContactsService,
     private readonly workspaces: WorkspacesService,
@@ -144,7 +144,7 @@ export class WebCallsService {
 
   /** The page origins a call's page may be framed by: its own and its workspace's allowed ones. */
   async frameAncestors(callId: string): Promise<string[]> {
-    const workspaceId = await this.calls.workspaceOfCall(callId);
+    const workspaceId = await this.calls.workspaceOf(callId);
     return workspaceId ? this.workspaces.webCallOrigins(workspaceId) : [];
   }
 
@@ -180,8 +180,8 @@ export class WebCallsService {
     if (!client.token) throw new AppException('MISSING_AUTH_TOKEN', 'The web call token is missing');
     await this.limits.connect(client.ip);
     if (!isWebCallTokenShape(client.token)) throw this.refused('invalid');
-    const workspaceId = await this.calls.workspaceOfCall(client.callId);
-    const call = workspaceId ? await this.calls.findById(workspaceId, client.callId) : null;
+    const workspaceId = await this.calls.workspaceOf(client.callId);
+    const call = workspaceId ? await this.calls.find(workspaceId, client.callId) : null;
     if (!call || call.provider !== WEB_PROVIDER) throw AppException.notFound('Call');
     const tokenHash = hashWebCallToken(client.token);
     // Nothing about the call (its state, its workspace's origins) is told to a client without its token.

@@ -44,7 +44,13 @@ export class EvaluationSettingsService {
     return { source: 'default', version, ...EvaluationSettingsService.defaultOf(def) };
   }
 
-  /** The effective settings from the rows of `EvaluationSettingsRepository.AGENT_VIEW_SUB_SELECT` (JSON). */
+  /**
+   * The agent's evaluation rows (its own and the workspace default) as JSON, a sub-select correlated with the
+   * `agents a` row of the whole-agent read (`AgentsService.viewWith`'s extras); read with `effectiveFromView`.
+   */
+  static readonly AGENT_VIEW_SUB_SELECT = EvaluationSettingsRepository.AGENT_VIEW_SUB_SELECT;
+
+  /** The effective settings from the rows of `AGENT_VIEW_SUB_SELECT` (JSON). */
   static effectiveFromView(json: unknown, agentId: string): EffectiveEvaluationSettings {
     const rows = ((json ?? []) as (Omit<EvaluationRow, 'updated_at'> & { updated_at: string })[]).map(
       (r) => ({ ...r, updated_at: new Date(r.updated_at) }),

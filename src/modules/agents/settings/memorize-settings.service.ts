@@ -45,7 +45,13 @@ export class MemorizeSettingsService {
       : factoryMemorizeSettings();
   }
 
-  /** The effective settings from the rows of `SettingsRepository.AGENT_VIEW_SUB_SELECT` (JSON), as effectiveFor. */
+  /**
+   * The agent's memorize rows (its own and the workspace default) as JSON, a sub-select correlated with the
+   * `agents a` row of the whole-agent read (`AgentsService.viewWith`'s extras); read with `effectiveFromView`.
+   */
+  static readonly AGENT_VIEW_SUB_SELECT = SettingsRepository.AGENT_VIEW_SUB_SELECT;
+
+  /** The effective settings from the rows of `AGENT_VIEW_SUB_SELECT` (JSON), as effectiveFor. */
   static effectiveFromView(json: unknown, agentId: string): EffectiveMemorizeSettings {
     const rows = (json ?? []) as {
       agent_id: string | null;
