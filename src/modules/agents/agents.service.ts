@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { AgentNotFound } from '@/common/errors/domain-errors';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
-import { checkVoicemail } from '@/modules/calls/voicemail';
+import { checkVoicemail } from './voicemail-policy';
 import { checkVoiceSettings } from '@/modules/voice/media/voice-settings';
 import { validSttMode } from '@/providers/speech/speech.port';
 import { Agent, AgentSettings } from './agent.entity';

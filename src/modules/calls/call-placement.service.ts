@@ -26,7 +26,8 @@ import {
   voiceText,
 } from './call-context';
 import type { NewCall, TaskCall } from './call-placement.types';
-import { agentVoicemail, callVoicemail, checkVoicemail } from './voicemail';
+import { agentVoicemail, checkVoicemail } from '@/modules/agents/voicemail-policy';
+import { callVoicemail } from './voicemail';
 
 export type { TaskCall } from './call-placement.types';
 import { CallInstance } from './call-instance';

@@ -6,7 +6,8 @@ import { CallLifecycle } from './call-lifecycle.service';
 import { CallRuntime, CallTurnResponse, FOR_TURN } from './call-runtime.service';
 import { EndReason, isEnded } from './call-states';
 import { CallsRepository } from './calls.repository';
-import { DTMF_KEYS, pressedKeys } from './dtmf';
+import { DTMF_KEYS } from '@/common/telephony/dtmf';
+import { pressedKeys } from './dtmf';
 import type { SimulateCallDto } from './dto/requests';
 import type { CallResponse } from './dto/responses';
 

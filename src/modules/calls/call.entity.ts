@@ -1,7 +1,8 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import type { CallStatus, ProviderError } from '@/providers/telephony/telephony.port';
-import type { AnsweredBy, MachineDetection, VoicemailPolicy } from './voicemail';
+import type { VoicemailPolicy } from '@/modules/agents/voicemail-policy';
+import type { AnsweredBy, MachineDetection } from './voicemail';
 
 export type CallDirection = 'Inbound' | 'Outbound';
 export type CallChannel = 'phone' | 'whatsapp_call' | 'web';

@@ -1,5 +1,6 @@
 import { AppException } from '@/common/errors/app.exception';
-import { answeredByOf, checkVoicemail, resolveVoicemail, storedVoicemail } from './voicemail';
+import { checkVoicemail, resolveVoicemail, storedVoicemail } from '@/modules/agents/voicemail-policy';
+import { answeredByOf } from './voicemail';
 
 const refusal = (fn: () => unknown): { field?: string; code: string } | null => {
   try {

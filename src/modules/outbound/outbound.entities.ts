@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
-import type { VoicemailOverride } from '@/modules/calls/voicemail';
+import type { VoicemailOverride } from '@/modules/agents/voicemail-policy';
 
 export const POOL_TYPES = ['FIFO', 'LIFO', 'Parallel'] as const;
 export type PoolType = (typeof POOL_TYPES)[number];

@@ -1,4 +1,4 @@
-import type { VoicemailOverride } from '@/modules/calls/voicemail';
+import type { VoicemailOverride } from '@/modules/agents/voicemail-policy';
 import type { CallingWindow, RetryOutcome, RetryStrategy, TaskStatus } from './outbound.entities';
 
 /** A task as its table holds it (the repositories answer rows in this shape). */

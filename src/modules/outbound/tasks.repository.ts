@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
-import type { VoicemailOverride } from '@/modules/calls/voicemail';
+import type { VoicemailOverride } from '@/modules/agents/voicemail-policy';
 import { Task, TaskAttempt, TaskStatus } from './outbound.entities';
 import { MovedTask, NEW_TASK_COLUMNS, NewTask, returned, TaskRow } from './task-row';
 

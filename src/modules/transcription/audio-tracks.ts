@@ -9,7 +9,8 @@ import {
 } from '@/providers/transcription/transcription.port';
 import { MAX_AUDIO_BYTES } from './dto/requests';
 import { joinChunks } from './transcript-merge';
-import { cutWav, STT_MAX_BYTES, wavLayout, wavSeconds } from './wav-chunks';
+import { wavLayout, wavSeconds } from '@/common/audio/wav';
+import { cutWav, STT_MAX_BYTES } from './wav-chunks';
 
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 

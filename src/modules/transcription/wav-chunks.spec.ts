@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cutWav, framesPerChunk, wavHeader, wavLayout, wavSeconds } from './wav-chunks';
+import { wavHeader, wavLayout, wavSeconds } from '@/common/audio/wav';
+import { cutWav, framesPerChunk } from './wav-chunks';
 
 const layout = { format: 1, channels: 1, sampleRate: 8000, bitsPerSample: 16, blockAlign: 2 };
 

@@ -1,4 +1,4 @@
-import { wavLayout, wavSeconds } from '@/modules/transcription/wav-chunks';
+import { wavLayout, wavSeconds } from '@/common/audio/wav';
 import { reportUsage } from '@/providers/usage-report';
 import { Traced, TracedSpec } from '@/common/telemetry/traced';
 import { SpeechError, SpeechToText, SynthesisOptions, TextToSpeech } from './speech.port';

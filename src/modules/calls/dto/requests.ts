@@ -20,8 +20,8 @@ import {
 import { PageQuery } from '@/common/http/pagination';
 import { IsE164, IsUuidValue } from '@/common/validation/validators';
 import { CALL_STATUSES } from '@/providers/telephony/telephony.port';
-import { VOICEMAIL_ACTIONS } from '../voicemail';
-import { DTMF_SEQUENCE, DTMF_SEQUENCE_RULE } from '../dtmf';
+import { VOICEMAIL_ACTIONS } from '@/modules/agents/voicemail-policy';
+import { DTMF_SEQUENCE, DTMF_SEQUENCE_RULE } from '@/common/telephony/dtmf';
 
 export const CALL_CHANNELS = ['phone', 'whatsapp_call'] as const;
 /** What `communication` a call may have: the channels placed by `POST /call`, and calls from a browser. */

@@ -1,5 +1,5 @@
 import type { AgentResponse, IntentResponse } from '@/modules/agents/dto/agent.response';
-import { DTMF_SEQUENCE, DTMF_SEQUENCE_RULE } from '@/modules/calls/dtmf';
+import { DTMF_SEQUENCE, DTMF_SEQUENCE_RULE } from '@/common/telephony/dtmf';
 import type { ArgumentCheck, IntentTool } from './tool-definitions';
 
 /** Tools the service itself runs, offered beside the agent's intents when the agent opts in. */

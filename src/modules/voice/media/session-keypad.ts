@@ -1,4 +1,4 @@
-import { DTMF_KEYS } from '@/modules/calls/dtmf';
+import { DTMF_KEYS } from '@/common/telephony/dtmf';
 
 /** Keys pressed within this long of the previous one are one turn, `(pressed 1 2)`. */
 export const DTMF_GAP_MS = 1_500;

@@ -1,4 +1,4 @@
-import { wavLayout } from '@/modules/transcription/wav-chunks';
+import { wavLayout } from '@/common/audio/wav';
 
 /** A 16-bit mono PCM WAV file's sample rate and samples (audio.ts `wav` writes such files). */
 export function readWav(file: Buffer): { sampleRate: number; samples: Int16Array } {
