@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { moduleBoundaries } from './eslint.boundaries.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', '.bench-build/**', 'node_modules/**', 'coverage/**', 'storage/**', '**/*.js', '**/*.mjs'] },
@@ -29,4 +30,6 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // No module imports another module's repositories or SQL helpers (eslint.boundaries.mjs).
+  ...moduleBoundaries,
 );
