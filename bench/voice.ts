@@ -7,7 +7,7 @@ import { loadConfig } from '@/config/app.config';
 import { prepareRuntime, startApi } from '@/bootstrap';
 import { playerStats } from '@/modules/voice/media/frame-player';
 import type { TurnTiming } from '@/modules/voice/media/media-session';
-import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
+import { MediaOpener } from '@/modules/voice/media/media-opener';
 import { TokensService } from '@/modules/workspaces/tokens.service';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 import { dropDatabase } from '../test/support/isolated-database';
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   const url = `https://127.0.0.1:${api.server.port}`;
   // Each turn's timing, from the sessions of this run's streams.
   const turnTimings: TurnTiming[] = [];
-  api.app.get(MediaStreamServer).onTurnTiming = (t) => turnTimings.push(t);
+  api.app.get(MediaOpener).onTurnTiming = (t) => turnTimings.push(t);
   const lines: string[] = [];
   try {
     await api.app.get(WorkspacesService).createWorkspace('bench', 'Benchmark');

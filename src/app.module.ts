@@ -87,8 +87,6 @@ const DOMAIN_MODULES: Type[] = [
   TranscriptionsModule,
   LanguagesModule,
   OutboundModule,
-  // Last: binds the ports of the modules above (a lower module's port to a higher module's implementation).
-  PortBindingsModule,
 ];
 
 /** Bull processors, loaded only in processes that run workers (RUN_WORKERS or `npm run start:worker`). */
@@ -137,6 +135,9 @@ export class AppModule implements NestModule {
         MetricsModule,
         QueueModule,
         ...DOMAIN_MODULES,
+        // Binds the ports of the modules above (a lower module's port to a higher module's implementation); refuses
+        // to start while one is unbound.
+        PortBindingsModule.forRoot(),
         ...(workers ? WORKER_MODULES : []),
       ],
       providers: [

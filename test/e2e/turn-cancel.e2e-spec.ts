@@ -3,7 +3,8 @@ import { ConversationTurnsService } from '@/modules/conversations/conversation-t
 import { TurnCancelled } from '@/modules/conversations/turn-gate';
 import * as mediaSession from '@/modules/voice/media/media-session';
 import type { TurnTiming } from '@/modules/voice/media/media-session';
-import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
+import { MediaOpener } from '@/modules/voice/media/media-opener';
+import { MediaSessions } from '@/modules/voice/media/media-sessions';
 import { createAgent } from '../factories/agent.factory';
 import { agentWithIntents, openChat } from '../factories/intent.factory';
 import { twilioLine } from '../factories/twilio.factory';
@@ -44,7 +45,8 @@ describe('cancellable turns: a speculative turn leaves nothing behind until its 
     turns = suite.app.get(ConversationTurnsService);
   });
   beforeEach(() => suite.llm.reset());
-  const media = () => suite.app.get<MediaStreamServer>(MediaStreamServer);
+  const sessions = () => suite.app.get<MediaSessions>(MediaSessions);
+  const opener = () => suite.app.get<MediaOpener>(MediaOpener);
 
   /** The reply requests answer `answer`; the other model calls their defaults. */
   const replies = (answer: (call: LlmCall) => LlmAnswer) => {
@@ -270,7 +272,7 @@ describe('cancellable turns: a speculative turn leaves nothing behind until its 
         settings: { voice: { end_of_turn_silence_ms: 300 } },
       });
     });
-    afterEach(() => (media().onTurnTiming = undefined));
+    afterEach(() => (opener().onTurnTiming = undefined));
 
     /** Places a call and connects a Media Streams client as Twilio would. */
     const connected = async () => {
@@ -285,7 +287,7 @@ describe('cancellable turns: a speculative turn leaves nothing behind until its 
       const twiml = String(suite.twilio.dials().find((d) => String(d.form.Twiml).includes(id))!.form.Twiml);
       const client = await MediaClient.fromTwiml(suite.app.url, twiml, id, sid);
       clients.push(client);
-      const session = await waitFor(async () => media().session(id), 10_000, 'session');
+      const session = await waitFor(async () => sessions().session(id), 10_000, 'session');
       await waitFor(async () =>
         (await tenant.http.get(`/api/v1/calls/${id}`)).body.data.status === 'in-progress' ? true : undefined,
       );
@@ -342,7 +344,7 @@ describe('cancellable turns: a speculative turn leaves nothing behind until its 
     it('each turn gives its timing to the observer once; the module keeps no list of them', async () => {
       expect(Object.keys(mediaSession)).not.toContain('turnTimings');
       const timings: TurnTiming[] = [];
-      media().onTurnTiming = (t) => timings.push(t);
+      opener().onTurnTiming = (t) => timings.push(t);
       replies(() => ({ content: 'Sure.' }));
       const turnsPlayed = 3;
       suite.speech.transcripts.push(...Array.from({ length: turnsPlayed }, (_, i) => `Question ${i + 1}`));

@@ -1,3 +1,4 @@
+import { MediaSessions } from '@/modules/voice/media/media-sessions';
 import { TestTenant } from '../factories/workspace.factory';
 import { twilioLine } from '../factories/twilio.factory';
 import { useTestApp } from '../setup/suite';
@@ -180,6 +181,23 @@ describe('voice: media streams, turn-taking, streamed replies, barge-in', () => 
     await waitFor(async () =>
       twilio.updates(sid).some((u) => u.form.Status === 'canceled') ? true : undefined,
     );
+  });
+
+  it('a stream whose start fails after its session opened (the greeting cannot be stored) closes with 1011 and lets the session go', async () => {
+    const res = await t.http
+      .post('/api/v1/call')
+      .send({ agent_uuid: line.agentId, to: '+14155550152' })
+      .expect(201);
+    const id = res.body.data.uuid as string;
+    const sid = (await waitFor(async () => (await callOf(id)).provider_call_id ?? undefined)) as string;
+    // Closed by hand while the call rings: answering it then fails on the agent's first message.
+    await t.http.post(`/api/v1/conversations/${id}/close`).expect(200);
+    const twiml = String(twilio.dials().find((d) => String(d.form.Twiml).includes(id))!.form.Twiml);
+    const client = await streamFrom(twiml, id, sid);
+    await waitFor(async () => (client.closed ? true : undefined), 10_000, 'stream closed');
+    expect(client.closeCode).toBe(1011);
+    expect((await callOf(id)).status).toBe('in-progress');
+    expect(app.get<MediaSessions>(MediaSessions).session(id)).toBeUndefined();
   });
 
   it('a guard end_conversation says its words on the stream, then hangs up through REST (agent_hangup)', async () => {

@@ -7,7 +7,7 @@ import { LlmServer } from '../support/llm-server';
 import { postSigned, TWILIO_SID, TWILIO_TOKEN, TwilioServer } from '../support/twilio-server';
 import { waitFor } from '../support/wait';
 import { scanKeys } from '../support/redis-keys';
-import { MediaStreamServer } from '@/modules/voice/media/media-stream.server';
+import { MediaSessions } from '@/modules/voice/media/media-sessions';
 import { TwilioTelephony } from '@/providers/telephony/twilio.telephony';
 
 const PUBLIC = 'https://voice.example.test';
@@ -262,9 +262,7 @@ describe('voice: the Twilio adapter (REST dial, signed hooks, inbound, hang-up, 
       CallStatus: 'ringing',
     }).expect(200);
     // Words said before the stream opens are kept for it.
-    await app
-      .get<MediaStreamServer>(MediaStreamServer)
-      .speak(t.workspaceId, id, 'Hello', 'message-1', 'twilio');
+    await app.get<MediaSessions>(MediaSessions).speak(t.workspaceId, id, 'Hello', 'message-1', 'twilio');
     // A forward waits on the hooks for the other leg's outcome.
     const forward = app
       .get<TwilioTelephony>(TwilioTelephony)

@@ -12,6 +12,7 @@ import { SessionsService } from '@/modules/conversations/sessions.service';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { CallStatus, ProviderCallEvent, ProviderError } from '@/providers/telephony/telephony.port';
 import type { Call } from './call.entity';
+import { CallEndListeners } from './call-end.port';
 import { CallLive } from './call-live';
 import { CallSlots } from './call-slots';
 import { canMove, EndReason, isEnded, providerCanMove, providerEndReason } from './call-states';
@@ -40,18 +41,6 @@ export class CallLifecycle {
   private readonly logger = new Logger(CallLifecycle.name);
   /** Set by the runtime: what happens once a call is answered (the agent's first message). */
   onAnswered: (call: Call) => Promise<void> = async () => undefined;
-  /**
-   * Set by the outbound engine: what happens once an ended call's slot is free (its task settled, its campaign's
-   * next call placed), told whether `endsWithin` did its work in the ending transaction. A failure is logged; the
-   * dispatcher's pass settles what it missed.
-   */
-  onEnded: (call: Call, followed: { withEnd: boolean }) => Promise<void> = async () => undefined;
-  /**
-   * Set by the outbound engine: work in the ending transaction itself (a campaign task's settlement), behind a
-   * savepoint, so a failure there (then left to `onEnded` and the pass) never undoes the call's end. Answers whether
-   * it did its work.
-   */
-  endsWithin: (m: EntityManager, call: Call) => Promise<boolean> = async () => false;
 
   constructor(
     private readonly calls: CallsRepository,
@@ -61,6 +50,7 @@ export class CallLifecycle {
     private readonly slots: CallSlots,
     private readonly live: CallLive,
     private readonly unitOfWork: UnitOfWork,
+    private readonly endListeners: CallEndListeners,
     @InjectQueue(QUEUES.calls) private readonly queue: Queue<CallJobs[keyof CallJobs]>,
   ) {}
 
@@ -120,7 +110,7 @@ export class CallLifecycle {
       return this.write(m, call, to, options);
     });
     if (!result) return null;
-    await this.afterCommit(result.call, result.view, result.endedSession, result.followedWithEnd);
+    await this.afterCommit(result.call, result.view, result.endedSession, result.followed);
     return CallResponse.of(result.view);
   }
 
@@ -130,7 +120,7 @@ export class CallLifecycle {
     call: Call,
     to: CallStatus,
     options: MoveOptions = {},
-  ): Promise<{ call: Call; view: CallViewRow; endedSession: string | null; followedWithEnd: boolean }> {
+  ): Promise<{ call: Call; view: CallViewRow; endedSession: string | null; followed: boolean[] }> {
     const ws = call.workspaceId;
     const previous = call.status;
     const now = new Date();
@@ -157,15 +147,7 @@ export class CallLifecycle {
       conversation = closed?.conversation;
     }
     await this.calls.save(ws, call, m);
-    const followedWithEnd =
-      isEnded(to) && !!call.taskId
-        ? await this.unitOfWork
-            .savepoint(m, () => this.endsWithin(m, call))
-            .catch((err: Error) => {
-              this.logger.warn({ err: err.message, callId: call.id }, 'task settlement with the end failed');
-              return false;
-            })
-        : false;
+    const followed = isEnded(to) ? await this.withinEnd(m, call) : [];
     const view = (await this.calls.view(ws, call.id, m))!;
     conversation ??= await this.conversations.get(ws, call.id, m);
     await this.outbox.record(m, ws, [
@@ -181,18 +163,41 @@ export class CallLifecycle {
         },
       },
     ]);
-    return { call, view, endedSession, followedWithEnd };
+    return { call, view, endedSession, followed };
   }
 
   /**
-   * After the commit: an ended call frees its slot first, then its follow-up (`onEnded`) runs beside the evaluation,
-   * the timers and the live feed, so the next call waits for none of them.
+   * The end listeners' work in the ending transaction, each that follows the call behind its own savepoint: answers,
+   * per listener, whether it did its work.
+   */
+  private async withinEnd(m: EntityManager, call: Call): Promise<boolean[]> {
+    const done: boolean[] = [];
+    for (const listener of this.endListeners.all)
+      done.push(
+        listener.follows(call) &&
+          (await this.unitOfWork
+            .savepoint(m, () => listener.withinEnd(m, call))
+            .catch((err: Error) => {
+              this.logger.warn(
+                { err: err.message, callId: call.id },
+                'call end listener failed within the end',
+              );
+              return false;
+            })),
+      );
+    return done;
+  }
+
+  /**
+   * After the commit: an ended call frees its slot first, then the end listeners that follow it run beside the
+   * evaluation, the timers and the live feed, so the next call waits for none of them. `followed`: per listener,
+   * whether its work within the end was done.
    */
   async afterCommit(
     call: Call,
     view: CallViewRow,
     endedSession: string | null,
-    followedWithEnd: boolean,
+    followed: boolean[],
   ): Promise<void> {
     const response = CallResponse.of(view);
     if (isEnded(call.status)) {
@@ -204,8 +209,14 @@ export class CallLifecycle {
           this.logger.warn({ err: err.message, callId: call.id }, 'slot release failed'),
         );
       await Promise.all([
-        this.onEnded(call, { withEnd: followedWithEnd }).catch((err: Error) =>
-          this.logger.warn({ err: err.message, callId: call.id }, 'ended call follow-up failed'),
+        ...this.endListeners.all.map((listener, i) =>
+          listener.follows(call)
+            ? listener
+                .ended(call, { withEnd: followed[i] ?? false })
+                .catch((err: Error) =>
+                  this.logger.warn({ err: err.message, callId: call.id }, 'ended call follow-up failed'),
+                )
+            : undefined,
         ),
         (async () => {
           if (endedSession) await this.sessions.queueEvaluation(call.workspaceId, endedSession);

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
@@ -20,14 +20,13 @@ import { CallLive } from './call-live';
 import { EndReason, isEnded } from './call-states';
 import { CallsRepository, CallViewRow } from './calls.repository';
 import { CallResponse } from './dto/responses';
-import { CallMedia, CallTurnResponse, DEFAULT_FORWARD_FAILED, LoadedCall } from './call-runtime.types';
+import { CALL_MEDIA, CallMedia } from './call-media.port';
+import { CallTurnResponse, DEFAULT_FORWARD_FAILED, LoadedCall } from './call-runtime.types';
 
 export * from './call-runtime.types';
 
 /** What a turn reads with the call row: the prompt's last messages and the contact's earlier summaries. */
 export const FOR_TURN = { history: REPLY_HISTORY, summaries: MAX_SUMMARIES };
-
-const NO_MEDIA: CallMedia = { speak: async () => undefined, stop: () => undefined };
 
 /**
  * What happens on an answered call: the agent's first message, the customer's turns through the conversation
@@ -38,8 +37,6 @@ const NO_MEDIA: CallMedia = { speak: async () => undefined, stop: () => undefine
 @Injectable()
 export class CallRuntime implements OnModuleInit {
   private readonly logger = new Logger(CallRuntime.name);
-  /** Set by the voice runtime. */
-  media: CallMedia = NO_MEDIA;
   /** Set by CallVoicemail: answers a turn itself when an outbound call's first words are a voicemail greeting. */
   screen: (read: LoadedCall, text: string, live?: LiveTurn) => Promise<CallTurnResponse | null> = async () =>
     null;
@@ -54,6 +51,8 @@ export class CallRuntime implements OnModuleInit {
     private readonly live: CallLive,
     private readonly unitOfWork: UnitOfWork,
     private readonly sip: SipDirectory,
+    /** The call's audio (the voice module's, through the CALL_MEDIA port). */
+    @Inject(CALL_MEDIA) readonly media: CallMedia,
   ) {}
 
   onModuleInit(): void {

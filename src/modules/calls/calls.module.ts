@@ -7,10 +7,10 @@ import { ConversationsModule } from '@/modules/conversations/conversations.modul
 import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { SipDirectoryModule } from '@/modules/sip/sip-directory';
-import { CALL_KEYPAD } from '@/modules/intents/runtime/call-keypad.port';
 import { TelephonyModule } from '@/providers/telephony/telephony.module';
 import { Call } from './call.entity';
 import { CallControl } from './call-control.service';
+import { CallEndListeners } from './call-end.port';
 import { CallInstance } from './call-instance';
 import { CallKeypad } from './call-keypad.service';
 import { CallLifecycle } from './call-lifecycle.service';
@@ -49,9 +49,10 @@ import { CallVoicemail } from './call-voicemail.service';
     CallLifecycle,
     CallRuntime,
     CallActions,
+    // Bound to the intents' CALL_KEYPAD port (the `send_dtmf` tool) by PortBindingsModule.
     CallKeypad,
-    // The `send_dtmf` tool finds it by this token when it runs (the tools cannot inject it: calls depend on them).
-    { provide: CALL_KEYPAD, useExisting: CallKeypad },
+    // Filled by the CALL_END_LISTENERS binding in PortBindingsModule.
+    CallEndListeners,
     CallTimers,
     CallControl,
     CallSimulation,
@@ -64,6 +65,8 @@ import { CallVoicemail } from './call-voicemail.service';
   exports: [
     CallsService,
     CallLifecycle,
+    CallEndListeners,
+    CallKeypad,
     CallRuntime,
     CallTimers,
     CallSlots,

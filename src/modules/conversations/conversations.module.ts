@@ -56,6 +56,7 @@ import { TurnLatencyService } from './turn-latency.service';
   exports: [
     ConversationsService,
     ConversationTurnsService,
+    ConversationMessagesService,
     SessionsService,
     MemorizeService,
     TranscriptConversationsService,

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import { declarePort } from '@/modules/ports';
 import type { ChatMessage } from '@/providers/llm/language-model.port';
 import type { ConversationRef } from './conversation.entity';
 import type { TurnAction } from './dto/responses';
@@ -9,7 +10,7 @@ import type { Message } from './message.entity';
  * The agent's tools inside a turn (the intents module implements it): the reply's model call with the agent's
  * intents offered as functions, or, without a model, the intent the local classifier fires.
  */
-export const TURN_TOOLS = Symbol('TURN_TOOLS');
+export const TURN_TOOLS = declarePort('TURN_TOOLS', 'conversations');
 
 export interface TurnToolsContext {
   workspaceId: string;

@@ -1,3 +1,4 @@
+import { declarePort } from '@/modules/ports';
 import type { WebhookEvent } from './webhook-events';
 
 /**
@@ -5,7 +6,7 @@ import type { WebhookEvent } from './webhook-events';
  * them); this module declares what it reads of them and PortBindingsModule binds the agents module's
  * implementation. The only place a webhook secret leaves its sealed form: never log what it answers.
  */
-export const AGENT_WEBHOOK_TARGETS = Symbol('AGENT_WEBHOOK_TARGETS');
+export const AGENT_WEBHOOK_TARGETS = declarePort('AGENT_WEBHOOK_TARGETS', 'events');
 
 export interface DeliverableWebhook {
   id: string;

@@ -1,8 +1,10 @@
+import { declarePort } from '@/modules/ports';
+
 /**
  * What the `scenario` action needs of automation flows. The flows module implements it (FlowStarter);
  * PortBindingsModule binds it.
  */
-export const FLOW_STARTER = Symbol('FLOW_STARTER');
+export const FLOW_STARTER = declarePort('FLOW_STARTER', 'intents');
 
 export interface FlowStarter {
   /** Whether the flow is a deployed flow of the workspace. */

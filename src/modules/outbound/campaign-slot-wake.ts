@@ -1,12 +1,12 @@
 import { KeyedRounds } from '@/common/concurrency/keyed-rounds';
 import { InjectQueue } from '@nestjs/bull';
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import Redis from 'ioredis';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import type { Call } from '@/modules/calls/call.entity';
-import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
+import type { CallEndListener } from '@/modules/calls/call-end.port';
 import type { EntityManager } from 'typeorm';
 import { Dispatcher } from './dispatcher.service';
 import { OutboundClock } from './outbound-clock';
@@ -39,14 +39,16 @@ const generationKey = (campaignId: string) => `outbound:slot-generation:${campai
  * each taking every slot freed before it. A claim that fails is handed to a `campaign-slot` job. Jobs of a campaign
  * collapse while one is waiting: its id carries the campaign's generation, which the processor moves on before it
  * claims.
+ *
+ * It listens to the ends of calls of a task through the calls module's CALL_END_LISTENERS port (bound in
+ * PortBindingsModule).
  */
 @Injectable()
-export class CampaignSlotWake implements OnModuleInit {
+export class CampaignSlotWake implements CallEndListener {
   private readonly logger = new Logger(CampaignSlotWake.name);
   /** One claim per campaign at a time in this process; ends meanwhile ask for one more round. */
   private readonly claims = new KeyedRounds();
   constructor(
-    private readonly lifecycle: CallLifecycle,
     private readonly settlement: TaskSettlement,
     private readonly dispatcher: Dispatcher,
     private readonly clock: OutboundClock,
@@ -54,13 +56,13 @@ export class CampaignSlotWake implements OnModuleInit {
     @InjectQueue(QUEUES.outboundSlots) private readonly queue: Queue<SlotJob>,
   ) {}
 
-  onModuleInit(): void {
-    this.lifecycle.endsWithin = (m, call) => this.settleWithEnd(m, call);
-    this.lifecycle.onEnded = (call, followed) => this.callEnded(call, followed.withEnd);
+  /** The calls of a task (a campaign's, or a task placed on its own). */
+  follows(call: Call): boolean {
+    return !!call.taskId;
   }
 
   /** In the call's ending transaction: its task settled with it (one transaction less before the next claim). */
-  async settleWithEnd(m: EntityManager, call: Call): Promise<boolean> {
+  async withinEnd(m: EntityManager, call: Call): Promise<boolean> {
     if (!call.taskId) return false;
     return this.settlement.settleCallIn(
       m,
@@ -71,9 +73,9 @@ export class CampaignSlotWake implements OnModuleInit {
   }
 
   /** The task of an ended call is settled (unless its end did), then its campaign's free slots claimed. */
-  async callEnded(call: Call, settledWithEnd: boolean): Promise<void> {
+  async ended(call: Call, followed: { withEnd: boolean }): Promise<void> {
     if (!call.taskId) return;
-    if (!settledWithEnd)
+    if (!followed.withEnd)
       await this.settlement.settleCall(
         { workspace_id: call.workspaceId, id: call.taskId },
         await this.clock.now(),

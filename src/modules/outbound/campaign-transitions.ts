@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
@@ -31,7 +31,7 @@ export class CampaignTransitions {
     private readonly events: OutboundEvents,
     private readonly numbers: PhoneNumbersService,
     private readonly unitOfWork: UnitOfWork,
-    @Optional() @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates?: TemplateSender,
+    @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates: TemplateSender,
   ) {}
 
   async apply(
@@ -127,12 +127,6 @@ export class CampaignTransitions {
         'VALIDATION_ERROR',
       );
     if (c.channel === 'whatsapp') {
-      if (!this.templates)
-        throw AppException.invalid(
-          'template_setting_uuid',
-          'WhatsApp templates are not available in this deployment',
-          'VALIDATION_ERROR',
-        );
       await this.templates.assertSendable(c.workspaceId, c.templateSettingId!, {
         agentId: c.agentId,
         phoneNumberId: c.phoneNumberId,

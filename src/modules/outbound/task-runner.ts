@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { isE164 } from '@/common/validation/validators';
@@ -46,7 +46,7 @@ export class TaskRunner {
     private readonly actions: ActionLog,
     readonly instance: CallInstance,
     private readonly unitOfWork: UnitOfWork,
-    @Optional() @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates?: TemplateSender,
+    @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates: TemplateSender,
   ) {}
 
   async run(task: TaskRow, now: number): Promise<RunResult> {
@@ -58,7 +58,6 @@ export class TaskRunner {
     const zone = dayZoneOf(task, contact?.timezone ?? null);
     try {
       if (task.type === 'send_message') {
-        if (!this.templates) return this.fail(task, { reason: 'whatsapp_templates_unavailable', data: null });
         const data = task.task_data ?? {};
         await this.templates.send(task.workspace_id, {
           agentId: task.agent_id,

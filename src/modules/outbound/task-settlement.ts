@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ActionLog } from '@/modules/logs/action-log.service';
 import { localDay, nextInWindow, nextLocalDay, retryDelayMs } from './calling-window';
@@ -34,7 +34,7 @@ export class TaskSettlement {
     private readonly actions: ActionLog,
     private readonly runner: TaskRunner,
     private readonly unitOfWork: UnitOfWork,
-    @Optional() @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates?: TemplateSender,
+    @Inject(OUTBOUND_TEMPLATE_SENDER) private readonly templates: TemplateSender,
   ) {}
 
   /**
@@ -64,7 +64,6 @@ export class TaskSettlement {
 
   /** A message task: delivered or read completes it, failed fails it, sent with nothing more for 24 h completes it. */
   async settleMessage(ref: TaskRef, now: number): Promise<void> {
-    if (!this.templates) return;
     const task = await this.tasks.get(ref.workspace_id, ref.id);
     if (!task?.current_message_id) return;
     const state = await this.templates.status(ref.workspace_id, task.current_message_id);

@@ -1,11 +1,11 @@
 import type { EntityManager } from 'typeorm';
+import { declarePort } from '@/modules/ports';
 
 /**
- * WhatsApp template sending, implemented by the messaging module. Campaigns of channel `whatsapp` and tasks of type
- * `send_message` go through it; with nothing bound to the token such campaigns cannot start (422) and such tasks
- * fail with reason `whatsapp_templates_unavailable`.
+ * WhatsApp template sending, implemented by the messaging module; PortBindingsModule binds it. Campaigns of channel
+ * `whatsapp` and tasks of type `send_message` go through it.
  */
-export const OUTBOUND_TEMPLATE_SENDER = Symbol('OUTBOUND_TEMPLATE_SENDER');
+export const OUTBOUND_TEMPLATE_SENDER = declarePort('OUTBOUND_TEMPLATE_SENDER', 'outbound');
 
 export interface TemplateSendRequest {
   agentId: string;

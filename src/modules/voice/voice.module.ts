@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { CallsModule } from '@/modules/calls/calls.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { UsageModule } from '@/modules/usage/usage.module';
+import { MediaOpener } from './media/media-opener';
+import { MediaSessions } from './media/media-sessions';
 import { MediaStreamServer } from './media/media-stream.server';
 import { TwilioHooksController } from './twilio-hooks.controller';
 import { TwilioHooks } from './twilio-hooks.service';
@@ -10,7 +12,8 @@ import { TwilioHooks } from './twilio-hooks.service';
 @Module({
   imports: [CallsModule, ConversationsModule, UsageModule],
   controllers: [TwilioHooksController],
-  providers: [TwilioHooks, MediaStreamServer],
-  exports: [MediaStreamServer],
+  // MediaSessions is bound to the calls module's CALL_MEDIA port by PortBindingsModule.
+  providers: [TwilioHooks, MediaSessions, MediaOpener, MediaStreamServer],
+  exports: [MediaSessions, MediaOpener, MediaStreamServer],
 })
 export class VoiceModule {}

@@ -11,10 +11,14 @@ import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
 import { CallLive } from '@/modules/calls/call-live';
 import { CallRecordings } from '@/modules/calls/call-recordings.service';
 import { EndReason, isEnded } from '@/modules/calls/call-states';
-import { CallsRepository } from '@/modules/calls/calls.repository';
-import { MediaStreamServer, refuse } from '@/modules/voice/media/media-stream.server';
+import { CallsService } from '@/modules/calls/calls.service';
+import { refuse } from '@/modules/voice/media/handshake-refusal';
+import type { MediaSession } from '@/modules/voice/media/media-session';
+import { MediaOpener } from '@/modules/voice/media/media-opener';
+import { MediaSessions } from '@/modules/voice/media/media-sessions';
 import type { ProviderError } from '@/providers/telephony/telephony.port';
 import { WebCallConnection, WebCallHost } from './web-call.connection';
+import type { WebTransport } from './web-transport';
 import { WebCallsService } from './web-calls.service';
 
 /** The socket of a web call; the token is the query's only parameter. */
@@ -45,8 +49,9 @@ export class WebCallServer implements WebCallHost, OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly service: WebCallsService,
-    private readonly media: MediaStreamServer,
-    private readonly calls: CallsRepository,
+    private readonly opener: MediaOpener,
+    private readonly sessions: MediaSessions,
+    private readonly calls: CallsService,
     private readonly lifecycle: CallLifecycle,
     private readonly live: CallLive,
     private readonly recordings: CallRecordings,
@@ -84,16 +89,17 @@ export class WebCallServer implements WebCallHost, OnApplicationShutdown {
       );
   };
 
-  open(call: Call, transport: Parameters<MediaStreamServer['open']>[1]) {
-    return this.media.open(call, transport);
+  /** The call's session on the page's socket; let go again when the call cannot be claimed for this process. */
+  open(call: Call, transport: WebTransport): Promise<MediaSession> {
+    return this.opener.open(call, transport);
   }
 
-  answer(call: Call, session: Parameters<MediaStreamServer['answer']>[1]): Promise<void> {
-    return this.media.answer(call, session, { source: 'web' });
+  answer(call: Call, session: MediaSession): Promise<void> {
+    return this.opener.answer(call, session, { source: 'web' });
   }
 
-  dismiss(call: Call, session: Parameters<MediaStreamServer['dismiss']>[1]): void {
-    this.media.dismiss(call.id, session);
+  dismiss(call: Call, session: MediaSession): void {
+    this.sessions.drop(call.id, session);
   }
 
   listen(call: Call, listener: Parameters<CallLive['listen']>[1]) {
@@ -101,7 +107,7 @@ export class WebCallServer implements WebCallHost, OnApplicationShutdown {
   }
 
   async end(call: Call, reason: EndReason, error: ProviderError | null): Promise<void> {
-    const now = await this.calls.findById(call.workspaceId, call.id);
+    const now = await this.calls.find(call.workspaceId, call.id);
     if (!now || isEnded(now.status)) return;
     const answered = now.status === 'in-progress';
     await this.lifecycle

@@ -1,3 +1,4 @@
+import { declarePort } from '@/modules/ports';
 import type { AgentResponse } from '../dto/agent.response';
 
 /**
@@ -5,7 +6,7 @@ import type { AgentResponse } from '../dto/agent.response';
  * utterance, without running any: the tool part of the rule test (`POST /agents/{uuid}/rules/test`). The intents
  * module implements it; PortBindingsModule binds it.
  */
-export const TOOL_DRY_RUN = Symbol('TOOL_DRY_RUN');
+export const TOOL_DRY_RUN = declarePort('TOOL_DRY_RUN', 'agents');
 
 export interface ToolDryRunCall {
   intent_uuid: string;

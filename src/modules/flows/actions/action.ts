@@ -38,7 +38,10 @@ export function stepError(err: unknown): { code: string; message: string } {
   return { code: 'INTERNAL_SERVER_ERROR', message: (err as Error)?.message ?? 'step failed' };
 }
 
-/** Ports for actions built by other modules: bound at merge, else the step fails saying what is missing. */
+/**
+ * The messaging and outbound services a step calls, behind the API route's own validation (flow-ports.ts); the flows
+ * module provides both, required.
+ */
 export const FLOW_MESSAGING = Symbol('FLOW_MESSAGING');
 export const FLOW_TASKS = Symbol('FLOW_TASKS');
 

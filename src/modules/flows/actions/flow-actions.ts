@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { SlotsFull } from '@/common/errors/domain-errors';
 import { answerBody, sendSignedWebhook } from '@/common/net/signed-webhook';
@@ -63,16 +63,16 @@ export class FlowActions {
     private readonly contacts: ContactsService,
     private readonly appointments: AppointmentsService,
     private readonly calls: CallPlacement,
-    @Optional() @Inject(FLOW_MESSAGING) private readonly messaging?: FlowMessagingPort,
-    @Optional() @Inject(FLOW_TASKS) private readonly tasks?: FlowTasksPort,
+    @Inject(FLOW_MESSAGING) private readonly messaging: FlowMessagingPort,
+    @Inject(FLOW_TASKS) private readonly tasks: FlowTasksPort,
   ) {
     this.handlers = {
       send_webhook: (i, c) => this.sendWebhook(i, c),
-      send_sms: (i, c) => this.needMessaging().sendSms(c.workspaceId, i),
-      send_whatsapp_template: (i, c) => this.needMessaging().sendWhatsappTemplate(c.workspaceId, i),
+      send_sms: (i, c) => this.messaging.sendSms(c.workspaceId, i),
+      send_whatsapp_template: (i, c) => this.messaging.sendWhatsappTemplate(c.workspaceId, i),
       start_call: (i, c) => this.startCall(i, c),
       create_task: (i, c) =>
-        this.needTasks().createTask(c.workspaceId, { ...i, scheduled_at: relativeTime(i.scheduled_at) }),
+        this.tasks.createTask(c.workspaceId, { ...i, scheduled_at: relativeTime(i.scheduled_at) }),
       add_tag: (i, c) => this.addTag(i, c),
       update_contact_field: (i, c) => this.updateField(i, c),
       create_appointment: (i, c) => this.createAppointment(i, c),
@@ -85,20 +85,6 @@ export class FlowActions {
     const handler = this.handlers[key];
     if (!handler) throw new StepFailure('INVALID_FORMAT', `Unknown action ${key}`);
     return handler(input, ctx);
-  }
-
-  private needMessaging(): FlowMessagingPort {
-    if (!this.messaging)
-      throw new StepFailure(
-        'NOT_AVAILABLE',
-        'Messaging (SMS and WhatsApp sending) is not available in this deployment',
-      );
-    return this.messaging;
-  }
-
-  private needTasks(): FlowTasksPort {
-    if (!this.tasks) throw new StepFailure('NOT_AVAILABLE', 'Tasks are not available in this deployment');
-    return this.tasks;
   }
 
   private async sendWebhook(i: Record<string, unknown>, c: ActionContext): Promise<unknown> {

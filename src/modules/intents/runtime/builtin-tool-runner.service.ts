@@ -1,5 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable } from '@nestjs/common';
 import type { TurnToolsContext } from '@/modules/conversations/turn-tools.port';
 import type { IntentTool } from '../tools/tool-definitions';
 import type { ActionOutcome } from './action-executor.service';
@@ -9,9 +8,7 @@ import { CALL_KEYPAD, CallKeypad } from './call-keypad.port';
 /** Runs the built-in tools (builtin-tools.ts); never throws (a failure is an outcome the model is told about). */
 @Injectable()
 export class BuiltinToolRunner {
-  private keypad?: CallKeypad | null;
-
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(@Inject(CALL_KEYPAD) private readonly keypad: CallKeypad) {}
 
   async run(
     tool: IntentTool,
@@ -28,28 +25,11 @@ export class BuiltinToolRunner {
 
   private async sendDtmf(digits: string, ctx: TurnToolsContext): Promise<ActionOutcome> {
     const request = {}; // the parameters are in the records already
-    const keypad = this.keypadOf();
-    if (!keypad) return failed('keys cannot be pressed: calls are not available', request);
     try {
-      await keypad.press(ctx.workspaceId, ctx.conversation.id, digits);
+      await this.keypad.press(ctx.workspaceId, ctx.conversation.id, digits);
       return outcome('succeeded', { sent: true, digits }, request);
     } catch (err) {
       return failed(err instanceof Error ? err.message : 'the keys could not be pressed', request);
     }
-  }
-
-  /**
-   * The calls module's keypad, found when first needed: the calls module depends (through conversations) on the
-   * tools, so it cannot be injected here.
-   */
-  private keypadOf(): CallKeypad | null {
-    if (this.keypad === undefined) {
-      try {
-        this.keypad = this.moduleRef.get<CallKeypad>(CALL_KEYPAD, { strict: false });
-      } catch {
-        this.keypad = null;
-      }
-    }
-    return this.keypad;
   }
 }

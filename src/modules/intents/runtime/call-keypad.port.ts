@@ -1,8 +1,10 @@
+import { declarePort } from '@/modules/ports';
+
 /**
  * What the built-in `send_dtmf` tool needs of calls: keys pressed on the line. The calls module implements it
- * (CallKeypadModule provides CALL_KEYPAD); without it the tool answers that it failed.
+ * (CallKeypad); PortBindingsModule binds it.
  */
-export const CALL_KEYPAD = Symbol('CALL_KEYPAD');
+export const CALL_KEYPAD = declarePort('CALL_KEYPAD', 'intents');
 
 export interface CallKeypad {
   /**
