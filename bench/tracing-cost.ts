@@ -20,7 +20,8 @@ export function cpuPerUnit(from: ProbeSnapshot[], to: ProbeSnapshot[], units: nu
  * Runs a benchmark's pass with tracing off, then (unless BENCH_TRACING=off) the same pass with its replicas tracing,
  * every span sampled and exported over OTLP/HTTP to a local receiver (`pass` adds the variables it is given to the
  * replicas' environment), and prints what tracing costs: each p99 off → on, and the replicas' CPU per unit of work
- * off → on beside the goal (under 5 % more).
+ * off → on beside the goal (under 5 % more). BENCH_TRACING_RATIO (e.g. 0.1) samples that share of traces instead
+ * (`parentbased_traceidratio`, the usual production setting).
  */
 export async function withTracingCost(
   pass: (tracing: Record<string, string>) => Promise<PassFigures>,
@@ -30,10 +31,18 @@ export async function withTracingCost(
   const receiver = await OtlpReceiver.start({ keep: false });
   let on: PassFigures;
   try {
+    const ratio = process.env.BENCH_TRACING_RATIO;
+    const sampler: Record<string, string> = ratio
+      ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }
+      : {};
     process.stdout.write(
-      '\nthe same pass with tracing on (OTLP/HTTP to a local receiver, every span sampled):\n',
+      `\nthe same pass with tracing on (OTLP/HTTP to a local receiver, ${ratio ? `a ${ratio} share of traces` : 'every span'} sampled):\n`,
     );
-    on = await pass({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'agent-platform-bench' });
+    on = await pass({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: 'agent-platform-bench',
+      ...sampler,
+    });
   } finally {
     await receiver.close();
   }
