@@ -191,6 +191,69 @@ describe('voice turn-taking on streaming speech to text (settings.voice.stt_mode
     expect(batch()).toEqual([]);
   });
 
+  it('the next question is answered on the call as it is: the turn before it, and what the agent said while the caller spoke', async () => {
+    // A streamed turn's call row and history are read from the start of its utterance; a read made before the turn
+    // before it ended, or before the agent spoke a stored message, is not used.
+    providers.reply = ({ json }) => ({ content: json ? '{}' : REPLY });
+    const HELLO = 'Hello, thanks for calling.';
+    const SAID = 'One moment, I am opening your account.';
+    const { id, client, caller } = await connected();
+    const say = (message: string) =>
+      t.http.post(`/api/v1/calls/action/${id}/say`).send({ message }).expect(200);
+    /** The call's words (each action is recorded as a system message too) once there are `n`, the last the agent's. */
+    const spoken = (n: number) =>
+      waitFor(
+        async () => {
+          const m = (await messagesOf(id)).filter((x) => x.sender !== 'system');
+          return m.length >= n && m[m.length - 1].sender === 'agent' ? m : undefined;
+        },
+        20_000,
+        `${n} messages`,
+      );
+    await say(HELLO); // answered once played
+    await caller.say(QUESTION);
+    const first = await spoken(3);
+    await waitFor(async () =>
+      client.events('mark').some((m) => m.mark!.name === first[2].uuid) ? true : undefined,
+    );
+    const [stream] = providers.realtime.connections;
+    const heard = stream.heard.length;
+    const next = VOICE.byId('question-07'); // "Is the store on Main Street open on Sundays?"
+    const asking = caller.say(next);
+    // The utterance has begun (its first word is heard): the agent says a message while the caller goes on.
+    await waitFor(async () => (stream.heard.length > heard ? true : undefined), 10_000, 'the first word');
+    const said = say(SAID).then((r) => r); // sent now
+    const stored = await waitFor(
+      async () => ((await messagesOf(id)).some((m) => m.content === SAID) ? performance.now() : undefined),
+      10_000,
+      'the message stored',
+    );
+    await asking;
+    await said;
+    expect(talk(await spoken(6))).toEqual([
+      ['agent', HELLO],
+      ['customer', QUESTION.text],
+      ['agent', REPLY],
+      ['agent', SAID],
+      ['customer', next.text],
+      ['agent', REPLY],
+    ]);
+    const asked = providers.chat.filter((c) => c.stream && !c.aborted && c.lastUser === next.text);
+    expect(asked).toHaveLength(1);
+    // The message was stored before the turn's words were known (while the caller spoke): it is in its history.
+    expect(stored).toBeLessThan(asked[0].at);
+    const prompt = asked[0].messages
+      .filter((m) => m.role === 'user' || m.role === 'assistant')
+      .map((m) => [m.role, m.content]);
+    expect(prompt).toEqual([
+      ['assistant', HELLO],
+      ['user', QUESTION.text],
+      ['assistant', REPLY],
+      ['assistant', SAID],
+      ['user', next.text],
+    ]);
+  });
+
   it('a socket dropped mid-turn reconnects: the turn is answered once, with all its words', async () => {
     const reconnects = await metric('cap_stt_realtime_reconnects_total');
     providers.listen((n) => (n === 0 ? { dropAfterWords: 2 } : {}));

@@ -44,8 +44,15 @@ export class MediaSession {
   /** Turns queued or running, and how many have run (a read made before the last one ended may be stale). */
   private queued = 0;
   private ran = 0;
-  /** The call row and history read while a speculative turn's words were transcribed (the queue being idle). */
+  /**
+   * The call row and history read ahead for the next turn, the queue being idle: from the start of an utterance whose
+   * words come from the stream (known at its pause), else while a speculative turn's words are transcribed. Not used
+   * once a turn ended after it started (`ran`), the agent spoke a stored message or stopped, or another utterance
+   * began.
+   */
   private ahead: { ran: number; loaded: Promise<LoadedCall | undefined> } | null = null;
+  /** A turn may start soon: the call row and history are read ahead as soon as no turn is queued. */
+  private wanted = false;
   /** The reply message of a timed turn, once stored (its timing is stored once its first frame went out too). */
   private readonly replies = new WeakMap<TurnTiming, string>();
   /** The reply being spoken as the model writes it (its message is stored when the model has finished). */
@@ -76,6 +83,7 @@ export class MediaSession {
       stream: deps.sttStream,
       language: settings.language,
       sampleRate: transport.sampleRate,
+      began: (streamed) => this.began(streamed),
       prepare: () => this.prepare(),
       failed: (err, what) => this.failed(err, what),
     });
@@ -139,9 +147,25 @@ export class MediaSession {
     );
   }
 
-  /** A turn may start soon: the call row and history are read meanwhile when no turn is queued. */
+  /**
+   * An utterance starts: what was read ahead before it is not used. A streamed one's turn (smart endpointing) starts
+   * at its pause on words known then: its call row and history are read now, off the turn's path.
+   */
+  private began(streamed: boolean): void {
+    this.ahead = null;
+    this.wanted = false;
+    if (streamed && this.settings.endpointing.mode === 'smart') this.prepare();
+  }
+
+  /** A turn may start soon: the call row and history are read ahead, now or once no turn is queued. */
   private prepare(): void {
-    if (this.queued !== 0) return;
+    this.wanted = true;
+    this.readAhead();
+  }
+
+  /** Reads the call row and history ahead when wanted and no turn is queued, unless a read still good is held. */
+  private readAhead(): void {
+    if (!this.wanted || this.closed || this.queued !== 0 || this.ahead?.ran === this.ran) return;
     const loaded = this.deps.runtime.loadForTurn(this.workspaceId, this.callId).catch(() => undefined);
     this.ahead = { ran: this.ran, loaded };
   }
@@ -168,9 +192,10 @@ export class MediaSession {
         // Cancelled while it waited for the turn before it, or the call is gone: it never starts.
         if (this.closed || (controller.signal.aborted && state !== 'committed')) throw new TurnCancelled();
         const live = { signal: controller.signal, commit: committed };
-        const ahead = this.ahead?.ran === this.ran ? await this.ahead.loaded : undefined;
+        const read = this.ahead?.ran === this.ran ? this.ahead.loaded : undefined;
         this.ahead = null;
-        reply = await this.converse(text, options.type ?? 'text', timing, ahead, live);
+        this.wanted = false;
+        reply = await this.converse(text, options.type ?? 'text', timing, await read, live);
       } catch (err) {
         outcome = err instanceof TurnCancelled ? 'cancelled' : 'failed';
         if (outcome === 'failed') throw err;
@@ -189,6 +214,8 @@ export class MediaSession {
         if (state === 'cancelled' || controller.signal.aborted) return;
         const after = state === 'committed';
         state = after ? state : 'cancelled';
+        // Before its commit the caller went on: the next turn's call row and history are read once this one is over.
+        if (!after) this.wanted = true;
         controller.abort();
         // After the commit the reply is stored once the turn is over: it was cut.
         if (after) void done.then(() => this.cut(reply));
@@ -221,6 +248,7 @@ export class MediaSession {
       .finally(() => {
         this.queued -= 1;
         this.ran += 1;
+        this.readAhead();
       });
     this.turns = next;
     return next;
@@ -235,8 +263,9 @@ export class MediaSession {
     this.playback.mark(name);
   }
 
-  /** Stops the agent's audio now (barge-in, `mute`, `say` with `interrupt`). */
+  /** Stops the agent's audio now (barge-in, `mute`, `say` with `interrupt`); what was read ahead is not used. */
   stop(): void {
+    this.ahead = null;
     this.playback.stop();
   }
 
@@ -330,8 +359,12 @@ export class MediaSession {
     return reply;
   }
 
-  /** Speaks a stored agent message (first message, `say`, a rule's words); resolves once played or cut. */
+  /**
+   * Speaks a stored agent message (first message, `say`, a rule's words); resolves once played or cut. What was read
+   * ahead before it is not used (the message is not in its history).
+   */
   speak(text: string, messageId: string): Promise<void> {
+    this.ahead = null;
     return this.playback.speak(text, messageId);
   }
 

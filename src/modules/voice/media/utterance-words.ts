@@ -34,6 +34,11 @@ export interface WordsHost {
   language: string | null;
   /** The rate of the frames. */
   sampleRate: 8000 | 16000;
+  /**
+   * An utterance starts; `streamed`: its words are read from the stream as it is heard (a turn may start at its
+   * pause on them, without waiting for speech to text).
+   */
+  began(streamed: boolean): void;
   /** A turn may start soon: the call's row and history are read ahead. */
   prepare(): void;
   failed(err: Error, what: string): void;
@@ -122,6 +127,7 @@ export class CallWords implements UtteranceWords {
   begin(): void {
     const stream = this.stream;
     this.current = { streamed: stream !== null, segments: [], sentMs: 0 };
+    this.host.began(stream !== null);
     if (!stream) return;
     // The audio before the utterance is a segment of its own, its words nobody's turn.
     this.commit(stream, { text: stream.interim() }).catch(() => undefined);
