@@ -254,6 +254,26 @@ describe('voice turn-taking on streaming speech to text (settings.voice.stt_mode
     ]);
   });
 
+  it('a question with a pause mid-sentence is answered once with all its words (the shorter default pause of realtime mode)', async () => {
+    const entry = VOICE.byId('paused-05'); // "I was charged twice for" … 1 s … "the same order."
+    providers.reply = ({ json, lastUser }) => ({
+      content: json ? '{}' : lastUser === entry.parts![0] ? `${LONG} ${LONG}` : REPLY,
+    });
+    const { id, caller } = await connected();
+    const said = await caller.say(entry);
+    const messages = await messagesUntil(id, 2);
+    expect(talk(messages)).toEqual([
+      ['customer', entry.text],
+      ['agent', REPLY],
+    ]);
+    // The first half started a speculative turn at the pause, cancelled when the caller went on: nothing of it.
+    const speculative = providers.chat.filter((c) => c.stream && c.lastUser === entry.parts![0]);
+    expect(speculative.length).toBeGreaterThanOrEqual(1);
+    expect(speculative.every((c) => c.aborted)).toBe(true);
+    expect(caller.spurts.filter((s) => s.start < said.end)).toEqual([]);
+    expect(batch()).toEqual([]);
+  });
+
   it('a socket dropped mid-turn reconnects: the turn is answered once, with all its words', async () => {
     const reconnects = await metric('cap_stt_realtime_reconnects_total');
     providers.listen((n) => (n === 0 ? { dropAfterWords: 2 } : {}));

@@ -100,7 +100,9 @@ export class MediaOpener implements OnModuleInit {
         callLimit: this.config.limits.maxConcurrentCalls,
       },
     );
-    return new MediaSession(workspaceId, callId, transport, voiceSettings(agent), {
+    // The endpointing defaults are the call's mode's: realtime when its words come from a stream.
+    const settings = voiceSettings(agent, speech.sttStream ? 'realtime' : 'batch');
+    return new MediaSession(workspaceId, callId, transport, settings, {
       ...speech,
       runtime: this.runtime,
       interrupted: (id) => this.conversations.markInterrupted(workspaceId, id),

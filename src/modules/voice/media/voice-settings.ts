@@ -4,9 +4,13 @@ import { voiceFlag, voiceSetting, voiceText } from '@/modules/calls/call-context
 import { defaultBackchannels } from './end-of-turn';
 import type { VoiceSettings } from './media-session.types';
 
-/** `settings.voice.endpointing` defaults and ranges (docs/api.md, voice settings). */
+/**
+ * `settings.voice.endpointing` defaults and ranges (docs/api.md, voice settings). `min_silence_ms` is shorter by
+ * default on a call whose words come from a speech-to-text stream (`realtime`): a pause there costs no
+ * transcription, only a speculative model request aborted if the caller goes on.
+ */
 export const ENDPOINTING = {
-  minSilenceMs: { min: 50, max: 2000, default: 100 },
+  minSilenceMs: { min: 50, max: 2000, default: 100, realtime: 60 },
   maxSilenceMs: { min: 200, max: 6000, default: 1500 },
 } as const;
 /** `settings.voice.interruption` defaults and ranges. */
@@ -23,9 +27,10 @@ const intIn = (v: unknown, r: { min: number; max: number }): v is number =>
 /**
  * `settings.voice` as the media session reads it (10.4): out-of-range values of the older keys take the default;
  * `endpointing`, `interruption` and `stream_speech` are checked when the agent is saved (`checkVoiceSettings`).
- * An agent that sets `end_of_turn_silence_ms` and no `endpointing.mode` keeps that fixed silence.
+ * An agent that sets `end_of_turn_silence_ms` and no `endpointing.mode` keeps that fixed silence. `sttMode` is the
+ * call's (`realtime`: its words come from a stream): it chooses the default `min_silence_ms`; the agent's wins.
  */
-export function voiceSettings(agent: AgentResponse): VoiceSettings {
+export function voiceSettings(agent: AgentResponse, sttMode: 'batch' | 'realtime' = 'batch'): VoiceSettings {
   const voice: Voice = agent.settings?.voice ?? {};
   const endpointing = isObject(voice.endpointing) ? voice.endpointing : {};
   const interruption = isObject(voice.interruption) ? voice.interruption : {};
@@ -39,7 +44,7 @@ export function voiceSettings(agent: AgentResponse): VoiceSettings {
         : 'smart';
   const minSilenceMs = intIn(endpointing.min_silence_ms, ENDPOINTING.minSilenceMs)
     ? endpointing.min_silence_ms
-    : ENDPOINTING.minSilenceMs.default;
+    : ENDPOINTING.minSilenceMs[sttMode === 'realtime' ? 'realtime' : 'default'];
   const maxSilence = intIn(endpointing.max_silence_ms, ENDPOINTING.maxSilenceMs)
     ? endpointing.max_silence_ms
     : ENDPOINTING.maxSilenceMs.default;
