@@ -176,6 +176,8 @@ interface Phase {
   n: number;
   transport: Transport;
   v2v: number[];
+  /** The STT stand-in's own time per request (request received → answered): the bench's work, not the API's. */
+  stt: number[];
   turns: number;
   cpuPerCall: number;
   framesSent: number;
@@ -319,6 +321,7 @@ async function main(): Promise<void> {
               (i * STAGGER_MS) / n,
             ),
         );
+        const sttFrom = providers.stt.length;
         const before = await api.stats();
         const start = performance.now();
         let maxLag = 0;
@@ -335,11 +338,16 @@ async function main(): Promise<void> {
         await sleep(1000);
         if (warm) continue;
         const v2v = callers.flatMap((c) => c.v2v);
+        const stt = providers.stt
+          .slice(sttFrom)
+          .filter((r) => !r.aborted)
+          .map((r) => r.answeredAt - r.at);
         const cpuPerCall = ((after.cpuMicros - before.cpuMicros) / 1000 / wall / n) * 100;
         const earlier = phases.find((ph) => ph.n === n && ph.transport === transport);
         if (earlier) {
           // The second half of the size's run for this transport: pooled with the first.
           earlier.v2v = [...earlier.v2v, ...v2v].sort((a, b) => a - b);
+          earlier.stt = [...earlier.stt, ...stt].sort((a, b) => a - b);
           earlier.turns += n * TURNS;
           earlier.cpuPerCall = (earlier.cpuPerCall + cpuPerCall) / 2;
           earlier.framesSent += after.framesSent - before.framesSent;
@@ -352,6 +360,7 @@ async function main(): Promise<void> {
           n,
           transport,
           v2v: v2v.sort((a, b) => a - b),
+          stt: stt.sort((a, b) => a - b),
           turns: n * TURNS,
           cpuPerCall,
           framesSent: after.framesSent - before.framesSent,
@@ -368,6 +377,7 @@ async function main(): Promise<void> {
         'answers',
         'voice-to-voice p50',
         'p95',
+        'STT stand-in p50 / p95',
         'API CPU per call',
         'frames sent',
         'late',
@@ -380,6 +390,7 @@ async function main(): Promise<void> {
         `${ph.v2v.length} / ${ph.turns}`,
         p(ph.v2v, 50),
         p(ph.v2v, 95),
+        `${p(ph.stt, 50)} / ${p(ph.stt, 95)}`,
         `${ph.cpuPerCall.toFixed(1)} % of a core`,
         String(ph.framesSent),
         `${ph.framesLate}${ph.framesLate === 0 ? ' ✓' : ' ✗'}`,
