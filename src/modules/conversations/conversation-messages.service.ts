@@ -106,8 +106,9 @@ export class ConversationMessagesService {
     const check = (conv: Conversation) => {
       if (conv.status === 'closed') throw new ConversationClosed(conv.id);
     };
-    if (options.within) {
-      // Writes that must share the message's transaction (a tool call's records) take the transactional path.
+    // Opens the session if needed: the idle timeout is read outside any transaction (a transaction never waits for a
+    // second connection), then a transaction writes the message (`within` runs in it).
+    const opening = async (within?: typeof options.within) => {
       const current = await this.conversationsService.get(workspaceId, conversationId);
       const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
       const written = await this.appendOpening(
@@ -117,12 +118,13 @@ export class ConversationMessagesService {
         { active: true },
         check,
         (m, conv) => this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
-        options.within,
+        within,
       );
       return written.message;
-    }
-    // Into the active session (the common case: no settings to read); else the idle timeout is read outside any
-    // transaction (a transaction never waits for a second connection) and a transaction opens the session.
+    };
+    // Writes that must share the message's transaction (a tool call's records) take the transactional path.
+    if (options.within) return opening(options.within);
+    // Into the active session (the common case: no settings to read); else the session is opened.
     const spoken = await this.append(
       workspaceId,
       conversationId,
@@ -133,18 +135,7 @@ export class ConversationMessagesService {
       undefined,
       options.flushLater,
     );
-    if (spoken) return spoken.message;
-    const current = await this.conversationsService.get(workspaceId, conversationId);
-    const timeoutMs = await this.sessionTimeout(workspaceId, current.agentId);
-    const opened = await this.appendOpening(
-      workspaceId,
-      conversationId,
-      draft,
-      { active: true },
-      check,
-      (m, conv) => this.sessions.touch(m, conv, new Date(), timeoutMs).then((t) => t.session),
-    );
-    return opened.message;
+    return spoken ? spoken.message : opening();
   }
 
   assertOpen(conv: Conversation): void {
