@@ -17,47 +17,80 @@ export function cpuPerUnit(from: ProbeSnapshot[], to: ProbeSnapshot[], units: nu
 }
 
 /**
- * Runs a benchmark's pass with tracing off, then (unless BENCH_TRACING=off) the same pass with its replicas tracing,
+ * Runs a benchmark's pass with tracing off and the same pass with its replicas tracing (unless BENCH_TRACING=off),
  * every span sampled and exported over OTLP/HTTP to a local receiver (`pass` adds the variables it is given to the
  * replicas' environment), and prints what tracing costs: each p99 off → on, and the replicas' CPU per unit of work
  * off → on beside the goal (under 5 % more). BENCH_TRACING_RATIO (e.g. 0.1) samples that share of traces instead
  * (`parentbased_traceidratio`, the usual production setting).
+ *
+ * One pair of passes differs by ±10 % with tracing off in both (a fresh tenant, Postgres' own work, the machine), so
+ * BENCH_TRACING_ROUNDS (default 2) runs the passes in ABBA order (off, on, on, off, …: drift over the run weighs on
+ * both alike) and compares the means; each pass's figures are printed too.
  */
 export async function withTracingCost(
   pass: (tracing: Record<string, string>) => Promise<PassFigures>,
 ): Promise<void> {
-  const off = await pass({});
-  if (process.env.BENCH_TRACING === 'off') return;
+  if (process.env.BENCH_TRACING === 'off') {
+    await pass({});
+    return;
+  }
+  const rounds = Math.max(1, Number(process.env.BENCH_TRACING_ROUNDS ?? 2) || 2);
+  const order: boolean[] = [];
+  for (let r = 0; r < rounds; r++) order.push(...(r % 2 === 0 ? [false, true] : [true, false]));
   const receiver = await OtlpReceiver.start({ keep: false });
-  let on: PassFigures;
+  const ratio = process.env.BENCH_TRACING_RATIO;
+  const sampler: Record<string, string> = ratio
+    ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }
+    : {};
+  const offs: PassFigures[] = [];
+  const ons: PassFigures[] = [];
   try {
-    const ratio = process.env.BENCH_TRACING_RATIO;
-    const sampler: Record<string, string> = ratio
-      ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }
-      : {};
-    process.stdout.write(
-      `\nthe same pass with tracing on (OTLP/HTTP to a local receiver, ${ratio ? `a ${ratio} share of traces` : 'every span'} sampled):\n`,
-    );
-    on = await pass({
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_SERVICE_NAME: 'agent-platform-bench',
-      ...sampler,
-    });
+    for (const [i, tracing] of order.entries()) {
+      process.stdout.write(
+        `\npass ${i + 1} of ${order.length}: tracing ${
+          tracing
+            ? `on (OTLP/HTTP to a local receiver, ${ratio ? `a ${ratio} share of traces` : 'every span'} sampled)`
+            : 'off'
+        }\n`,
+      );
+      if (tracing) {
+        ons.push(
+          await pass({
+            OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+            OTEL_SERVICE_NAME: 'agent-platform-bench',
+            ...sampler,
+          }),
+        );
+      } else {
+        offs.push(await pass({}));
+      }
+    }
   } finally {
     await receiver.close();
   }
+  const mean = (list: number[]) => list.reduce((t, v) => t + v, 0) / list.length;
+  const off = meanFigures(offs, mean);
+  const on = meanFigures(ons, mean);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
   const more = (on.cpuPerUnitMs / off.cpuPerUnitMs - 1) * 100;
+  const each = (list: PassFigures[]) => list.map((f) => f.cpuPerUnitMs.toFixed(1)).join(', ');
   process.stdout.write(
     [
       '',
-      'tracing cost (the pass with tracing off, then on, in this run):',
+      `tracing cost (means of ${rounds} passes with tracing off and ${rounds} with it on, in ABBA order, in this run):`,
       ...Object.keys(off.p99).map((k) => {
         const delta = on.p99[k] - off.p99[k];
         return `  ${`${k} p99:`.padEnd(34)} ${ms(off.p99[k])} -> ${ms(on.p99[k])} (${delta >= 0 ? '+' : ''}${ms(delta)})`;
       }),
       `  ${`replica CPU per ${off.unit}:`.padEnd(34)} ${ms(off.cpuPerUnitMs)} -> ${ms(on.cpuPerUnitMs)} (${more >= 0 ? '+' : ''}${more.toFixed(1)} %); goal < 5 %: ${more < 5 ? 'met' : 'NOT met'}`,
+      `  ${'each pass (off; on):'.padEnd(34)} ${each(offs)}; ${each(ons)} ms`,
       `  spans exported:                    ${receiver.received} (${(receiver.bytes / 2 ** 20).toFixed(1)} MiB of OTLP JSON)`,
     ].join('\n') + '\n',
   );
+}
+
+function meanFigures(list: PassFigures[], mean: (l: number[]) => number): PassFigures {
+  const p99: Record<string, number> = {};
+  for (const k of Object.keys(list[0].p99)) p99[k] = mean(list.map((f) => f.p99[k]));
+  return { p99, cpuPerUnitMs: mean(list.map((f) => f.cpuPerUnitMs)), unit: list[0].unit };
 }
