@@ -3,8 +3,12 @@
  * PostgreSQL through `pg` (by its text, parameters aside) and every command sent to Redis through `ioredis` (by
  * name; Bull's own connections included), and reads the process's CPU time and event-loop delay. On SIGUSR2 it
  * writes a snapshot to `BENCH_PROBE_DIR/<pid>-<n>.json`, so the benchmark diffs two snapshots around a phase.
+ * BENCH_PROFILE_SNAPSHOTS=a-b (e.g. `1-2`, the saturation turns of bench:calls) profiles the CPU from snapshot a to
+ * snapshot b into `BENCH_CPU_PROF_DIR` (default: the probe directory) as `<pid>-<a>-<b>.cpuprofile`: one phase's
+ * profile, without the start-up and the other phases a whole-process `--cpu-prof` mixes in.
  */
 import * as fs from 'node:fs';
+import { Session } from 'node:inspector';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as path from 'node:path';
@@ -155,6 +159,29 @@ if (dir) {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   let n = 0;
+  const [profileFrom, profileTo] = (process.env.BENCH_PROFILE_SNAPSHOTS ?? '').split('-').map(Number);
+  let profiler: Session | null = null;
+  const profileAt = (at: number) => {
+    if (at === profileFrom && !profiler) {
+      profiler = new Session();
+      profiler.connect();
+      profiler.post('Profiler.enable', () => profiler?.post('Profiler.start'));
+    } else if (at === profileTo && profiler) {
+      const session = profiler;
+      profiler = null;
+      session.post('Profiler.stop', (err, result) => {
+        if (!err)
+          fs.writeFileSync(
+            path.join(
+              process.env.BENCH_CPU_PROF_DIR ?? dir,
+              `${process.pid}-${profileFrom}-${profileTo}.cpuprofile`,
+            ),
+            JSON.stringify(result.profile),
+          );
+        session.disconnect();
+      });
+    }
+  };
   process.on('SIGUSR2', () => {
     const cpu = process.cpuUsage();
     const snap: ProbeSnapshot = {
@@ -170,5 +197,6 @@ if (dir) {
     loop.reset();
     n += 1;
     fs.writeFileSync(path.join(dir, `${process.pid}-${n}.json`), JSON.stringify(snap));
+    profileAt(n);
   });
 }
