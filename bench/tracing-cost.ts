@@ -85,6 +85,11 @@ export async function withTracingCost(
       `  ${`replica CPU per ${off.unit}:`.padEnd(34)} ${ms(off.cpuPerUnitMs)} -> ${ms(on.cpuPerUnitMs)} (${more >= 0 ? '+' : ''}${more.toFixed(1)} %); goal < 5 %: ${more < 5 ? 'met' : 'NOT met'}`,
       `  ${'each pass (off; on):'.padEnd(34)} ${each(offs)}; ${each(ons)} ms`,
       `  spans exported:                    ${receiver.received} (${(receiver.bytes / 2 ** 20).toFixed(1)} MiB of OTLP JSON)`,
+      `  ${'most exported spans, by name:'.padEnd(34)} ${[...receiver.names]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(', ')}`,
     ].join('\n') + '\n',
   );
 }

@@ -83,6 +83,8 @@ export class OtlpReceiver {
   readonly refused: string[] = [];
   /** Spans and bytes received in all. */
   received = 0;
+  /** Spans received by name (kept even when the spans are not). */
+  readonly names = new Map<string, number>();
   bytes = 0;
 
   private constructor(
@@ -145,6 +147,7 @@ export class OtlpReceiver {
         for (const ss of rs.scopeSpans ?? [])
           for (const s of ss.spans ?? []) {
             this.received += 1;
+            this.names.set(s.name, (this.names.get(s.name) ?? 0) + 1);
             if (!this.keep) continue;
             this.spans.push({
               traceId: hex(s.traceId),
