@@ -12,6 +12,20 @@ const HEX_UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{
  * process that ends the call writes the root itself, with the call's placement as its start.
  */
 export function callIds(callId: string): { traceId: string; spanId: string } {
+  const known = idsOfCalls.get(callId);
+  if (known) return known;
+  const ids = idsOf(callId);
+  // Every span of a call asks: the live calls' ids are kept (the oldest let go past IDS_KEPT).
+  if (idsOfCalls.size >= IDS_KEPT) idsOfCalls.delete(idsOfCalls.keys().next().value as string);
+  idsOfCalls.set(callId, ids);
+  return ids;
+}
+
+/** Calls whose ids are kept: well over the live calls of one process. */
+const IDS_KEPT = 4096;
+const idsOfCalls = new Map<string, { traceId: string; spanId: string }>();
+
+function idsOf(callId: string): { traceId: string; spanId: string } {
   const traceId = HEX_UUID.test(callId)
     ? callId.replace(/-/g, '').toLowerCase()
     : createHash('sha256').update(`trace:${callId}`).digest('hex').slice(0, 32);
