@@ -4,7 +4,7 @@
  * name; Bull's own connections included), and reads the process's CPU time and event-loop delay. On SIGUSR2 it
  * writes a snapshot to `BENCH_PROBE_DIR/<pid>-<n>.json`, so the benchmark diffs two snapshots around a phase.
  * BENCH_PROFILE_SNAPSHOTS=a-b (e.g. `1-2`, the saturation turns of bench:calls) profiles the CPU from snapshot a to
- * snapshot b into `BENCH_CPU_PROF_DIR` (default: the probe directory) as `<pid>-<a>-<b>.cpuprofile`: one phase's
+ * snapshot b into `BENCH_PROFILE_DIR` (default: the probe directory) as `<pid>-<a>-<b>.cpuprofile`: one phase's
  * profile, without the start-up and the other phases a whole-process `--cpu-prof` mixes in.
  */
 import * as fs from 'node:fs';
@@ -173,7 +173,7 @@ if (dir) {
         if (!err)
           fs.writeFileSync(
             path.join(
-              process.env.BENCH_CPU_PROF_DIR ?? dir,
+              process.env.BENCH_PROFILE_DIR ?? dir,
               `${process.pid}-${profileFrom}-${profileTo}.cpuprofile`,
             ),
             JSON.stringify(result.profile),
