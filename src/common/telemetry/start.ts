@@ -164,6 +164,8 @@ export function startTelemetry(env: Env = process.env): string | null {
     api,
     callTraces(ids, sampler, api),
     env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true',
+    sampler instanceof
+      (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).ParentBasedSampler,
   );
   (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();

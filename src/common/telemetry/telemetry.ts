@@ -104,6 +104,12 @@ export function callContext(s: TracingState, callId: string): OTel.Context {
   return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true });
 }
 
+/** The context's span is of a trace the sampler left out (a parent-based sampler then leaves out its children). */
+function unsampled(s: TracingState, ctx: OTel.Context): boolean {
+  const sc = s.api.trace.getSpanContext(ctx);
+  return !!sc && (sc.traceFlags & s.api.TraceFlags.SAMPLED) === 0 && s.api.trace.isSpanContextValid(sc);
+}
+
 const KINDS = { internal: 0, server: 1, client: 2, producer: 3, consumer: 4 } as const;
 
 interface Opened {
@@ -130,6 +136,13 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
     if (here && s.api.trace.isSpanContextValid(here) && here.traceId !== s.calls.ids(options.call).traceId)
       links = [{ context: here }];
   } else if (options.parent) parent = parentFrom(s, options.parent) ?? active;
+  if (!options.root && s.parentBased && unsampled(s, parent)) {
+    // A trace the sampler left out: nothing of this span would be kept, so none is made (no ids, no attributes).
+    // Its children stay in that trace, left out as well.
+    let ctx = parent.setValue(s.own, name);
+    if (key) ctx = ctx.setValue(key, NOOP);
+    return { ctx, handle: NOOP, owned: false };
+  }
   const span = s.tracer.startSpan(
     name,
     {

@@ -24,12 +24,19 @@ export interface TracingState {
   keys: Map<string, symbol>;
   /** The context key holding the name of the innermost span of ours. */
   own: symbol;
+  /** The sampler follows the parent's decision: a span under a trace left out is left out too. */
+  parentBased: boolean;
 }
 
 let state: TracingState | null = null;
 
 /** Turns the helpers on (start.ts, once the SDK is registered). */
-export function activateTracing(api: typeof OTel, calls: CallTraces, capture: boolean): void {
+export function activateTracing(
+  api: typeof OTel,
+  calls: CallTraces,
+  capture: boolean,
+  parentBased = true,
+): void {
   state = {
     api,
     tracer: api.trace.getTracer('agent-platform'),
@@ -37,6 +44,7 @@ export function activateTracing(api: typeof OTel, calls: CallTraces, capture: bo
     calls,
     keys: new Map(),
     own: api.createContextKey('agent-platform.own-span'),
+    parentBased,
   };
 }
 

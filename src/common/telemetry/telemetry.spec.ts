@@ -1,0 +1,87 @@
+import * as api from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import { callIds } from './call-trace';
+import { withSpan } from './telemetry';
+import { activateTracing, deactivateTracing } from './tracing-state';
+
+const SAMPLED = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+const LEFT_OUT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+
+describe('span helpers under a sampled and a left-out trace', () => {
+  const exporter = new InMemorySpanExporter();
+  const contexts = new AsyncLocalStorageContextManager();
+  let callSampled = true;
+  /** The spans ended so far (the processor hands them over asynchronously). */
+  const finished = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return exporter.getFinishedSpans();
+  };
+
+  beforeAll(() => {
+    api.context.setGlobalContextManager(contexts.enable());
+    const provider = new TracerProvider({
+      sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
+    api.trace.setGlobalTracerProvider(provider);
+    activateTracing(
+      api,
+      {
+        ids: callIds,
+        sampled: () => callSampled,
+        startCallSpan: (_id, start) => start(),
+      },
+      false,
+    );
+  });
+
+  afterAll(() => {
+    deactivateTracing();
+    api.trace.disable();
+    api.context.disable();
+  });
+
+  beforeEach(() => exporter.reset());
+
+  const nested = (options: Parameters<typeof withSpan>[3]) =>
+    withSpan(
+      'turn',
+      { 'call.id': 'x' },
+      () => withSpan('llm', { 'agent.id': 'a' }, async () => 'done'),
+      options,
+    );
+
+  it('makes the spans of a sampled trace, each a child of the one around it', async () => {
+    await expect(nested({ parent: SAMPLED })).resolves.toBe('done');
+    const spans = await finished();
+    expect(spans.map((s) => s.name).sort()).toEqual(['llm', 'turn']);
+    const turn = spans.find((s) => s.name === 'turn')!;
+    const llm = spans.find((s) => s.name === 'llm')!;
+    expect(llm.parentSpanContext?.spanId).toBe(turn.spanContext().spanId);
+    expect(turn.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+  });
+
+  it('makes none under a trace the sampler left out, nor under it, and the function still runs', async () => {
+    await expect(nested({ parent: LEFT_OUT })).resolves.toBe('done');
+    expect(await finished()).toEqual([]);
+  });
+
+  it("follows a call's sampling: none for a call left out, both for a sampled one", async () => {
+    const call = '0190a9c2-7b1e-7c3d-9e4f-5a6b7c8d9e0f';
+    callSampled = false;
+    await nested({ call });
+    expect(await finished()).toEqual([]);
+    callSampled = true;
+    await nested({ call });
+    const spans = await finished();
+    expect(spans.map((s) => s.name).sort()).toEqual(['llm', 'turn']);
+    expect(spans.every((s) => s.spanContext().traceId === callIds(call).traceId)).toBe(true);
+  });
+});
