@@ -3,7 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { AgentNotFound } from '@/common/errors/domain-errors';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { checkVoicemail } from './voicemail-policy';
-import { checkVoiceSettings } from '@/modules/voice/media/voice-settings';
+import { checkVoiceSettings } from './voice-settings';
 import { validSttMode } from '@/providers/speech/speech.port';
 import { Agent, AgentSettings } from './agent.entity';
 import { AgentViewExtras, AgentViewRow, AgentViewsRepository } from './agent-views.repository';
