@@ -8,8 +8,10 @@ import { CALL_MEDIA } from '@/modules/calls/call-media.port';
 import { CallsModule } from '@/modules/calls/calls.module';
 import { TURN_TOOLS } from '@/modules/conversations/turn-tools.port';
 import { AGENT_WEBHOOK_TARGETS } from '@/modules/events/agent-webhook-targets.port';
+import { OUTBOX_CONSUMERS } from '@/modules/events/outbox-consumers.port';
 import { FlowStarter } from '@/modules/flows/flow-starter.service';
 import { FlowsModule } from '@/modules/flows/flows.module';
+import { FlowDispatcher } from '@/modules/flows/triggers/flow-dispatcher';
 import { FLOW_STARTER } from '@/modules/intents/flow-starter.port';
 import { IntentsModule } from '@/modules/intents/intents.module';
 import { CALL_KEYPAD } from '@/modules/intents/runtime/call-keypad.port';
@@ -29,6 +31,13 @@ import { VoiceModule } from '@/modules/voice/voice.module';
 export const PORT_BINDINGS: Provider[] = [
   // The events module delivers to an agent's webhooks, which the agents module holds.
   { provide: AGENT_WEBHOOK_TARGETS, useExisting: AgentWebhooksService },
+  // Webhook delivery's dispatcher hands every claimed outbox batch to these readers in its claiming transaction:
+  // flows' triggers (the queued executions commit with the claim). The claim runs only where the workers run.
+  {
+    provide: OUTBOX_CONSUMERS,
+    inject: [FlowDispatcher],
+    useFactory: (flows: FlowDispatcher) => [flows],
+  },
   // The rule test asks the intents' tool catalog which tool an utterance would call.
   { provide: TOOL_DRY_RUN, useExisting: ToolCatalog },
   // A conversation turn offers the agent's intents to the model as tools and runs them (the intents' tool loop).

@@ -26,6 +26,7 @@ describe('ports between modules: declared by the lower module, bound in PortBind
     expect(declaredPorts().map((p) => `${p.declaredBy}: ${p.name}`)).toEqual(
       expect.arrayContaining([
         'events: AGENT_WEBHOOK_TARGETS',
+        'events: OUTBOX_CONSUMERS',
         'agents: TOOL_DRY_RUN',
         'conversations: TURN_TOOLS',
         'intents: FLOW_STARTER',

@@ -7,7 +7,7 @@ import { AGENT_WEBHOOK_TARGETS, AgentWebhookTargets } from './agent-webhook-targ
 import { DeliveriesRepository, DeliveryRow, NewDelivery } from './deliveries.repository';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryThrottle } from './delivery-throttle';
-import { OutboxConsumers } from './outbox-consumers';
+import { OUTBOX_CONSUMERS, OutboxConsumer } from './outbox-consumers.port';
 import { OutboxRepository } from './outbox.repository';
 import { WebhookSender } from './webhook-sender';
 import { WebhooksService } from './webhooks.service';
@@ -43,7 +43,7 @@ export class DeliveryService {
     private readonly throttle: DeliveryThrottle,
     private readonly sender: WebhookSender,
     private readonly secrets: SecretBox,
-    private readonly consumers: OutboxConsumers,
+    @Inject(OUTBOX_CONSUMERS) private readonly consumers: readonly OutboxConsumer[],
   ) {}
 
   /**
@@ -131,7 +131,7 @@ export class DeliveryService {
       }
       for (const e of events) traces.set(e.id, e.trace_parent);
       created.push(...(await this.deliveries.createPending(tx, fresh)));
-      if (events.length) for (const c of this.consumers.all()) after.push(await c.claimed(tx, events));
+      if (events.length) for (const c of this.consumers) after.push(await c.claimed(tx, events));
       return events.length;
     });
     // Each first attempt continues the trace its event was written in.

@@ -7,7 +7,6 @@ import { DeliveryOutcomes } from './delivery-outcomes';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryService } from './delivery.service';
 import { OutboxEvent } from './outbox-event.entity';
-import { OutboxConsumers } from './outbox-consumers';
 import { OutboxRepository } from './outbox.repository';
 import { OutboxService } from './outbox.service';
 import { RetryPolicy } from './retry-policy';
@@ -26,7 +25,6 @@ import { WebhooksService } from './webhooks.service';
   controllers: [WebhooksController],
   providers: [
     OutboxService,
-    OutboxConsumers,
     OutboxRepository,
     WebhooksRepository,
     DeliveriesRepository,
@@ -38,6 +36,6 @@ import { WebhooksService } from './webhooks.service';
     DeliveryThrottle,
     RetryPolicy,
   ],
-  exports: [OutboxService, OutboxConsumers, DeliveryService, RetryPolicy],
+  exports: [OutboxService, DeliveryService, RetryPolicy],
 })
 export class EventsModule {}

@@ -2,30 +2,26 @@ import { InjectQueue } from '@nestjs/bull';
 import { Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { QUEUES } from '@/common/queue/queues';
-import { EventsModule } from '@/modules/events/events.module';
-import { OutboxConsumers } from '@/modules/events/outbox-consumers';
 import { FlowsModule } from '../flows.module';
 import { FlowSchedules } from '../flow-schedules';
 import { FlowsRepository } from '../flows.repository';
-import { FlowDispatcher } from '../triggers/flow-dispatcher';
 import { FlowsProcessor } from './flows.processor';
 import { PURGE_EXECUTIONS_CRON, PurgeExecutionsProcessor } from './purge-executions.processor';
 
 /**
- * Flow workers: the outbox consumer that turns events into executions (inside webhook delivery's claim), the
- * execution and cron processors, the cron ticks of deployed flows scheduled again at start (a lost tick job is
- * found here), and the nightly purge of executions past retention.
+ * Flow workers: the execution and cron processors, the cron ticks of deployed flows scheduled again at start (a lost
+ * tick job is found here), and the nightly purge of executions past retention. Events become executions in
+ * `FlowDispatcher`, bound to the events module's `OUTBOX_CONSUMERS` port, inside webhook delivery's claim (which
+ * runs where the workers run).
  */
 @Module({
-  imports: [FlowsModule, EventsModule],
+  imports: [FlowsModule],
   providers: [FlowsProcessor, PurgeExecutionsProcessor],
 })
 export class FlowsJobsModule implements OnApplicationBootstrap {
   private readonly logger = new Logger(FlowsJobsModule.name);
 
   constructor(
-    private readonly consumers: OutboxConsumers,
-    private readonly dispatcher: FlowDispatcher,
     private readonly flows: FlowsRepository,
     private readonly schedules: FlowSchedules,
     @InjectQueue(QUEUES.flows) private readonly queue: Queue,
@@ -33,7 +29,6 @@ export class FlowsJobsModule implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.consumers.register(this.dispatcher);
     await this.queue.add(
       'wake-queued',
       {},

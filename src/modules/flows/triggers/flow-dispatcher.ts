@@ -2,7 +2,7 @@ import { VersionedCache } from '@/common/persistence/versioned-cache';
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
-import type { OutboxConsumer } from '@/modules/events/outbox-consumers';
+import type { OutboxConsumer } from '@/modules/events/outbox-consumers.port';
 import type { ClaimedEvent } from '@/modules/events/outbox.service';
 import { NewExecution } from '../executions.repository';
 import { FlowExecutionsService } from '../flow-executions.service';
