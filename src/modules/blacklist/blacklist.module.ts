@@ -10,6 +10,6 @@ import { BlacklistService } from './blacklist.service';
   imports: [TypeOrmModule.forFeature([BlacklistEntry]), ContactsModule],
   controllers: [BlacklistController],
   providers: [BlacklistRepository, BlacklistService],
-  exports: [BlacklistService, BlacklistRepository],
+  exports: [BlacklistService],
 })
 export class BlacklistModule {}

@@ -22,12 +22,6 @@ import { RequestLogsRepository } from './request-logs.repository';
     ApiRequestLogMiddleware,
     LogsService,
   ],
-  exports: [
-    ActionLog,
-    ActionLogsRepository,
-    RequestLogsRepository,
-    ApiRequestLogMiddleware,
-    RequestLogBuffer,
-  ],
+  exports: [ActionLog, RequestLogsRepository, ApiRequestLogMiddleware, RequestLogBuffer],
 })
 export class LogsModule {}

@@ -32,12 +32,6 @@ import { WhatsappNumber, WhatsappNumbersRepository } from './whatsapp-sender';
     PhoneNumberInventoryService,
     AgentBindingsView,
   ],
-  exports: [
-    PhoneNumbersService,
-    ChannelBindingsService,
-    ExternalNumbersService,
-    AgentBindingsView,
-    WhatsappNumbersRepository,
-  ],
+  exports: [PhoneNumbersService, ChannelBindingsService, ExternalNumbersService, AgentBindingsView],
 })
 export class PhoneNumbersModule {}
