@@ -50,7 +50,7 @@ import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { MessagingJobsModule } from '@/modules/messaging/jobs/messaging-jobs.module';
 import { LogsJobsModule } from '@/modules/logs/jobs/logs-jobs.module';
 import { ApiRequestLogMiddleware } from '@/modules/logs/request-log.middleware';
-import { OutboundJobsModule } from '@/modules/outbound/jobs/outbound-jobs.module';
+import { OutboundJobsModule } from '@/modules/outbound/engine/jobs/outbound-jobs.module';
 import { OutboundModule } from '@/modules/outbound/outbound.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
 import { PortBindingsModule } from '@/modules/port-bindings.module';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { OutboundClock } from '@/modules/outbound/outbound-clock';
+import { OutboundClock } from '@/modules/outbound/engine/outbound-clock';
 import { sandboxLine } from '../factories/call.factory';
 import { addMembers, contactsWith, createCampaign, createPool, tasksOf } from '../factories/outbound.factory';
 import { createWebhook } from '../factories/webhook.factory';

@@ -2,7 +2,7 @@ import type { Queue } from 'bull';
 import { getQueueToken } from '@nestjs/bull';
 import { DataSource } from 'typeorm';
 import { QUEUES } from '@/common/queue/queues';
-import { DISPATCH_EVERY_MS } from '@/modules/outbound/jobs/outbound-jobs.module';
+import { DISPATCH_EVERY_MS } from '@/modules/outbound/engine/jobs/outbound-jobs.module';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createContact } from '../factories/contact.factory';
 import { addMembers, createCampaign, createPool, tasksOf } from '../factories/outbound.factory';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { OutboundClock } from '@/modules/outbound/outbound-clock';
+import { OutboundClock } from '@/modules/outbound/engine/outbound-clock';
 import { createAgent } from '../factories/agent.factory';
 import { sandboxDestination } from '../factories/call.factory';
 import { createContact } from '../factories/contact.factory';

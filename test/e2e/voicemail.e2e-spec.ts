@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { OutboundClock } from '@/modules/outbound/outbound-clock';
+import { OutboundClock } from '@/modules/outbound/engine/outbound-clock';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createContact } from '../factories/contact.factory';
 import { addMembers, createCampaign, createPool, tasksOf } from '../factories/outbound.factory';

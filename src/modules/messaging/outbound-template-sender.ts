@@ -6,7 +6,7 @@ import {
   TemplateDeliveryStatus,
   TemplateSender,
   TemplateSendRequest,
-} from '@/modules/outbound/template-sender.port';
+} from '@/modules/outbound/engine/template-sender.port';
 import { ProviderMessagesRepository } from './messaging.repositories';
 import { TemplateSettingsRepository } from './templates.repositories';
 import { WhatsappTemplateSends } from './whatsapp-template-sends';

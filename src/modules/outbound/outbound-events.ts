@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
-import type { CampaignResponse } from './dto/campaign.dto';
 import type { Campaign, CampaignStatus } from './outbound.entities';
+import type { CampaignResponse } from './setup/dto/campaign.dto';
+import { taskView } from './setup/views';
 import type { MovedTask } from './task-row';
-import { taskView } from './views';
 
 const CHUNK = 1000;
 

@@ -4,8 +4,8 @@ import { SendSmsDto } from '@/modules/messaging/dto/requests';
 import { SendTemplateDto } from '@/modules/messaging/dto/whatsapp.dto';
 import { OutboundMessagesService } from '@/modules/messaging/outbound-messages.service';
 import { WhatsappTemplateSends } from '@/modules/messaging/whatsapp-template-sends';
-import { CreateTaskDto } from '@/modules/outbound/dto/task.dto';
-import { TasksService } from '@/modules/outbound/tasks.service';
+import { CreateTaskDto } from '@/modules/outbound/setup/dto/task.dto';
+import { TasksService } from '@/modules/outbound/setup/tasks.service';
 import { FLOW_MESSAGING, FLOW_TASKS, FlowMessagingPort, FlowTasksPort } from './action';
 
 /**
