@@ -10,7 +10,7 @@ import { prepareRuntime, startApi } from '@/bootstrap';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { EvaluationSettingsService } from '@/modules/agents/settings/evaluation-settings.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
+import { ConversationTurnsService } from '@/modules/runtime/public';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
 import { LlmServer } from '../test/support/llm-server';
 

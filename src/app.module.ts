@@ -53,6 +53,7 @@ import { ApiRequestLogMiddleware } from '@/modules/logs/request-log.middleware';
 import { OutboundJobsModule } from '@/modules/outbound/engine/jobs/outbound-jobs.module';
 import { OutboundModule } from '@/modules/outbound/outbound.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { RuntimeModule } from '@/modules/runtime/runtime.module';
 import { PortBindingsModule } from '@/modules/port-bindings.module';
 import { SipModule } from '@/modules/sip/sip.module';
 import { TranscriptionJobsModule } from '@/modules/transcription/jobs/transcription-jobs.module';
@@ -70,6 +71,7 @@ const DOMAIN_MODULES: Type[] = [
   AgentsModule,
   EventsModule,
   ConversationsModule,
+  RuntimeModule,
   IntentsModule,
   EvaluationModule,
   ContactsModule,

@@ -6,7 +6,7 @@ import { CALL_END_LISTENERS, CallEndListeners } from '@/modules/calls/call-end.p
 import { CallKeypad } from '@/modules/calls/call-keypad.service';
 import { CALL_MEDIA } from '@/modules/calls/call-media.port';
 import { CallsModule } from '@/modules/calls/calls.module';
-import { TURN_TOOLS } from '@/modules/conversations/turn-tools.port';
+import { TURN_TOOLS } from '@/modules/runtime/turn-tools.port';
 import { AGENT_WEBHOOK_TARGETS } from '@/modules/events/agent-webhook-targets.port';
 import { OUTBOX_CONSUMERS } from '@/modules/events/outbox-consumers.port';
 import { FlowStarter } from '@/modules/flows/flow-starter.service';

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
+import { ConversationTurnsService } from '@/modules/runtime/public';
 import { EvaluationService } from '@/modules/evaluation/evaluation.service';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { TestApp } from '../setup/test-app';

@@ -1,6 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
-import { TurnCancelled } from '@/modules/conversations/turn-gate';
+import { ConversationTurnsService, TurnCancelled } from '@/modules/runtime/public';
 import * as mediaSession from '@/modules/voice/media/media-session';
 import type { TurnTiming } from '@/modules/voice/media/media-session';
 import { MediaOpener } from '@/modules/voice/media/media-opener';

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
+import { ConversationMessagesService } from '@/modules/conversations/conversation-messages.service';
 import { MessageResponse } from '@/modules/conversations/dto/responses';
 import type { Call } from './call.entity';
 import { voiceText } from './call-context';
@@ -30,7 +30,7 @@ export class CallActions {
   constructor(
     private readonly runtime: CallRuntime,
     private readonly calls: CallsRepository,
-    private readonly turns: ConversationTurnsService,
+    private readonly messages: ConversationMessagesService,
     private readonly live: CallLive,
     private readonly unitOfWork: UnitOfWork,
     private readonly keypad: CallKeypad,
@@ -139,7 +139,7 @@ export class CallActions {
    * nothing leaves its record to the WAL writer (a fraction of a second), which a PostgreSQL crash could lose.
    */
   private async record(call: Call, a: LiveAction): Promise<{ published: Promise<void> }> {
-    const message = await this.turns.speak(call.workspaceId, call.id, JSON.stringify(a), {
+    const message = await this.messages.speak(call.workspaceId, call.id, JSON.stringify(a), {
       sender: 'system',
       messageType: 'action',
       flushLater: true,

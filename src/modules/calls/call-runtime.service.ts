@@ -4,11 +4,10 @@ import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentContextReader, TurnContext } from '@/modules/conversations/agent-context';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
-import { REPLY_HISTORY } from '@/modules/conversations/conversation-reply.service';
+import { ConversationMessagesService } from '@/modules/conversations/conversation-messages.service';
 import { MAX_SUMMARIES } from '@/modules/conversations/memorize';
-import type { LiveTurn } from '@/modules/conversations/turn-gate';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
+import { ConversationTurnsService, LiveTurn, REPLY_HISTORY } from '@/modules/runtime/public';
 import { MessageResponse, TurnAction } from '@/modules/conversations/dto/responses';
 import type { Message } from '@/modules/conversations/message.entity';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
@@ -46,6 +45,7 @@ export class CallRuntime implements OnModuleInit {
     private readonly lifecycle: CallLifecycle,
     private readonly turns: ConversationTurnsService,
     private readonly conversations: ConversationsService,
+    private readonly messages: ConversationMessagesService,
     private readonly agents: AgentContextReader,
     private readonly telephony: TelephonyRegistry,
     private readonly live: CallLive,
@@ -94,7 +94,7 @@ export class CallRuntime implements OnModuleInit {
     // The message and the silence clock side by side (the clock restarts from now, the moment the words are
     // decided), then the feed.
     const [message] = await Promise.all([
-      this.turns.speak(call.workspaceId, call.id, text),
+      this.messages.speak(call.workspaceId, call.id, text),
       this.activity(call, new Date()),
     ]);
     await this.live.publish(call.id, 'transcript', MessageResponse.of(message));

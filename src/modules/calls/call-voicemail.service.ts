@@ -1,8 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { CallNotFound } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
-import type { LiveTurn } from '@/modules/conversations/turn-gate';
+import { ConversationTurnsService, LiveTurn } from '@/modules/runtime/public';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { MachineDetectionReport } from '@/providers/telephony/telephony.port';
 import { CallControl } from './call-control.service';

@@ -6,6 +6,7 @@ import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { RuntimeModule } from '@/modules/runtime/runtime.module';
 import { SipDirectoryModule } from '@/modules/sip/sip-directory';
 import { TelephonyModule } from '@/providers/telephony/telephony.module';
 import { Call } from './call.entity';
@@ -32,6 +33,7 @@ import { CallVoicemail } from './call-voicemail.service';
   imports: [
     TypeOrmModule.forFeature([Call]),
     ConversationsModule,
+    RuntimeModule,
     UsageModule,
     ContactsModule,
     PhoneNumbersModule,

@@ -70,6 +70,11 @@ export class ConversationMessagesService {
     return written;
   }
 
+  /** The conversation's `limit` latest messages, oldest first (a reply's context window). */
+  recent(workspaceId: string, conversationId: string, limit: number): Promise<Message[]> {
+    return this.messages.recent(workspaceId, conversationId, limit);
+  }
+
   async storeAgentMessage(conversation: Conversation, session: Session, content: string): Promise<Message> {
     const draft: Draft = { direction: 'outbound', sender: 'agent', content, messageType: 'text' };
     const target = { id: session.id, count: true };

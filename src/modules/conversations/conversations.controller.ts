@@ -7,15 +7,9 @@ import { Page, PageQuery } from '@/common/http/pagination';
 import { UuidParamPipe } from '@/common/http/validation';
 import { UsageService } from '@/modules/usage/usage.service';
 import { ConversationsService } from './conversations.service';
-import { ConversationTurnsService } from './conversation-turns.service';
-import {
-  ListConversationsQuery,
-  ListSessionsQuery,
-  OpenConversationDto,
-  PostMessageDto,
-} from './dto/requests';
+import { ListConversationsQuery, ListSessionsQuery, OpenConversationDto } from './dto/requests';
 import { ProviderMessageResponse } from './dto/message-view.response';
-import { ConversationResponse, SessionResponse, TurnResponse } from './dto/responses';
+import { ConversationResponse, SessionResponse } from './dto/responses';
 import { SessionsService } from './sessions.service';
 
 @ApiTags('Conversations')
@@ -23,7 +17,6 @@ import { SessionsService } from './sessions.service';
 export class ConversationsController {
   constructor(
     private readonly conversations: ConversationsService,
-    private readonly turns: ConversationTurnsService,
     private readonly sessions: SessionsService,
     private readonly usage: UsageService,
   ) {}
@@ -89,24 +82,6 @@ export class ConversationsController {
   ): Promise<Page<SessionResponse>> {
     await this.conversations.get(ws, uuid);
     return this.sessions.list(ws, Object.assign(new ListSessionsQuery(), q, { conversation_uuid: uuid }));
-  }
-
-  @Post(':uuid/messages')
-  @ApiOperation({
-    summary: "The customer's turn: stored, then guard rules, routing rules, or the agent's reply",
-    description:
-      'Answers the stored message, the agent reply (absent with the reason when no model is configured) and the action of a rule that fired.',
-  })
-  @ApiEnvelope(TurnResponse, {
-    status: 201,
-    errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
-  })
-  turn(
-    @WorkspaceId() ws: string,
-    @Param('uuid', UuidParamPipe) uuid: string,
-    @Body() dto: PostMessageDto,
-  ): Promise<TurnResponse> {
-    return this.turns.takeTurn(ws, uuid, dto.content);
   }
 
   @Post(':uuid/close')

@@ -16,8 +16,6 @@ import { MessagesRepository } from './messages.repository';
 import { SessionsRepository } from './sessions.repository';
 import { ConversationsService } from './conversations.service';
 import { ConversationMessagesService } from './conversation-messages.service';
-import { ConversationReplyService } from './conversation-reply.service';
-import { ConversationTurnsService } from './conversation-turns.service';
 import { MemorizeService } from './memorize.service';
 import { Message } from './message.entity';
 import { Session } from './session.entity';
@@ -42,9 +40,7 @@ import { TurnLatencyService } from './turn-latency.service';
     MessagesRepository,
     SessionsRepository,
     ConversationsService,
-    ConversationTurnsService,
     ConversationMessagesService,
-    ConversationReplyService,
     SessionsService,
     MemorizeService,
     TranscriptConversationsService,
@@ -55,13 +51,14 @@ import { TurnLatencyService } from './turn-latency.service';
   ],
   exports: [
     ConversationsService,
-    ConversationTurnsService,
     ConversationMessagesService,
     SessionsService,
     MemorizeService,
     TranscriptConversationsService,
     TurnLatencyService,
     AgentContextReader,
+    ContactDirectory,
+    KnowledgeLookup,
   ],
 })
 export class ConversationsModule {}

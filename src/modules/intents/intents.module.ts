@@ -15,7 +15,7 @@ import { IntentToolsModule } from './tools/intent-tools.module';
 
 /**
  * Intents at runtime: their actions (`/agents/{uuid}/intents/{intentUuid}/event`) and the tool loop the
- * conversation turns call through TURN_TOOLS (the conversations module's port, bound to ToolLoop by
+ * conversation turns call through TURN_TOOLS (the runtime module's port, bound to ToolLoop by
  * PortBindingsModule). Flows plug in through FLOW_STARTER (flow-starter.port.ts).
  */
 @Module({

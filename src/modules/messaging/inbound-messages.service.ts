@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
 import { AgentContextReader, sessionTimeoutMs } from '@/modules/conversations/agent-context';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import { ConversationTurnsService } from '@/modules/runtime/public';
 import type { InboundItem } from './inbound-queue';
 import { LineNumber, MessageSender } from './message-sender';
 import { MessagingLines } from './messaging-lines';

@@ -5,6 +5,7 @@ import { ContactsModule } from '@/modules/contacts/contacts.module';
 import { ConversationsModule } from '@/modules/conversations/conversations.module';
 import { EventsModule } from '@/modules/events/events.module';
 import { PhoneNumbersModule } from '@/modules/phone-numbers/phone-numbers.module';
+import { RuntimeModule } from '@/modules/runtime/runtime.module';
 import { MessagingProvidersModule } from '@/providers/messaging/messaging.module';
 import { SpeechModule } from '@/providers/speech/speech.module';
 import { MessagingHooksController } from './hooks.controller';
@@ -35,6 +36,7 @@ import { WhatsappTemplatesService } from './whatsapp-templates.service';
   imports: [
     TypeOrmModule.forFeature([ProviderMessage, MessagingThread, WhatsappTemplate, WhatsappTemplateSetting]),
     ConversationsModule,
+    RuntimeModule,
     ContactsModule,
     PhoneNumbersModule,
     BlacklistModule,

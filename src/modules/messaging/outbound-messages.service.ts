@@ -7,7 +7,7 @@ import { checkMetadata } from '@/modules/calls/call-context';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { WHATSAPP_WINDOW_MS } from '@/modules/conversations/channels';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
-import { ConversationTurnsService } from '@/modules/conversations/conversation-turns.service';
+import { ConversationMessagesService } from '@/modules/conversations/conversation-messages.service';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { MessagingRegistry } from '@/providers/messaging/messaging.registry';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
@@ -48,7 +48,7 @@ export class OutboundMessagesService {
     private readonly contacts: ContactsService,
     private readonly blacklist: BlacklistService,
     private readonly lines: MessagingLines,
-    private readonly turns: ConversationTurnsService,
+    private readonly messages: ConversationMessagesService,
     private readonly sender: MessageSender,
     private readonly status: MessageStatusService,
     private readonly records: ProviderMessagesRepository,
@@ -127,7 +127,7 @@ export class OutboundMessagesService {
     });
     const link = req.link;
     if (link) {
-      const message = await this.turns.speak(workspaceId, thread.id, req.content, {
+      const message = await this.messages.speak(workspaceId, thread.id, req.content, {
         messageType: req.messageType,
         within: async (tx, m) => {
           await link(tx, m.id);
@@ -137,7 +137,7 @@ export class OutboundMessagesService {
       await this.sender.queueSend(workspaceId, message.id);
       return this.status.view(workspaceId, message.id);
     }
-    const message = await this.turns.speak(workspaceId, thread.id, req.content, {
+    const message = await this.messages.speak(workspaceId, thread.id, req.content, {
       messageType: req.messageType,
     });
     await this.sender.record(workspaceId, record(message.id));

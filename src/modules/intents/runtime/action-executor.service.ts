@@ -4,7 +4,7 @@ import { answerBody, sendSignedWebhook } from '@/common/net/signed-webhook';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
-import type { TurnToolsContext } from '@/modules/conversations/turn-tools.port';
+import type { TurnToolsContext } from '@/modules/runtime/turn-tools.port';
 import { TableSearch } from '@/modules/knowledge/table-search.service';
 import { FLOW_STARTER, FlowStarter } from '../flow-starter.port';
 import type { IntentTool } from '../tools/tool-definitions';

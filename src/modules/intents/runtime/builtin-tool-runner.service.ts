@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { TurnToolsContext } from '@/modules/conversations/turn-tools.port';
+import type { TurnToolsContext } from '@/modules/runtime/turn-tools.port';
 import type { IntentTool } from '../tools/tool-definitions';
 import type { ActionOutcome } from './action-executor.service';
 import { failed, outcome } from './action-outcome';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TurnToolsContext } from '@/modules/conversations/turn-tools.port';
+import type { TurnToolsContext } from '@/modules/runtime/turn-tools.port';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { ActionLog } from '@/modules/logs/action-log.service';
 import { reportUsage } from '@/providers/usage-report';

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentsService } from '@/modules/agents/agents.service';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import { buildSystemPrompt } from '@/modules/conversations/reply-prompt';
+import { buildSystemPrompt } from '@/modules/runtime/reply-prompt';
 import type { TurnAction } from '@/modules/conversations/dto/responses';
-import type { ToolTurnResult, TurnTools, TurnToolsContext } from '@/modules/conversations/turn-tools.port';
+import type { ToolTurnResult, TurnTools, TurnToolsContext } from '@/modules/runtime/turn-tools.port';
 import { LANGUAGE_MODEL, LanguageModel, ChatMessage, ToolCall } from '@/providers/llm/language-model.port';
 import { ToolCatalog } from '../tools/tool-catalog.service';
 import {

@@ -1,5 +1,5 @@
 import type { TracedSpec } from '@/common/telemetry/traced';
-import type { TurnToolsContext } from '@/modules/conversations/turn-tools.port';
+import type { TurnToolsContext } from '@/modules/runtime/turn-tools.port';
 import type { ToolCall } from '@/providers/llm/language-model.port';
 import type { IntentTool } from '../tools/tool-definitions';
 import type { ActionOutcome } from './action-executor.service';

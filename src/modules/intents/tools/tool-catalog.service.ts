@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { ToolDryRun, ToolDryRunCall, ToolDryRunner } from '@/modules/agents/rules/tool-dry-run.port';
-import { buildReplyMessages } from '@/modules/conversations/reply-prompt';
+import { buildReplyMessages } from '@/modules/runtime/reply-prompt';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
 import { builtinTools } from './builtin-tools';
 import { IntentActionsRepository } from './intent-actions.repository';

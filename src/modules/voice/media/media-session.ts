@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { LoadedCall } from '@/modules/calls/call-runtime.service';
 import { pressedKeys } from '@/modules/calls/dtmf';
-import { LiveTurn, TurnCancelled } from '@/modules/conversations/turn-gate';
+import { LiveTurn, TurnCancelled } from '@/modules/runtime/public';
 import { voiceTurn } from '@/common/telemetry/call-spans';
 import { wav } from './audio';
 import { SentenceSplitter } from './sentences';

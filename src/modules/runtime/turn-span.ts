@@ -1,7 +1,7 @@
 import type { TracedSpec } from '@/common/telemetry/traced';
-import { isVoiceChannel } from './channels';
+import { isVoiceChannel } from '@/modules/conversations/channels';
 import type { TurnOptions } from './conversation-turns.service';
-import type { TurnResponse } from './dto/responses';
+import type { TurnResponse } from '@/modules/conversations/dto/responses';
 
 type TurnArgs = [workspaceId: string, conversationId: string, content: string, options?: TurnOptions];
 

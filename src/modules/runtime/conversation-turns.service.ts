@@ -4,15 +4,20 @@ import { RuleEngineService } from '@/modules/agents/rules/rule-engine.service';
 import { MetersUsage } from '@/modules/usage/meters-usage.decorator';
 import { Traced } from '@/common/telemetry/traced';
 import type { RuleDecision } from '@/modules/agents/rules/rule-engine';
-import { AgentContextReader, sessionTimeoutMs, TurnContext } from './agent-context';
-import type { Conversation, ConversationRef } from './conversation.entity';
-import { ConversationMessagesService, Draft } from './conversation-messages.service';
+import { AgentContextReader, sessionTimeoutMs, TurnContext } from '@/modules/conversations/agent-context';
+import type { Conversation, ConversationRef } from '@/modules/conversations/conversation.entity';
+import { ConversationMessagesService, Draft } from '@/modules/conversations/conversation-messages.service';
 import { ConversationReplyService } from './conversation-reply.service';
-import { ConversationsService } from './conversations.service';
-import { isVoiceChannel } from './channels';
-import { ConversationResponse, MessageResponse, TurnAction, TurnResponse } from './dto/responses';
-import { Message } from './message.entity';
-import type { Session } from './session.entity';
+import { ConversationsService } from '@/modules/conversations/conversations.service';
+import { isVoiceChannel } from '@/modules/conversations/channels';
+import {
+  ConversationResponse,
+  MessageResponse,
+  TurnAction,
+  TurnResponse,
+} from '@/modules/conversations/dto/responses';
+import { Message } from '@/modules/conversations/message.entity';
+import type { Session } from '@/modules/conversations/session.entity';
 import { LiveTurn, TurnGate } from './turn-gate';
 import { TURN_SPAN } from './turn-span';
 
@@ -48,9 +53,10 @@ export interface TurnOptions {
 }
 
 /**
- * A customer's turn in a text conversation: store it (opening a session if none is active), run the rule engine
- * (guards, then routing), then act on the rule or answer (ConversationReplyService). The writes of the messages, a
- * turn's and those the agent or the system says outside a turn, are ConversationMessagesService's.
+ * A customer's turn in any conversation (text, SMS and WhatsApp, a call): store it (opening a session if none is
+ * active), run the rule engine (guards, then routing), then act on the rule or answer (ConversationReplyService).
+ * The messages are written through the conversations module's ConversationMessagesService, which also writes what
+ * the agent or the system says outside a turn (`speak`).
  */
 @Injectable()
 export class ConversationTurnsService {
@@ -215,13 +221,5 @@ export class ConversationTurnsService {
       reply_unavailable_reason: null,
       conversation: ConversationResponse.of(after),
     };
-  }
-
-  /**
-   * A message the agent (or the system, for a call's live actions) says outside a customer's turn, opening the
-   * session when none is active, as a call's first message does (ConversationMessagesService.speak).
-   */
-  speak(...args: Parameters<ConversationMessagesService['speak']>): Promise<Message> {
-    return this.writes.speak(...args);
   }
 }

@@ -2,15 +2,20 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
-import { ContactDirectory, KnowledgeHit, KnowledgeLookup, MemorizeSettingsShape } from './agent-context';
-import type { ConversationRef } from './conversation.entity';
-import type { Message } from './message.entity';
-import { MessagesRepository } from './messages.repository';
-import { ConversationsService } from './conversations.service';
-import type { TurnAction } from './dto/responses';
-import { memorizePlan, pickFields } from './memorize';
+import {
+  ContactDirectory,
+  KnowledgeHit,
+  KnowledgeLookup,
+  MemorizeSettingsShape,
+} from '@/modules/conversations/agent-context';
+import type { ConversationRef } from '@/modules/conversations/conversation.entity';
+import type { Message } from '@/modules/conversations/message.entity';
+import { ConversationMessagesService } from '@/modules/conversations/conversation-messages.service';
+import { ConversationsService } from '@/modules/conversations/conversations.service';
+import type { TurnAction } from '@/modules/conversations/dto/responses';
+import { memorizePlan, pickFields } from '@/modules/conversations/memorize';
 import { buildReplyMessages } from './reply-prompt';
-import { SessionsService } from './sessions.service';
+import { SessionsService } from '@/modules/conversations/sessions.service';
 import { TURN_TOOLS, TurnTools, TurnToolsContext } from './turn-tools.port';
 
 /** How many of the conversation's last messages a reply's prompt carries. */
@@ -83,7 +88,7 @@ export class ConversationReplyService {
   private readonly logger = new Logger(ConversationReplyService.name);
 
   constructor(
-    private readonly messages: MessagesRepository,
+    private readonly messages: ConversationMessagesService,
     private readonly conversationsService: ConversationsService,
     private readonly sessions: SessionsService,
     private readonly contacts: ContactDirectory,

@@ -1,7 +1,7 @@
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { ChatMessage } from '@/providers/llm/language-model.port';
-import type { KnowledgeHit } from './agent-context';
-import type { Message } from './message.entity';
+import type { KnowledgeHit } from '@/modules/conversations/agent-context';
+import type { Message } from '@/modules/conversations/message.entity';
 
 export interface ReplyContext {
   agent: AgentResponse;

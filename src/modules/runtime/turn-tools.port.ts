@@ -2,15 +2,15 @@ import type { EntityManager } from 'typeorm';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { declarePort } from '@/modules/ports';
 import type { ChatMessage } from '@/providers/llm/language-model.port';
-import type { ConversationRef } from './conversation.entity';
-import type { TurnAction } from './dto/responses';
-import type { Message } from './message.entity';
+import type { ConversationRef } from '@/modules/conversations/conversation.entity';
+import type { TurnAction } from '@/modules/conversations/dto/responses';
+import type { Message } from '@/modules/conversations/message.entity';
 
 /**
  * The agent's tools inside a turn (the intents module implements it): the reply's model call with the agent's
  * intents offered as functions, or, without a model, the intent the local classifier fires.
  */
-export const TURN_TOOLS = declarePort('TURN_TOOLS', 'conversations');
+export const TURN_TOOLS = declarePort('TURN_TOOLS', 'runtime');
 
 export interface TurnToolsContext {
   workspaceId: string;
