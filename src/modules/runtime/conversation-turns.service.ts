@@ -19,6 +19,7 @@ import {
 import { Message } from '@/modules/conversations/message.entity';
 import type { Session } from '@/modules/conversations/session.entity';
 import { LiveTurn, TurnGate } from './turn-gate';
+import { ToolCallEvent, TurnProgress } from './turn-events';
 import { TURN_SPAN } from './turn-span';
 
 /** How a call shapes a turn: a muted agent does not answer; a call's prompt and context replace the agent's. */
@@ -50,6 +51,11 @@ export interface TurnOptions {
    * `at` is when the reply was decided, `action` what a tool asked for.
    */
   besideReply?: (at: Date, action: TurnAction | null) => Promise<unknown>;
+  /**
+   * Told of each step of the turn as it happens (TurnRuntime makes them its events): each message once stored, each
+   * tool call once recorded, the action a rule or a tool decides. The streamed text goes to `live.onDelta`.
+   */
+  observe?: (event: TurnProgress) => void;
 }
 
 /**
@@ -119,7 +125,15 @@ export class ConversationTurnsService {
     const now = new Date();
     const store = () =>
       this.writes.storeCustomerMessage(workspaceId, conversationId, draft, now, timeoutMs, id);
-    const written = gate?.speculative ? gate.opened.then(store) : store();
+    const writing = gate?.speculative ? gate.opened.then(store) : store();
+    // Observed, the customer's message is told as soon as it is stored, before anything that waits for it.
+    const observe = options.observe;
+    const written = observe
+      ? writing.then((w) => {
+          observe({ type: 'message', message: MessageResponse.of(w.message) });
+          return w;
+        })
+      : writing;
     written.catch(() => undefined); // awaited below, before anything is answered
     if (options.muted) {
       const { conversation, message } = await written;
@@ -142,7 +156,7 @@ export class ConversationTurnsService {
     );
     if (decision.decision !== 'none' && decision.rule) {
       const { conversation, session, message } = await written;
-      return this.act(conversation, session, message, decision);
+      return this.act(conversation, session, message, decision, observe);
     }
 
     // 3. Otherwise the agent's reply, asked for while the customer's message commits; a write that fails (a
@@ -163,24 +177,34 @@ export class ConversationTurnsService {
       signal: gate?.signal,
       // Tools act, and their records are written, once the customer's message is stored.
       ready: written,
-      recordTool: (text, within) =>
-        this.writes.speak(workspaceId, conversationId, text, {
+      recordTool: async (text, within) => {
+        const record = await this.writes.speak(workspaceId, conversationId, text, {
           sender: 'system',
           messageType: 'tool',
           within,
-        }),
+        });
+        if (observe) {
+          const call = toolCallOf(text, record.id);
+          if (call) observe(call);
+          observe({ type: 'message', message: MessageResponse.of(record) });
+        }
+        return record;
+      },
     });
     replying.catch(() => undefined); // awaited below, once the customer's message is stored
     const { conversation, session, message: inbound } = await written;
     const { text, reason, action } = await replying;
+    if (action) observe?.({ type: 'action', action });
     const at = new Date();
     const [reply] = await Promise.all([
       text === null ? null : this.writes.storeAgentMessage(conversation, session, text),
       options.besideReply?.(at, action),
     ]);
+    const replied = reply ? MessageResponse.of(reply) : null;
+    if (replied) observe?.({ type: 'message', message: replied });
     return {
       message: MessageResponse.of(inbound),
-      reply: reply ? MessageResponse.of(reply) : null,
+      reply: replied,
       action,
       reply_unavailable_reason: reason,
       conversation: ConversationResponse.of(
@@ -194,6 +218,7 @@ export class ConversationTurnsService {
     session: Session,
     inbound: Message,
     decision: RuleDecision,
+    observe?: (event: TurnProgress) => void,
   ): Promise<TurnResponse> {
     const rule = decision.rule!;
     const action: TurnAction = {
@@ -203,9 +228,12 @@ export class ConversationTurnsService {
       say: decision.say,
       destination: decision.destination,
     };
+    observe?.({ type: 'action', action });
     const said = decision.say
       ? await this.writes.storeAgentMessage(conversation, session, decision.say)
       : null;
+    const saidView = said ? MessageResponse.of(said) : null;
+    if (saidView) observe?.({ type: 'message', message: saidView });
     let after = said ? { ...conversation, lastMessageAt: said.createdAt } : conversation;
     // On a call the call's runtime hangs up, and the call's end closes the conversation.
     if (
@@ -216,10 +244,33 @@ export class ConversationTurnsService {
       after = await this.conversationsService.close(conversation.workspaceId, conversation.id);
     return {
       message: MessageResponse.of(inbound),
-      reply: said ? MessageResponse.of(said) : null,
+      reply: saidView,
       action,
       reply_unavailable_reason: null,
       conversation: ConversationResponse.of(after),
     };
   }
+}
+
+/**
+ * The tool call a tool message records (the intents' record: `{intent, parameters, status, result, duration_ms}`),
+ * or null for a record of another shape.
+ */
+function toolCallOf(content: string, messageId: string): ToolCallEvent | null {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(content) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (!record || typeof record.intent !== 'string') return null;
+  return {
+    type: 'tool-call',
+    name: record.intent,
+    parameters: (record.parameters as Record<string, unknown>) ?? {},
+    status: String(record.status),
+    result: record.result ?? null,
+    duration_ms: Number(record.duration_ms) || 0,
+    message_uuid: messageId,
+  };
 }
