@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ConversationTurnsService, TurnCancelled } from '@/modules/runtime/public';
+import { ConversationTurnsService, TurnCancelled, TurnEvent, TurnRuntime } from '@/modules/runtime/public';
 import * as mediaSession from '@/modules/voice/media/media-session';
 import type { TurnTiming } from '@/modules/voice/media/media-session';
 import { MediaOpener } from '@/modules/voice/media/media-opener';
@@ -38,10 +38,12 @@ describe('cancellable turns: a speculative turn leaves nothing behind until its 
   const clients: MediaClient[] = [];
   let db: DataSource;
   let turns: ConversationTurnsService;
+  let runtime: TurnRuntime;
 
   beforeAll(() => {
     db = suite.app.get<DataSource>(DataSource);
     turns = suite.app.get(ConversationTurnsService);
+    runtime = suite.app.get(TurnRuntime);
   });
   beforeEach(() => suite.llm.reset());
   const sessions = () => suite.app.get<MediaSessions>(MediaSessions);
@@ -123,6 +125,57 @@ describe('cancellable turns: a speculative turn leaves nothing behind until its 
       replies(() => ({ content: REPLY }));
       const next = await turns.takeTurn(tenant.workspaceId, conversation, 'Hello again');
       expect(next.reply?.content).toBe(REPLY);
+    });
+
+    it("the runtime's event stream: aborted before its commit it ends with TurnCancelled, nothing stored and the model's request closed; committed it reports the messages and the text in order", async () => {
+      /** The events of a speculative turn through TurnRuntime, read as they come (`done` once the stream ends). */
+      const stream = (conversation: string, text: string) => {
+        let commit!: () => void;
+        const committed = new Promise<void>((r) => (commit = r));
+        const controller = new AbortController();
+        const events: TurnEvent[] = [];
+        const done = (async () => {
+          for await (const e of runtime.takeTurn(
+            { workspaceId: tenant.workspaceId, conversationId: conversation, content: text },
+            { signal: controller.signal, commit: committed, deltas: true },
+          ))
+            events.push(e);
+        })();
+        done.catch(() => undefined);
+        return { events, done, commit, abort: () => controller.abort() };
+      };
+
+      replies(() => ({ content: 'One two three four five six seven eight', chunkDelayMs: 150 }));
+      const cancelled = await openChat(tenant, agentId);
+      const since = await dbNow();
+      const first = stream(cancelled, 'Hello there');
+      const call = await replyCall();
+      await waitFor(async () => (call.chunksSent >= 2 ? true : undefined), 10_000, 'the stream under way');
+      first.abort();
+      await expect(first.done).rejects.toBeInstanceOf(TurnCancelled);
+      await waitFor(async () => (call.closedEarly ? true : undefined), 5_000, 'connection closed');
+      expect(first.events).toEqual([]);
+      await sleep(300);
+      expect(await traces(tenant, since)).toEqual(nothing);
+
+      replies(() => ({ content: REPLY, chunkDelayMs: 10 }));
+      const conversation = await openChat(tenant, agentId);
+      const second = stream(conversation, 'Where is my order?');
+      const reply = await replyCall(2);
+      await waitFor(async () => (reply.chunksSent >= 2 ? true : undefined), 10_000, 'the stream under way');
+      expect(second.events).toEqual([]);
+      second.commit();
+      await second.done;
+      const kinds = second.events.map((e) => (e.type === 'message' ? `message ${e.message.sender}` : e.type));
+      expect(kinds.filter((k) => k !== 'text')).toEqual(['message customer', 'message agent', 'end']);
+      expect(kinds.indexOf('text')).toBeGreaterThanOrEqual(0);
+      expect(kinds.lastIndexOf('text')).toBeLessThan(kinds.indexOf('message agent'));
+      const texts = second.events.flatMap((e) => (e.type === 'text' ? [e.delta] : []));
+      expect(texts.join('')).toBe(REPLY);
+      const end = second.events.at(-1) as TurnEvent & { type: 'end' };
+      const stored = await messagesOf(tenant, conversation);
+      expect(stored.map((m) => m.uuid)).toEqual([end.turn.message.uuid, end.turn.reply!.uuid]);
+      expect(end.turn.reply?.content).toBe(REPLY);
     });
 
     it('a speculative turn committed stores one customer message and one reply, the same as a normal turn; its reply is held until the commit', async () => {

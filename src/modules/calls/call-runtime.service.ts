@@ -7,7 +7,15 @@ import { AgentContextReader, TurnContext } from '@/modules/conversations/agent-c
 import { ConversationMessagesService } from '@/modules/conversations/conversation-messages.service';
 import { MAX_SUMMARIES } from '@/modules/conversations/memorize';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
-import { ConversationTurnsService, LiveTurn, REPLY_HISTORY } from '@/modules/runtime/public';
+import {
+  outcomeOf,
+  REPLY_HISTORY,
+  TakeTurnOptions,
+  TurnEvent,
+  TurnProgress,
+  TurnRuntime,
+  turnStream,
+} from '@/modules/runtime/public';
 import { MessageResponse, TurnAction } from '@/modules/conversations/dto/responses';
 import type { Message } from '@/modules/conversations/message.entity';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
@@ -36,14 +44,21 @@ export const FOR_TURN = { history: REPLY_HISTORY, summaries: MAX_SUMMARIES };
 @Injectable()
 export class CallRuntime implements OnModuleInit {
   private readonly logger = new Logger(CallRuntime.name);
-  /** Set by CallVoicemail: answers a turn itself when an outbound call's first words are a voicemail greeting. */
-  screen: (read: LoadedCall, text: string, live?: LiveTurn) => Promise<CallTurnResponse | null> = async () =>
-    null;
+  /**
+   * Set by CallVoicemail: answers a turn itself when an outbound call's first words are a voicemail greeting (its
+   * events go to `emit`).
+   */
+  screen: (
+    read: LoadedCall,
+    text: string,
+    live: TakeTurnOptions | undefined,
+    emit: (event: TurnProgress) => void,
+  ) => Promise<CallTurnResponse | null> = async () => null;
 
   constructor(
     private readonly calls: CallsRepository,
     private readonly lifecycle: CallLifecycle,
-    private readonly turns: ConversationTurnsService,
+    private readonly turns: TurnRuntime,
     private readonly conversations: ConversationsService,
     private readonly messages: ConversationMessagesService,
     private readonly agents: AgentContextReader,
@@ -108,45 +123,64 @@ export class CallRuntime implements OnModuleInit {
   }
 
   /**
-   * One customer turn on an answered call (sandbox `say` and `dtmf`, or a transcribed utterance). `loaded` is the
-   * call row (loadForTurn) when the caller has just read it; `live` streams the reply and makes the turn cancellable
-   * or speculative (a turn cancelled before its commit rejects with TurnCancelled and leaves nothing: no message, no
-   * activity, nothing published).
+   * One customer turn on an answered call (sandbox `say` and `dtmf`, or a transcribed utterance), started at once, as
+   * the turn's events (TurnRuntime's), the last one's outcome carrying the call as the turn left it. `loaded` is the
+   * call row (loadForTurn) when the caller has just read it; `live` reports the reply as the model writes it and
+   * makes the turn cancellable or speculative (a turn cancelled before its commit ends with TurnCancelled and leaves
+   * nothing: no message, no activity, nothing published). A rule's action (hang up, forward) is taken before the end.
    */
-  async customerTurn(
+  customerTurn(
     workspaceId: string,
     callId: string,
     text: string,
     messageType: 'text' | 'dtmf' = 'text',
     loaded?: LoadedCall,
-    live?: LiveTurn,
+    live?: TakeTurnOptions,
+  ): AsyncIterableIterator<TurnEvent<CallTurnResponse>> {
+    return turnStream((emit) => this.turn(workspaceId, callId, text, messageType, loaded, live, emit));
+  }
+
+  private async turn(
+    workspaceId: string,
+    callId: string,
+    text: string,
+    messageType: 'text' | 'dtmf',
+    loaded: LoadedCall | undefined,
+    live: TakeTurnOptions | undefined,
+    emit: (event: TurnProgress) => void,
   ): Promise<CallTurnResponse> {
     const read = loaded ?? (await this.loadForTurn(workspaceId, callId));
     const call = read.call;
     if (isEnded(call.status)) throw new CallEnded(callId);
     if (call.status !== 'in-progress') throw new WrongCallStatus(call.id, call.status);
     if (call.handledBy === 'Human') throw AppException.conflict('Call is forwarded to a human');
-    const screened = messageType === 'text' ? await this.screen(read, text, live) : null;
+    const screened = messageType === 'text' ? await this.screen(read, text, live, emit) : null;
     if (screened) return screened;
     const context = await this.context(read);
     const agent = context.agent;
     // Without a rule's action, the call's activity with its answer is written beside the reply message.
     let touched: Promise<CallViewRow | null> | null = null;
-    const turn = await this.turns.takeTurn(workspaceId, callId, text, {
-      muted: call.muted,
-      customPrompt: callInstructions(agent.custom_prompt, call),
-      messageType,
-      context,
-      conversation: { id: callId, workspaceId, channel: call.channel, contactId: call.contactId },
-      history: read.history,
-      summaries: read.summaries,
-      live,
-      besideReply: (at, action) => {
-        if (action) return Promise.resolve();
-        touched = this.calls.touchAndView(workspaceId, callId, at);
-        return touched;
+    const events = this.turns.takeTurn(
+      {
+        workspaceId,
+        conversationId: callId,
+        content: text,
+        muted: call.muted,
+        customPrompt: callInstructions(agent.custom_prompt, call),
+        messageType,
+        context,
+        conversation: { id: callId, workspaceId, channel: call.channel, contactId: call.contactId },
+        history: read.history,
+        summaries: read.summaries,
+        besideReply: (at, action) => {
+          if (action) return Promise.resolve();
+          touched = this.calls.touchAndView(workspaceId, callId, at);
+          return touched;
+        },
       },
-    });
+      live,
+    );
+    const turn = await outcomeOf(events, emit);
     const published = Promise.all([
       this.live.publish(callId, 'transcript', turn.message),
       turn.reply && this.live.publish(callId, 'transcript', turn.reply),

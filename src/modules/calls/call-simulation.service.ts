@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
+import { outcomeOf } from '@/modules/runtime/public';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallRuntime, CallTurnResponse, FOR_TURN } from './call-runtime.service';
@@ -40,12 +41,12 @@ export class CallSimulation {
     switch (dto.action) {
       case 'say':
         if (!dto.text) throw AppException.invalid('text', 'text should not be empty', 'VALIDATION_ERROR');
-        return this.runtime.customerTurn(workspaceId, callId, dto.text, 'text', loaded);
+        return outcomeOf(this.runtime.customerTurn(workspaceId, callId, dto.text, 'text', loaded));
       case 'dtmf': {
         const digits = dto.digits?.replace(/\s/g, '');
         if (!digits) throw AppException.invalid('digits', 'digits should not be empty', 'VALIDATION_ERROR');
         if (!DTMF_KEYS.test(digits)) throw AppException.invalid('digits', 'digits must be 0-9, * and #');
-        return this.runtime.customerTurn(workspaceId, callId, pressedKeys(digits), 'dtmf', loaded);
+        return outcomeOf(this.runtime.customerTurn(workspaceId, callId, pressedKeys(digits), 'dtmf', loaded));
       }
       case 'hangup': {
         const answered = call.status === 'in-progress';

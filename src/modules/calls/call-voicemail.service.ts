@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { CallNotFound } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
-import { ConversationTurnsService, LiveTurn } from '@/modules/runtime/public';
+import { outcomeOf, TakeTurnOptions, TurnProgress, TurnRuntime } from '@/modules/runtime/public';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { MachineDetectionReport } from '@/providers/telephony/telephony.port';
 import { CallControl } from './call-control.service';
@@ -38,14 +38,14 @@ export class CallVoicemail implements OnModuleInit {
     private readonly calls: CallsRepository,
     private readonly runtime: CallRuntime,
     private readonly control: CallControl,
-    private readonly turns: ConversationTurnsService,
+    private readonly turns: TurnRuntime,
     private readonly live: CallLive,
     private readonly outbox: OutboxService,
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
   onModuleInit(): void {
-    this.runtime.screen = (read, text, live) => this.screen(read, text, live);
+    this.runtime.screen = (read, text, live, emit) => this.screen(read, text, live, emit);
   }
 
   /** The provider's detection (a `machine-detection` job); throws NotAnsweredYet while the call still rings. */
@@ -70,25 +70,36 @@ export class CallVoicemail implements OnModuleInit {
    * screening greeting is stored as the customer's words (no rule runs, the model does not answer) and decides a
    * machine. Anything else (or a later turn) answers null and the turn goes on as usual.
    */
-  async screen(read: LoadedCall, text: string, live?: LiveTurn): Promise<CallTurnResponse | null> {
+  async screen(
+    read: LoadedCall,
+    text: string,
+    live?: TakeTurnOptions,
+    emit?: (event: TurnProgress) => void,
+  ): Promise<CallTurnResponse | null> {
     const call = read.call;
     if (call.direction !== 'Outbound' || !call.voicemail?.detection || isMachine(call.answeredBy))
       return null;
     if (read.history?.some((m) => m.sender === 'customer')) return null;
     const heard = matchVoicemailGreeting(text);
     if (!heard) return null;
-    const turn = await this.turns.takeTurn(call.workspaceId, call.id, text, {
-      muted: true,
-      context: await this.runtime.context(read),
-      conversation: {
-        id: call.id,
+    const events = this.turns.takeTurn(
+      {
         workspaceId: call.workspaceId,
-        channel: call.channel,
-        contactId: call.contactId,
+        conversationId: call.id,
+        content: text,
+        muted: true,
+        context: await this.runtime.context(read),
+        conversation: {
+          id: call.id,
+          workspaceId: call.workspaceId,
+          channel: call.channel,
+          contactId: call.contactId,
+        },
+        history: read.history,
       },
-      history: read.history,
       live,
-    });
+    );
+    const turn = await outcomeOf(events, emit);
     await this.live.publish(call.id, 'transcript', turn.message);
     await this.decide(call.workspaceId, call.id, 'machine', {
       source: 'transcript',

@@ -3,7 +3,7 @@ import { BlacklistService } from '@/modules/blacklist/blacklist.service';
 import { AgentContextReader, sessionTimeoutMs } from '@/modules/conversations/agent-context';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
-import { ConversationTurnsService } from '@/modules/runtime/public';
+import { outcomeOf, TurnRuntime } from '@/modules/runtime/public';
 import type { InboundItem } from './inbound-queue';
 import { LineNumber, MessageSender } from './message-sender';
 import { MessagingLines } from './messaging-lines';
@@ -48,7 +48,7 @@ export class InboundMessagesService {
     private readonly records: ProviderMessagesRepository,
     private readonly lines: MessagingLines,
     private readonly conversations: ConversationsService,
-    private readonly turns: ConversationTurnsService,
+    private readonly runtime: TurnRuntime,
     private readonly blacklist: BlacklistService,
     private readonly sender: MessageSender,
     private readonly voiceNotes: VoiceNotes,
@@ -114,21 +114,26 @@ export class InboundMessagesService {
       : route.line && route.line.id === thread.id
         ? route.line.contactId
         : undefined;
-    const turn = await this.turns.takeTurn(ws, thread.id, text, {
-      muted: silent,
-      messageType: item.messageType,
-      context,
-      ...(knownContact !== undefined
-        ? {
-            conversation: {
-              id: thread.id,
-              workspaceId: ws,
-              channel: thread.channel,
-              contactId: knownContact,
-            },
-          }
-        : {}),
-    });
+    const turn = await outcomeOf(
+      this.runtime.takeTurn({
+        workspaceId: ws,
+        conversationId: thread.id,
+        content: text,
+        muted: silent,
+        messageType: item.messageType,
+        context,
+        ...(knownContact !== undefined
+          ? {
+              conversation: {
+                id: thread.id,
+                workspaceId: ws,
+                channel: thread.channel,
+                contactId: knownContact,
+              },
+            }
+          : {}),
+      }),
+    );
     const inbound = this.inboundRecord(ws, turn.message.uuid, thread, route, item);
     if (turn.action?.kind === 'guard' && turn.action.type === 'forward')
       await this.lines.handOff(ws, thread.id);

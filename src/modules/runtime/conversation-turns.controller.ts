@@ -5,7 +5,8 @@ import { ApiEnvelope } from '@/common/http/api-response.decorator';
 import { UuidParamPipe } from '@/common/http/validation';
 import { PostMessageDto } from '@/modules/conversations/dto/requests';
 import { TurnResponse } from '@/modules/conversations/dto/responses';
-import { ConversationTurnsService } from './conversation-turns.service';
+import { outcomeOf } from './turn-events';
+import { TurnRuntime } from './turn-runtime.service';
 
 /**
  * A text conversation's turn over the API. The conversations' other routes are the conversations module's; this one
@@ -15,7 +16,7 @@ import { ConversationTurnsService } from './conversation-turns.service';
 @ApiTags('Conversations')
 @Controller('api/v1/conversations')
 export class ConversationTurnsController {
-  constructor(private readonly turns: ConversationTurnsService) {}
+  constructor(private readonly runtime: TurnRuntime) {}
 
   @Post(':uuid/messages')
   @ApiOperation({
@@ -33,6 +34,6 @@ export class ConversationTurnsController {
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: PostMessageDto,
   ): Promise<TurnResponse> {
-    return this.turns.takeTurn(ws, uuid, dto.content);
+    return outcomeOf(this.runtime.takeTurn({ workspaceId: ws, conversationId: uuid, content: dto.content }));
   }
 }

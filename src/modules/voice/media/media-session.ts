@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { LoadedCall } from '@/modules/calls/call-runtime.service';
 import { pressedKeys } from '@/modules/calls/dtmf';
-import { LiveTurn, TurnCancelled } from '@/modules/runtime/public';
+import { outcomeOf, TakeTurnOptions, TurnCancelled } from '@/modules/runtime/public';
 import { voiceTurn } from '@/common/telemetry/call-spans';
 import { wav } from './audio';
 import { SentenceSplitter } from './sentences';
@@ -312,29 +312,32 @@ export class MediaSession {
   }
 
   /**
-   * One customer turn through the pipeline, the reply spoken phrase by phrase as the model writes it; answers
-   * the stored reply's uuid. `live` makes it cancellable and speculative: nothing is spoken once its signal aborted.
+   * One customer turn through the pipeline, read as its events: the reply's text spoken phrase by phrase as the model
+   * writes it; answers the stored reply's uuid. `live` makes it cancellable and speculative: nothing is spoken once
+   * its signal aborted (the turn's text stops).
    */
   private async converse(
     text: string,
     type: 'text' | 'dtmf',
     timing?: TurnTiming,
     loaded?: LoadedCall,
-    live?: Omit<LiveTurn, 'onDelta'>,
+    live?: Omit<TakeTurnOptions, 'deltas'>,
   ): Promise<string | null> {
     const { playback } = this;
     const voice = playback.voice();
     const splitter = new SentenceSplitter();
     let streamed = false;
     if (timing) timing.modelAt = performance.now();
-    const turn = await this.deps.runtime.customerTurn(this.workspaceId, this.callId, text, type, loaded, {
+    const events = this.deps.runtime.customerTurn(this.workspaceId, this.callId, text, type, loaded, {
       ...live,
-      onDelta: (delta) => {
-        if (!streamed) this.replying = voice;
-        streamed = true;
-        if (timing && !timing.firstDeltaAt) timing.firstDeltaAt = performance.now();
-        for (const s of splitter.push(delta)) playback.sentence(s, voice, timing);
-      },
+      deltas: true,
+    });
+    const turn = await outcomeOf(events, (event) => {
+      if (event.type !== 'text') return;
+      if (!streamed) this.replying = voice;
+      streamed = true;
+      if (timing && !timing.firstDeltaAt) timing.firstDeltaAt = performance.now();
+      for (const s of splitter.push(event.delta)) playback.sentence(s, voice, timing);
     });
     if (this.replying === voice) this.replying = null;
     const reply = turn.reply?.uuid ?? null;
