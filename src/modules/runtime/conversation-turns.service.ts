@@ -19,7 +19,7 @@ import {
 import { Message } from '@/modules/conversations/message.entity';
 import type { Session } from '@/modules/conversations/session.entity';
 import { LiveTurn, TurnGate } from './turn-gate';
-import { ToolCallEvent, TurnProgress } from './turn-events';
+import type { TurnProgress } from './turn-events';
 import { TURN_SPAN } from './turn-span';
 
 /** How a call shapes a turn: a muted agent does not answer; a call's prompt and context replace the agent's. */
@@ -177,15 +177,23 @@ export class ConversationTurnsService {
       signal: gate?.signal,
       // Tools act, and their records are written, once the customer's message is stored.
       ready: written,
-      recordTool: async (text, within) => {
-        const record = await this.writes.speak(workspaceId, conversationId, text, {
+      recordTool: async (call, within) => {
+        const record = await this.writes.speak(workspaceId, conversationId, JSON.stringify(call), {
           sender: 'system',
           messageType: 'tool',
           within,
         });
         if (observe) {
-          const call = toolCallOf(text, record.id);
-          if (call) observe(call);
+          const { intent: name, parameters, status, result, duration_ms } = call;
+          observe({
+            type: 'tool-call',
+            name,
+            parameters,
+            status,
+            result,
+            duration_ms,
+            message_uuid: record.id,
+          });
           observe({ type: 'message', message: MessageResponse.of(record) });
         }
         return record;
@@ -250,27 +258,4 @@ export class ConversationTurnsService {
       conversation: ConversationResponse.of(after),
     };
   }
-}
-
-/**
- * The tool call a tool message records (the intents' record: `{intent, parameters, status, result, duration_ms}`),
- * or null for a record of another shape.
- */
-function toolCallOf(content: string, messageId: string): ToolCallEvent | null {
-  let record: Record<string, unknown>;
-  try {
-    record = JSON.parse(content) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  if (!record || typeof record.intent !== 'string') return null;
-  return {
-    type: 'tool-call',
-    name: record.intent,
-    parameters: (record.parameters as Record<string, unknown>) ?? {},
-    status: String(record.status),
-    result: record.result ?? null,
-    duration_ms: Number(record.duration_ms) || 0,
-    message_uuid: messageId,
-  };
 }

@@ -106,13 +106,13 @@ function runtimeWith(stage: Stage): TurnRuntime {
 }
 
 const NONE: RuleDecision = { decision: 'none' } as RuleDecision;
-const TOOL_RECORD = JSON.stringify({
+const TOOL_RECORD = {
   intent: 'order_status',
   parameters: { order: '42' },
   status: 'succeeded',
   result: { state: 'shipped' },
   duration_ms: 12,
-});
+};
 
 /** A reply that streams two pieces once the customer's message is stored, records a tool call, and answers. */
 const streamingReply = async (input: ReplyInput): Promise<Reply> => {
@@ -163,7 +163,7 @@ describe('TurnRuntime.takeTurn: a turn as a stream of events', () => {
       'text Your order ',
       'text has shipped.',
       'tool-call order_status succeeded tool-1',
-      `message system ${TOOL_RECORD}`,
+      `message system ${JSON.stringify(TOOL_RECORD)}`,
       'message agent Your order has shipped.',
       'end Your order has shipped.',
     ]);

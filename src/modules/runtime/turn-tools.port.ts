@@ -12,13 +12,23 @@ import type { Message } from '@/modules/conversations/message.entity';
  */
 export const TURN_TOOLS = declarePort('TURN_TOOLS', 'runtime');
 
+/** One call of the agent's tools, as stored (JSON, the `tool` message's content) and reported (`tool-call`). */
+export interface ToolCallRecord {
+  /** The intent's key. */
+  intent: string;
+  parameters: Record<string, unknown>;
+  status: string;
+  result: unknown;
+  duration_ms: number;
+}
+
 export interface TurnToolsContext {
   workspaceId: string;
   conversation: ConversationRef;
   agent: AgentResponse;
-  /** Stores a `system` message of type `tool`; `within` writes the call's records in the same transaction. */
+  /** Stores the call as a `system` message of type `tool`; `within` writes its records in the same transaction. */
   recordTool(
-    content: string,
+    call: ToolCallRecord,
     within: (m: EntityManager, message: Message) => Promise<void>,
   ): Promise<Message>;
   /** Hands the conversation to another agent of the workspace. */

@@ -37,14 +37,8 @@ export class IntentCallRecorder {
     const intent = { intent_uuid: intentId, key: tool.intent.key, name: tool.intent.name };
     const ws = ctx.workspaceId;
     const conversation = ctx.conversation;
-    const content = JSON.stringify({
-      intent: tool.intent.key,
-      parameters,
-      status,
-      result,
-      duration_ms: durationMs,
-    });
-    await ctx.recordTool(content, async (m, message) => {
+    const call = { intent: tool.intent.key, parameters, status, result, duration_ms: durationMs };
+    await ctx.recordTool(call, async (m, message) => {
       await this.outbox.record(m, ws, [
         {
           type: 'intent_call',
