@@ -3,4 +3,4 @@
  * the definitions of an agent's `settings.voice` turn-taking keys (defaults, ranges, the check on save), which the
  * voice module reads calls with.
  */
-export { ENDPOINTING, INTERRUPTION, checkVoiceSettings } from './voice-settings';
+export { ENDPOINTING, INTERRUPTION, checkVoiceSettings, intIn, isObject } from './voice-settings';

@@ -21,8 +21,10 @@ export const INTERRUPTION = {
 } as const;
 
 type Voice = Record<string, unknown>;
-const isObject = (v: unknown): v is Voice => typeof v === 'object' && v !== null && !Array.isArray(v);
-const intIn = (v: unknown, r: { min: number; max: number }): v is number =>
+/** A block of `settings.voice` (`endpointing`, `interruption`): an object, not an array. */
+export const isObject = (v: unknown): v is Voice => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** An integer within one of the ranges above. */
+export const intIn = (v: unknown, r: { min: number; max: number }): v is number =>
   typeof v === 'number' && Number.isInteger(v) && v >= r.min && v <= r.max;
 
 const invalid = (

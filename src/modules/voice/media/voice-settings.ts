@@ -1,5 +1,5 @@
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import { ENDPOINTING, INTERRUPTION } from '@/modules/agents/public';
+import { ENDPOINTING, INTERRUPTION, intIn, isObject } from '@/modules/agents/public';
 import { voiceFlag, voiceSetting, voiceText } from '@/modules/calls/call-context';
 import { defaultBackchannels } from './end-of-turn';
 import type { VoiceSettings } from './media-session.types';
@@ -8,9 +8,6 @@ import type { VoiceSettings } from './media-session.types';
 export { ENDPOINTING, INTERRUPTION, checkVoiceSettings } from '@/modules/agents/public';
 
 type Voice = Record<string, unknown>;
-const isObject = (v: unknown): v is Voice => typeof v === 'object' && v !== null && !Array.isArray(v);
-const intIn = (v: unknown, r: { min: number; max: number }): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= r.min && v <= r.max;
 
 /**
  * `settings.voice` as the media session reads it (10.4): out-of-range values of the older keys take the default;
