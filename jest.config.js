@@ -9,6 +9,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   maxWorkers: 2,
+  // The run ends when its last file does: nothing a file left behind (a replica, a socket) may hold CI open.
+  forceExit: true,
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
   testTimeout: 30000,
   projects: [

@@ -199,9 +199,11 @@ describe('outbound: when a campaign next dials and why it waits', () => {
     const now = await clock.now();
     const due = new Date(now + 2 * 3600_000);
     const [task] = await tasksOf(t, `campaign_uuid=${campaign.uuid}&contact_uuid=${c.uuid}`);
-    // One busy attempt today (UTC, the contact has no zone): retried in two hours, within the window.
+    // One busy attempt today (UTC, the contact has no zone): retried in two hours, within the window. Written as
+    // the retry leaves it (`scheduled`): a dispatcher pass since the start may have made it `pending`.
     await db.query(
-      `UPDATE outbound_tasks SET scheduled_at = $3, attempts = 1, last_outcome = 'busy', max_per_day = 2
+      `UPDATE outbound_tasks SET status = 'scheduled', scheduled_at = $3, attempts = 1, last_outcome = 'busy',
+              max_per_day = 2
         WHERE workspace_id = $1 AND id = $2`,
       [t.workspaceId, task.uuid, due],
     );

@@ -301,7 +301,7 @@ describe('voice turn-taking: smart endpointing, speculative turns, backchannels 
   });
 
   describe('without the voice activity model (VAD_MODEL_PATH names a missing file)', () => {
-    let replica: ApiProcess;
+    let replica: ApiProcess | undefined;
     let call: Awaited<ReturnType<typeof connected>> | undefined;
     beforeAll(async () => {
       replica = await startApiProcess({
@@ -313,16 +313,16 @@ describe('voice turn-taking: smart endpointing, speculative turns, backchannels 
         VAD_MODEL_PATH: '/nonexistent/silero_vad.onnx',
         LOG_LEVEL: 'silent',
       });
-    });
+    }, 180_000);
     afterAll(async () => {
       await call?.caller.stop();
       call?.client.close();
-      await replica.stop();
+      await replica?.stop();
     }, 60_000);
 
     it('the energy detector takes the turns: a tone is heard, a question answered', async () => {
       providers.reply = ({ json }) => ({ content: json ? '{}' : REPLY });
-      call = await connected(replica.url);
+      call = await connected(replica!.url);
       const { id, caller } = call;
       // Only an energy detector takes a tone for speech (the main app's Silero model does not: see above).
       await caller.say(tone(600));

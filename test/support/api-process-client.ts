@@ -16,8 +16,25 @@ export interface ApiProcess {
 }
 
 /**
+ * How long a forked replica may take to listen (ts-node compiles the app first; slow on a loaded machine). Hooks that
+ * fork one allow more (180 s), so the start's own error, not the hook's timeout, says what went wrong.
+ */
+const REPLICA_START_MS = 120_000;
+
+/**
+ * Every replica this test file forked that has not exited. After the file's last test they are killed, so a
+ * replica whose hook timed out (never assigned, so never stopped) does not run on beside later files. (A replica
+ * also exits by itself when the process that forked it is gone: see `api-process.ts`.)
+ */
+const live = new Set<ChildProcess>();
+if (typeof afterAll === 'function')
+  afterAll(() => {
+    for (const child of live) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+/**
  * Forks `api-process.ts` (ts-node) with the given environment and waits for it to listen; with `output`, what it
- * writes to standard output is kept (else dropped).
+ * writes to standard output is kept (else dropped). A replica not listening within `REPLICA_START_MS` is killed.
  */
 export async function startApiProcess(
   env: Record<string, string>,
@@ -35,13 +52,24 @@ export async function startApiProcess(
     execArgv: ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register'],
     stdio: ['ignore', options.output ? 'pipe' : 'ignore', 'inherit', 'ipc'],
   });
+  live.add(child);
   const written: Buffer[] = [];
   child.stdout?.on('data', (chunk: Buffer) => written.push(chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      live.delete(child);
+      resolve();
+    }),
+  );
+  let timer: NodeJS.Timeout | undefined;
   const { port, tracing } = await new Promise<{ port: number; tracing: boolean }>((resolve, reject) => {
     child.once('message', (m: { port: number; tracing: boolean }) => resolve(m));
     child.once('exit', (code) => reject(new Error(`api process exited with ${code}`)));
-  });
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`api process did not listen within ${REPLICA_START_MS} ms`));
+    }, REPLICA_START_MS);
+  }).finally(() => clearTimeout(timer));
   const url = `https://127.0.0.1:${port}`;
   return {
     child,

@@ -12,9 +12,18 @@ import { urlPolicy } from '@/common/validation/validators';
  * the tracing SDK was loaded; stops on any IPC message (exporting the spans left when tracing).
  */
 async function main(): Promise<void> {
+  // The process that forked it is gone (killed, or its test worker ended): so is this replica, started or not.
+  const running: { api?: Awaited<ReturnType<typeof startApi>> } = {};
+  process.once('disconnect', () => {
+    setTimeout(() => process.exit(0), 5_000).unref();
+    void (running.api?.stop() ?? Promise.resolve()).finally(() => process.exit(0));
+  });
   const config = await prepareRuntime(loadConfig({ ...process.env, PORT: '0', RUN_WORKERS: 'true' }));
   urlPolicy.allowHttp = config.network.allowPrivateTargets;
-  const api = await startApi(config, { host: '127.0.0.1', tls: await loadOrCreateTlsMaterial(config) });
+  const api = (running.api = await startApi(config, {
+    host: '127.0.0.1',
+    tls: await loadOrCreateTlsMaterial(config),
+  }));
   const tracing = Object.keys(require.cache).some((file) => file.includes('@opentelemetry/sdk-node'));
   process.send?.({ port: api.server.port, tracing });
   process.on(
