@@ -79,6 +79,11 @@ const VOICE = VoiceCorpus.load();
 
 /** A line is settled once no agent audio and no provider work of it happened for this long. */
 const QUIET_MS = 1200;
+/**
+ * A stream's turn may start on the words heard at the caller's first silent frame, before the pause that commits
+ * them: its model request comes up to this long before its transcription's record.
+ */
+const EARLY_MS = 200;
 /** An overlay (backchannel, interruption) starts this long into the agent's reply. */
 const OVERLAY_AFTER_MS = 1000;
 /** A `clear` up to this long after an overlay ended is its doing. */
@@ -231,18 +236,38 @@ class Bench {
     providers.reply = ({ json, lastUser, record }) => {
       if (json) return { content: '{}' };
       const ticket = (this.nextTicket += 1);
-      const stt = this.sttFor(lastUser, record.at);
-      const line = stt ? this.lineOf(stt) : null;
-      this.tickets.set(record, { ticket, line });
-      const lead = this.phase === 'talk-over' && stt?.heard.some((h) => h.entry.kind === 'question');
+      // A stream's turn may start on the words heard before their commit: its transcription, and with it its
+      // line, is looked up when read (settled once found).
+      let line: Line | null = null;
+      const of = () => {
+        const stt = line ? undefined : this.sttFor(lastUser, record.at);
+        if (stt) line = this.lineOf(stt);
+        return line;
+      };
+      this.tickets.set(record, {
+        ticket,
+        get line() {
+          return of();
+        },
+      });
+      const said = norm(lastUser);
+      const lead =
+        this.phase === 'talk-over' &&
+        !!said &&
+        VOICE.ofKind('question').some((q) => norm(q.text).startsWith(said));
       return { content: `Let me check ticket ${ticket} for you. ${lead ? LONG_TAIL : 'Anything else?'}` };
     };
   }
 
-  /** The transcription a model request was made of: the latest before it with the same words (else within). */
-  sttFor(text: string, before: number): SttRecord | undefined {
+  /**
+   * The transcription a model request made at `at` was made of: the latest before it with the same words (else
+   * within); a stream's commit may come up to EARLY_MS after it (a turn started on the words heard at a hush).
+   */
+  sttFor(text: string, at: number): SttRecord | undefined {
     const want = norm(text);
-    const earlier = this.providers.stt.filter((s) => s.at <= before && norm(s.text) !== '').reverse();
+    const earlier = this.providers.stt
+      .filter((s) => s.at <= at + (s.realtime ? EARLY_MS : 0) && norm(s.text) !== '')
+      .reverse();
     return earlier.find((s) => norm(s.text) === want) ?? earlier.find((s) => want.includes(norm(s.text)));
   }
 
@@ -527,7 +552,7 @@ async function runCell(
       stt &&
       providers.chat.find(
         (c) =>
-          c.at >= (stt.realtime ? stt.at : stt.answeredAt) &&
+          c.at >= (stt.realtime ? stt.at - EARLY_MS : stt.answeredAt) &&
           !c.aborted &&
           bench.sttFor(c.lastUser, c.at) === stt,
       );
@@ -550,8 +575,8 @@ async function runCell(
     ];
     steps.forEach((ms, i) => ms !== undefined && result.phases[PHASES[i]].push(ms));
     if (stt && chat && tts && reply) {
-      // The words a turn started on: the final ones, or those heard at the commit.
-      const wordsAt = stt.realtime && chat.at < stt.answeredAt ? stt.at : stt.answeredAt;
+      // The words a turn started on: the final ones, or those heard at the commit (or before it, at a hush).
+      const wordsAt = stt.realtime && chat.at < stt.answeredAt ? Math.min(stt.at, chat.at) : stt.answeredAt;
       result.overhead.push(chat.at - wordsAt + reply.start - (streamed ? tts.firstByteAt : tts.doneAt));
     }
     result.detail.push(

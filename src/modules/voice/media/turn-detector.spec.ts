@@ -59,6 +59,17 @@ describe('TurnDetector', () => {
     expect(end[1]).toMatchObject({ speechMs: 600 });
   });
 
+  it('reports a hush at the first silent frames, once, before the pause; speech after it is a resume', () => {
+    const d = new TurnDetector({ endSilenceMs: 1000, pauseMs: 60, hushMs: 20, vad: { engine: 'energy' } });
+    feed(d, 20, 50);
+    feed(d, 8000, 20);
+    expect(feed(d, 20, 1)).toEqual([expect.objectContaining({ type: 'hush' })]);
+    expect(feed(d, 20, 2).map((e) => e!.type)).toEqual(['pause']);
+    expect(feed(d, 8000, 3)).toEqual([{ type: 'resume' }]);
+    expect(feed(d, 20, 1)).toEqual([expect.objectContaining({ type: 'hush' })]);
+    expect(feed(d, 8000, 3)).toEqual([{ type: 'resume' }]);
+  });
+
   it('cut ends the utterance: what follows is another one', () => {
     const d = energy(1000, 200);
     feed(d, 20, 50);

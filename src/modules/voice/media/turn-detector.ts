@@ -19,9 +19,11 @@ const BACKGROUND_LOUD_MS = 60;
 
 export type TurnEvent =
   | { type: 'speech-start' }
+  /** The caller fell silent `hushMs` within an utterance, not yet a pause (once per silence). */
+  | { type: 'hush'; speechEndAt: number }
   /** The caller paused `pauseMs` within an utterance: its audio so far (the pause's silence included). */
   | { type: 'pause'; audio: Int16Array; speechEndAt: number }
-  /** The caller went on after a reported pause. */
+  /** The caller went on after a reported pause or hush. */
   | { type: 'resume' }
   /** The utterance ended: `endSilenceMs` of silence after it (or MAX_TURN_MS of speech). */
   | { type: 'turn'; audio: Int16Array; speechMs: number; speechEndAt: number }
@@ -32,6 +34,8 @@ export interface TurnDetectorOptions {
   endSilenceMs: number;
   /** Silence within an utterance reported as a `pause` (once per pause); none: pauses are not reported. */
   pauseMs?: number | null;
+  /** Silence within an utterance reported as a `hush`, shorter than `pauseMs`; none: not reported. */
+  hushMs?: number | null;
   /** The voice activity detector (Silero, or energy); its sample rate is the frames'. */
   vad?: VoiceActivityOptions;
 }
@@ -39,8 +43,8 @@ export interface TurnDetectorOptions {
 /**
  * Utterances of one caller, from 20 ms frames of PCM: a frame is speech when the voice activity detector says so
  * (Silero VAD, or the energy detector with its adaptive noise floor when the model is off or missing). An utterance
- * starts after 60 ms of speech, reports each pause of `pauseMs` (smart endpointing transcribes there) and a resume
- * after it, and ends after `endSilenceMs` of silence. Utterances under 200 ms of speech, or never as loud as the
+ * starts after 60 ms of speech, reports each hush of `hushMs` and pause of `pauseMs` (smart endpointing starts a
+ * reply on the words heard, and commits them) and a resume after it, and ends after `endSilenceMs` of silence. Utterances under 200 ms of speech, or never as loud as the
  * caller's own voice (BACKGROUND_SPEECH_DB), are dropped.
  */
 export class TurnDetector {
@@ -53,6 +57,7 @@ export class TurnDetector {
   private loudFrames = 0;
   private inTurn = false;
   private paused = false;
+  private hushed = false;
   private lastSpeechAt = 0;
 
   constructor(private readonly options: TurnDetectorOptions) {
@@ -107,6 +112,7 @@ export class TurnDetector {
       if (this.speechRun * FRAME_MS < START_MS || this.loudRun === 0) return null;
       this.inTurn = true;
       this.paused = false;
+      this.hushed = false;
       this.silenceRun = 0;
       this.speechFrames = this.speechRun;
       this.loudFrames = this.loudRun;
@@ -121,8 +127,9 @@ export class TurnDetector {
       this.silenceRun = 0;
       this.speechRun += 1;
       this.lastSpeechAt = performance.now();
-      if (this.paused && this.speechRun * FRAME_MS >= RESUME_MS) {
+      if ((this.paused || this.hushed) && this.speechRun * FRAME_MS >= RESUME_MS) {
         this.paused = false;
+        this.hushed = false;
         return { type: 'resume' };
       }
       return null;
@@ -136,6 +143,11 @@ export class TurnDetector {
       this.paused = true;
       return { type: 'pause', audio: this.audio(), speechEndAt: this.lastSpeechAt };
     }
+    const hushMs = this.options.hushMs;
+    if (hushMs && !this.hushed && !this.paused && silence >= hushMs && this.heard()) {
+      this.hushed = true;
+      return { type: 'hush', speechEndAt: this.lastSpeechAt };
+    }
     return null;
   }
 
@@ -144,6 +156,7 @@ export class TurnDetector {
     this.frames = [];
     this.inTurn = false;
     this.paused = false;
+    this.hushed = false;
     this.speechRun = 0;
     this.loudRun = 0;
     this.silenceRun = 0;

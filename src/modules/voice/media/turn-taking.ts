@@ -9,6 +9,11 @@ import type { VoiceActivityOptions } from './vad';
 
 /** A finished-looking turn is committed after this much more silence than `min_silence_ms`. */
 export const COMMIT_MARGIN_MS = 100;
+/**
+ * With a speech-to-text stream, a reply starts on the words heard once the caller has been silent this long (one
+ * frame) when they read as finished: before the pause of `min_silence_ms` that commits them.
+ */
+export const PREEMPT_MS = 20;
 
 /** What turn-taking asks of the session it serves (the agent's audio for speech over it: `OverlapJudge`). */
 export interface TurnTakingHost extends OverlapHost {
@@ -36,6 +41,8 @@ interface Speculation {
   /** The utterance already ended (`max_silence_ms`): committed as soon as its words are known. */
   final: boolean;
   cancelled: boolean;
+  /** Started at a hush on the words heard: its final words are asked for at the pause. */
+  early: boolean;
 }
 
 /** The utterance being heard. */
@@ -54,7 +61,8 @@ interface Utterance {
  * Smart endpointing: at a pause of `min_silence_ms` the utterance's final words so far are asked for (transcribed,
  * or the stream committed) and a speculative turn starts on them (the model starts; nothing is stored or spoken);
  * with a stream it starts at once on the running words, and starts again on the final ones only if they differ
- * (case and punctuation aside). Final words that read as finished (`turnEnding`) commit it at `min_silence_ms` +
+ * (case and punctuation aside); running words that read as finished start it earlier, at the first silent frame
+ * (PREEMPT_MS), the pause then only asking for their final words. Final words that read as finished (`turnEnding`) commit it at `min_silence_ms` +
  * COMMIT_MARGIN_MS of silence, others at `max_silence_ms`; the caller going on first cancels it and the utterance
  * goes on whole, its words taken again at its next pause. Fixed endpointing: the utterance ends after
  * `end_of_turn_silence_ms` and its words are then taken.
@@ -77,6 +85,7 @@ export class TurnTaking {
     this.detector = new TurnDetector({
       endSilenceMs: smart ? settings.endpointing.maxSilenceMs : settings.endOfTurnSilenceMs,
       pauseMs: smart ? settings.endpointing.minSilenceMs : null,
+      hushMs: smart ? PREEMPT_MS : null,
       vad,
     });
     this.judge = new OverlapJudge(settings, this.detector, words, host, {
@@ -98,7 +107,8 @@ export class TurnTaking {
     const event = this.detector.push(pcm);
     if (event?.type === 'speech-start') this.started();
     this.words.push(pcm);
-    if (event?.type === 'pause') this.paused(event.audio, event.speechEndAt);
+    if (event?.type === 'hush') this.hushed(event.speechEndAt);
+    else if (event?.type === 'pause') this.paused(event.audio, event.speechEndAt);
     else if (event?.type === 'resume') this.resumed();
     else if (event?.type === 'turn') this.ended(event.audio, event.speechEndAt);
     const u = this.u;
@@ -125,9 +135,34 @@ export class TurnTaking {
     this.judge.started(this.u.over);
   }
 
+  /**
+   * The caller fell silent: running words that read as finished start a speculative turn now, their final words
+   * asked for at the pause (the stream's segment is not committed at every short gap between words).
+   */
+  private hushed(speechEndAt: number): void {
+    const u = this.u;
+    if (!u || u.over.open || u.spec) return;
+    const heard = this.words.interim();
+    if (!heard || !turnEnding(heard, this.settings.language).complete) return;
+    const now = performance.now();
+    const spec = this.spec(u, speechEndAt, now, now);
+    spec.early = true;
+    this.begin(u, spec, heard, false);
+  }
+
   private paused(audio: Int16Array, speechEndAt: number): void {
     const u = this.u;
     if (!u || u.over.open) return; // speech over the agent is judged by the judge
+    const spec = u.spec;
+    if (spec?.early && !spec.cancelled) {
+      spec.early = false;
+      // Words heard since the hush: the turn starts again on them.
+      if (!sameWords(spec.text ?? '', this.words.interim() ?? '')) {
+        spec.cancelled = true;
+        spec.turn?.cancel();
+        u.spec = null;
+      } else return this.settleLater(u, spec, this.words.final(audio, true));
+    }
     this.speculate(u, audio, speechEndAt, false);
   }
 
@@ -158,6 +193,11 @@ export class TurnTaking {
     if (spec?.text === '') this.drop(u);
     else if (spec && !spec.cancelled) {
       spec.final = true;
+      // Ended before a pause was reported (`max_silence_ms` no longer than `min_silence_ms`): its final words now.
+      if (spec.early) {
+        spec.early = false;
+        this.settleLater(u, spec, this.words.final(audio, true));
+      }
       this.maybeCommit(u, spec);
     } else this.speculate(u, audio, speechEndAt, true);
   }
@@ -175,6 +215,11 @@ export class TurnTaking {
       spec.sttDoneAt = spec.sttSentAt;
       this.begin(u, spec, heard, false);
     }
+    this.settleLater(u, spec, words);
+  }
+
+  /** The speculation settles on these final words when they come, unless it ended first. */
+  private settleLater(u: Utterance, spec: Speculation, words: Promise<string>): void {
     void words.then((text) => {
       if (spec.cancelled || this.u !== u || u.spec !== spec) return;
       this.settle(u, spec, text);
@@ -280,6 +325,7 @@ export class TurnTaking {
       waitMs: this.settings.endpointing.maxSilenceMs,
       final: false,
       cancelled: false,
+      early: false,
     };
     u.spec = spec;
     return spec;
