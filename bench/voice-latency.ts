@@ -250,11 +250,15 @@ class Bench {
           return of();
         },
       });
+      // A question's reply is long enough to talk over: known from its transcription, or (a stream's words not
+      // committed yet) from the words.
       const said = norm(lastUser);
-      const lead =
-        this.phase === 'talk-over' &&
-        !!said &&
-        VOICE.ofKind('question').some((q) => norm(q.text).startsWith(said));
+      const stt = this.sttFor(lastUser, record.at);
+      const question = stt
+        ? stt.heard.some((h) => h.entry.kind === 'question')
+        : !!said &&
+          VOICE.ofKind('question').some((q) => norm(q.text).startsWith(said) || said.includes(norm(q.text)));
+      const lead = this.phase === 'talk-over' && question;
       return { content: `Let me check ticket ${ticket} for you. ${lead ? LONG_TAIL : 'Anything else?'}` };
     };
   }
