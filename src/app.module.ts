@@ -23,7 +23,7 @@ import { AgentsModule } from '@/modules/agents/agents.module';
 import { AnalyticsModule } from '@/modules/analytics/analytics.module';
 import { BlacklistModule } from '@/modules/blacklist/blacklist.module';
 import { CallsModule } from '@/modules/calls/calls.module';
-import { CallsJobsModule } from '@/modules/calls/jobs/calls-jobs.module';
+import { CallsJobsModule } from '@/modules/calls/runtime/jobs/calls-jobs.module';
 import { VoiceJobsModule } from '@/modules/voice/jobs/voice-jobs.module';
 import { VoiceModule } from '@/modules/voice/voice.module';
 import { WebCallsModule } from '@/modules/web-calls/web-calls.module';

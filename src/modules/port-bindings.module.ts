@@ -3,7 +3,7 @@ import { AgentsModule } from '@/modules/agents/agents.module';
 import { AgentWebhooksService } from '@/modules/agents/collections/agent-webhooks.service';
 import { TOOL_DRY_RUN } from '@/modules/agents/rules/tool-dry-run.port';
 import { CALL_END_LISTENERS, CallEndListeners } from '@/modules/calls/call-end.port';
-import { CallKeypad } from '@/modules/calls/call-keypad.service';
+import { CallKeypad } from '@/modules/calls/runtime/call-keypad.service';
 import { CALL_MEDIA } from '@/modules/calls/call-media.port';
 import { CallsModule } from '@/modules/calls/calls.module';
 import { TURN_TOOLS } from '@/modules/runtime/turn-tools.port';

@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { REDIS } from '@/common/redis/redis.module';
-import { CallInstance } from '@/modules/calls/call-instance';
-import { CallActions } from '@/modules/calls/call-actions.service';
-import { CallSlots } from '@/modules/calls/call-slots';
+import { CallInstance } from '@/modules/calls/runtime/call-instance';
+import { CallActions } from '@/modules/calls/api/call-actions.service';
+import { CallSlots } from '@/modules/calls/runtime/call-slots';
 import { CallsRepository } from '@/modules/calls/calls.repository';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createTenant, TestTenant } from '../factories/workspace.factory';

@@ -2,9 +2,9 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { QUEUES } from '@/common/queue/queues';
-import { CallTimers } from '@/modules/calls/call-timers.service';
+import { CallTimers } from '@/modules/calls/runtime/call-timers.service';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
-import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
+import { CallLifecycle } from '@/modules/calls/runtime/call-lifecycle.service';
 import { AgentViewsRepository } from '@/modules/agents/agent-views.repository';
 import { createAgent } from '../factories/agent.factory';
 import {

@@ -99,10 +99,10 @@ describe('module boundaries (ESLint)', () => {
           '../calls.repository',
           './local.repository',
           '@/modules/conversations/public',
-          '@/modules/calls/calls.service',
+          '@/modules/calls/api/calls.service',
         ),
         'src/modules/voice/fixture.ts': imports(
-          '@/modules/calls/calls.service',
+          '@/modules/calls/api/calls.service',
           '@/modules/events/public',
           '@/modules/blacklist/public',
           '@/modules/conversations/dto/message-view.response',
@@ -116,7 +116,7 @@ describe('module boundaries (ESLint)', () => {
     for (const file of ['src/modules/voice/twilio-hooks.service.ts', 'src/cli/admin.ts'])
       expect(optionsFor(file)).toEqual(optionsFor(file, 'eslint.boundaries.mjs'));
     expect(optionsFor('src/modules/voice/twilio-hooks.service.ts')).not.toEqual(
-      optionsFor('src/modules/calls/calls.service.ts'),
+      optionsFor('src/modules/calls/api/calls.service.ts'),
     );
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { codeFailureTexts } from '@/database/migrations/1764192000000-TaskFailureData';
 import { BlacklistRepository } from '@/modules/blacklist/blacklist.repository';
-import { CallPlacement } from '@/modules/calls/call-placement.service';
+import { CallPlacement } from '@/modules/calls/api/call-placement.service';
 import { OutboundClock } from '@/modules/outbound/engine/outbound-clock';
 import { sandboxDestination, sandboxLine } from '../factories/call.factory';
 import { createAgentId, createPhoneNumber } from '../factories/agent.factory';

@@ -2,7 +2,7 @@ import { Column, Entity } from 'typeorm';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import type { CallStatus, ProviderError } from '@/providers/telephony/telephony.port';
 import type { VoicemailPolicy } from '@/modules/agents/voicemail-policy';
-import type { AnsweredBy, MachineDetection } from './voicemail';
+import type { AnsweredBy, MachineDetection } from './runtime/voicemail';
 
 export type CallDirection = 'Inbound' | 'Outbound';
 export type CallChannel = 'phone' | 'whatsapp_call' | 'web';

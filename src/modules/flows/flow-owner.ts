@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { CallInstance } from '@/modules/calls/call-instance';
+import { CallInstance } from '@/modules/calls/runtime/call-instance';
 
 /**
  * This process as the owner of the flow executions it runs: the Redis key prefix of its deployment, then its

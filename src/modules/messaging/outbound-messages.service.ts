@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { assertPhoneNumber, isUuid } from '@/common/validation/validators';
 import { BlacklistService } from '@/modules/blacklist/blacklist.service';
-import { checkMetadata } from '@/modules/calls/call-context';
+import { checkMetadata } from '@/modules/calls/runtime/call-context';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { WHATSAPP_WINDOW_MS } from '@/modules/conversations/channels';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';

@@ -13,7 +13,7 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsService } from '@/modules/agents/agents.service';
-import { checkMetadata } from '@/modules/calls/call-context';
+import { checkMetadata } from '@/modules/calls/runtime/call-context';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { EvaluationService } from '@/modules/evaluation/evaluation.service';
 import { audioExt, readHead } from '@/modules/knowledge/importers/detect-kind';

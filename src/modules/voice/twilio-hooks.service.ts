@@ -7,9 +7,9 @@ import { InboundCallsDisabled, NoAgentBound } from '@/common/errors/domain-error
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
-import { InboundCalls } from '@/modules/calls/inbound-calls.service';
-import { CallsService } from '@/modules/calls/calls.service';
+import { CallLifecycle } from '@/modules/calls/runtime/call-lifecycle.service';
+import { InboundCalls } from '@/modules/calls/api/inbound-calls.service';
+import { CallsService } from '@/modules/calls/api/calls.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { type CallStatus, DETECTION_RETRY } from '@/providers/telephony/telephony.port';

@@ -14,10 +14,10 @@ import {
   recordsCall,
   voiceSetting,
   voiceText,
-} from '@/modules/calls/call-context';
-import { CallPlacement, DEFAULT_MAX_DURATION } from '@/modules/calls/call-placement.service';
-import { isEnded } from '@/modules/calls/call-states';
-import { CallsService } from '@/modules/calls/calls.service';
+} from '@/modules/calls/runtime/call-context';
+import { CallPlacement, DEFAULT_MAX_DURATION } from '@/modules/calls/api/call-placement.service';
+import { isEnded } from '@/modules/calls/runtime/call-states';
+import { CallsService } from '@/modules/calls/api/calls.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { UsageProperty, type UsageResponse } from '@/modules/usage/dto/usage.response';
 import type { CallViewRow } from '../calls.repository';
 import { VOICEMAIL_ACTIONS, type VoicemailPolicy } from '@/modules/agents/voicemail-policy';
-import { ANSWERED_BY, type MachineDetection } from '../voicemail';
+import { ANSWERED_BY, type MachineDetection } from '../runtime/voicemail';
 
 const TS = '2026-11-20T10:00:00.000Z';
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);

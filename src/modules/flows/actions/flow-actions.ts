@@ -3,7 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { SlotsFull } from '@/common/errors/domain-errors';
 import { answerBody, sendSignedWebhook } from '@/common/net/signed-webhook';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { CallPlacement } from '@/modules/calls/call-placement.service';
+import { CallPlacement } from '@/modules/calls/api/call-placement.service';
 import { CreateCallDto } from '@/modules/calls/dto/requests';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { validateBody } from '@/modules/contacts/dto/validate-body';

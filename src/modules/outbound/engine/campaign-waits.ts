@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import type { Transaction } from '@/common/persistence/unit-of-work';
-import { CallSlots } from '@/modules/calls/call-slots';
+import { CallSlots } from '@/modules/calls/runtime/call-slots';
 import { Campaign, Rule, WaitingReason } from '../outbound.entities';
 import { CampaignsRepository, PoolWaitRow } from '../setup/campaigns.repository';
 import type { CampaignResponse } from '../setup/dto/campaign.dto';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Logger as Pino } from 'pino';
 import { ROOT_LOGGER } from '@/common/logging/logging.module';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
-import { CallInstance } from '@/modules/calls/call-instance';
+import { CallInstance } from '@/modules/calls/runtime/call-instance';
 import { OutboundEvents } from '../outbound-events';
 import { DIALLING } from '../outbound.entities';
 import { CampaignsRepository } from '../setup/campaigns.repository';

@@ -3,7 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { checkMetadata, checkVariables } from '@/modules/calls/call-context';
+import { checkMetadata, checkVariables } from '@/modules/calls/runtime/call-context';
 import { agentVoicemail, checkVoicemail, resolveVoicemail } from '@/modules/agents/voicemail-policy';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';

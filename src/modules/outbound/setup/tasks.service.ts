@@ -4,7 +4,7 @@ import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { newId } from '@/common/persistence/base.entity';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
-import { checkMetadata, checkVariables } from '@/modules/calls/call-context';
+import { checkMetadata, checkVariables } from '@/modules/calls/runtime/call-context';
 import { checkVoicemail } from '@/modules/agents/voicemail-policy';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { ListContactsQuery } from '@/modules/contacts/dto/contact.dto';

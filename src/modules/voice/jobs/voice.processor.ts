@@ -3,7 +3,7 @@ import { Inject, Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
-import { CallRecordings } from '@/modules/calls/call-recordings.service';
+import { CallRecordings } from '@/modules/calls/api/call-recordings.service';
 
 type Jobs = JobPayloads['voice'];
 const DOWNLOAD_TIMEOUT_MS = 60_000;

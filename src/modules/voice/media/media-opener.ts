@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import type { Call } from '@/modules/calls/call.entity';
-import { CallInstance } from '@/modules/calls/call-instance';
-import { CallLifecycle } from '@/modules/calls/call-lifecycle.service';
-import { CallRuntime } from '@/modules/calls/call-runtime.service';
-import { CallsService } from '@/modules/calls/calls.service';
+import { CallInstance } from '@/modules/calls/runtime/call-instance';
+import { CallLifecycle } from '@/modules/calls/runtime/call-lifecycle.service';
+import { CallRuntime } from '@/modules/calls/runtime/call-runtime.service';
+import { CallsService } from '@/modules/calls/api/calls.service';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { TurnLatencyService } from '@/modules/conversations/turn-latency.service';

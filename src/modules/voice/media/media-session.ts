@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import type { LoadedCall } from '@/modules/calls/call-runtime.service';
-import { pressedKeys } from '@/modules/calls/dtmf';
+import type { LoadedCall } from '@/modules/calls/runtime/call-runtime.service';
+import { pressedKeys } from '@/modules/calls/runtime/dtmf';
 import { outcomeOf, TakeTurnOptions, TurnCancelled } from '@/modules/runtime/public';
 import { voiceTurn } from '@/common/telemetry/call-spans';
 import { wav } from './audio';

@@ -1,4 +1,4 @@
-import type { CallRuntime } from '@/modules/calls/call-runtime.service';
+import type { CallRuntime } from '@/modules/calls/runtime/call-runtime.service';
 import type { MessageLatency } from '@/modules/conversations/message.entity';
 import type { SpeechToText, SttStream, TextToSpeech } from '@/providers/speech/speech.port';
 import type { VoiceActivityOptions } from './vad';

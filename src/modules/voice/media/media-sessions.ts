@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { Metrics } from '@/common/metrics/metrics';
 import { REDIS } from '@/common/redis/redis.module';
-import { CallInstance } from '@/modules/calls/call-instance';
-import { CallLive } from '@/modules/calls/call-live';
+import { CallInstance } from '@/modules/calls/runtime/call-instance';
+import { CallLive } from '@/modules/calls/runtime/call-live';
 import type { CallMedia } from '@/modules/calls/call-media.port';
-import { isEnded } from '@/modules/calls/call-states';
-import { CallsService } from '@/modules/calls/calls.service';
+import { isEnded } from '@/modules/calls/runtime/call-states';
+import { CallsService } from '@/modules/calls/api/calls.service';
 import { MediaSession, PLAYED_WAIT_CAP_MS } from './media-session';
 import type { StreamLink } from './stream-link';
 

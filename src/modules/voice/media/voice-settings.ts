@@ -1,6 +1,6 @@
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { ENDPOINTING, INTERRUPTION, intIn, isObject } from '@/modules/agents/public';
-import { voiceFlag, voiceSetting, voiceText } from '@/modules/calls/call-context';
+import { voiceFlag, voiceSetting, voiceText } from '@/modules/calls/runtime/call-context';
 import { defaultBackchannels } from './end-of-turn';
 import type { VoiceSettings } from './media-session.types';
 

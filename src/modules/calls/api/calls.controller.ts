@@ -28,11 +28,11 @@ import { ShortErrorBody } from '@/common/http/short-error-body';
 import { UuidParamPipe } from '@/common/http/validation';
 import { UsageService } from '@/modules/usage/usage.service';
 import { CallControl } from './call-control.service';
-import { CallLive } from './call-live';
+import { CallLive } from '../runtime/call-live';
 import { CallRecordings } from './call-recordings.service';
-import type { LiveAction } from './call-runtime.service';
+import type { LiveAction } from '../runtime/call-runtime.service';
 import { CallSimulation, SimulationResponse } from './call-simulation.service';
-import { isLive } from './call-states';
+import { isLive } from '../runtime/call-states';
 import { CallPlacement } from './call-placement.service';
 import { InboundCalls } from './inbound-calls.service';
 import { CallsService } from './calls.service';
@@ -45,8 +45,8 @@ import {
   SayActionDto,
   SimulateCallDto,
   SimulateInboundDto,
-} from './dto/requests';
-import { CallActionResponse, CallResponse } from './dto/responses';
+} from '../dto/requests';
+import { CallActionResponse, CallResponse } from '../dto/responses';
 
 const NOT_FOUND_SHORT = (status: number) => status === 404;
 // Applied after the envelope (written above it), whose general 404 it replaces; an unknown workspace still

@@ -11,7 +11,7 @@ import { CallLifecycle } from '../call-lifecycle.service';
 import { CallTimers } from '../call-timers.service';
 import { CallVoicemail } from '../call-voicemail.service';
 import { CallSlots } from '../call-slots';
-import { CallsRepository } from '../calls.repository';
+import { CallsRepository } from '../../calls.repository';
 
 type Jobs = JobPayloads['calls'];
 

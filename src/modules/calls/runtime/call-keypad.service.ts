@@ -5,11 +5,11 @@ import { ConversationMessagesService } from '@/modules/conversations/conversatio
 import { MessageResponse } from '@/modules/conversations/dto/responses';
 import type { CallKeypad as CallKeypadPort } from '@/modules/intents/runtime/call-keypad.port';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
-import type { Call } from './call.entity';
+import type { Call } from '../call.entity';
 import { CallLive } from './call-live';
-import { CALL_MEDIA, CallMedia } from './call-media.port';
+import { CALL_MEDIA, CallMedia } from '../call-media.port';
 import { isEnded } from './call-states';
-import { CallsRepository } from './calls.repository';
+import { CallsRepository } from '../calls.repository';
 
 /**
  * Keys the agent presses on a phone call (the `send_dtmf` tool, the `dtmf` live action): sent through the call's

@@ -24,19 +24,19 @@ import {
   recordsCall,
   voiceSetting,
   voiceText,
-} from './call-context';
+} from '../runtime/call-context';
 import type { NewCall, TaskCall } from './call-placement.types';
 import { agentVoicemail, checkVoicemail } from '@/modules/agents/voicemail-policy';
-import { callVoicemail } from './voicemail';
+import { callVoicemail } from '../runtime/voicemail';
 
 export type { TaskCall } from './call-placement.types';
-import { CallInstance } from './call-instance';
-import { CallLifecycle } from './call-lifecycle.service';
-import { CallLive } from './call-live';
-import { CallSlots } from './call-slots';
-import { CallsRepository } from './calls.repository';
-import type { CreateCallDto } from './dto/requests';
-import { CallResponse } from './dto/responses';
+import { CallInstance } from '../runtime/call-instance';
+import { CallLifecycle } from '../runtime/call-lifecycle.service';
+import { CallLive } from '../runtime/call-live';
+import { CallSlots } from '../runtime/call-slots';
+import { CallsRepository } from '../calls.repository';
+import type { CreateCallDto } from '../dto/requests';
+import { CallResponse } from '../dto/responses';
 
 export const DEFAULT_RING_TIMEOUT = 30;
 export const DEFAULT_MAX_DURATION = 1800;

@@ -11,13 +11,13 @@ import { ConversationResponse } from '@/modules/conversations/dto/responses';
 import { SessionsService } from '@/modules/conversations/sessions.service';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { CallStatus, ProviderCallEvent, ProviderError } from '@/providers/telephony/telephony.port';
-import type { Call } from './call.entity';
-import { CallEndListeners } from './call-end.port';
+import type { Call } from '../call.entity';
+import { CallEndListeners } from '../call-end.port';
 import { CallLive } from './call-live';
 import { CallSlots } from './call-slots';
 import { canMove, EndReason, isEnded, providerCanMove, providerEndReason } from './call-states';
-import { CallsRepository, CallViewRow } from './calls.repository';
-import { CallResponse } from './dto/responses';
+import { CallsRepository, CallViewRow } from '../calls.repository';
+import { CallResponse } from '../dto/responses';
 
 type CallJobs = JobPayloads['calls'];
 

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import type { Transaction } from '@/common/persistence/unit-of-work';
-import type { Call } from './call.entity';
-import { CallsRepository } from './calls.repository';
-import type { ListCallsQuery } from './dto/requests';
-import { CallResponse } from './dto/responses';
+import type { Call } from '../call.entity';
+import { CallsRepository } from '../calls.repository';
+import type { ListCallsQuery } from '../dto/requests';
+import { CallResponse } from '../dto/responses';
 
 /**
  * Reading calls: one by its uuid (the conversation's) and the filtered list; and the call row as other modules reach

@@ -4,20 +4,20 @@ import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ConversationMessagesService } from '@/modules/conversations/conversation-messages.service';
 import { MessageResponse } from '@/modules/conversations/dto/responses';
-import type { Call } from './call.entity';
-import { voiceText } from './call-context';
-import { CallKeypad } from './call-keypad.service';
-import { CallLive } from './call-live';
-import { CallRuntime } from './call-runtime.service';
+import type { Call } from '../call.entity';
+import { voiceText } from '../runtime/call-context';
+import { CallKeypad } from '../runtime/call-keypad.service';
+import { CallLive } from '../runtime/call-live';
+import { CallRuntime } from '../runtime/call-runtime.service';
 import {
   ActionOutcome,
   DEFAULT_END_MESSAGE,
   DEFAULT_FORWARD_MESSAGE,
   LiveAction,
   LoadedCall,
-} from './call-runtime.types';
-import { isEnded } from './call-states';
-import { CallsRepository } from './calls.repository';
+} from '../runtime/call-runtime.types';
+import { isEnded } from '../runtime/call-states';
+import { CallsRepository } from '../calls.repository';
 
 /**
  * Live actions (`say`, `forward`, `hangup`, `mute`, `unmute`, `dtmf`), performed by the call's owner in dispatch

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CallEnded, ConversationClosed, WrongCallStatus } from '@/common/errors/domain-errors';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
-import type { Call } from './call.entity';
+import type { Call } from '../call.entity';
 import { voiceText } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallRuntime } from './call-runtime.service';
 import { DEFAULT_END_MESSAGE } from './call-runtime.types';
-import { CallsRepository } from './calls.repository';
+import { CallsRepository } from '../calls.repository';
 
 /** The call's timers, run by the calls queue's delayed jobs: ring timeout, maximum duration, silence. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { AppException } from '@/common/errors/app.exception';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import type { Call } from './call.entity';
-import type { CreateCallDto } from './dto/requests';
+import type { Call } from '../call.entity';
+import type { CreateCallDto } from '../dto/requests';
 
 const KEY_RE = /^[A-Za-z0-9_]{1,40}$/;
 const MAX_KEYS = 50;

@@ -3,14 +3,14 @@ import { AppException } from '@/common/errors/app.exception';
 import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { outcomeOf } from '@/modules/runtime/public';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
-import { CallLifecycle } from './call-lifecycle.service';
-import { CallRuntime, CallTurnResponse, FOR_TURN } from './call-runtime.service';
-import { EndReason, isEnded } from './call-states';
-import { CallsRepository } from './calls.repository';
+import { CallLifecycle } from '../runtime/call-lifecycle.service';
+import { CallRuntime, CallTurnResponse, FOR_TURN } from '../runtime/call-runtime.service';
+import { EndReason, isEnded } from '../runtime/call-states';
+import { CallsRepository } from '../calls.repository';
 import { DTMF_KEYS } from '@/common/telephony/dtmf';
-import { pressedKeys } from './dtmf';
-import type { SimulateCallDto } from './dto/requests';
-import type { CallResponse } from './dto/responses';
+import { pressedKeys } from '../runtime/dtmf';
+import type { SimulateCallDto } from '../dto/requests';
+import type { CallResponse } from '../dto/responses';
 
 export type SimulationResponse = Partial<CallTurnResponse> & { call: CallResponse };
 

@@ -20,14 +20,14 @@ import { MessageResponse, TurnAction } from '@/modules/conversations/dto/respons
 import type { Message } from '@/modules/conversations/message.entity';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import { SipDirectory } from '@/modules/sip/sip-directory';
-import type { Call, ForwardedTo } from './call.entity';
+import type { Call, ForwardedTo } from '../call.entity';
 import { callInstructions } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
 import { EndReason, isEnded } from './call-states';
-import { CallsRepository, CallViewRow } from './calls.repository';
-import { CallResponse } from './dto/responses';
-import { CALL_MEDIA, CallMedia } from './call-media.port';
+import { CallsRepository, CallViewRow } from '../calls.repository';
+import { CallResponse } from '../dto/responses';
+import { CALL_MEDIA, CallMedia } from '../call-media.port';
 import { CallTurnResponse, DEFAULT_FORWARD_FAILED, LoadedCall } from './call-runtime.types';
 
 export * from './call-runtime.types';

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Module, OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { QUEUES } from '@/common/queue/queues';
-import { CallsModule } from '../calls.module';
+import { CallsModule } from '../../calls.module';
 import { CallsProcessor } from './calls.processor';
 
 export const RECONCILE_EVERY_MS = 30_000;

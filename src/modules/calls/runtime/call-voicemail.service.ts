@@ -4,13 +4,13 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { outcomeOf, TakeTurnOptions, TurnProgress, TurnRuntime } from '@/modules/runtime/public';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { MachineDetectionReport } from '@/providers/telephony/telephony.port';
-import { CallControl } from './call-control.service';
+import { CallControl } from '../api/call-control.service';
 import { CallLive } from './call-live';
 import { CallRuntime } from './call-runtime.service';
 import type { CallTurnResponse, LoadedCall } from './call-runtime.types';
 import { isEnded } from './call-states';
-import { CallsRepository } from './calls.repository';
-import { CallResponse } from './dto/responses';
+import { CallsRepository } from '../calls.repository';
+import { CallResponse } from '../dto/responses';
 import { answeredByOf, AnsweredBy, isMachine, MachineDetection } from './voicemail';
 import { matchVoicemailGreeting } from './voicemail-greeting';
 

@@ -5,7 +5,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { OutboxService } from '@/modules/events/outbox.service';
-import { CallsRepository } from './calls.repository';
+import { CallsRepository } from '../calls.repository';
 
 export interface RecordingMeta {
   duration: number;

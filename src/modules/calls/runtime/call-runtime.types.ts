@@ -1,7 +1,7 @@
 import type { Message } from '@/modules/conversations/message.entity';
 import type { TurnResponse } from '@/modules/conversations/dto/responses';
-import type { Call } from './call.entity';
-import type { CallResponse } from './dto/responses';
+import type { Call } from '../call.entity';
+import type { CallResponse } from '../dto/responses';
 
 export const DEFAULT_FORWARD_MESSAGE = 'Transferring your call now.';
 export const DEFAULT_FORWARD_FAILED = "I couldn't connect you, let me keep helping.";

@@ -6,13 +6,13 @@ import type { ErrorCode } from '@/common/errors/error-codes';
 import { newId } from '@/common/persistence/base.entity';
 import { REDIS } from '@/common/redis/redis.module';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
-import { CallInstance } from './call-instance';
-import { CallLive } from './call-live';
+import { CallInstance } from '../runtime/call-instance';
+import { CallLive } from '../runtime/call-live';
 import { CallActions } from './call-actions.service';
-import { CallRuntime, LiveAction, LoadedCall } from './call-runtime.service';
-import { isEnded } from './call-states';
-import { CallsRepository } from './calls.repository';
-import type { CallActionResponse } from './dto/responses';
+import { CallRuntime, LiveAction, LoadedCall } from '../runtime/call-runtime.service';
+import { isEnded } from '../runtime/call-states';
+import { CallsRepository } from '../calls.repository';
+import type { CallActionResponse } from '../dto/responses';
 
 const ACK_TIMEOUT_MS = 10_000;
 

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import type { CallStatus } from '@/providers/telephony/telephony.port';
-import type { Call, CallChannel, CallDirection } from './call.entity';
+import type { Call, CallChannel, CallDirection } from '../call.entity';
 import type { VoicemailOverride, VoicemailPolicy } from '@/modules/agents/voicemail-policy';
 
 /** A call about to be written, whichever way it came (the API, a task, an inbound hook). */

@@ -4,12 +4,12 @@ import { NoAgentBound, SlotsFull } from '@/common/errors/domain-errors';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
-import type { CallChannel } from './call.entity';
-import { recordsCall, voiceSetting, voiceText } from './call-context';
-import { CallLifecycle } from './call-lifecycle.service';
+import type { CallChannel } from '../call.entity';
+import { recordsCall, voiceSetting, voiceText } from '../runtime/call-context';
+import { CallLifecycle } from '../runtime/call-lifecycle.service';
 import { CallPlacement, DEFAULT_MAX_DURATION, DEFAULT_RING_TIMEOUT } from './call-placement.service';
-import type { SimulateInboundDto } from './dto/requests';
-import { CallResponse } from './dto/responses';
+import type { SimulateInboundDto } from '../dto/requests';
+import { CallResponse } from '../dto/responses';
 
 /** Calls that reach a number: the provider's inbound hook and the sandbox's simulated caller. */
 @Injectable()
