@@ -6,7 +6,6 @@ import { CALL_END_LISTENERS, CallEndListeners } from '@/modules/calls/call-end.p
 import { CallKeypad } from '@/modules/calls/runtime/call-keypad.service';
 import { CALL_MEDIA } from '@/modules/calls/call-media.port';
 import { CallsModule } from '@/modules/calls/calls.module';
-import { TURN_TOOLS } from '@/modules/runtime/turn-tools.port';
 import { AGENT_WEBHOOK_TARGETS } from '@/modules/events/agent-webhook-targets.port';
 import { OUTBOX_CONSUMERS } from '@/modules/events/outbox-consumers.port';
 import { FlowStarter } from '@/modules/flows/flow-starter.service';
@@ -15,15 +14,16 @@ import { FlowDispatcher } from '@/modules/flows/triggers/flow-dispatcher';
 import { FLOW_STARTER } from '@/modules/intents/flow-starter.port';
 import { IntentsModule } from '@/modules/intents/intents.module';
 import { CALL_KEYPAD } from '@/modules/intents/runtime/call-keypad.port';
-import { ToolLoop } from '@/modules/intents/runtime/tool-loop.service';
-import { IntentToolsModule } from '@/modules/intents/tools/intent-tools.module';
-import { ToolCatalog } from '@/modules/intents/tools/tool-catalog.service';
+import { TurnIntentActions } from '@/modules/intents/runtime/turn-intent-actions';
 import { MessagingModule } from '@/modules/messaging/messaging.module';
 import { MessagingTemplateSender } from '@/modules/messaging/outbound-template-sender';
 import { CampaignSlotWake } from '@/modules/outbound/engine/campaign-slot-wake';
 import { OutboundModule } from '@/modules/outbound/outbound.module';
 import { OUTBOUND_TEMPLATE_SENDER } from '@/modules/outbound/engine/template-sender.port';
 import { assertPortsBound } from '@/modules/ports';
+import { RuntimeModule } from '@/modules/runtime/runtime.module';
+import { INTENT_ACTIONS } from '@/modules/runtime/tools/intent-actions.port';
+import { ToolCatalog } from '@/modules/runtime/tools/tool-catalog.service';
 import { MediaSessions } from '@/modules/voice/media/media-sessions';
 import { VoiceModule } from '@/modules/voice/voice.module';
 
@@ -38,10 +38,10 @@ export const PORT_BINDINGS: Provider[] = [
     inject: [FlowDispatcher],
     useFactory: (flows: FlowDispatcher) => [flows],
   },
-  // The rule test asks the intents' tool catalog which tool an utterance would call.
+  // The rule test asks the runtime's tool catalog which tool an utterance would call.
   { provide: TOOL_DRY_RUN, useExisting: ToolCatalog },
-  // A conversation turn offers the agent's intents to the model as tools and runs them (the intents' tool loop).
-  { provide: TURN_TOOLS, useExisting: ToolLoop },
+  // A turn's tools read the agent's deployed intent actions and run the one the model calls (the intents module).
+  { provide: INTENT_ACTIONS, useExisting: TurnIntentActions },
   // An intent's `scenario` action starts an automation flow.
   { provide: FLOW_STARTER, useExisting: FlowStarter },
   // The intents' `send_dtmf` tool presses keys on the call.
@@ -78,7 +78,7 @@ export class PortBindingsModule {
       global: true,
       imports: [
         AgentsModule,
-        IntentToolsModule,
+        RuntimeModule,
         IntentsModule,
         CallsModule,
         VoiceModule,

@@ -28,7 +28,7 @@ describe('ports between modules: declared by the lower module, bound in PortBind
         'events: AGENT_WEBHOOK_TARGETS',
         'events: OUTBOX_CONSUMERS',
         'agents: TOOL_DRY_RUN',
-        'runtime: TURN_TOOLS',
+        'runtime: INTENT_ACTIONS',
         'intents: FLOW_STARTER',
         'intents: CALL_KEYPAD',
         'calls: CALL_MEDIA',

@@ -16,7 +16,8 @@ import type { TurnAction } from '@/modules/conversations/dto/responses';
 import { memorizePlan, pickFields } from '@/modules/conversations/memorize';
 import { buildReplyMessages } from './reply-prompt';
 import { SessionsService } from '@/modules/conversations/sessions.service';
-import { TURN_TOOLS, TurnTools, TurnToolsContext } from './turn-tools.port';
+import { ToolLoop } from './tools/tool-loop.service';
+import type { TurnToolsContext } from './tools/turn-tools';
 
 /** How many of the conversation's last messages a reply's prompt carries. */
 export const REPLY_HISTORY = 20;
@@ -95,7 +96,7 @@ export class ConversationReplyService {
     private readonly knowledge: KnowledgeLookup,
     private readonly unitOfWork: UnitOfWork,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
-    @Inject(TURN_TOOLS) private readonly tools: TurnTools,
+    private readonly tools: ToolLoop,
   ) {}
 
   /**

@@ -3,8 +3,8 @@ import type { AgentResponse } from '../dto/agent.response';
 
 /**
  * Which of the agent's intents (its tools) the model, or without one the local classifier, would call for an
- * utterance, without running any: the tool part of the rule test (`POST /agents/{uuid}/rules/test`). The intents
- * module implements it; PortBindingsModule binds it.
+ * utterance, without running any: the tool part of the rule test (`POST /agents/{uuid}/rules/test`). The runtime
+ * module's tool catalog implements it; PortBindingsModule binds it.
  */
 export const TOOL_DRY_RUN = declarePort('TOOL_DRY_RUN', 'agents');
 

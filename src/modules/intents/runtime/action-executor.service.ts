@@ -4,31 +4,17 @@ import { answerBody, sendSignedWebhook } from '@/common/net/signed-webhook';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
-import type { TurnToolsContext } from '@/modules/runtime/turn-tools.port';
+import type { ActionOutcome } from '@/modules/runtime/tools/intent-actions.port';
+import type { IntentTool } from '@/modules/runtime/tools/tool-definitions';
+import type { TurnToolsContext } from '@/modules/runtime/tools/turn-tools';
 import { TableSearch } from '@/modules/knowledge/table-search.service';
 import { FLOW_STARTER, FlowStarter } from '../flow-starter.port';
-import type { IntentTool } from '../tools/tool-definitions';
 import { failed, outcome } from './action-outcome';
 import { BuiltinToolRunner } from './builtin-tool-runner.service';
 
 /** A live turn waits this long for an action's webhook, and never retries it. */
 export const ACTION_TIMEOUT_MS = 10_000;
 const WEBHOOK_MAX_BYTES = 256 * 1024;
-
-export type CallStatus = 'succeeded' | 'failed' | 'timeout';
-
-export interface ActionOutcome {
-  status: CallStatus;
-  /** What the model is told (the answer, or why it failed). */
-  result: unknown;
-  /** A webhook answer's `response` text, said as is when the intent does not hand it to the model. */
-  response: string | null;
-  /** The agent the conversation was handed to. */
-  handedTo: { uuid: string; name: string } | null;
-  error: string | null;
-  /** What was sent, for the action log. */
-  request: Record<string, unknown>;
-}
 
 /**
  * Runs an intent's deployed action, or else its own webhook, or a built-in tool; never throws (a failure is an

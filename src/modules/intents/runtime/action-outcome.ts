@@ -1,4 +1,4 @@
-import type { ActionOutcome, CallStatus } from './action-executor.service';
+import type { ActionOutcome, CallStatus } from '@/modules/runtime/tools/intent-actions.port';
 
 export function outcome(
   status: CallStatus,

@@ -1,11 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { TurnToolsContext } from '@/modules/runtime/turn-tools.port';
-import type { IntentTool } from '../tools/tool-definitions';
-import type { ActionOutcome } from './action-executor.service';
+import type { ActionOutcome } from '@/modules/runtime/tools/intent-actions.port';
+import type { IntentTool } from '@/modules/runtime/tools/tool-definitions';
+import type { TurnToolsContext } from '@/modules/runtime/tools/turn-tools';
 import { failed, outcome } from './action-outcome';
 import { CALL_KEYPAD, CallKeypad } from './call-keypad.port';
 
-/** Runs the built-in tools (builtin-tools.ts); never throws (a failure is an outcome the model is told about). */
+/**
+ * Runs the built-in tools (the runtime's tools/builtin-tools.ts); never throws (a failure is an outcome the model is
+ * told about).
+ */
 @Injectable()
 export class BuiltinToolRunner {
   constructor(@Inject(CALL_KEYPAD) private readonly keypad: CallKeypad) {}

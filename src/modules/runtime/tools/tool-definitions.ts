@@ -7,13 +7,13 @@ import type { ToolDefinition } from '@/providers/llm/language-model.port';
 import { classifyBySimilarity } from '@/providers/llm/similarity-classifier';
 import { fieldMessage, phoneNumberProblem } from '@/common/validation/validators';
 import { BuiltinToolName, checkBuiltinArguments } from './builtin-tools';
-import type { IntentAction } from './intent-action.entity';
+import type { DeployedAction } from './intent-actions.port';
 
 /** One intent as the model sees it: a function, its deployed action (if any) and where procedures use it. */
 export interface IntentTool {
   name: string;
   intent: IntentResponse;
-  action: IntentAction | null;
+  action: DeployedAction | null;
   definition: ToolDefinition;
   /** A tool the service runs itself (builtin-tools.ts); its `intent` only names it in the records. */
   builtin?: BuiltinToolName;
@@ -26,7 +26,7 @@ const NAME_MAX = 64;
 const DESCRIPTION_MAX = 1024;
 
 /** `ai_query` tools take one string, whatever the intent's own parameters. */
-export function isQueryTool(action: IntentAction | null): boolean {
+export function isQueryTool(action: DeployedAction | null): boolean {
   return action?.type === 'app' && action.config.action === 'ai_query';
 }
 
@@ -60,7 +60,7 @@ function procedureUses(agent: AgentResponse, intentUuid: string): string[] {
   );
 }
 
-function parametersSchema(intent: IntentResponse, action: IntentAction | null): Record<string, unknown> {
+function parametersSchema(intent: IntentResponse, action: DeployedAction | null): Record<string, unknown> {
   if (isQueryTool(action)) {
     const about = action!.config.query_description;
     return {
@@ -76,7 +76,7 @@ function parametersSchema(intent: IntentResponse, action: IntentAction | null): 
 }
 
 /** Every intent of the agent as a function; the name is the intent key (cut to the 64 characters models allow). */
-export function buildTools(agent: AgentResponse, deployed: Map<string, IntentAction>): IntentTool[] {
+export function buildTools(agent: AgentResponse, deployed: Map<string, DeployedAction>): IntentTool[] {
   return (agent.intents ?? []).map((intent) => {
     const action = deployed.get(intent.intent_uuid) ?? null;
     const description = [

@@ -1,11 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentsService } from '@/modules/agents/agents.service';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import { buildSystemPrompt } from '@/modules/runtime/reply-prompt';
 import type { TurnAction } from '@/modules/conversations/dto/responses';
-import type { ToolTurnResult, TurnTools, TurnToolsContext } from '@/modules/runtime/turn-tools.port';
 import { LANGUAGE_MODEL, LanguageModel, ChatMessage, ToolCall } from '@/providers/llm/language-model.port';
-import { ToolCatalog } from '../tools/tool-catalog.service';
+import { Traced } from '@/common/telemetry/traced';
+import { buildSystemPrompt } from '../reply-prompt';
+import { ActionOutcome, INTENT_ACTIONS, IntentActions } from './intent-actions.port';
+import { IntentCallRecorder } from './intent-call-recorder';
+import { ToolCatalog } from './tool-catalog.service';
 import {
   argumentsObject,
   checkArguments,
@@ -13,11 +15,9 @@ import {
   defaultsOf,
   IntentTool,
   isQueryTool,
-} from '../tools/tool-definitions';
-import { ActionExecutor, ActionOutcome } from './action-executor.service';
-import { IntentCallRecorder } from './intent-call-recorder';
-import { Traced } from '@/common/telemetry/traced';
+} from './tool-definitions';
 import { TOOL_SPAN } from './tool-span';
+import type { ToolTurnResult, TurnToolsContext } from './turn-tools';
 
 /** Tool calls run per customer turn; later ones are recorded as `skipped_limit` and not run. */
 export const MAX_TOOL_CALLS = 3;
@@ -30,19 +30,24 @@ class TurnBudget {
 }
 
 /**
- * The reply's model call with the agent's intents offered as functions: each call is checked, run, recorded and
- * answered to the model, which then answers the customer. A failing action never fails the turn.
+ * The reply's model call with the agent's intents offered as functions: each call is checked, run (the intent's
+ * action, through the INTENT_ACTIONS port), recorded and answered to the model, which then answers the customer. A
+ * failing action never fails the turn. Without a model, the intent the local classifier fires.
  */
 @Injectable()
-export class ToolLoop implements TurnTools {
+export class ToolLoop {
   constructor(
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
     private readonly catalog: ToolCatalog,
-    private readonly executor: ActionExecutor,
+    @Inject(INTENT_ACTIONS) private readonly actions: IntentActions,
     private readonly recorder: IntentCallRecorder,
     private readonly agents: AgentsService,
   ) {}
 
+  /**
+   * The model's reply with tools offered and run (at most 3 calls); throws LlmError when the model fails. With
+   * `onDelta`, a round that offers no tool streams its text as it is written.
+   */
   async chat(
     messages: ChatMessage[],
     ctx: TurnToolsContext,
@@ -97,6 +102,7 @@ export class ToolLoop implements TurnTools {
     return { content: null, action };
   }
 
+  /** Without a model: the intent whose phrases match above its threshold runs; null when none does. */
   async withoutModel(utterance: string, ctx: TurnToolsContext): Promise<ToolTurnResult | null> {
     const tools = await this.catalog.toolsFor(ctx.workspaceId, ctx.agent);
     const hit = classifyIntent(ctx.agent, tools, utterance);
@@ -152,7 +158,7 @@ export class ToolLoop implements TurnTools {
       return { result, outcome: null };
     }
     const started = performance.now();
-    const outcome = await this.executor.run(tool, check.parameters, ctx);
+    const outcome = await this.actions.run(tool, check.parameters, ctx);
     const durationMs = Math.round(performance.now() - started);
     const result = await this.recorder.record(
       ctx,

@@ -1,5 +1,5 @@
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import type { IntentAction } from './intent-action.entity';
+import type { DeployedAction } from './intent-actions.port';
 import { buildTools, checkArguments, classifyIntent, defaultsOf } from './tool-definitions';
 
 const intent = (over: Record<string, unknown> = {}) => ({
@@ -62,7 +62,7 @@ describe('intent tools', () => {
     const action = {
       type: 'app',
       config: { action: 'ai_query', query_description: 'a product' },
-    } as IntentAction;
+    } as DeployedAction;
     const [tool] = buildTools(agent(), new Map([['i-1', action]]));
     expect(tool.definition.function.parameters).toEqual({
       type: 'object',

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { TurnToolsContext } from '@/modules/runtime/turn-tools.port';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { ActionLog } from '@/modules/logs/action-log.service';
 import { reportUsage } from '@/providers/usage-report';
-import type { IntentTool } from '../tools/tool-definitions';
 import { capResult } from './result-size';
+import type { IntentTool } from './tool-definitions';
+import type { TurnToolsContext } from './turn-tools';
 
 export type IntentCallStatus = 'succeeded' | 'failed' | 'timeout' | 'invalid_parameters' | 'skipped_limit';
 

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { ToolDryRun, ToolDryRunCall, ToolDryRunner } from '@/modules/agents/rules/tool-dry-run.port';
-import { buildReplyMessages } from '@/modules/runtime/reply-prompt';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
+import { buildReplyMessages } from '../reply-prompt';
 import { builtinTools } from './builtin-tools';
-import { IntentActionsRepository } from './intent-actions.repository';
+import { INTENT_ACTIONS, IntentActions } from './intent-actions.port';
 import {
   argumentsObject,
   buildTools,
@@ -15,13 +15,13 @@ import {
 } from './tool-definitions';
 
 /**
- * The functions an agent offers (its intents with their deployed actions), and which one an utterance calls (the
- * agents module's TOOL_DRY_RUN port).
+ * The functions an agent offers (its intents with their deployed actions, read through the INTENT_ACTIONS port), and
+ * which one an utterance calls (the agents module's TOOL_DRY_RUN port).
  */
 @Injectable()
 export class ToolCatalog implements ToolDryRunner {
   constructor(
-    private readonly actions: IntentActionsRepository,
+    @Inject(INTENT_ACTIONS) private readonly actions: IntentActions,
     @Inject(LANGUAGE_MODEL) private readonly llm: LanguageModel,
   ) {}
 

@@ -1,8 +1,8 @@
 import type { TracedSpec } from '@/common/telemetry/traced';
-import type { TurnToolsContext } from '@/modules/runtime/turn-tools.port';
 import type { ToolCall } from '@/providers/llm/language-model.port';
-import type { IntentTool } from '../tools/tool-definitions';
-import type { ActionOutcome } from './action-executor.service';
+import type { ActionOutcome } from './intent-actions.port';
+import type { IntentTool } from './tool-definitions';
+import type { TurnToolsContext } from './turn-tools';
 
 type HandleArgs = [tool: IntentTool, call: ToolCall, budget: unknown, ctx: TurnToolsContext];
 type Handled = Promise<{ result: unknown; outcome: ActionOutcome | null }>;

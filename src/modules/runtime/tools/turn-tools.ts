@@ -1,16 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
-import { declarePort } from '@/modules/ports';
-import type { ChatMessage } from '@/providers/llm/language-model.port';
 import type { ConversationRef } from '@/modules/conversations/conversation.entity';
 import type { TurnAction } from '@/modules/conversations/dto/responses';
 import type { Message } from '@/modules/conversations/message.entity';
-
-/**
- * The agent's tools inside a turn (the intents module implements it): the reply's model call with the agent's
- * intents offered as functions, or, without a model, the intent the local classifier fires.
- */
-export const TURN_TOOLS = declarePort('TURN_TOOLS', 'runtime');
 
 /** One call of the agent's tools, as stored (JSON, the `tool` message's content) and reported (`tool-call`). */
 export interface ToolCallRecord {
@@ -22,6 +14,7 @@ export interface ToolCallRecord {
   duration_ms: number;
 }
 
+/** What a turn hands its tools (ToolLoop) and, through them, an intent's action. */
 export interface TurnToolsContext {
   workspaceId: string;
   conversation: ConversationRef;
@@ -44,23 +37,10 @@ export interface TurnToolsContext {
   signal?: AbortSignal;
 }
 
+/** What the turn's tools answer. */
 export interface ToolTurnResult {
   /** What the agent says; null when nothing is to be said (no model and no webhook `response`). */
   content: string | null;
   /** A hand-over to another agent, for the call runtime to follow. */
   action: TurnAction | null;
-}
-
-export interface TurnTools {
-  /**
-   * The model's reply with tools offered and run (at most 3 calls); throws LlmError when the model fails. With
-   * `onDelta`, a round that offers no tool streams its text as it is written.
-   */
-  chat(
-    messages: ChatMessage[],
-    ctx: TurnToolsContext,
-    onDelta?: (text: string) => void,
-  ): Promise<ToolTurnResult>;
-  /** Without a model: the intent whose phrases match above its threshold runs; null when none does. */
-  withoutModel(utterance: string, ctx: TurnToolsContext): Promise<ToolTurnResult | null>;
 }
