@@ -419,18 +419,21 @@ describe('Phone numbers and channel bindings', () => {
     });
 
     it('Messenger bind/unbind: one agent per page; the page stays and can be bound again', async () => {
+      // A page of its own: a page id is bound in one workspace at a time, and the documented example id may be
+      // bound by another suite of the run (requests built from the OpenAPI examples).
+      const page = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
       const a = await createAgent(suite.tenant);
       const b = await createAgent(suite.tenant);
       const bind = await suite.tenant.http
         .post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/bind`)
-        .send({ page_id: '1029384756', page_name: 'Acme' });
+        .send({ page_id: page, page_name: 'Acme' });
       expect(bind.status).toBe(200);
       expect(bind.body.data.channels).toEqual([
         {
           channel: 'messenger',
           phone_number_uuid: null,
           number: null,
-          page_id: '1029384756',
+          page_id: page,
           page_name: 'Acme',
           bound_at: expect.any(String),
         },
@@ -439,16 +442,16 @@ describe('Phone numbers and channel bindings', () => {
       expect(list.body.data).toEqual(bind.body.data.channels);
       const taken = await suite.tenant.http
         .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
-        .send({ page_id: '1029384756' });
+        .send({ page_id: page });
       expect(taken.status).toBe(409);
       expect(taken.body.error.code).toBe('CONFLICT');
       const unbind = await suite.tenant.http.post(`/api/v1/agents/${a.agent_uuid}/channels/messenger/unbind`);
       expect(unbind.body.data.channels).toEqual([]);
       const rebind = await suite.tenant.http
         .post(`/api/v1/agents/${b.agent_uuid}/channels/messenger/bind`)
-        .send({ page_id: '1029384756' });
+        .send({ page_id: page });
       expect(rebind.status).toBe(200);
-      expect(rebind.body.data.channels[0]).toMatchObject({ page_id: '1029384756', page_name: 'Acme' });
+      expect(rebind.body.data.channels[0]).toMatchObject({ page_id: page, page_name: 'Acme' });
     });
 
     it.each([
