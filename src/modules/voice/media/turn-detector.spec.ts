@@ -12,8 +12,8 @@ const frame = (amplitude: number, index = 0) => {
 const feed = (d: TurnDetector, amplitude: number, count: number) =>
   Array.from({ length: count }, (_, i) => d.push(frame(amplitude, i))).filter(Boolean);
 
-const energy = (endSilenceMs: number, pauseMs?: number) =>
-  new TurnDetector({ endSilenceMs, pauseMs, vad: { engine: 'energy' } });
+const energy = (endSilenceMs: number, pauseMs?: number, hushMs?: number) =>
+  new TurnDetector({ endSilenceMs, pauseMs, hushMs, vad: { engine: 'energy' } });
 
 describe('TurnDetector', () => {
   it('starts a turn after 60 ms of speech and ends it after the end-of-turn silence', () => {
@@ -60,7 +60,7 @@ describe('TurnDetector', () => {
   });
 
   it('reports a hush at the first silent frames, once, before the pause; speech after it is a resume', () => {
-    const d = new TurnDetector({ endSilenceMs: 1000, pauseMs: 60, hushMs: 20, vad: { engine: 'energy' } });
+    const d = energy(1000, 60, 20);
     feed(d, 20, 50);
     feed(d, 8000, 20);
     expect(feed(d, 20, 1)).toEqual([expect.objectContaining({ type: 'hush' })]);

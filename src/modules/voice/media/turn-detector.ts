@@ -44,8 +44,8 @@ export interface TurnDetectorOptions {
  * Utterances of one caller, from 20 ms frames of PCM: a frame is speech when the voice activity detector says so
  * (Silero VAD, or the energy detector with its adaptive noise floor when the model is off or missing). An utterance
  * starts after 60 ms of speech, reports each hush of `hushMs` and pause of `pauseMs` (smart endpointing starts a
- * reply on the words heard, and commits them) and a resume after it, and ends after `endSilenceMs` of silence. Utterances under 200 ms of speech, or never as loud as the
- * caller's own voice (BACKGROUND_SPEECH_DB), are dropped.
+ * reply on the words heard, and commits them) and a resume after it, and ends after `endSilenceMs` of silence.
+ * Utterances under 200 ms of speech, or never as loud as the caller's own voice (BACKGROUND_SPEECH_DB), are dropped.
  */
 export class TurnDetector {
   readonly vad: VoiceActivity;

@@ -1,14 +1,10 @@
 import type { SessionTurn, StartTurnOptions, VoiceSettings } from './media-session.types';
 import { COMMIT_MARGIN_MS, PREEMPT_MS, TurnTaking, TurnTakingHost } from './turn-taking';
 import type { UtteranceWords } from './utterance-words';
+import { sine } from './vad/synthetic-audio';
 
 const FRAME = 160; // 20 ms at 8 kHz
-const tone = (amplitude: number, index: number) => {
-  const s = new Int16Array(FRAME);
-  for (let i = 0; i < FRAME; i++)
-    s[i] = Math.round(amplitude * Math.sin((2 * Math.PI * 440 * (index * FRAME + i)) / 8000));
-  return s;
-};
+const tone = (amplitude: number, index: number) => sine(FRAME, amplitude, 440, 8000, index * FRAME);
 
 const SETTINGS: VoiceSettings = {
   endOfTurnSilenceMs: 700,

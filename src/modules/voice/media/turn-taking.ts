@@ -62,9 +62,9 @@ interface Utterance {
  * or the stream committed) and a speculative turn starts on them (the model starts; nothing is stored or spoken);
  * with a stream it starts at once on the running words, and starts again on the final ones only if they differ
  * (case and punctuation aside); running words that read as finished start it earlier, at the first silent frame
- * (PREEMPT_MS), the pause then only asking for their final words. Final words that read as finished (`turnEnding`) commit it at `min_silence_ms` +
- * COMMIT_MARGIN_MS of silence, others at `max_silence_ms`; the caller going on first cancels it and the utterance
- * goes on whole, its words taken again at its next pause. Fixed endpointing: the utterance ends after
+ * (PREEMPT_MS), the pause then only asking for their final words. Final words that read as finished (`turnEnding`)
+ * commit it at `min_silence_ms` + COMMIT_MARGIN_MS of silence, others at `max_silence_ms`; the caller going on first
+ * cancels it and the utterance goes on whole, its words taken again at its next pause. Fixed endpointing: the utterance ends after
  * `end_of_turn_silence_ms` and its words are then taken.
  *
  * Speech over the agent's audio is judged by `OverlapJudge` (hold, interruption or backchannel); once judged an
@@ -154,14 +154,11 @@ export class TurnTaking {
     const u = this.u;
     if (!u || u.over.open) return; // speech over the agent is judged by the judge
     const spec = u.spec;
+    // Started at the hush on the same words: only their final words are asked for now. Words heard since: the turn
+    // starts again on them.
     if (spec?.early && !spec.cancelled) {
-      spec.early = false;
-      // Words heard since the hush: the turn starts again on them.
-      if (!sameWords(spec.text ?? '', this.words.interim() ?? '')) {
-        spec.cancelled = true;
-        spec.turn?.cancel();
-        u.spec = null;
-      } else return this.settleLater(u, spec, this.words.final(audio, true));
+      if (sameWords(spec.text ?? '', this.words.interim() ?? '')) return this.askFinal(u, spec, audio);
+      this.abandon(u, spec);
     }
     this.speculate(u, audio, speechEndAt, false);
   }
@@ -170,11 +167,15 @@ export class TurnTaking {
     const u = this.u;
     const spec = u?.spec;
     if (!u || !spec) return;
-    // The caller went on: the turn started on the words so far leaves no trace.
+    this.abandon(u, spec);
+    this.host.event({ type: 'status', state: 'listening' });
+  }
+
+  /** The turn started on the words so far leaves no trace (the caller went on, or said more since). */
+  private abandon(u: Utterance, spec: Speculation): void {
     spec.cancelled = true;
     spec.turn?.cancel();
     u.spec = null;
-    this.host.event({ type: 'status', state: 'listening' });
   }
 
   private ended(audio: Int16Array, speechEndAt: number): void {
@@ -194,10 +195,7 @@ export class TurnTaking {
     else if (spec && !spec.cancelled) {
       spec.final = true;
       // Ended before a pause was reported (`max_silence_ms` no longer than `min_silence_ms`): its final words now.
-      if (spec.early) {
-        spec.early = false;
-        this.settleLater(u, spec, this.words.final(audio, true));
-      }
+      if (spec.early) this.askFinal(u, spec, audio);
       this.maybeCommit(u, spec);
     } else this.speculate(u, audio, speechEndAt, true);
   }
@@ -216,6 +214,12 @@ export class TurnTaking {
       this.begin(u, spec, heard, false);
     }
     this.settleLater(u, spec, words);
+  }
+
+  /** A speculation started at the hush asks for the final words of the utterance so far. */
+  private askFinal(u: Utterance, spec: Speculation, audio: Int16Array): void {
+    spec.early = false;
+    this.settleLater(u, spec, this.words.final(audio, true));
   }
 
   /** The speculation settles on these final words when they come, unless it ended first. */
