@@ -4,7 +4,7 @@ import type { ActionConfig, ActionType } from '@/modules/runtime/tools/intent-ac
 
 /** The kinds of action and their stored configuration, as the runtime's tools carry a deployed one. */
 export type { ActionConfig, ActionType };
-export const ACTION_TYPES = ['webhook', 'agent', 'scenario', 'app'] as const satisfies readonly ActionType[];
+export { ACTION_TYPES } from '@/modules/runtime/tools/intent-actions.port';
 export type ActionStatus = 'draft' | 'deployed';
 
 /** An intent's one action (`PUT /agents/{uuid}/intents/{intentUuid}/event`); only a deployed one runs. */

@@ -9,7 +9,8 @@ import type { TurnToolsContext } from './turn-tools';
 export const INTENT_ACTIONS = declarePort('INTENT_ACTIONS', 'runtime');
 
 /** The kinds of an intent's action. */
-export type ActionType = 'webhook' | 'agent' | 'scenario' | 'app';
+export const ACTION_TYPES = ['webhook', 'agent', 'scenario', 'app'] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
 
 /** The stored configuration of each kind; only the keys of its kind are kept. */
 export interface ActionConfig {
