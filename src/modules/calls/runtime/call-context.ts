@@ -1,7 +1,18 @@
 import { AppException } from '@/common/errors/app.exception';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
+import type { ConversationRef } from '@/modules/conversations/conversation.entity';
 import type { Call } from '../call.entity';
 import type { CreateCallDto } from '../dto/requests';
+
+/** The call's conversation (the same id), as a turn knows it from the call row. */
+export const conversationOf = (
+  call: Pick<Call, 'id' | 'workspaceId' | 'channel' | 'contactId'>,
+): ConversationRef => ({
+  id: call.id,
+  workspaceId: call.workspaceId,
+  channel: call.channel,
+  contactId: call.contactId,
+});
 
 const KEY_RE = /^[A-Za-z0-9_]{1,40}$/;
 const MAX_KEYS = 50;

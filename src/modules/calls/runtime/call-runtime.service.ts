@@ -21,7 +21,7 @@ import type { Message } from '@/modules/conversations/message.entity';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import { SipDirectory } from '@/modules/sip/sip-directory';
 import type { Call, ForwardedTo } from '../call.entity';
-import { callInstructions } from './call-context';
+import { callInstructions, conversationOf } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
 import { CallLive } from './call-live';
 import { EndReason, isEnded } from './call-states';
@@ -169,7 +169,7 @@ export class CallRuntime implements OnModuleInit {
         customPrompt: callInstructions(agent.custom_prompt, call),
         messageType,
         context,
-        conversation: { id: callId, workspaceId, channel: call.channel, contactId: call.contactId },
+        conversation: conversationOf(call),
         history: read.history,
         summaries: read.summaries,
         besideReply: (at, action) => {

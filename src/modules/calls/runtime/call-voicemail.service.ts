@@ -9,6 +9,7 @@ import { CallLive } from './call-live';
 import { CallRuntime } from './call-runtime.service';
 import type { CallTurnResponse, LoadedCall } from './call-runtime.types';
 import { isEnded } from './call-states';
+import { conversationOf } from './call-context';
 import { CallsRepository } from '../calls.repository';
 import { CallResponse } from '../dto/responses';
 import { answeredByOf, AnsweredBy, isMachine, MachineDetection } from './voicemail';
@@ -89,12 +90,7 @@ export class CallVoicemail implements OnModuleInit {
         content: text,
         muted: true,
         context: await this.runtime.context(read),
-        conversation: {
-          id: call.id,
-          workspaceId: call.workspaceId,
-          channel: call.channel,
-          contactId: call.contactId,
-        },
+        conversation: conversationOf(call),
         history: read.history,
       },
       live,
