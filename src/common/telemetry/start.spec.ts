@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { samplerFromEnv, tracingRequested } from './start';
+import type { IncomingMessage } from 'node:http';
+import { leftOutRequests, rootShare, samplerFromEnv, tracingRequested } from './start';
 
 /** What docker/compose.yaml passes for each OTEL_* variable when the host sets none: an empty value. */
 function composeDefaults(): Record<string, string> {
@@ -44,5 +45,31 @@ describe('tracing from the environment', () => {
     expect(samplerFromEnv({ ...ratio, OTEL_TRACES_SAMPLER_ARG: '0' }).toString()).toMatch(
       /root=TraceIdRatioBased\{0\}/,
     );
+  });
+
+  it('draws a request that starts a trace against the share of new traces kept, before it is instrumented', () => {
+    expect(rootShare({})).toBe(1);
+    expect(rootShare({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' })).toBe(1);
+    expect(rootShare({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' })).toBe(0);
+    expect(
+      rootShare({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }),
+    ).toBe(0.1);
+    expect(rootShare({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '' })).toBe(
+      1,
+    );
+    // A ratio sampler that is not parent-based decides every span alone: requests are not drawn first.
+    expect(rootShare({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' })).toBe(1);
+
+    const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+    const starting = request({});
+    const continuing = request({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    expect(leftOutRequests(1)(starting)).toBe(false);
+    expect(leftOutRequests(0)(starting)).toBe(true);
+    // One that continues a caller's trace follows the caller's decision (the parent-based sampler's).
+    expect(leftOutRequests(0)(continuing)).toBe(false);
+    const tenth = leftOutRequests(0.1);
+    const kept = Array.from({ length: 20_000 }, () => tenth(starting)).filter((out) => !out).length;
+    expect(kept).toBeGreaterThan(1_600);
+    expect(kept).toBeLessThan(2_400);
   });
 });

@@ -62,12 +62,42 @@ function isIncoming(req: ClientRequest | IncomingMessage): req is IncomingMessag
   return typeof (req as IncomingMessage).headers === 'object' && 'httpVersion' in req;
 }
 
-/** HTTP spans without query values, named by their route, with the request's workspace. */
-function httpInstrumentation() {
+/**
+ * The share of new traces the sampler keeps when it is parent-based with a fixed root decision
+ * (`parentbased_traceidratio`, `parentbased_always_off`; 1 for the default, always on): a request that would start a
+ * trace is drawn against it before it is instrumented.
+ */
+export function rootShare(env: Env): number {
+  switch (env.OTEL_TRACES_SAMPLER?.trim()) {
+    case 'parentbased_always_off':
+      return 0;
+    case 'parentbased_traceidratio': {
+      const arg = Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || NaN);
+      return Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
+    }
+    default:
+      return 1;
+  }
+}
+
+/** Whether a request is left out untraced: it starts a trace (no `traceparent`) and loses the draw against `share`. */
+export function leftOutRequests(share: number): (req: IncomingMessage) => boolean {
+  if (share >= 1) return () => false;
+  return (req) => req.headers.traceparent === undefined && Math.random() >= share;
+}
+
+/**
+ * HTTP spans without query values, named by their route, with the request's workspace. A request that carries no
+ * `traceparent` starts a trace: with a sampler that keeps a share of them, it is drawn first, and one left out is not
+ * instrumented at all (the instrumentation runs it with tracing suppressed, so nothing under it makes a span or
+ * attributes). The sampler would leave out its span anyway, but only after the instrumentation had built it.
+ */
+function httpInstrumentation(share: number) {
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const leftOut = leftOutRequests(share);
   return new HttpInstrumentation({
-    ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]),
+    ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]) || leftOut(req),
     requireParentforOutgoingSpans: true,
     ignoreOutgoingRequestHook: () => OWN_REQUEST_SPANS.has(currentOwnSpan() ?? ''),
     requestHook: (span, req) => {
@@ -148,7 +178,7 @@ export function startTelemetry(env: Env = process.env): string | null {
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      off.has('http') ? [] : httpInstrumentation(),
+      off.has('http') ? [] : httpInstrumentation(rootShare(env)),
       off.has('pg') ? [] : new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       // Command names only: arguments hold keys with phone numbers and queued message texts.
       off.has('ioredis')
@@ -166,6 +196,7 @@ export function startTelemetry(env: Env = process.env): string | null {
     env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true',
     sampler instanceof
       (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).ParentBasedSampler,
+    (require('@opentelemetry/core') as typeof import('@opentelemetry/core')).isTracingSuppressed,
   );
   (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();

@@ -7,8 +7,10 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { isTracingSuppressed, suppressTracing } from '@opentelemetry/core';
 import { callIds } from './call-trace';
 import { withSpan } from './telemetry';
+import { carry, currentTraceId, currentTraceparent, resumeTrace, TRACE_FIELD } from './trace-context';
 import { activateTracing, deactivateTracing } from './tracing-state';
 
 const SAMPLED = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -39,6 +41,8 @@ describe('span helpers under a sampled and a left-out trace', () => {
         startCallSpan: (_id, start) => start(),
       },
       false,
+      true,
+      isTracingSuppressed,
     );
   });
 
@@ -83,5 +87,56 @@ describe('span helpers under a sampled and a left-out trace', () => {
     const spans = await finished();
     expect(spans.map((s) => s.name).sort()).toEqual(['llm', 'turn']);
     expect(spans.every((s) => s.spanContext().traceId === callIds(call).traceId)).toBe(true);
+  });
+
+  /** What an instrumentation (pg, ioredis, outgoing HTTP, with `requireParentSpan`) sees: is there a span? */
+  const instrumentationSeesASpan = () => api.trace.getSpan(api.context.active()) !== undefined;
+
+  it('leaves no span in the context of a trace left out, so the instrumentations skip it, and carries it on', async () => {
+    const seen = await resumeTrace(LEFT_OUT, () =>
+      withSpan('turn', {}, () =>
+        withSpan('llm', {}, async () => ({
+          span: instrumentationSeesASpan(),
+          traceId: currentTraceId(),
+          carried: carry({ a: 1 }),
+        })),
+      ),
+    );
+    expect(seen).toEqual({
+      span: false,
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      carried: { a: 1, [TRACE_FIELD]: LEFT_OUT },
+    });
+    // A job carrying it makes no span either.
+    await withSpan('job q:x', {}, async () => expect(instrumentationSeesASpan()).toBe(false), {
+      parent: LEFT_OUT,
+    });
+    expect(await finished()).toEqual([]);
+  });
+
+  it('makes no span in a request left out before it was traced, and what it carries on stays out', async () => {
+    const carried = await api.context.with(suppressTracing(api.context.active()), () =>
+      withSpan('llm', {}, async () => {
+        expect(instrumentationSeesASpan()).toBe(false);
+        return currentTraceparent();
+      }),
+    );
+    expect(carried).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    await withSpan('job q:x', {}, async () => 'ran', { parent: carried });
+    expect(await finished()).toEqual([]);
+    // The call's own trace is the call's decision, whatever the request's.
+    const call = '0190a9c2-7b1e-7c3d-9e4f-5a6b7c8d9e0f';
+    callSampled = true;
+    await api.context.with(suppressTracing(api.context.active()), () =>
+      withSpan('turn', {}, async () => 'ran', { call }),
+    );
+    expect((await finished()).map((s) => s.name)).toEqual(['turn']);
+  });
+
+  it('still makes the spans of a sampled trace under a sampled one', async () => {
+    await resumeTrace(SAMPLED, () =>
+      withSpan('turn', {}, async () => expect(instrumentationSeesASpan()).toBe(true)),
+    );
+    expect((await finished()).map((s) => s.name)).toEqual(['turn']);
   });
 });

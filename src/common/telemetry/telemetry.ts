@@ -88,12 +88,29 @@ function keyOf(s: TracingState, name: string): symbol {
 /** A W3C `traceparent`: trace id, parent span id, flags. */
 export const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-/** A remote parent from a carried `traceparent`, or undefined when it is not one. */
+/** A W3C `traceparent` of a span context. */
+export const traceparentOf = (sc: OTel.SpanContext): string =>
+  `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+
+/**
+ * A context in a trace the sampler left out: no span in it (so the instrumentations skip their work), the trace's
+ * `traceparent` kept for what is carried on from it.
+ */
+function leftOutContext(s: TracingState, ctx: OTel.Context, traceparent: string): OTel.Context {
+  return s.api.trace.deleteSpan(ctx).setValue(s.leftOut, traceparent);
+}
+
+/**
+ * A remote parent from a carried `traceparent`, or undefined when it is not one. One the sampler left out, under a
+ * parent-based sampler, is a context without a span (see `leftOutContext`).
+ */
 export function parentFrom(s: TracingState, traceparent: string): OTel.Context | undefined {
   const m = TRACEPARENT.exec(traceparent);
   if (!m) return undefined;
   const spanContext = { traceId: m[1], spanId: m[2], traceFlags: parseInt(m[3], 16), isRemote: true };
   if (!s.api.trace.isSpanContextValid(spanContext)) return undefined;
+  if (s.parentBased && (spanContext.traceFlags & s.api.TraceFlags.SAMPLED) === 0)
+    return leftOutContext(s, s.api.ROOT_CONTEXT, traceparent);
   return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, spanContext);
 }
 
@@ -104,10 +121,17 @@ export function callContext(s: TracingState, callId: string): OTel.Context {
   return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true });
 }
 
-/** The context's span is of a trace the sampler left out (a parent-based sampler then leaves out its children). */
-function unsampled(s: TracingState, ctx: OTel.Context): boolean {
+/**
+ * The `traceparent` of the trace left out that the context is in, if it is: a left-out context of ours, or a span of
+ * a trace the sampler left out (a parent-based sampler then leaves out its children).
+ */
+function leftOutTrace(s: TracingState, ctx: OTel.Context): string | undefined {
+  const marked = ctx.getValue(s.leftOut) as string | undefined;
+  if (marked) return marked;
   const sc = s.api.trace.getSpanContext(ctx);
-  return !!sc && (sc.traceFlags & s.api.TraceFlags.SAMPLED) === 0 && s.api.trace.isSpanContextValid(sc);
+  return sc && (sc.traceFlags & s.api.TraceFlags.SAMPLED) === 0 && s.api.trace.isSpanContextValid(sc)
+    ? traceparentOf(sc)
+    : undefined;
 }
 
 const KINDS = { internal: 0, server: 1, client: 2, producer: 3, consumer: 4 } as const;
@@ -136,10 +160,12 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
     if (here && s.api.trace.isSpanContextValid(here) && here.traceId !== s.calls.ids(options.call).traceId)
       links = [{ context: here }];
   } else if (options.parent) parent = parentFrom(s, options.parent) ?? active;
-  if (!options.root && s.parentBased && unsampled(s, parent)) {
-    // A trace the sampler left out: nothing of this span would be kept, so none is made (no ids, no attributes).
-    // Its children stay in that trace, left out as well.
-    let ctx = parent.setValue(s.own, name);
+  const leftOut = options.root || !s.parentBased ? undefined : leftOutTrace(s, parent);
+  if (leftOut !== undefined || (parent === active && s.suppressed(active))) {
+    // A trace the sampler left out, or a request left out before it was traced: nothing of this span would be kept,
+    // so none is made (no ids, no attributes), and its context holds no span, so the statements, commands and
+    // requests under it are not instrumented either. Its children stay in that trace, left out as well.
+    let ctx = (leftOut !== undefined ? leftOutContext(s, parent, leftOut) : parent).setValue(s.own, name);
     if (key) ctx = ctx.setValue(key, NOOP);
     return { ctx, handle: NOOP, owned: false };
   }

@@ -1,26 +1,43 @@
-import { parentFrom, TRACEPARENT } from './telemetry';
-import { tracingState } from './tracing-state';
+import { randomBytes } from 'node:crypto';
+import { parentFrom, TRACEPARENT, traceparentOf } from './telemetry';
+import { tracingState, type TracingState } from './tracing-state';
 
 /**
  * A trace carried beyond the process or the moment: the current one as a W3C `traceparent` (stored with an event,
  * put in a job's payload) and continued later where it is read. Nothing with tracing off.
  */
 
+/**
+ * The current trace, when tracing is on and a trace is current: its span's context, or the `traceparent` of a trace
+ * the sampler left out (its context holds no span). In a request left out before it was traced (no trace at all),
+ * a new left-out one, so that the work it carries on (jobs, events) is left out with it rather than starting traces
+ * of its own.
+ */
+function currentTrace(s: TracingState): string | undefined {
+  const ctx = s.api.context.active();
+  const sc = s.api.trace.getSpanContext(ctx);
+  if (sc && s.api.trace.isSpanContextValid(sc)) return traceparentOf(sc);
+  const leftOut = ctx.getValue(s.leftOut) as string | undefined;
+  if (leftOut) return leftOut;
+  return s.suppressed(ctx)
+    ? `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-00`
+    : undefined;
+}
+
 /** The current trace id (32 hex), when tracing is on and a trace is current. */
 export function currentTraceId(): string | undefined {
   const s = tracingState();
   if (!s) return undefined;
-  const sc = s.api.trace.getSpanContext(s.api.context.active());
-  return sc && s.api.trace.isSpanContextValid(sc) ? sc.traceId : undefined;
+  const ctx = s.api.context.active();
+  const sc = s.api.trace.getSpanContext(ctx);
+  if (sc && s.api.trace.isSpanContextValid(sc)) return sc.traceId;
+  return TRACEPARENT.exec((ctx.getValue(s.leftOut) as string | undefined) ?? '')?.[1];
 }
 
 /** The current span as a W3C `traceparent` (to store or send with work done later), or null. */
 export function currentTraceparent(): string | null {
   const s = tracingState();
-  if (!s) return null;
-  const sc = s.api.trace.getSpanContext(s.api.context.active());
-  if (!sc || !s.api.trace.isSpanContextValid(sc)) return null;
-  return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+  return (s && currentTrace(s)) ?? null;
 }
 
 /** The field of a payload (a Bull job's data, a queued inbound message) that carries the trace of its producer. */

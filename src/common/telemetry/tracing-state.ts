@@ -26,6 +26,14 @@ export interface TracingState {
   own: symbol;
   /** The sampler follows the parent's decision: a span under a trace left out is left out too. */
   parentBased: boolean;
+  /**
+   * The context key holding the `traceparent` of a trace the sampler left out, in a context that holds no span: the
+   * PostgreSQL, Redis and HTTP instrumentations then skip their work (they make spans only under a span), and what
+   * the work carries on (a job, an event) stays out of the trace too.
+   */
+  leftOut: symbol;
+  /** Whether a context is one where the SDK makes no span (a request left out before it was instrumented). */
+  suppressed(ctx: OTel.Context): boolean;
 }
 
 let state: TracingState | null = null;
@@ -36,6 +44,7 @@ export function activateTracing(
   calls: CallTraces,
   capture: boolean,
   parentBased = true,
+  suppressed: (ctx: OTel.Context) => boolean = () => false,
 ): void {
   state = {
     api,
@@ -45,6 +54,8 @@ export function activateTracing(
     keys: new Map(),
     own: api.createContextKey('agent-platform.own-span'),
     parentBased,
+    leftOut: api.createContextKey('agent-platform.left-out-trace'),
+    suppressed,
   };
 }
 
