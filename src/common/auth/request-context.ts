@@ -1,9 +1,13 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import type { TokenScope, WorkspacePolicies } from './tenancy';
+import type { WorkspaceId as WorkspaceIdType } from './workspace-id';
+
+/** The workspace id (`./workspace-id`), under the name of the decorator that reads it from the request. */
+export type WorkspaceId = WorkspaceIdType;
 
 export interface TenantContext {
-  id: string;
+  id: WorkspaceId;
   slug: string;
   name: string;
   policies: WorkspacePolicies;
@@ -26,7 +30,7 @@ export const CurrentWorkspace = createParamDecorator((_: unknown, ctx: Execution
 });
 
 /** The id of the workspace of the request: the first argument of every service call. */
-export const WorkspaceId = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
+export const WorkspaceId = createParamDecorator((_: unknown, ctx: ExecutionContext): WorkspaceId => {
   const req = ctx.switchToHttp().getRequest<TenantRequest>();
   if (!req.workspace) throw new Error('WorkspaceId used on a route without a tenant');
   return req.workspace.id;

@@ -3,6 +3,7 @@
  * domain module): the tenant of a host label and the token of a request.
  */
 import type { AuthContext, TenantContext } from './request-context';
+import type { WorkspaceId } from './workspace-id';
 
 export const EXPORT_POLICIES = ['raw', 'masked', 'disabled'] as const;
 export type ExportPolicy = (typeof EXPORT_POLICIES)[number];
@@ -21,5 +22,5 @@ export abstract class TenantResolver {
 
 /** A workspace's bearer token → who calls with which scopes (null when unknown, revoked or malformed). */
 export abstract class TokenAuthenticator {
-  abstract authenticate(workspaceId: string, value: string): Promise<AuthContext | null>;
+  abstract authenticate(workspaceId: WorkspaceId, value: string): Promise<AuthContext | null>;
 }

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** A settings row: the workspace default has no agent. */
 export interface SettingsRow {
@@ -19,7 +20,7 @@ export abstract class SettingsRowsRepository {
   /** The default row and the agent's row (if any) of one workspace. */
   protected async defaultAndAgent<R extends SettingsRow>(
     sql: string,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string | null,
     manager?: EntityManager,
   ): Promise<{ def: R | null; agent: R | null }> {
@@ -38,7 +39,7 @@ export abstract class SettingsRowsRepository {
   }
 
   /** Serialises every settings change of one workspace (first-PUT creation races). */
-  async lockWorkspace(workspaceId: string, manager: EntityManager): Promise<void> {
+  async lockWorkspace(workspaceId: WorkspaceId, manager: EntityManager): Promise<void> {
     await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, [workspaceId]);
   }
 }

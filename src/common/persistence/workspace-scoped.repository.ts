@@ -13,6 +13,7 @@ import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { newId } from './base.entity';
 import { statementName } from './statement-names';
 import { runAsOwnedSave } from './sweep';
@@ -55,8 +56,8 @@ export function insertSql(rows: NewRows, params: unknown[]): string {
   return `INSERT INTO ${rows.table} (${rows.columns.join(', ')}) VALUES ${values.join(', ')}`;
 }
 
-/** The tenant every scoped query is filtered on. */
-export type WorkspaceId = string;
+/** The tenant every scoped query is filtered on (`common/auth/workspace-id`). */
+export type { WorkspaceId };
 
 /**
  * A query builder already filtered on the workspace. `where` adds a condition (TypeORM's would replace the tenant

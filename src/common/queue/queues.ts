@@ -1,4 +1,5 @@
 import type { JobOptions } from 'bull';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** Every queue of the service. Producers and processors name queues only through this table. */
 export const QUEUES = {
@@ -34,25 +35,25 @@ export interface JobPayloads {
      * Ends the session when the customer has been idle past its timeout, else re-arms at the new deadline;
      * `activityMs` is the activity it was armed for, `dueMs` when it was due (absent on timers armed before).
      */
-    'session-timeout': { workspaceId: string; sessionId: string; activityMs: number; dueMs?: number };
+    'session-timeout': { workspaceId: WorkspaceId; sessionId: string; activityMs: number; dueMs?: number };
   };
   evaluation: {
-    'evaluate-session': { workspaceId: string; sessionId: string };
+    'evaluate-session': { workspaceId: WorkspaceId; sessionId: string };
   };
   knowledge: {
     /** Runs (or re-runs, replacing) the import of a data source. */
-    import: { workspaceId: string; dataSourceId: string };
+    import: { workspaceId: WorkspaceId; dataSourceId: string };
     /** Rebuilds every assigned agent's index of a data source. */
-    sync: { workspaceId: string; dataSourceId: string };
+    sync: { workspaceId: WorkspaceId; dataSourceId: string };
   };
   webhooks: {
     /** One attempt of a webhook delivery when it is due; a no-op when another worker holds it or it is done. */
-    deliver: { workspaceId: string; deliveryId: string };
+    deliver: { workspaceId: WorkspaceId; deliveryId: string };
   };
   voice: {
     /** Downloads a finished Twilio recording, stores it and deletes it at Twilio. */
     recording: {
-      workspaceId: string;
+      workspaceId: WorkspaceId;
       callId: string;
       recordingSid: string;
       recordingUrl: string;
@@ -67,16 +68,16 @@ export interface JobPayloads {
      * the ones their ends start, back to back (`executionId` names the execution that asked; the oldest start
      * first); or, with `resume`, goes on with that running one at the step that asked to be tried again.
      */
-    'run-execution': { workspaceId: string; executionId: string; resume?: boolean };
+    'run-execution': { workspaceId: WorkspaceId; executionId: string; resume?: boolean };
     /** Safety net (repeatable, every 5 s): starts waiting executions of workspaces with free slots. */
     'wake-queued': Record<string, never>;
     /** One cron time of a deployed `schedule` flow; it queues the execution and the next tick. */
-    'cron-tick': { workspaceId: string; flowId: string; version: number; fireAt: number };
+    'cron-tick': { workspaceId: WorkspaceId; flowId: string; version: number; fireAt: number };
   };
   messaging: MessagingJobs;
   transcription: {
     /** One attempt at a pending transcription; the job id carries the attempt, so a repeat is dropped. */
-    transcribe: { workspaceId: string; transcriptionId: string };
+    transcribe: { workspaceId: WorkspaceId; transcriptionId: string };
   };
   outbound: {
     /** One pass of the outbound dispatcher (repeatable every 2 s, and woken when an event commits). */
@@ -84,7 +85,7 @@ export interface JobPayloads {
   };
   'outbound-slots': {
     /** A call of the campaign has ended: claims and places its free slots at once (not behind a full pass). */
-    'campaign-slot': { workspaceId: string; campaignId: string };
+    'campaign-slot': { workspaceId: WorkspaceId; campaignId: string };
   };
 }
 
@@ -95,13 +96,13 @@ export interface JobPayloads {
  */
 export interface CallJobs {
   /** Places an outbound call through its provider. */
-  dial: { workspaceId: string; callId: string };
+  dial: { workspaceId: WorkspaceId; callId: string };
   /** `no-answer` when still ringing at `ring_timeout_seconds`. */
-  'ring-timeout': { workspaceId: string; callId: string };
+  'ring-timeout': { workspaceId: WorkspaceId; callId: string };
   /** Ends an answered call at `max_duration_seconds`. */
-  'max-duration': { workspaceId: string; callId: string };
+  'max-duration': { workspaceId: WorkspaceId; callId: string };
   /** Ends the call when the customer has said nothing since `activityMs` for the silence timeout. */
-  'silence-timeout': { workspaceId: string; callId: string; activityMs: number };
+  'silence-timeout': { workspaceId: WorkspaceId; callId: string; activityMs: number };
   /** Rebuilds the concurrency sets of every workspace from PostgreSQL (repeatable, every 30 s). */
   'reconcile-slots': Record<string, never>;
 }
@@ -119,10 +120,10 @@ export interface MessagingJobs {
   /** Gives a drain job to threads that a stopped process took in its hooks and left (repeatable, every 30 s). */
   'recover-threads': Record<string, never>;
   /** Hands a stored outbound message to its provider. */
-  send: { workspaceId: string; messageId: string };
+  send: { workspaceId: WorkspaceId; messageId: string };
   /** A template's review outcome: the sandbox's (by our id) or Meta's status update (by its id). */
   'template-status': {
-    workspaceId?: string;
+    workspaceId?: WorkspaceId;
     templateId?: string;
     providerTemplateId?: string;
     status: string;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { canonicalDecimal, parseCurrency, parsePrice, PRICE_FIELDS, PriceField, PriceTable } from './prices';
 import { WorkspacePrices } from './workspace-prices.entity';
 import { PriceColumns, WorkspacePricesRepository } from './workspace-prices.repository';
@@ -32,7 +33,7 @@ export class PricesService {
   ) {}
 
   /** The table of a workspace (by id), or null when none is set. */
-  async forWorkspace(workspaceId: string): Promise<PriceTable | null> {
+  async forWorkspace(workspaceId: WorkspaceId): Promise<PriceTable | null> {
     const row = await this.repo.find(workspaceId);
     return row ? tableOf(row) : null;
   }

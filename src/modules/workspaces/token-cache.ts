@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import type { AuthContext } from '@/common/auth/request-context';
 import { REDIS } from '@/common/redis/redis.module';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** How long an authenticated token is kept in a process at most (a lost revocation message lasts no longer). */
 export const TOKEN_CACHE_MS = 10_000;
@@ -69,7 +70,7 @@ export class TokenCache implements OnModuleInit, OnApplicationShutdown {
     return this.generation;
   }
 
-  get(workspaceId: string, hash: string): Entry | null {
+  get(workspaceId: WorkspaceId, hash: string): Entry | null {
     if (!this.listening) return null;
     const key = `${workspaceId}:${hash}`;
     const hit = this.entries.get(key);
@@ -81,7 +82,13 @@ export class TokenCache implements OnModuleInit, OnApplicationShutdown {
     return hit;
   }
 
-  keep(workspaceId: string, hash: string, auth: AuthContext, lastUsedAt: number | null, mark: number): void {
+  keep(
+    workspaceId: WorkspaceId,
+    hash: string,
+    auth: AuthContext,
+    lastUsedAt: number | null,
+    mark: number,
+  ): void {
     if (!this.listening || mark !== this.generation) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(`${workspaceId}:${hash}`, { auth, lastUsedAt, expires: Date.now() + TOKEN_CACHE_MS });

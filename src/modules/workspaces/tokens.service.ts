@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import type { AuthContext } from '@/common/auth/request-context';
 import { isUuid } from '@/common/validation/validators';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ApiToken, TOKEN_SCOPES, TokenScope } from './api-token.entity';
 import { TokenCache } from './token-cache';
 import { generateTokenValue, hashToken, isWellFormedToken } from './token-format';
@@ -81,7 +82,7 @@ export class TokensService {
    * The live token of this workspace with this value, or null. Kept in the process for a few seconds after it is
    * read (TokenCache); a revocation drops it in every process as soon as it is committed.
    */
-  async authenticate(workspaceId: string, value: string): Promise<AuthContext | null> {
+  async authenticate(workspaceId: WorkspaceId, value: string): Promise<AuthContext | null> {
     if (!isWellFormedToken(value)) return null;
     const hash = hashToken(value);
     const kept = this.cache.get(workspaceId, hash);
@@ -110,7 +111,7 @@ export class TokensService {
     return lastUsedAt === null || Date.now() - lastUsedAt > 60_000;
   }
 
-  private recordUse(workspaceId: string, tokenId: string): void {
+  private recordUse(workspaceId: WorkspaceId, tokenId: string): void {
     this.tokens
       .touch(workspaceId, tokenId)
       .catch((err: Error) => this.logger.warn({ err: err.message, tokenId }, 'could not record token use'));

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /**
  * A workspace's optional price table: what one unit of each usage costs, in `currency` (ISO 4217). Amounts are
@@ -6,7 +7,7 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } fro
  */
 @Entity('workspace_prices')
 export class WorkspacePrices {
-  @PrimaryColumn('uuid') workspaceId!: string;
+  @PrimaryColumn('uuid') workspaceId!: WorkspaceId;
   @Column('char', { length: 3 }) currency!: string;
   @Column('numeric', { name: 'llm_prompt_per_1k', precision: 18, scale: 9 }) llmPromptPer1k!: string;
   @Column('numeric', { name: 'llm_completion_per_1k', precision: 18, scale: 9 }) llmCompletionPer1k!: string;

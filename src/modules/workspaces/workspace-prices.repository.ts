@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { WorkspacePrices } from './workspace-prices.entity';
 
 /** Columns of the price table beside the currency, as the entity names them. */
@@ -19,12 +20,12 @@ export type PriceColumns = Pick<
 export class WorkspacePricesRepository {
   constructor(@InjectRepository(WorkspacePrices) private readonly repo: Repository<WorkspacePrices>) {}
 
-  find(workspaceId: string): Promise<WorkspacePrices | null> {
+  find(workspaceId: WorkspaceId): Promise<WorkspacePrices | null> {
     return this.repo.findOne({ where: { workspaceId } });
   }
 
   /** Writes the whole table (a new one or a replacement) and answers it as stored. */
-  async put(workspaceId: string, p: PriceColumns): Promise<WorkspacePrices> {
+  async put(workspaceId: WorkspaceId, p: PriceColumns): Promise<WorkspacePrices> {
     await this.repo.query(
       `INSERT INTO workspace_prices (workspace_id, currency, llm_prompt_per_1k, llm_completion_per_1k,
                                      stt_per_minute, tts_per_1k_characters, call_per_minute)
@@ -48,7 +49,7 @@ export class WorkspacePricesRepository {
   }
 
   /** Whether there was a table to remove. */
-  async remove(workspaceId: string): Promise<boolean> {
+  async remove(workspaceId: WorkspaceId): Promise<boolean> {
     const [, count] = (await this.repo.query(`DELETE FROM workspace_prices WHERE workspace_id = $1`, [
       workspaceId,
     ])) as [unknown, number];

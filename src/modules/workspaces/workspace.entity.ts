@@ -2,6 +2,7 @@ import { Column, Entity, Index } from 'typeorm';
 import { BaseEntity } from '@/common/persistence/base.entity';
 
 import type { WorkspacePolicies } from '@/common/auth/tenancy';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 export { EXPORT_POLICIES, type ExportPolicy, type WorkspacePolicies } from '@/common/auth/tenancy';
 
@@ -10,6 +11,9 @@ export const DEFAULT_POLICIES: WorkspacePolicies = { ANALYTICS_MESSAGES_EXPORT: 
 /** A tenant. Its slug is the first DNS label of its base address. */
 @Entity('workspaces')
 export class Workspace extends BaseEntity {
+  /** The tenant's own id: the workspace id of every row it owns. */
+  declare id: WorkspaceId;
+
   @Index({ unique: true })
   @Column('varchar', { length: 63 })
   slug!: string;

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { newId } from '@/common/persistence/base.entity';
+import { type WorkspaceId, workspaceIdOf } from '@/common/auth/workspace-id';
 import { ApiToken } from './api-token.entity';
 import { User } from './user.entity';
 import { Workspace } from './workspace.entity';
@@ -16,12 +17,13 @@ export class WorkspacesRepository {
     return this.repo.findOne({ where: { slug } });
   }
 
-  findById(id: string): Promise<Workspace | null> {
+  findById(id: WorkspaceId): Promise<Workspace | null> {
     return this.repo.findOne({ where: { id } });
   }
 
   create(slug: string, name: string): Promise<Workspace> {
-    return this.repo.save(this.repo.create({ id: newId(), slug, name }));
+    // A new workspace's id is made here: the one place one comes from nothing.
+    return this.repo.save(this.repo.create({ id: workspaceIdOf(newId()), slug, name }));
   }
 
   save(workspace: Workspace): Promise<Workspace> {
@@ -35,7 +37,7 @@ export class UsersRepository extends WorkspaceScopedRepository<User> {
     super(repo);
   }
 
-  findByEmail(workspaceId: string, email: string): Promise<User | null> {
+  findByEmail(workspaceId: WorkspaceId, email: string): Promise<User | null> {
     return this.query(workspaceId, 'u').andWhere('lower(u.email) = lower(:email)', { email }).getOne();
   }
 }
@@ -52,7 +54,7 @@ export class ApiTokensRepository extends WorkspaceScopedRepository<ApiToken> {
    * The live (not revoked) token of this workspace with this hash. It runs on every request, so it is one named
    * prepared statement on the pool, without the query builder.
    */
-  async findLive(workspaceId: string, tokenHash: string): Promise<LiveToken | null> {
+  async findLive(workspaceId: WorkspaceId, tokenHash: string): Promise<LiveToken | null> {
     const rows = await this.prepared<LiveToken>(
       'auth-live-token',
       `SELECT id, name, user_id AS "userId", scopes, last_used_at AS "lastUsedAt" FROM api_tokens
@@ -63,7 +65,7 @@ export class ApiTokensRepository extends WorkspaceScopedRepository<ApiToken> {
   }
 
   /** Writes last_used_at only when the stored one is older than a minute, so a busy token writes once a minute. */
-  async touch(workspaceId: string, id: string): Promise<void> {
+  async touch(workspaceId: WorkspaceId, id: string): Promise<void> {
     await this.sql(
       `UPDATE api_tokens SET last_used_at = now()
         WHERE workspace_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import type { TenantContext } from '@/common/auth/request-context';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { User, UserRole } from './user.entity';
 import { DEFAULT_POLICIES, Workspace, WorkspacePolicies } from './workspace.entity';
 import { UsersRepository, WorkspacesRepository } from './workspaces.repository';
@@ -50,7 +51,7 @@ export class WorkspacesService {
   }
 
   /** Policies are read fresh (not from the tenant cache) so a change applies on the next request everywhere. */
-  async getPolicies(workspaceId: string): Promise<WorkspacePolicies> {
+  async getPolicies(workspaceId: WorkspaceId): Promise<WorkspacePolicies> {
     const ws = await this.workspaces.findById(workspaceId);
     return { ...DEFAULT_POLICIES, ...(ws?.policies ?? {}) };
   }
@@ -63,11 +64,11 @@ export class WorkspacesService {
   }
 
   /** The page origins allowed to open the workspace's web calls, read fresh (a change applies at once). */
-  async webCallOrigins(workspaceId: string): Promise<string[]> {
+  async webCallOrigins(workspaceId: WorkspaceId): Promise<string[]> {
     return (await this.workspaces.findById(workspaceId))?.webCallOrigins ?? [];
   }
 
-  async setWebCallOrigins(workspaceId: string, origins: string[]): Promise<string[]> {
+  async setWebCallOrigins(workspaceId: WorkspaceId, origins: string[]): Promise<string[]> {
     const ws = await this.workspaces.findById(workspaceId);
     if (!ws) throw AppException.notFound('Workspace');
     ws.webCallOrigins = origins;
@@ -92,7 +93,7 @@ export class WorkspacesService {
   }
 
   /** A user of the workspace by uuid or email (the CLI accepts either). */
-  async findUser(workspaceId: string, ref: string): Promise<User | null> {
+  async findUser(workspaceId: WorkspaceId, ref: string): Promise<User | null> {
     return ref.includes('@')
       ? this.users.findByEmail(workspaceId, ref)
       : this.users.findById(workspaceId, ref);
