@@ -27,7 +27,7 @@ export class AgentChannelsController {
   @ApiOperation({ summary: "The agent's channel bindings (numbers per channel and Messenger pages)" })
   @ApiEnvelope(AgentChannelResponse, { isArray: true, errors: ['INVALID_UUID'] })
   async channels(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<AgentChannelResponse[]> {
     return (await this.agents.view(ws, id)).channels;
@@ -44,7 +44,7 @@ export class AgentChannelsController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   async bindNumber(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: BindPhoneNumberDto,
   ): Promise<AgentResponse> {
@@ -59,7 +59,7 @@ export class AgentChannelsController {
   })
   @ApiEnvelope(AgentResponse, { errors: ['INVALID_UUID'] })
   async unbindNumber(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Param('phoneNumberUuid', UuidParamPipe) numberId: string,
   ): Promise<AgentResponse> {
@@ -73,7 +73,7 @@ export class AgentChannelsController {
   @ApiOperation({ summary: 'Serve WhatsApp messaging of a number with this agent' })
   @ApiEnvelope(AgentResponse, { errors: ['VALIDATION_ERROR', 'INVALID_UUID', 'INVALID_FORMAT', 'CONFLICT'] })
   async bindWhatsapp(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: BindWhatsappDto,
   ): Promise<AgentResponse> {
@@ -87,7 +87,7 @@ export class AgentChannelsController {
   @ApiOperation({ summary: 'Remove the WhatsApp messaging binding; the number stays on the account' })
   @ApiEnvelope(AgentResponse, { errors: ['INVALID_UUID'] })
   async unbindWhatsapp(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<AgentResponse> {
     await this.agents.get(ws, id);
@@ -102,7 +102,7 @@ export class AgentChannelsController {
   })
   @ApiEnvelope(AgentResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'] })
   async bindMessenger(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: BindMessengerDto,
   ): Promise<AgentResponse> {
@@ -118,7 +118,7 @@ export class AgentChannelsController {
   })
   @ApiEnvelope(AgentResponse, { errors: ['INVALID_UUID'] })
   async unbindMessenger(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<AgentResponse> {
     await this.agents.get(ws, id);

@@ -21,7 +21,7 @@ export class AgentSettingsController {
   @Get('memorize/default')
   @ApiOperation({ summary: 'The workspace default memorize settings' })
   @ApiEnvelope(MemorizeSettingsResponse)
-  getMemorizeDefault(@WorkspaceId() ws: string): Promise<EffectiveMemorizeSettings> {
+  getMemorizeDefault(@WorkspaceId() ws: WorkspaceId): Promise<EffectiveMemorizeSettings> {
     return this.memorize.getDefault(ws);
   }
 
@@ -29,7 +29,7 @@ export class AgentSettingsController {
   @ApiOperation({ summary: 'Change the workspace default memorize settings (each block merged key by key)' })
   @ApiEnvelope(MemorizeSettingsResponse, { errors: [...EVAL_ERRORS] })
   putMemorizeDefault(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: MemorizeSettingsDto,
   ): Promise<EffectiveMemorizeSettings> {
     return this.memorize.updateDefault(ws, dto);
@@ -39,7 +39,7 @@ export class AgentSettingsController {
   @ApiOperation({ summary: "The agent's memorize settings, with source (default or agent)" })
   @ApiEnvelope(MemorizeSettingsResponse, { errors: ['INVALID_UUID'] })
   async getAgentMemorize(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<EffectiveMemorizeSettings> {
     await this.agents.get(ws, id);
@@ -54,7 +54,7 @@ export class AgentSettingsController {
   })
   @ApiEnvelope(MemorizeSettingsResponse, { errors: [...EVAL_ERRORS, 'INVALID_UUID'] })
   async putAgentMemorize(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: MemorizeSettingsDto,
   ): Promise<EffectiveMemorizeSettings> {
@@ -70,7 +70,7 @@ export class AgentSettingsController {
   })
   @ApiEnvelope(MemorizeSettingsResponse, { errors: ['INVALID_UUID'], idempotent: false })
   async resetAgentMemorize(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<EffectiveMemorizeSettings> {
     await this.agents.get(ws, id);

@@ -7,6 +7,7 @@ import { agentConfigVersionSql } from '@/common/persistence/agent-config-version
 import type { AgentSettings, AgentStatus } from './agent.entity';
 import type { AgentBindings } from '@/modules/phone-numbers/dto/agent-bindings.response';
 import { AgentBindingsView } from '@/modules/phone-numbers/agent-bindings.section';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentWebhooksRepository } from './collections/agent-webhooks.repository';
 import type {
   GuardRuleResponse,
@@ -145,7 +146,7 @@ export class AgentViewsRepository {
   }
 
   /** Rows in the order of `ids`; missing agents are left out. */
-  async load(workspaceId: string, ids: string[], manager?: EntityManager): Promise<AgentViewRow[]> {
+  async load(workspaceId: WorkspaceId, ids: string[], manager?: EntityManager): Promise<AgentViewRow[]> {
     if (!ids.length) return [];
     const rows = manager
       ? ((await manager.query(this.viewSql, [workspaceId, ids])) as AgentViewRow[])
@@ -161,7 +162,7 @@ export class AgentViewsRepository {
    * statement is prepared once per connection under it). Null when the agent is not in this workspace.
    */
   async loadWith(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     name: string,
     extras: AgentViewExtras,
@@ -190,7 +191,7 @@ export class AgentViewsRepository {
    * A named statement: each pooled connection parses and plans the view once and then reuses the plan
    * (planning the eight sub-selects costs more than running them).
    */
-  private async prepared(workspaceId: string, ids: string[]): Promise<AgentViewRow[]> {
+  private async prepared(workspaceId: WorkspaceId, ids: string[]): Promise<AgentViewRow[]> {
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const result = await pool.query<AgentViewRow>({
       name: 'agent_view_v2',

@@ -30,7 +30,7 @@ export class AgentsController {
       'Filter by status; search is case-insensitive in name, company_name and role; per_page at most 100.',
   })
   @ApiEnvelope(AgentResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() query: ListAgentsQuery): Promise<Page<AgentResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() query: ListAgentsQuery): Promise<Page<AgentResponse>> {
     return this.agents.list(ws, query);
   }
 
@@ -40,14 +40,14 @@ export class AgentsController {
     description: 'Only name is required; status defaults to pending.',
   })
   @ApiEnvelope(AgentResponse, { status: 201, errors: ['VALIDATION_ERROR', 'INVALID_FORMAT'] })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateAgentDto): Promise<AgentResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateAgentDto): Promise<AgentResponse> {
     return this.agents.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read an agent with its knowledge, rules, webhooks, numbers and channels' })
   @ApiEnvelope(AgentResponse, { errors: ['INVALID_UUID'] })
-  read(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<AgentResponse> {
+  read(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<AgentResponse> {
     return this.agents.view(ws, id);
   }
 
@@ -58,7 +58,7 @@ export class AgentsController {
   })
   @ApiEnvelope(AgentResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'] })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: UpdateAgentDto,
   ): Promise<AgentResponse> {
@@ -70,7 +70,7 @@ export class AgentsController {
     summary: 'Delete an agent and everything it holds; its numbers and pages stay on the account',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
     await this.agents.remove(ws, id);
     return null;
   }
@@ -89,7 +89,7 @@ export class AgentsController {
     idempotent: false,
   })
   async testRules(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: RuleTestDto,
   ): Promise<RuleDecision & { tools: ToolDryRun }> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Agent, AgentStatus } from './agent.entity';
 
 @Injectable()
@@ -12,7 +13,7 @@ export class AgentsRepository extends WorkspaceScopedRepository<Agent> {
 
   /** Ids of one page of agents, newest first, with the total. */
   async page(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     filter: { status?: AgentStatus; search?: string },
     skip: number,
     take: number,
@@ -34,7 +35,7 @@ export class AgentsRepository extends WorkspaceScopedRepository<Agent> {
   }
 
   /** Locks the agent row for the transaction (collection writes of one agent run one at a time); false if absent. */
-  async lock(workspaceId: string, id: string, manager: EntityManager): Promise<boolean> {
+  async lock(workspaceId: WorkspaceId, id: string, manager: EntityManager): Promise<boolean> {
     const rows = (await manager.query(
       `SELECT id FROM agents WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
       [workspaceId, id],
@@ -42,14 +43,14 @@ export class AgentsRepository extends WorkspaceScopedRepository<Agent> {
     return rows.length > 0;
   }
 
-  async touch(workspaceId: string, id: string, manager: EntityManager): Promise<void> {
+  async touch(workspaceId: WorkspaceId, id: string, manager: EntityManager): Promise<void> {
     await manager.query(`UPDATE agents SET updated_at = now() WHERE workspace_id = $1 AND id = $2`, [
       workspaceId,
       id,
     ]);
   }
 
-  readyForCatalog(workspaceId: string): Promise<Agent[]> {
+  readyForCatalog(workspaceId: WorkspaceId): Promise<Agent[]> {
     return this.find(workspaceId, {
       where: { status: 'ready' },
       order: { name: 'ASC', createdAt: 'ASC' },

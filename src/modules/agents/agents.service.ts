@@ -5,6 +5,7 @@ import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { checkVoicemail } from './voicemail-policy';
 import { checkVoiceSettings } from './voice-settings';
 import { validSttMode } from '@/providers/speech/speech.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Agent, AgentSettings } from './agent.entity';
 import { AgentViewExtras, AgentViewRow, AgentViewsRepository } from './agent-views.repository';
 import { AgentsRepository } from './agents.repository';
@@ -54,24 +55,24 @@ export class AgentsService {
   ) {}
 
   /** The agent of this workspace, or 404 (the same answer for another workspace's agent). */
-  async get(workspaceId: string, agentId: string): Promise<Agent> {
+  async get(workspaceId: WorkspaceId, agentId: string): Promise<Agent> {
     const agent = await this.agents.findById(workspaceId, agentId);
     if (!agent) throw AppException.notFound('Agent');
     return agent;
   }
 
-  exists(workspaceId: string, agentId: string): Promise<boolean> {
+  exists(workspaceId: WorkspaceId, agentId: string): Promise<boolean> {
     return this.agents.exists(workspaceId, { id: agentId });
   }
 
   /** Whole agents (profile, collections, numbers, channels) in the order of `ids`. */
-  async loadViews(workspaceId: string, ids: string[]): Promise<AgentResponse[]> {
+  async loadViews(workspaceId: WorkspaceId, ids: string[]): Promise<AgentResponse[]> {
     const rows = await this.views.load(workspaceId, ids);
     return rows.map((r) => AgentsService.toResponse(r, r.bindings));
   }
 
   /** The whole agent as the API answers it; 404 when it is not in this workspace. */
-  async view(workspaceId: string, agentId: string): Promise<AgentResponse> {
+  async view(workspaceId: WorkspaceId, agentId: string): Promise<AgentResponse> {
     const [view] = await this.loadViews(workspaceId, [agentId]);
     if (!view) throw new AgentNotFound(agentId);
     return view;
@@ -82,7 +83,7 @@ export class AgentsService {
    * the workspace's agent configuration version as of that read; 404 when it is not in this workspace.
    */
   async viewWith(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     name: string,
     extras: AgentViewExtras,
@@ -97,7 +98,7 @@ export class AgentsService {
     };
   }
 
-  async list(workspaceId: string, query: ListAgentsQuery): Promise<Page<AgentResponse>> {
+  async list(workspaceId: WorkspaceId, query: ListAgentsQuery): Promise<Page<AgentResponse>> {
     const { skip, take } = skipTake(query);
     const [ids, total] = await this.agents.page(
       workspaceId,
@@ -108,14 +109,14 @@ export class AgentsService {
     return pageOf(await this.loadViews(workspaceId, ids), total, query);
   }
 
-  async create(workspaceId: string, dto: CreateAgentDto): Promise<AgentResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateAgentDto): Promise<AgentResponse> {
     const agent = this.agents.build(workspaceId, { status: 'pending' });
     this.apply(agent, dto, true);
     await this.agents.save(workspaceId, agent);
     return this.view(workspaceId, agent.id);
   }
 
-  async update(workspaceId: string, agentId: string, dto: UpdateAgentDto): Promise<AgentResponse> {
+  async update(workspaceId: WorkspaceId, agentId: string, dto: UpdateAgentDto): Promise<AgentResponse> {
     const agent = await this.get(workspaceId, agentId);
     this.apply(agent, dto, false);
     agent.updatedAt = new Date();
@@ -123,12 +124,12 @@ export class AgentsService {
     return this.view(workspaceId, agentId);
   }
 
-  async remove(workspaceId: string, agentId: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, agentId: string): Promise<void> {
     if (!(await this.agents.delete(workspaceId, { id: agentId }))) throw AppException.notFound('Agent');
   }
 
   /** Agents with status `ready`, for the automation flow builder; 404 when there is none. */
-  async catalog(workspaceId: string): Promise<FlowCatalogAgentResponse[]> {
+  async catalog(workspaceId: WorkspaceId): Promise<FlowCatalogAgentResponse[]> {
     const ready = await this.agents.readyForCatalog(workspaceId);
     if (!ready.length) throw new AppException('RESOURCE_NOT_FOUND', 'No ready agent found');
     return ready.map((a) => ({ uuid: a.id, name: a.name, role: a.role, status: a.status }));

@@ -25,7 +25,7 @@ export class EvaluationSettingsController {
   @Get('evaluate/default')
   @ApiOperation({ summary: 'The workspace default evaluation settings (factory values until changed)' })
   @ApiEnvelope(EvaluationSettingsResponse)
-  getEvaluationDefault(@WorkspaceId() ws: string): Promise<EffectiveEvaluationSettings> {
+  getEvaluationDefault(@WorkspaceId() ws: WorkspaceId): Promise<EffectiveEvaluationSettings> {
     return this.evaluation.getDefault(ws);
   }
 
@@ -34,7 +34,7 @@ export class EvaluationSettingsController {
   @ApiBody({ type: EvaluationSettingsBody })
   @ApiEnvelope(EvaluationSettingsResponse, { errors: [...EVAL_ERRORS] })
   putEvaluationDefault(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() body: unknown,
   ): Promise<EffectiveEvaluationSettings> {
     return this.evaluation.updateDefault(ws, body);
@@ -46,7 +46,7 @@ export class EvaluationSettingsController {
   })
   @ApiEnvelope(EvaluationSettingsResponse, { errors: ['INVALID_UUID'] })
   async getAgentEvaluation(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<EffectiveEvaluationSettings> {
     await this.agents.get(ws, id);
@@ -60,7 +60,7 @@ export class EvaluationSettingsController {
   })
   @ApiEnvelope(EvaluationSettingsResponse, { errors: ['INVALID_UUID'], idempotent: false })
   async assignEvaluation(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<EffectiveEvaluationSettings> {
     await this.agents.get(ws, id);
@@ -74,7 +74,7 @@ export class EvaluationSettingsController {
   @ApiBody({ type: EvaluationSettingsBody })
   @ApiEnvelope(EvaluationSettingsResponse, { errors: [...EVAL_ERRORS, 'INVALID_UUID'] })
   async putAgentEvaluation(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() body: unknown,
   ): Promise<EffectiveEvaluationSettings> {
@@ -87,7 +87,7 @@ export class EvaluationSettingsController {
   @ApiOperation({ summary: "Remove the agent's override: it inherits the default again" })
   @ApiEnvelope(EvaluationSettingsResponse, { errors: ['INVALID_UUID'] })
   async deleteAgentEvaluation(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<EffectiveEvaluationSettings> {
     await this.agents.get(ws, id);

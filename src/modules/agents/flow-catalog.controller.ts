@@ -22,7 +22,7 @@ export class FlowCatalogController {
     schema: { oneOf: [{ $ref: getSchemaPath(ShortErrorBodyDto) }, { $ref: getSchemaPath(ErrorBody) }] },
   })
   @ApiEnvelope(FlowCatalogAgentResponse, { isArray: true })
-  catalog(@WorkspaceId() ws: string): Promise<FlowCatalogAgentResponse[]> {
+  catalog(@WorkspaceId() ws: WorkspaceId): Promise<FlowCatalogAgentResponse[]> {
     return this.agents.catalog(ws);
   }
 }

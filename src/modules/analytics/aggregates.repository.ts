@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type Channel, isVoiceChannel, VOICE_CHANNELS } from '@/modules/conversations/channels';
 import type { UsageCounters } from '@/modules/usage/usage-counters';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 export interface AggregateFilter {
   from: number | null;
@@ -106,7 +107,7 @@ export class AggregatesRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Sessions started in the range: totals, per channel and per local day, in one GROUPING SETS query. */
-  sessionStats(workspaceId: string, f: AggregateFilter): Promise<SessionStatsRow[]> {
+  sessionStats(workspaceId: WorkspaceId, f: AggregateFilter): Promise<SessionStatsRow[]> {
     const { where, params } = this.filter(workspaceId, f, 's', 'started_at');
     return this.db.query(
       `WITH s AS (
@@ -131,7 +132,7 @@ export class AggregatesRepository {
   }
 
   /** Evaluation records created in the range, per feature: totals, per channel and per local day. */
-  evaluationStats(workspaceId: string, f: AggregateFilter): Promise<EvaluationStatsRow[]> {
+  evaluationStats(workspaceId: WorkspaceId, f: AggregateFilter): Promise<EvaluationStatsRow[]> {
     const { where, params } = this.filter(workspaceId, f, 'e', 'created_at');
     return this.db.query(
       `WITH e AS (
@@ -154,7 +155,7 @@ export class AggregatesRepository {
   }
 
   /** Counts of each completed boolean value or label per feature, in the same buckets. */
-  evaluationValues(workspaceId: string, f: AggregateFilter): Promise<EvaluationValueRow[]> {
+  evaluationValues(workspaceId: WorkspaceId, f: AggregateFilter): Promise<EvaluationValueRow[]> {
     const { where, params } = this.filter(workspaceId, f, 'e', 'created_at');
     return this.db.query(
       `WITH e AS (
@@ -178,7 +179,7 @@ export class AggregatesRepository {
    * A voice conversation without one (opened through the conversations API) keeps the older reading: the first
    * message's direction, answered when the agent side said something, duration from open to close.
    */
-  callStats(workspaceId: string, f: AggregateFilter): Promise<CallStatsRow[]> {
+  callStats(workspaceId: WorkspaceId, f: AggregateFilter): Promise<CallStatsRow[]> {
     const channels = f.channels ? f.channels.filter(isVoiceChannel) : [...VOICE_CHANNELS];
     const { where, params } = this.filter(workspaceId, { ...f, channels }, 'c', 'created_at');
     return this.db.query(
@@ -225,7 +226,7 @@ export class AggregatesRepository {
    * total, per channel, per local day and per agent (with its name), in one GROUPING SETS query. A conversation's
    * usage counts on the day it started, as a call counts in /analytics/calls.
    */
-  usageStats(workspaceId: string, f: AggregateFilter): Promise<UsageStatsRow[]> {
+  usageStats(workspaceId: WorkspaceId, f: AggregateFilter): Promise<UsageStatsRow[]> {
     const { where, params } = this.filter(workspaceId, f, 'c', 'created_at');
     return this.db.query(
       `WITH c AS (
@@ -249,7 +250,7 @@ export class AggregatesRepository {
   }
 
   private filter(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     f: AggregateFilter,
     alias: string,
     column: string,

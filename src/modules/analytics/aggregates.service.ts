@@ -3,6 +3,7 @@ import { CHANNEL_LABELS, Channel } from '@/modules/conversations/channels';
 import { UsageResponse } from '@/modules/usage/dto/usage.response';
 import { countersOf } from '@/modules/usage/usage-counters';
 import { PricesService } from '@/modules/workspaces/prices.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import {
   AggregateFilter,
   AggregatesRepository,
@@ -71,7 +72,7 @@ export class AggregatesService {
     private readonly prices: PricesService,
   ) {}
 
-  async sessions(workspaceId: string, query: AnalyticsQuery): Promise<SessionAnalyticsDto> {
+  async sessions(workspaceId: WorkspaceId, query: AnalyticsQuery): Promise<SessionAnalyticsDto> {
     const { filter, range } = this.filter(query);
     const rows = await this.repo.sessionStats(workspaceId, filter);
     const stats = ([r]: SessionStatsRow[]): SessionStatsDto => ({
@@ -90,7 +91,7 @@ export class AggregatesService {
     return { range, ...bucket(rows, stats, stats([{} as SessionStatsRow])) };
   }
 
-  async evaluations(workspaceId: string, query: AnalyticsQuery): Promise<EvaluationAnalyticsDto> {
+  async evaluations(workspaceId: WorkspaceId, query: AnalyticsQuery): Promise<EvaluationAnalyticsDto> {
     const { filter, range } = this.filter(query);
     const [rows, values] = await Promise.all([
       this.repo.evaluationStats(workspaceId, filter),
@@ -124,7 +125,7 @@ export class AggregatesService {
     return { range, ...bucket(rows, stats, { records: 0, features: [] }) };
   }
 
-  async calls(workspaceId: string, query: AnalyticsQuery): Promise<CallAnalyticsDto> {
+  async calls(workspaceId: WorkspaceId, query: AnalyticsQuery): Promise<CallAnalyticsDto> {
     const { filter, range } = this.filter(query);
     const [rows, prices] = await Promise.all([
       this.repo.callStats(workspaceId, filter),
@@ -150,7 +151,7 @@ export class AggregatesService {
   }
 
   /** Usage sums and their cost under the workspace's current price table (null without one). */
-  async usage(workspaceId: string, query: AnalyticsQuery): Promise<UsageAnalyticsDto> {
+  async usage(workspaceId: WorkspaceId, query: AnalyticsQuery): Promise<UsageAnalyticsDto> {
     const { filter, range } = this.filter(query);
     const [rows, prices] = await Promise.all([
       this.repo.usageStats(workspaceId, filter),

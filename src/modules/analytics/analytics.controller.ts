@@ -50,7 +50,7 @@ export class AnalyticsController {
   })
   @ApiErrors(...TENANT_ERRORS, 'INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR')
   exportMessages(
-    @WorkspaceId() workspaceId: string,
+    @WorkspaceId() workspaceId: WorkspaceId,
     @Query() query: ExportMessagesQuery,
   ): Promise<MessageExportDto> {
     return this.exports.page(workspaceId, query);
@@ -64,7 +64,10 @@ export class AnalyticsController {
       'channel and per day in `timezone`.',
   })
   @ApiEnvelope(SessionAnalyticsDto, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR'] })
-  sessions(@WorkspaceId() workspaceId: string, @Query() query: AnalyticsQuery): Promise<SessionAnalyticsDto> {
+  sessions(
+    @WorkspaceId() workspaceId: WorkspaceId,
+    @Query() query: AnalyticsQuery,
+  ): Promise<SessionAnalyticsDto> {
     return this.aggregates.sessions(workspaceId, query);
   }
 
@@ -77,7 +80,7 @@ export class AnalyticsController {
   })
   @ApiEnvelope(EvaluationAnalyticsDto, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR'] })
   evaluations(
-    @WorkspaceId() workspaceId: string,
+    @WorkspaceId() workspaceId: WorkspaceId,
     @Query() query: AnalyticsQuery,
   ): Promise<EvaluationAnalyticsDto> {
     return this.aggregates.evaluations(workspaceId, query);
@@ -92,7 +95,7 @@ export class AnalyticsController {
       'channel and per day in `timezone`.',
   })
   @ApiEnvelope(CallAnalyticsDto, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR'] })
-  calls(@WorkspaceId() workspaceId: string, @Query() query: AnalyticsQuery): Promise<CallAnalyticsDto> {
+  calls(@WorkspaceId() workspaceId: WorkspaceId, @Query() query: AnalyticsQuery): Promise<CallAnalyticsDto> {
     return this.aggregates.calls(workspaceId, query);
   }
 
@@ -106,7 +109,7 @@ export class AnalyticsController {
       '`timezone` and per agent. Not paginated, like the other aggregates: one bucket per channel, day and agent.',
   })
   @ApiEnvelope(UsageAnalyticsDto, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'VALIDATION_ERROR'] })
-  usage(@WorkspaceId() workspaceId: string, @Query() query: AnalyticsQuery): Promise<UsageAnalyticsDto> {
+  usage(@WorkspaceId() workspaceId: WorkspaceId, @Query() query: AnalyticsQuery): Promise<UsageAnalyticsDto> {
     return this.aggregates.usage(workspaceId, query);
   }
 }

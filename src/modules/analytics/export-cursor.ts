@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** Where a walk of the message export stands: the walk's fixed upper bound and the last row returned. */
 export interface ExportPosition {
@@ -11,7 +12,7 @@ export interface ExportPosition {
 
 /** What a cursor is bound to: a cursor only verifies for the same workspace and the same filters. */
 export interface ExportScope {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   channel: string | null;
   agentUuid: string | null;
   from: number | null;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CHANNEL_LABELS, Channel } from '@/modules/conversations/channels';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** An exported message as the database shapes it: the response's field names, order and formats. */
 export interface ExportRow {
@@ -69,7 +70,7 @@ export class MessageExportRepository {
    * One keyset page in (created_at, id) order; `limit + 1` rows tell whether more follow. The rows are already in
    * the response's shape (names, labels, ISO timestamps), so a page of 1,000 is not rebuilt object by object.
    */
-  exportPage(workspaceId: string, q: ExportPageQuery): Promise<ExportRow[]> {
+  exportPage(workspaceId: WorkspaceId, q: ExportPageQuery): Promise<ExportRow[]> {
     const params: unknown[] = [workspaceId, new Date(q.upper)];
     const where = ['m.workspace_id = $1', 'm.created_at < $2'];
     if (q.after) {

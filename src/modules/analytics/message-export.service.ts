@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ExportRow, MessageExportRepository } from './message-export.repository';
 import { ExportMessagesQuery } from './dto/export-messages.query';
 import { MessageExportDto } from './dto/export-response.dto';
@@ -34,7 +35,7 @@ export class MessageExportService {
     return this.codec;
   }
 
-  async page(workspaceId: string, query: ExportMessagesQuery): Promise<MessageExportDto> {
+  async page(workspaceId: WorkspaceId, query: ExportMessagesQuery): Promise<MessageExportDto> {
     const range = parseRange(query.from, query.to);
     const scope: ExportScope = {
       workspaceId,

@@ -22,7 +22,10 @@ export class BlacklistController {
   @Get('blacklist')
   @ApiOperation({ summary: 'List do-not-contact entries, newest first (expired ones stay listed)' })
   @ApiEnvelope(BlacklistEntryResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListBlacklistQuery): Promise<Page<BlacklistEntryResponse>> {
+  list(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() q: ListBlacklistQuery,
+  ): Promise<Page<BlacklistEntryResponse>> {
     return this.blacklist.list(ws, q);
   }
 
@@ -30,7 +33,7 @@ export class BlacklistController {
   @ApiOperation({ summary: 'Add a number and/or an email with no contact to the do-not-contact list' })
   @ApiEnvelope(BlacklistEntryResponse, { status: 201, errors: ['VALIDATION_ERROR', 'INVALID_FORMAT'] })
   async add(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: BlacklistAddressDto,
   ): Promise<Envelope<BlacklistEntryResponse>> {
     return new Envelope(await this.blacklist.add(ws, dto), 'Added to blacklist');
@@ -39,7 +42,7 @@ export class BlacklistController {
   @Delete('blacklist/:uuid')
   @ApiOperation({ summary: 'Remove a do-not-contact entry' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
     await this.blacklist.remove(ws, id);
     return null;
   }
@@ -51,7 +54,7 @@ export class BlacklistController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
   async blacklistContact(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: BlacklistContactDto,
   ): Promise<Envelope<BlacklistedContactResponse>> {
@@ -71,7 +74,7 @@ export class BlacklistController {
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'CONFLICT'] })
   async unblacklistContact(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<null> {
     await this.contacts.get(ws, id);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { BlacklistEntry } from './blacklist-entry.entity';
 
 @Injectable()
@@ -12,7 +13,7 @@ export class BlacklistRepository extends WorkspaceScopedRepository<BlacklistEntr
 
   /** Whether an entry in force (permanent or not yet expired) covers this number or email (any case). */
   async matches(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     address: { phone?: string | null; email?: string | null },
   ): Promise<boolean> {
     const rows = (await this.sql(
@@ -29,7 +30,7 @@ export class BlacklistRepository extends WorkspaceScopedRepository<BlacklistEntr
 
   /** A page of entries, newest first, with the list's filters. */
   async search(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     q: { type?: string; source?: string; search?: string },
     skip: number,
     take: number,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { BlacklistEntry } from './blacklist-entry.entity';
 import { BlacklistRepository } from './blacklist.repository';
 import type { BlacklistAddressDto, BlacklistContactDto, ListBlacklistQuery } from './dto/blacklist.dto';
@@ -16,7 +17,7 @@ export class BlacklistService {
   ) {}
 
   isBlacklisted(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     address: { phone?: string | null; email?: string | null },
   ): Promise<boolean> {
     return this.entries.matches(workspaceId, address);
@@ -24,21 +25,21 @@ export class BlacklistService {
 
   /** 409 BLACKLISTED when an entry in force covers the address. */
   async assertAllowed(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     address: { phone?: string | null; email?: string | null },
   ): Promise<void> {
     if (await this.entries.matches(workspaceId, address))
       throw new AppException('BLACKLISTED', 'The destination is on the do-not-contact list');
   }
 
-  async list(workspaceId: string, q: ListBlacklistQuery): Promise<Page<BlacklistEntryResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListBlacklistQuery): Promise<Page<BlacklistEntryResponse>> {
     const { skip, take } = skipTake(q);
     const [rows, total] = await this.entries.search(workspaceId, q, skip, take);
     return pageOf(rows.map(BlacklistEntryResponse.of), total, q);
   }
 
   /** `POST /blacklist`: an address with no contact. */
-  async add(workspaceId: string, dto: BlacklistAddressDto): Promise<BlacklistEntryResponse> {
+  async add(workspaceId: WorkspaceId, dto: BlacklistAddressDto): Promise<BlacklistEntryResponse> {
     if (!dto.phone_number && !dto.email)
       throw AppException.invalid('phone_number', 'phone_number or email is required', 'VALIDATION_ERROR');
     const type = dto.phone_number && dto.email ? 'Both' : dto.phone_number ? 'Phone' : 'Email';
@@ -57,7 +58,7 @@ export class BlacklistService {
 
   /** A contact's entry (replacing its earlier manual one), with the contact's number and/or email. */
   async addContact(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     contact: { id: string; phoneNumber: string | null; email: string | null },
     dto: BlacklistContactDto,
   ): Promise<BlacklistEntry> {
@@ -88,24 +89,24 @@ export class BlacklistService {
   }
 
   /** The contact's latest entry, or null. */
-  ofContact(workspaceId: string, contactId: string): Promise<BlacklistEntry | null> {
+  ofContact(workspaceId: WorkspaceId, contactId: string): Promise<BlacklistEntry | null> {
     return this.entries.findOne(workspaceId, { contactId }, { order: { createdAt: 'DESC' } });
   }
 
   /** Removes the contact's manual entries; an opt-out by message is the customer's to lift (409 when only it is left). */
-  async removeContact(workspaceId: string, contactId: string): Promise<void> {
+  async removeContact(workspaceId: WorkspaceId, contactId: string): Promise<void> {
     if (await this.entries.delete(workspaceId, { contactId, source: 'manual' })) return;
     if (await this.entries.exists(workspaceId, { contactId, source: 'opt_out' }))
       throw AppException.conflict('The contact opted out by message: only a START from them lifts it');
     throw AppException.notFound('Blacklist entry');
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.entries.delete(workspaceId, { id }))) throw AppException.notFound('Blacklist entry');
   }
 
   /** `STOP` and its family: the sender becomes blacklisted (permanent, source opt_out), once. */
-  async optOut(workspaceId: string, phone: string, contactId: string | null): Promise<void> {
+  async optOut(workspaceId: WorkspaceId, phone: string, contactId: string | null): Promise<void> {
     if (await this.entries.exists(workspaceId, { phoneNumber: phone, source: 'opt_out' })) return;
     const entry = this.entries.build(workspaceId, {
       contactId,
@@ -121,7 +122,7 @@ export class BlacklistService {
   }
 
   /** `START`/`UNSTOP`: lifts opt-out entries of the number (never a manual one). */
-  async liftOptOut(workspaceId: string, phone: string): Promise<number> {
+  async liftOptOut(workspaceId: WorkspaceId, phone: string): Promise<number> {
     return this.entries.delete(workspaceId, { phoneNumber: phone, source: 'opt_out' });
   }
 

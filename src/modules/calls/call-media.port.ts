@@ -1,4 +1,5 @@
 import { declarePort } from '@/modules/ports';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /**
  * The call's audio, where it has any (a Twilio media stream, a browser's socket): the voice module implements it,
@@ -12,7 +13,7 @@ export interface CallMedia {
    * call's when the caller has the row, spares the media side a read of it for a call without media.
    */
   speak(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     text: string,
     messageId: string,

@@ -7,6 +7,7 @@ import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import type { Message } from '@/modules/conversations/message.entity';
 import { recentMessagesJsonSql, recentMessagesOf } from '@/modules/conversations/public';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Call } from './call.entity';
 
 /** A call with what its answer embeds (agent name, contact, first session and its summary), as selected. */
@@ -93,7 +94,7 @@ export interface CallListFilter {
 
 /** A live call as the concurrency reconciler sees it. */
 export interface LiveSlotRow {
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   id: string;
   phone_number_id: string | null;
 }
@@ -105,7 +106,11 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
   }
 
   /** The call row (one plain statement: it is read on every turn and action). */
-  override async findById(workspaceId: string, id: string, manager?: EntityManager): Promise<Call | null> {
+  override async findById(
+    workspaceId: WorkspaceId,
+    id: string,
+    manager?: EntityManager,
+  ): Promise<Call | null> {
     const rows = await this.sql<Record<string, unknown>[]>(
       `SELECT * FROM calls WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id],
@@ -120,7 +125,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
    * conversation's last messages too (a turn's prompt), so a turn reads no more before the model.
    */
   async findWithAgentVersion(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     options: { history?: number; summaries?: number } = {},
   ): Promise<{
@@ -153,14 +158,14 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
   }
 
   /** The call row, locked for the rest of the transaction: concurrent moves of one call have one winner. */
-  lock(workspaceId: string, id: string, manager: EntityManager): Promise<Call | null> {
+  lock(workspaceId: WorkspaceId, id: string, manager: EntityManager): Promise<Call | null> {
     return this.query(workspaceId, 'k', manager)
       .andWhere('k.id = :id', { id })
       .setLock('pessimistic_write')
       .getOne();
   }
 
-  async view(workspaceId: string, id: string, manager?: EntityManager): Promise<CallViewRow | null> {
+  async view(workspaceId: WorkspaceId, id: string, manager?: EntityManager): Promise<CallViewRow | null> {
     const rows = (await this.sql(
       `${VIEW} WHERE k.workspace_id = $1 AND k.id = $2`,
       [workspaceId, id],
@@ -170,7 +175,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
   }
 
   async list(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     f: CallListFilter,
     skip: number,
     take: number,
@@ -210,7 +215,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
 
   /** Appends a provider event to the call's log (ended calls keep late events only here). */
   async logProviderEvent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     entry: Record<string, unknown>,
     manager: EntityManager,
@@ -224,7 +229,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
 
   /** Moves ownership to `ownerId` when the current owner is `expected` (a dead replica's calls are taken over). */
   async claimOwner(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     expected: string | null,
     ownerId: string,
@@ -237,7 +242,7 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
     return rows.length === 1;
   }
 
-  async setProviderCallId(workspaceId: string, id: string, providerCallId: string): Promise<void> {
+  async setProviderCallId(workspaceId: WorkspaceId, id: string, providerCallId: string): Promise<void> {
     await this.sql(`UPDATE calls SET provider_call_id = $3 WHERE workspace_id = $1 AND id = $2`, [
       workspaceId,
       id,
@@ -249,13 +254,13 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
    * Records the last moment someone spoke on the call and answers the call's view (null: no such call); its own
    * transaction, committed without waiting for the WAL flush.
    */
-  async touchAndView(workspaceId: string, id: string, at: Date): Promise<CallViewRow | null> {
+  async touchAndView(workspaceId: WorkspaceId, id: string, at: Date): Promise<CallViewRow | null> {
     const rows = (await this.sql(TOUCH_VIEW, [workspaceId, id, at])) as CallViewRow[];
     return rows[0] ?? null;
   }
 
   /** Records the last moment someone spoke on the call (its own transaction; no wait for the WAL flush). */
-  async touch(workspaceId: string, id: string, at: Date): Promise<void> {
+  async touch(workspaceId: WorkspaceId, id: string, at: Date): Promise<void> {
     await this.sql(
       `UPDATE calls SET last_activity_at = $3 WHERE workspace_id = $1 AND id = $2 AND ${NO_FLUSH_WAIT}`,
       [workspaceId, id, at],
@@ -267,9 +272,9 @@ export class CallsRepository extends WorkspaceScopedRepository<Call> {
    * this table across workspaces; it answers the id and workspace alone.
    */
   @Sweep('reconciliation')
-  async workspaceOfCall(id: string): Promise<string | null> {
+  async workspaceOfCall(id: string): Promise<WorkspaceId | null> {
     const rows = (await this.sql(`SELECT workspace_id FROM calls WHERE id = $1`, [id])) as {
-      workspace_id: string;
+      workspace_id: WorkspaceId;
     }[];
     return rows[0]?.workspace_id ?? null;
   }

@@ -23,7 +23,7 @@ export class AnalyzersController {
     summary: 'List contact analyzers: built-in fields, then custom fields by key, then pipeline stages',
   })
   @ApiEnvelope(AnalyzerResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<AnalyzerResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: PageQuery): Promise<Page<AnalyzerResponse>> {
     return this.analyzers.list(ws, q);
   }
 
@@ -31,7 +31,7 @@ export class AnalyzersController {
   @ApiOperation({ summary: 'Read a contact analyzer' })
   @ApiParam(ID_PARAM)
   @ApiEnvelope(AnalyzerResponse)
-  get(@WorkspaceId() ws: string, @Param('id') id: string): Promise<AnalyzerResponse> {
+  get(@WorkspaceId() ws: WorkspaceId, @Param('id') id: string): Promise<AnalyzerResponse> {
     return this.analyzers.get(ws, id);
   }
 
@@ -59,7 +59,7 @@ export class AnalyzersController {
   })
   @ApiEnvelope(AnalyzerResponse, { errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT'] })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('id') id: string,
     @Body() dto: UpdateAnalyzerDto,
   ): Promise<AnalyzerResponse> {

@@ -3,6 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
 import { isUuid } from '@/common/validation/validators';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AnalyzersRepository } from './analyzers.repository';
 import { BUILT_IN_ANALYZERS, BuiltIn, FieldAnalyzer, StageAnalyzer } from './analyzers.catalog';
 import { ContactAnalyzer, DEFAULT_UPDATE_BEHAVIOR } from './contact-analyzer.entity';
@@ -30,7 +31,7 @@ export class AnalyzersService {
   ) {}
 
   /** Built-in fields (fixed order), then custom fields by key, then stages by their order. */
-  async list(workspaceId: string, q: PageQuery): Promise<Page<AnalyzerResponse>> {
+  async list(workspaceId: WorkspaceId, q: PageQuery): Promise<Page<AnalyzerResponse>> {
     const [fields, stages, rows] = await Promise.all([
       this.fields.find(workspaceId, { order: { key: 'ASC' } }),
       this.stages.find(workspaceId, { order: { order: 'ASC', createdAt: 'ASC', id: 'ASC' } }),
@@ -49,7 +50,7 @@ export class AnalyzersService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<AnalyzerResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<AnalyzerResponse> {
     const target = await this.target(workspaceId, id);
     return this.toResponse(target, await this.stored(workspaceId, target));
   }
@@ -58,7 +59,7 @@ export class AnalyzersService {
    * Only the keys sent change. `b_`: only `update_behavior` (a different goal or example is 422); `p_`: no
    * `example_values` (422).
    */
-  async update(workspaceId: string, id: string, dto: UpdateAnalyzerDto): Promise<AnalyzerResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateAnalyzerDto): Promise<AnalyzerResponse> {
     const target = await this.target(workspaceId, id);
     if (target.kind === 'builtin') {
       for (const [key, fixed] of [
@@ -110,7 +111,7 @@ export class AnalyzersService {
    * The analyzers of contact fields as memorize names them (`email`, `custom_fields.plan`); a field with no
    * analyzer (an unknown custom key) gets the defaults.
    */
-  async forFields(workspaceId: string, fieldNames: string[]): Promise<Map<string, FieldAnalyzer>> {
+  async forFields(workspaceId: WorkspaceId, fieldNames: string[]): Promise<Map<string, FieldAnalyzer>> {
     const [fields, rows] = await Promise.all([
       fieldNames.some((f) => f.startsWith('custom_fields.')) ? this.fields.find(workspaceId) : [],
       this.analyzers.find(workspaceId, { where: [{ kind: 'builtin' }, { kind: 'field' }] }),
@@ -137,7 +138,7 @@ export class AnalyzersService {
   }
 
   /** Every pipeline stage of the workspace (by order) with its analyzer, defaults for those without a row. */
-  async forStages(workspaceId: string): Promise<StageAnalyzer[]> {
+  async forStages(workspaceId: WorkspaceId): Promise<StageAnalyzer[]> {
     const [stages, rows] = await Promise.all([
       this.stages.find(workspaceId, { order: { order: 'ASC', createdAt: 'ASC', id: 'ASC' } }),
       this.analyzers.find(workspaceId, { where: { kind: 'stage' } }),
@@ -153,7 +154,7 @@ export class AnalyzersService {
     });
   }
 
-  private async target(workspaceId: string, id: string): Promise<Target> {
+  private async target(workspaceId: WorkspaceId, id: string): Promise<Target> {
     const notFound = AppException.notFound('Analyzer');
     const prefix = id.slice(0, 2);
     const rest = id.slice(2);
@@ -170,7 +171,7 @@ export class AnalyzersService {
     throw notFound;
   }
 
-  private stored(workspaceId: string, t: Target): Promise<ContactAnalyzer | null> {
+  private stored(workspaceId: WorkspaceId, t: Target): Promise<ContactAnalyzer | null> {
     return this.analyzers.findOne(
       workspaceId,
       t.kind === 'builtin'

@@ -27,14 +27,14 @@ export class ApprovalsController {
       '`ask_approval_if_existing` and another value is stored.',
   })
   @ApiEnvelope(ApprovalResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListApprovalsQuery): Promise<Page<ApprovalResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: ListApprovalsQuery): Promise<Page<ApprovalResponse>> {
     return this.approvals.list(ws, q);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a contact approval' })
   @ApiEnvelope(ApprovalResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<ApprovalResponse> {
+  get(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<ApprovalResponse> {
     return this.approvals.get(ws, uuid);
   }
 
@@ -56,7 +56,7 @@ export class ApprovalsController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   async approve(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: ApproveApprovalDto,
   ): Promise<Envelope<ApprovalResponse>> {
@@ -76,7 +76,7 @@ export class ApprovalsController {
     errors: ['BAD_REQUEST', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   async reject(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: RejectApprovalDto,
   ): Promise<Envelope<ApprovalResponse>> {

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ApprovalStatus, ContactApproval } from './contact-approval.entity';
 
 export type ConfidenceBand = 'high' | 'medium' | 'low';
@@ -45,7 +46,7 @@ export class ApprovalsRepository extends WorkspaceScopedRepository<ContactApprov
   }
 
   /** Newest first. */
-  list(workspaceId: string, f: ApprovalFilter): Promise<[ContactApproval[], number]> {
+  list(workspaceId: WorkspaceId, f: ApprovalFilter): Promise<[ContactApproval[], number]> {
     const qb = this.query(workspaceId, 'a');
     if (f.status) qb.andWhere('a.status = :status', { status: f.status });
     if (f.fieldName) qb.andWhere('a.field_name = :fieldName', { fieldName: f.fieldName });
@@ -71,7 +72,7 @@ export class ApprovalsRepository extends WorkspaceScopedRepository<ContactApprov
   }
 
   /** Stores proposals; one already made for the same session and field stays as it is. */
-  async propose(workspaceId: string, rows: NewApproval[]): Promise<void> {
+  async propose(workspaceId: WorkspaceId, rows: NewApproval[]): Promise<void> {
     if (!rows.length) return;
     await this.insertIgnoring(
       workspaceId,
@@ -81,7 +82,7 @@ export class ApprovalsRepository extends WorkspaceScopedRepository<ContactApprov
 
   /** Moves a `Pending` approval to its decision; answers false when it was no longer pending. */
   async decide(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     decision: {
       status: Exclude<ApprovalStatus, 'Pending'>;

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AnalyzersService } from './analyzers.service';
 import { ApprovalsRepository, NewApproval } from './approvals.repository';
 import { DEFAULT_UPDATE_BEHAVIOR, UpdateBehavior } from './contact-analyzer.entity';
@@ -109,7 +110,7 @@ export class ApprovalsService {
     };
   }
 
-  async list(workspaceId: string, q: ListApprovalsQuery): Promise<Page<ApprovalResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListApprovalsQuery): Promise<Page<ApprovalResponse>> {
     const [rows, total] = await this.approvals.list(workspaceId, {
       status: q.status,
       fieldName: q.field_name,
@@ -127,7 +128,7 @@ export class ApprovalsService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<ApprovalResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<ApprovalResponse> {
     return this.toResponse(await this.find(workspaceId, id));
   }
 
@@ -136,7 +137,7 @@ export class ApprovalsService {
    * transaction: a value the checks refuse is 422 on `value` and nothing changes (a `pipeline_stage` approval
    * whose stage was deleted meanwhile among them); an approval no longer `Pending` is 409.
    */
-  async approve(workspaceId: string, id: string, dto: ApproveApprovalDto): Promise<ApprovalResponse> {
+  async approve(workspaceId: WorkspaceId, id: string, dto: ApproveApprovalDto): Promise<ApprovalResponse> {
     const approval = await this.find(workspaceId, id);
     if (approval.status !== 'Pending') throw this.decided(approval);
     const value = dto.value === undefined ? approval.proposedValue : dto.value;
@@ -156,7 +157,7 @@ export class ApprovalsService {
     return this.get(workspaceId, id);
   }
 
-  async reject(workspaceId: string, id: string, dto: RejectApprovalDto): Promise<ApprovalResponse> {
+  async reject(workspaceId: WorkspaceId, id: string, dto: RejectApprovalDto): Promise<ApprovalResponse> {
     const approval = await this.find(workspaceId, id);
     if (approval.status !== 'Pending') throw this.decided(approval);
     const reason = dto.reason?.trim() || null;
@@ -175,7 +176,7 @@ export class ApprovalsService {
    * (deleted meanwhile, or never its own) is skipped.
    */
   async fromMemorize(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     session: MemorizedSession,
     values: ExtractedValue[],
   ): Promise<MemorizeOutcome> {
@@ -251,7 +252,7 @@ export class ApprovalsService {
     return outcome;
   }
 
-  private async find(workspaceId: string, id: string): Promise<ContactApproval> {
+  private async find(workspaceId: WorkspaceId, id: string): Promise<ContactApproval> {
     const approval = await this.approvals.findById(workspaceId, id);
     if (!approval) throw AppException.notFound('Contact approval');
     return approval;

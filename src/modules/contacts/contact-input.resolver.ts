@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { AppException, FieldError } from '@/common/errors/app.exception';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ContactTag } from './contact-tag.entity';
 import { checkCustomFields, CustomValue } from './custom-fields';
 import { CreateContactDto } from './dto/contact.dto';
@@ -29,7 +30,7 @@ export class ContactInputResolver {
 
   /** Checks custom fields, tags and stage of every item against the workspace; one 422 lists every problem. */
   async resolve(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     items: Partial<CreateContactDto>[],
     at: (i: number) => string,
   ): Promise<ResolvedContactInput[]> {

@@ -13,7 +13,7 @@ export class ContactSettingsController {
   @Get()
   @ApiOperation({ summary: 'How inbound conversations find or create their contact' })
   @ApiEnvelope(ContactSettingsResponse)
-  get(@WorkspaceId() ws: string): Promise<ContactSettingsResponse> {
+  get(@WorkspaceId() ws: WorkspaceId): Promise<ContactSettingsResponse> {
     return this.settings.get(ws);
   }
 
@@ -40,7 +40,10 @@ export class ContactSettingsController {
     },
   })
   @ApiEnvelope(ContactSettingsResponse, { errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT'] })
-  update(@WorkspaceId() ws: string, @Body() dto: UpdateContactSettingsDto): Promise<ContactSettingsResponse> {
+  update(
+    @WorkspaceId() ws: WorkspaceId,
+    @Body() dto: UpdateContactSettingsDto,
+  ): Promise<ContactSettingsResponse> {
     return this.settings.update(ws, dto);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ContactSettings } from './contact-settings.entity';
 
 @Injectable()
@@ -10,7 +11,7 @@ export class ContactSettingsRepository extends WorkspaceScopedRepository<Contact
     super(repo);
   }
 
-  findFor(workspaceId: string): Promise<ContactSettings | null> {
+  findFor(workspaceId: WorkspaceId): Promise<ContactSettings | null> {
     return this.findOne(workspaceId, {});
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ContactSettings, INBOUND_MATCH_KEYS, InboundMatchKey } from './contact-settings.entity';
 import { ContactSettingsRepository } from './contact-settings.repository';
 import { ContactSettingsResponse, UpdateContactSettingsDto } from './dto/contact-settings.dto';
@@ -43,16 +44,16 @@ export function effectiveContactSettings(row: StoredContactSettings | null): Eff
 export class ContactSettingsService {
   constructor(private readonly settings: ContactSettingsRepository) {}
 
-  async effective(workspaceId: string): Promise<EffectiveContactSettings> {
+  async effective(workspaceId: WorkspaceId): Promise<EffectiveContactSettings> {
     return effectiveContactSettings(await this.settings.findFor(workspaceId));
   }
 
-  async get(workspaceId: string): Promise<ContactSettingsResponse> {
+  async get(workspaceId: WorkspaceId): Promise<ContactSettingsResponse> {
     return this.toResponse(await this.effective(workspaceId));
   }
 
   /** Only the keys sent change; null clears the default country or time zone. */
-  async update(workspaceId: string, dto: UpdateContactSettingsDto): Promise<ContactSettingsResponse> {
+  async update(workspaceId: WorkspaceId, dto: UpdateContactSettingsDto): Promise<ContactSettingsResponse> {
     for (let attempt = 0; ; attempt++) {
       const row =
         (await this.settings.findFor(workspaceId)) ??

@@ -23,7 +23,7 @@ export class ContactsController {
   @Get()
   @ApiOperation({ summary: 'List contacts (newest first), with search, status, tag and stage filters' })
   @ApiEnvelope(ContactResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListContactsQuery): Promise<Page<ContactResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: ListContactsQuery): Promise<Page<ContactResponse>> {
     return this.contacts.list(ws, q);
   }
 
@@ -67,7 +67,7 @@ export class ContactsController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   async create(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() body: unknown,
   ): Promise<ContactResponse | Envelope<ContactResponse[]>> {
     if (body && typeof body === 'object' && 'contacts' in body) {
@@ -83,7 +83,10 @@ export class ContactsController {
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a contact' })
   @ApiEnvelope(ContactResponse, { errors: ['INVALID_UUID'] })
-  async get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<ContactResponse> {
+  async get(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<ContactResponse> {
     return this.contacts.toResponse(await this.contacts.get(ws, uuid));
   }
 
@@ -99,7 +102,7 @@ export class ContactsController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   async update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() body: unknown,
   ): Promise<ContactResponse> {
@@ -109,7 +112,7 @@ export class ContactsController {
   @Delete(':uuid')
   @ApiOperation({ summary: 'Delete a contact (its appointments and requests keep no contact)' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.contacts.remove(ws, uuid);
     return null;
   }

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import { insertSql, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { OutboxEventInput, outboxInsertFor } from '@/modules/events/public';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Contact } from './contact.entity';
 import type { StoredContactSettings } from './contact-settings.service';
 
@@ -33,16 +34,16 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     super(repo);
   }
 
-  findWithTags(workspaceId: string, id: string, manager?: EntityManager): Promise<Contact | null> {
+  findWithTags(workspaceId: WorkspaceId, id: string, manager?: EntityManager): Promise<Contact | null> {
     return this.findOne(workspaceId, { id }, { relations: { tags: true } }, manager);
   }
 
-  findManyWithTags(workspaceId: string, ids: string[], manager?: EntityManager): Promise<Contact[]> {
+  findManyWithTags(workspaceId: WorkspaceId, ids: string[], manager?: EntityManager): Promise<Contact[]> {
     if (!ids.length) return Promise.resolve([]);
     return this.find(workspaceId, { where: { id: In(ids) }, relations: { tags: true } }, manager);
   }
 
-  async list(workspaceId: string, f: ContactFilter): Promise<[Contact[], number]> {
+  async list(workspaceId: WorkspaceId, f: ContactFilter): Promise<[Contact[], number]> {
     const qb = this.query(workspaceId, 'c');
     if (f.search) {
       const like = `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
@@ -72,13 +73,17 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   }
 
   /** Which of these phone numbers already belong to a contact of the workspace. */
-  async takenPhones(workspaceId: string, phones: string[], manager?: EntityManager): Promise<Set<string>> {
+  async takenPhones(
+    workspaceId: WorkspaceId,
+    phones: string[],
+    manager?: EntityManager,
+  ): Promise<Set<string>> {
     if (!phones.length) return new Set();
     const rows = await this.find(workspaceId, { where: { phoneNumber: In(phones) } }, manager);
     return new Set(rows.map((r) => r.phoneNumber as string));
   }
 
-  findByPhone(workspaceId: string, phone: string): Promise<Contact | null> {
+  findByPhone(workspaceId: WorkspaceId, phone: string): Promise<Contact | null> {
     return this.findOne(workspaceId, { phoneNumber: phone }, { relations: { tags: true } });
   }
 
@@ -86,7 +91,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
    * The workspace's contact settings row (null when none is stored) and the id of the contact with this phone
    * number, in one statement.
    */
-  async inboundLookup(workspaceId: string, phone: string): Promise<InboundLookup> {
+  async inboundLookup(workspaceId: WorkspaceId, phone: string): Promise<InboundLookup> {
     const [row] = await this.prepared<{
       stored: boolean;
       match_inbound_by: StoredContactSettings['matchInboundBy'] | null;
@@ -120,7 +125,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
    * outbox, both in one statement: the event is written only when the contact is. Answers whether it was inserted.
    */
   async insertUnlessPhoneTaken(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     contact: Contact,
     event: OutboxEventInput,
   ): Promise<boolean> {
@@ -138,7 +143,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   }
 
   /** The id of the workspace's contact with this phone number, or null. */
-  async idByPhone(workspaceId: string, phone: string): Promise<string | null> {
+  async idByPhone(workspaceId: WorkspaceId, phone: string): Promise<string | null> {
     const rows = await this.prepared<{ id: string }>(
       'contacts-id-by-phone',
       `SELECT id FROM contacts WHERE workspace_id = $1 AND phone_number = $2`,
@@ -147,7 +152,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     return rows[0]?.id ?? null;
   }
 
-  findByEmail(workspaceId: string, email: string, manager?: EntityManager): Promise<Contact | null> {
+  findByEmail(workspaceId: WorkspaceId, email: string, manager?: EntityManager): Promise<Contact | null> {
     return this.query(workspaceId, 'c', manager)
       .andWhere('lower(c.email) = lower(:email)', { email })
       .orderBy('c.created_at', 'ASC')
@@ -157,7 +162,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
 
   /** Stored values under a custom field key that do not fit the given SQL predicate (counted, for a 409). */
   async countValuesNotMatching(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     key: string,
     fits: string,
     params: unknown[],
@@ -171,7 +176,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   }
 
   async renameCustomKey(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     from: string,
     to: string,
     manager: EntityManager,
@@ -183,7 +188,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
     );
   }
 
-  async removeCustomKey(workspaceId: string, key: string, manager: EntityManager): Promise<void> {
+  async removeCustomKey(workspaceId: WorkspaceId, key: string, manager: EntityManager): Promise<void> {
     await manager.query(
       `UPDATE contacts SET custom_fields = custom_fields - $2::text WHERE workspace_id = $1 AND custom_fields ? $2`,
       [workspaceId, key],
@@ -191,7 +196,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   }
 
   /** Contacts per stage, for the stage list. */
-  async countByStage(workspaceId: string, stageIds: string[]): Promise<Map<string, number>> {
+  async countByStage(workspaceId: WorkspaceId, stageIds: string[]): Promise<Map<string, number>> {
     if (!stageIds.length) return new Map();
     const rows: { id: string; n: string }[] = await this.sql(
       `SELECT pipeline_stage_id AS id, count(*) AS n FROM contacts
@@ -202,7 +207,7 @@ export class ContactsRepository extends WorkspaceScopedRepository<Contact> {
   }
 
   /** Contacts per tag, for the tag list. */
-  async countByTag(workspaceId: string, tagIds: string[]): Promise<Map<string, number>> {
+  async countByTag(workspaceId: WorkspaceId, tagIds: string[]): Promise<Map<string, number>> {
     if (!tagIds.length) return new Map();
     const rows: { id: string; n: string }[] = await this.sql(
       `SELECT l.tag_id AS id, count(*) AS n FROM contact_tag_links l JOIN contacts c ON c.id = l.contact_id

@@ -19,6 +19,7 @@ import {
 import { validateBody } from './dto/validate-body';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { effectiveContactSettings } from './contact-settings.service';
 
 /** The body of a contact create, as the API takes it (snake_case keys). */
@@ -42,7 +43,7 @@ export class ContactsService {
   ) {}
 
   /** `contact_created`, one per contact, in the transaction that stores them (every creation path comes here). */
-  private async created(tx: Transaction, workspaceId: string, contacts: Contact[]): Promise<void> {
+  private async created(tx: Transaction, workspaceId: WorkspaceId, contacts: Contact[]): Promise<void> {
     await this.outbox.record(
       tx,
       workspaceId,
@@ -58,7 +59,7 @@ export class ContactsService {
    * `contact_created` for contacts another module inserted itself inside `tx` (a listing's bulk upsert): read back in
    * that transaction and announced there, one event per contact, like the paths of this service.
    */
-  async announceCreated(tx: Transaction, workspaceId: string, ids: string[]): Promise<void> {
+  async announceCreated(tx: Transaction, workspaceId: WorkspaceId, ids: string[]): Promise<void> {
     if (!ids.length) return;
     const rows = await this.contacts.findManyWithTags(workspaceId, [...new Set(ids)], tx);
     const byId = new Map(rows.map((c) => [c.id, c]));
@@ -73,7 +74,7 @@ export class ContactsService {
     return contactResponse(c);
   }
 
-  async list(workspaceId: string, q: ListContactsQuery): Promise<Page<ContactResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListContactsQuery): Promise<Page<ContactResponse>> {
     const [rows, total] = await this.contacts.list(workspaceId, {
       search: q.search?.trim() || undefined,
       status: q.status,
@@ -89,33 +90,33 @@ export class ContactsService {
   }
 
   /** The contact of this workspace, or 404 (the same answer for another workspace's contact). */
-  async get(workspaceId: string, id: string): Promise<Contact> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<Contact> {
     const contact = await this.contacts.findWithTags(workspaceId, id);
     if (!contact) throw AppException.notFound('Contact');
     return contact;
   }
 
   /** The contact, or null: for body references, which answer 422 rather than 404. */
-  find(workspaceId: string, id: string): Promise<Contact | null> {
+  find(workspaceId: WorkspaceId, id: string): Promise<Contact | null> {
     return this.contacts.findWithTags(workspaceId, id);
   }
 
-  findMany(workspaceId: string, ids: string[]): Promise<Contact[]> {
+  findMany(workspaceId: WorkspaceId, ids: string[]): Promise<Contact[]> {
     return this.contacts.findManyWithTags(workspaceId, [...new Set(ids)]);
   }
 
-  findByPhone(workspaceId: string, phoneNumber: string): Promise<Contact | null> {
+  findByPhone(workspaceId: WorkspaceId, phoneNumber: string): Promise<Contact | null> {
     return this.contacts.findByPhone(workspaceId, phoneNumber);
   }
 
   /** The oldest contact with this email (case-insensitive), or null. */
-  findByEmail(workspaceId: string, email: string): Promise<Contact | null> {
+  findByEmail(workspaceId: WorkspaceId, email: string): Promise<Contact | null> {
     return this.contacts.findByEmail(workspaceId, email);
   }
 
   /** The oldest contact with this email (case-insensitive), or a new one with the name and email. */
   async findOrCreateByEmail(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     input: { name: string; email: string },
     manager?: EntityManager,
   ): Promise<Contact> {
@@ -141,7 +142,7 @@ export class ContactsService {
    * such as an inbound call) `name` may be left out; every other rule still applies.
    */
   async create(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     input: CreateContactInput,
     options: { nameOptional?: boolean } = {},
   ): Promise<Contact> {
@@ -153,7 +154,7 @@ export class ContactsService {
   }
 
   /** Up to 1000 contacts, all or nothing; a failure names the item (`contacts.2.phone_number`). */
-  async createMany(workspaceId: string, input: unknown): Promise<Contact[]> {
+  async createMany(workspaceId: WorkspaceId, input: unknown): Promise<Contact[]> {
     const dto = validateBody(CreateContactsBatchDto, input);
     // An empty list is "missing" (VALIDATION_ERROR), unlike a value that is not a list (INVALID_FORMAT).
     if (!dto.contacts.length)
@@ -162,7 +163,7 @@ export class ContactsService {
   }
 
   private async insert(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     items: CreateContactDto[],
     at: (i: number) => string,
   ): Promise<Contact[]> {
@@ -224,7 +225,7 @@ export class ContactsService {
 
   /** Changes only the keys sent, validated like `PUT /contacts/{uuid}`; `custom_fields` are merged key by key. */
   async update(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     input: UpdateContactInput,
     manager?: Transaction,
@@ -242,7 +243,7 @@ export class ContactsService {
   }
 
   /** Checks a change exactly as `update` would (404, 409, 422), without writing it. */
-  async checkUpdate(workspaceId: string, id: string, input: UpdateContactInput): Promise<void> {
+  async checkUpdate(workspaceId: WorkspaceId, id: string, input: UpdateContactInput): Promise<void> {
     await this.prepareUpdate(workspaceId, id, input);
   }
 
@@ -251,7 +252,7 @@ export class ContactsService {
    * matched by phone number (unless `match_inbound_by` leaves it out), else created with the default country and
    * time zone (unless `auto_create_contacts` is off); null when the conversation carries no contact.
    */
-  async inboundContactFor(workspaceId: string, phone: string): Promise<string | null> {
+  async inboundContactFor(workspaceId: WorkspaceId, phone: string): Promise<string | null> {
     const lookup = await this.contacts.inboundLookup(workspaceId, phone);
     const settings = effectiveContactSettings(lookup.settings);
     if (!settings.matchInboundBy.includes('phone_number')) return null;
@@ -291,7 +292,11 @@ export class ContactsService {
   }
 
   /** The contact with the change applied in memory, after every check of `PUT /contacts/{uuid}`. */
-  private async prepareUpdate(workspaceId: string, id: string, input: UpdateContactInput): Promise<Contact> {
+  private async prepareUpdate(
+    workspaceId: WorkspaceId,
+    id: string,
+    input: UpdateContactInput,
+  ): Promise<Contact> {
     const dto = validateBody(UpdateContactDto, input);
     const contact = await this.get(workspaceId, id);
     const [resolved] = await this.resolver.resolve(workspaceId, [dto], () => '');
@@ -311,7 +316,7 @@ export class ContactsService {
     return contact;
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.contacts.delete(workspaceId, { id }))) throw AppException.notFound('Contact');
   }
 

@@ -15,7 +15,7 @@ export class FieldsController {
   @Get()
   @ApiOperation({ summary: 'List custom contact field definitions (by key)' })
   @ApiEnvelope(FieldResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<FieldResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: PageQuery): Promise<Page<FieldResponse>> {
     return this.service.list(ws, q);
   }
 
@@ -25,14 +25,14 @@ export class FieldsController {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
   })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateFieldDto): Promise<FieldResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateFieldDto): Promise<FieldResponse> {
     return this.service.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a custom field' })
   @ApiEnvelope(FieldResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<FieldResponse> {
+  get(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<FieldResponse> {
     return this.service.get(ws, uuid);
   }
 
@@ -46,7 +46,7 @@ export class FieldsController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateFieldDto,
   ): Promise<FieldResponse> {
@@ -59,7 +59,7 @@ export class FieldsController {
     description: 'The values of the field are removed from every contact.',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.service.remove(ws, uuid);
     return null;
   }

@@ -7,6 +7,7 @@ import { ContactsRepository } from './contacts.repository';
 import { CreateFieldDto, FieldResponse, UpdateFieldDto } from './dto/field.dto';
 import { FieldsRepository } from './fields.repository';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 const KEY_TAKEN = 'A custom field with this key already exists in the workspace';
 
@@ -56,7 +57,7 @@ export class FieldsService {
     };
   }
 
-  async list(workspaceId: string, q: PageQuery): Promise<Page<FieldResponse>> {
+  async list(workspaceId: WorkspaceId, q: PageQuery): Promise<Page<FieldResponse>> {
     const [rows, total] = await this.fields.findAndCount(workspaceId, {
       order: { key: 'ASC' },
       ...skipTake(q),
@@ -68,11 +69,11 @@ export class FieldsService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<FieldResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<FieldResponse> {
     return this.toResponse(await this.find(workspaceId, id));
   }
 
-  async create(workspaceId: string, dto: CreateFieldDto): Promise<FieldResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateFieldDto): Promise<FieldResponse> {
     const options = dto.type === 'select' ? this.selectOptions(dto.options) : [];
     const field = this.fields.build(workspaceId, {
       key: dto.key,
@@ -93,7 +94,7 @@ export class FieldsService {
    * Only the keys sent change. A new type (or fewer select options) that stored values do not fit is refused
    * with 409; a new key renames the values on every contact in the same transaction.
    */
-  async update(workspaceId: string, id: string, dto: UpdateFieldDto): Promise<FieldResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateFieldDto): Promise<FieldResponse> {
     const field = await this.find(workspaceId, id);
     const type = dto.type ?? field.type;
     const options = type === 'select' ? this.selectOptions(dto.options ?? field.options) : [];
@@ -130,7 +131,7 @@ export class FieldsService {
   }
 
   /** The definition goes, and so do its values on every contact. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     const field = await this.find(workspaceId, id);
     await this.unitOfWork.run(async (m) => {
       await this.fields.delete(workspaceId, { id }, m);
@@ -149,7 +150,7 @@ export class FieldsService {
     return list;
   }
 
-  private async find(workspaceId: string, id: string): Promise<ContactField> {
+  private async find(workspaceId: WorkspaceId, id: string): Promise<ContactField> {
     const field = await this.fields.findById(workspaceId, id);
     if (!field) throw AppException.notFound('Custom field');
     return field;

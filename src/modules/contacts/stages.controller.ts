@@ -15,7 +15,7 @@ export class StagesController {
   @Get()
   @ApiOperation({ summary: 'List pipeline stages (by order)' })
   @ApiEnvelope(StageResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<StageResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: PageQuery): Promise<Page<StageResponse>> {
     return this.service.list(ws, q);
   }
 
@@ -25,14 +25,14 @@ export class StagesController {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
   })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateStageDto): Promise<StageResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateStageDto): Promise<StageResponse> {
     return this.service.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a pipeline stage' })
   @ApiEnvelope(StageResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<StageResponse> {
+  get(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<StageResponse> {
     return this.service.get(ws, uuid);
   }
 
@@ -45,7 +45,7 @@ export class StagesController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateStageDto,
   ): Promise<StageResponse> {
@@ -58,7 +58,7 @@ export class StagesController {
     description: 'Contacts in the stage are left without a stage.',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.service.remove(ws, uuid);
     return null;
   }

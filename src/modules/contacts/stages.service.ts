@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ContactsRepository } from './contacts.repository';
 import { CreateStageDto, StageResponse, UpdateStageDto } from './dto/stage.dto';
 import { PipelineStage } from './pipeline-stage.entity';
@@ -26,7 +27,7 @@ export class StagesService {
   }
 
   /** Stages by `order`, ties by creation. */
-  async list(workspaceId: string, q: PageQuery): Promise<Page<StageResponse>> {
+  async list(workspaceId: WorkspaceId, q: PageQuery): Promise<Page<StageResponse>> {
     const [rows, total] = await this.stages.findAndCount(workspaceId, {
       order: { order: 'ASC', createdAt: 'ASC', id: 'ASC' },
       ...skipTake(q),
@@ -42,13 +43,13 @@ export class StagesService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<StageResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<StageResponse> {
     const stage = await this.find(workspaceId, id);
     const counts = await this.contacts.countByStage(workspaceId, [id]);
     return this.toResponse(stage, counts.get(id) ?? 0);
   }
 
-  async create(workspaceId: string, dto: CreateStageDto): Promise<StageResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateStageDto): Promise<StageResponse> {
     let order = dto.order;
     // A null order means the same as none: the stage goes last.
     if (order === undefined || order === null) {
@@ -64,7 +65,7 @@ export class StagesService {
     return this.toResponse(stage, 0);
   }
 
-  async update(workspaceId: string, id: string, dto: UpdateStageDto): Promise<StageResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateStageDto): Promise<StageResponse> {
     const stage = await this.find(workspaceId, id);
     if (dto.name !== undefined) stage.name = dto.name.trim();
     if (dto.order !== undefined) stage.order = dto.order;
@@ -74,11 +75,11 @@ export class StagesService {
   }
 
   /** Contacts in the stage are left without one. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.stages.delete(workspaceId, { id }))) throw AppException.notFound('Pipeline stage');
   }
 
-  private async find(workspaceId: string, id: string): Promise<PipelineStage> {
+  private async find(workspaceId: WorkspaceId, id: string): Promise<PipelineStage> {
     const stage = await this.stages.findById(workspaceId, id);
     if (!stage) throw AppException.notFound('Pipeline stage');
     return stage;

@@ -15,7 +15,7 @@ export class TagsController {
   @Get()
   @ApiOperation({ summary: 'List contact tags (by name)' })
   @ApiEnvelope(TagResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<TagResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: PageQuery): Promise<Page<TagResponse>> {
     return this.service.list(ws, q);
   }
 
@@ -25,14 +25,14 @@ export class TagsController {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
   })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateTagDto): Promise<TagResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateTagDto): Promise<TagResponse> {
     return this.service.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a tag' })
   @ApiEnvelope(TagResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<TagResponse> {
+  get(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<TagResponse> {
     return this.service.get(ws, uuid);
   }
 
@@ -45,7 +45,7 @@ export class TagsController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateTagDto,
   ): Promise<TagResponse> {
@@ -55,7 +55,7 @@ export class TagsController {
   @Delete(':uuid')
   @ApiOperation({ summary: 'Delete a tag', description: 'The tag is removed from its contacts.' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.service.remove(ws, uuid);
     return null;
   }

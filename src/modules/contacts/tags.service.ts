@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, PG_UNIQUE_VIOLATION } from '@/common/persistence/pg-errors';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ContactTag } from './contact-tag.entity';
 import { ContactsRepository } from './contacts.repository';
 import { CreateTagDto, TagResponse, UpdateTagDto } from './dto/tag.dto';
@@ -29,12 +30,12 @@ export class TagsService {
     };
   }
 
-  private async withCount(workspaceId: string, t: ContactTag): Promise<TagResponse> {
+  private async withCount(workspaceId: WorkspaceId, t: ContactTag): Promise<TagResponse> {
     const counts = await this.contacts.countByTag(workspaceId, [t.id]);
     return this.toResponse(t, counts.get(t.id) ?? 0);
   }
 
-  async list(workspaceId: string, q: PageQuery): Promise<Page<TagResponse>> {
+  async list(workspaceId: WorkspaceId, q: PageQuery): Promise<Page<TagResponse>> {
     const [rows, total] = await this.tags.findAndCount(workspaceId, {
       order: { name: 'ASC', id: 'ASC' },
       ...skipTake(q),
@@ -50,11 +51,11 @@ export class TagsService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<TagResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<TagResponse> {
     return this.withCount(workspaceId, await this.find(workspaceId, id));
   }
 
-  async create(workspaceId: string, dto: CreateTagDto): Promise<TagResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateTagDto): Promise<TagResponse> {
     const tag = this.tags.build(workspaceId, {
       name: dto.name.trim(),
       description: dto.description ?? null,
@@ -66,7 +67,7 @@ export class TagsService {
   }
 
   /** Only the keys sent change; the links to contacts are untouched. */
-  async update(workspaceId: string, id: string, dto: UpdateTagDto): Promise<TagResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateTagDto): Promise<TagResponse> {
     const tag = await this.find(workspaceId, id);
     if (dto.name !== undefined) tag.name = dto.name.trim();
     if (dto.description !== undefined) tag.description = dto.description ?? null;
@@ -76,17 +77,17 @@ export class TagsService {
     return this.withCount(workspaceId, tag);
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.tags.delete(workspaceId, { id }))) throw AppException.notFound('Tag');
   }
 
-  private async find(workspaceId: string, id: string): Promise<ContactTag> {
+  private async find(workspaceId: WorkspaceId, id: string): Promise<ContactTag> {
     const tag = await this.tags.findById(workspaceId, id);
     if (!tag) throw AppException.notFound('Tag');
     return tag;
   }
 
-  private async save(workspaceId: string, tag: ContactTag): Promise<void> {
+  private async save(workspaceId: WorkspaceId, tag: ContactTag): Promise<void> {
     try {
       await this.tags.save(workspaceId, tag);
     } catch (err) {

@@ -13,6 +13,7 @@ import {
 } from '@/modules/agents/settings/memorize-settings.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { KnowledgeService } from '@/modules/knowledge/knowledge.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import {
   AgentContextReader,
   ContactDirectory,
@@ -52,11 +53,11 @@ export class AgentsContextReader extends AgentContextReader {
     super();
   }
 
-  agent(workspaceId: string, agentId: string): Promise<AgentResponse> {
+  agent(workspaceId: WorkspaceId, agentId: string): Promise<AgentResponse> {
     return this.agents.view(workspaceId, agentId);
   }
 
-  async forTurn(workspaceId: string, agentId: string, version?: string | null): Promise<TurnContext> {
+  async forTurn(workspaceId: WorkspaceId, agentId: string, version?: string | null): Promise<TurnContext> {
     const key = `${workspaceId}:${agentId}`;
     const kept = this.kept.get(key);
     if (version && kept?.version === version) return kept;
@@ -79,7 +80,7 @@ export class AgentsContextReader extends AgentContextReader {
     return context;
   }
 
-  async evaluation(workspaceId: string, agentId: string | null): Promise<EffectiveEvaluation> {
+  async evaluation(workspaceId: WorkspaceId, agentId: string | null): Promise<EffectiveEvaluation> {
     return evaluationShape(
       agentId
         ? await this.evaluations.effectiveFor(workspaceId, agentId)
@@ -87,7 +88,7 @@ export class AgentsContextReader extends AgentContextReader {
     );
   }
 
-  async memorize(workspaceId: string, agentId: string): Promise<MemorizeSettingsShape> {
+  async memorize(workspaceId: WorkspaceId, agentId: string): Promise<MemorizeSettingsShape> {
     return memorizeShape(await this.memorizeSettings.effectiveFor(workspaceId, agentId));
   }
 }
@@ -113,7 +114,7 @@ export class ContactsDirectory extends ContactDirectory {
     super();
   }
 
-  async find(workspaceId: string, contactId: string): Promise<ContactView | null> {
+  async find(workspaceId: WorkspaceId, contactId: string): Promise<ContactView | null> {
     const contact = await this.contacts.find(workspaceId, contactId);
     if (!contact) return null;
     return {
@@ -122,16 +123,16 @@ export class ContactsDirectory extends ContactDirectory {
     };
   }
 
-  analyzers(workspaceId: string, fields: string[]): Promise<Map<string, FieldAnalyzerView>> {
+  analyzers(workspaceId: WorkspaceId, fields: string[]): Promise<Map<string, FieldAnalyzerView>> {
     return this.analyzerSettings.forFields(workspaceId, fields);
   }
 
-  stages(workspaceId: string): Promise<StageAnalyzerView[]> {
+  stages(workspaceId: WorkspaceId): Promise<StageAnalyzerView[]> {
     return this.analyzerSettings.forStages(workspaceId);
   }
 
   memorize(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     session: { contactId: string; conversationId: string | null; sessionId: string },
     values: MemorizedValue[],
   ): Promise<{ written: Record<string, unknown>; proposed: string[] }> {
@@ -146,7 +147,11 @@ export class KnowledgeSearchLookup extends KnowledgeLookup {
     super();
   }
 
-  async forTurns(workspaceId: string, agentId: string, customerTurns: string[]): Promise<KnowledgeHit[]> {
+  async forTurns(
+    workspaceId: WorkspaceId,
+    agentId: string,
+    customerTurns: string[],
+  ): Promise<KnowledgeHit[]> {
     const passages = await this.knowledge.passagesFor(workspaceId, agentId, customerTurns);
     return passages.map((p) => ({ content: p.content, source: p.source }));
   }

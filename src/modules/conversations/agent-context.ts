@@ -2,6 +2,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { AgentNotFound } from '@/common/errors/domain-errors';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { EvaluationFeature } from '@/modules/agents/settings/evaluation-settings';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** One analyzer of the evaluation settings. */
 export type { EvaluationFeature } from '@/modules/agents/settings/evaluation-settings';
@@ -57,18 +58,18 @@ export abstract class AgentContextReader {
    * earlier read at that same version is answered without reading; any other version reads again. The answer is
    * shared: callers never change it.
    */
-  abstract forTurn(workspaceId: string, agentId: string, version?: string | null): Promise<TurnContext>;
+  abstract forTurn(workspaceId: WorkspaceId, agentId: string, version?: string | null): Promise<TurnContext>;
   /** The whole agent (profile, knowledge, rules) or 404 RESOURCE_NOT_FOUND. */
-  abstract agent(workspaceId: string, agentId: string): Promise<AgentResponse>;
+  abstract agent(workspaceId: WorkspaceId, agentId: string): Promise<AgentResponse>;
   /** The agent's effective evaluation settings (its override, else the workspace default) and their version. */
-  abstract evaluation(workspaceId: string, agentId: string | null): Promise<EffectiveEvaluation>;
-  abstract memorize(workspaceId: string, agentId: string): Promise<MemorizeSettingsShape>;
+  abstract evaluation(workspaceId: WorkspaceId, agentId: string | null): Promise<EffectiveEvaluation>;
+  abstract memorize(workspaceId: WorkspaceId, agentId: string): Promise<MemorizeSettingsShape>;
 }
 
 /** An agent named in a request body: one that is not in this workspace is 422 on that field, not 404. */
 export function agentInBody(
   reader: AgentContextReader,
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   agentId: string,
   field = 'agent_uuid',
 ): Promise<AgentResponse> {
@@ -112,17 +113,17 @@ export interface MemorizedValue {
 /** The contacts the runtime reads and, with memorize, updates. */
 export abstract class ContactDirectory {
   /** The contact, or null when it is not in this workspace. */
-  abstract find(workspaceId: string, contactId: string): Promise<ContactView | null>;
+  abstract find(workspaceId: WorkspaceId, contactId: string): Promise<ContactView | null>;
   /** The analyzers of these fields (a field without one gets the defaults). */
-  abstract analyzers(workspaceId: string, fields: string[]): Promise<Map<string, FieldAnalyzerView>>;
+  abstract analyzers(workspaceId: WorkspaceId, fields: string[]): Promise<Map<string, FieldAnalyzerView>>;
   /** The workspace's pipeline stages (by order) with their analyzers. */
-  abstract stages(workspaceId: string): Promise<StageAnalyzerView[]>;
+  abstract stages(workspaceId: WorkspaceId): Promise<StageAnalyzerView[]>;
   /**
    * Applies a session's extracted values through their analyzers: written, proposed for approval or skipped;
    * invalid values are skipped. Answers the values written and the fields proposed.
    */
   abstract memorize(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     session: { contactId: string; conversationId: string | null; sessionId: string },
     values: MemorizedValue[],
   ): Promise<{ written: Record<string, unknown>; proposed: string[] }>;
@@ -136,5 +137,9 @@ export interface KnowledgeHit {
 /** The agent's searchable knowledge as of its last sync. */
 export abstract class KnowledgeLookup {
   /** The passages for a reply to the last of the customer's turns (oldest first), within the prompt's budget. */
-  abstract forTurns(workspaceId: string, agentId: string, customerTurns: string[]): Promise<KnowledgeHit[]>;
+  abstract forTurns(
+    workspaceId: WorkspaceId,
+    agentId: string,
+    customerTurns: string[],
+  ): Promise<KnowledgeHit[]>;
 }

@@ -3,6 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { ConversationClosed } from '@/common/errors/domain-errors';
 import { newId } from '@/common/persistence/base.entity';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentContextReader, sessionTimeoutMs } from './agent-context';
 import type { Conversation } from './conversation.entity';
 import { ConversationsService } from './conversations.service';
@@ -44,7 +45,7 @@ export class ConversationMessagesService {
    * timeout (a call's session ends with the call, never by idleness).
    */
   async storeCustomerMessage(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     draft: Draft,
     now: Date,
@@ -71,7 +72,7 @@ export class ConversationMessagesService {
   }
 
   /** The conversation's `limit` latest messages, oldest first (a reply's context window). */
-  recent(workspaceId: string, conversationId: string, limit: number): Promise<Message[]> {
+  recent(workspaceId: WorkspaceId, conversationId: string, limit: number): Promise<Message[]> {
     return this.messages.recent(workspaceId, conversationId, limit);
   }
 
@@ -87,7 +88,7 @@ export class ConversationMessagesService {
    * session when none is active, as a call's first message does.
    */
   async speak(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     content: string,
     options: {
@@ -149,7 +150,7 @@ export class ConversationMessagesService {
   }
 
   /** The idle timeout of the agent's effective evaluation settings, in milliseconds. */
-  private async sessionTimeout(workspaceId: string, agentId: string | null): Promise<number> {
+  private async sessionTimeout(workspaceId: WorkspaceId, agentId: string | null): Promise<number> {
     return sessionTimeoutMs(await this.agents.evaluation(workspaceId, agentId));
   }
 
@@ -159,7 +160,7 @@ export class ConversationMessagesService {
    * target wants the active session and there is none: the caller then opens one (appendOpening).
    */
   private async append(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     draft: Draft,
     target: SessionTarget,
@@ -193,7 +194,7 @@ export class ConversationMessagesService {
 
   /** The same, in a transaction that opens the session (`open`, counting this message) when none is active. */
   private appendOpening(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     draft: Draft,
     target: SessionTarget,

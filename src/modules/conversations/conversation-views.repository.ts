@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Conversation } from './conversation.entity';
 import type { MessageViewRow } from './dto/message-view.response';
 
@@ -29,7 +30,7 @@ export class ConversationViewsRepository extends WorkspaceScopedRepository<Conve
 
   /** A page of a conversation's messages, oldest first, each with its provider side, and how many it has. */
   async messages(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     page: { skip: number; take: number },
   ): Promise<[MessageViewRow[], number]> {
@@ -52,7 +53,7 @@ export class ConversationViewsRepository extends WorkspaceScopedRepository<Conve
    * When the customer last wrote in each conversation, as its provider received it (the start of WhatsApp's 24-hour
    * window); conversations the customer never wrote in are absent. Read per conversation in message order.
    */
-  async lastInbound(workspaceId: string, ids: string[]): Promise<Map<string, Date>> {
+  async lastInbound(workspaceId: WorkspaceId, ids: string[]): Promise<Map<string, Date>> {
     if (!ids.length) return new Map();
     const rows = await this.sql<{ id: string; at: Date }[]>(
       `SELECT c.id, last.at FROM unnest($2::uuid[]) AS c(id)
@@ -70,7 +71,7 @@ export class ConversationViewsRepository extends WorkspaceScopedRepository<Conve
    * The conversations among `ids` a person has taken over: a text conversation whose line a guard `forward` handed
    * to a human, or a call forwarded to a number or an extension (a thread's and a call's id are their conversation's).
    */
-  async handedToHuman(workspaceId: string, ids: string[]): Promise<Set<string>> {
+  async handedToHuman(workspaceId: WorkspaceId, ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
     const rows = await this.sql<{ id: string }[]>(
       `SELECT id FROM messaging_threads WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND handled_by = 'Human'

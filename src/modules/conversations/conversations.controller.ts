@@ -24,7 +24,10 @@ export class ConversationsController {
   @Get()
   @ApiOperation({ summary: 'List conversations, newest first' })
   @ApiEnvelope(ConversationResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListConversationsQuery): Promise<Page<ConversationResponse>> {
+  list(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() q: ListConversationsQuery,
+  ): Promise<Page<ConversationResponse>> {
     return this.conversations.list(ws, q);
   }
 
@@ -34,7 +37,10 @@ export class ConversationsController {
     status: 201,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
-  async open(@WorkspaceId() ws: string, @Body() dto: OpenConversationDto): Promise<ConversationResponse> {
+  async open(
+    @WorkspaceId() ws: WorkspaceId,
+    @Body() dto: OpenConversationDto,
+  ): Promise<ConversationResponse> {
     const c = await this.conversations.open(ws, {
       agentId: dto.agent_uuid,
       channel: dto.channel,
@@ -48,7 +54,7 @@ export class ConversationsController {
   @ApiOperation({ summary: 'Read a conversation, with its usage' })
   @ApiEnvelope(ConversationResponse, { errors: ['INVALID_UUID'] })
   async get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<ConversationResponse> {
     const [view, usage] = await Promise.all([
@@ -65,7 +71,7 @@ export class ConversationsController {
   })
   @ApiEnvelope(ProviderMessageResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   messages(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Query() q: PageQuery,
   ): Promise<Page<ProviderMessageResponse>> {
@@ -76,7 +82,7 @@ export class ConversationsController {
   @ApiOperation({ summary: "A conversation's sessions, newest first" })
   @ApiEnvelope(SessionResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   async sessionsOf(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Query() q: PageQuery,
   ): Promise<Page<SessionResponse>> {
@@ -89,7 +95,7 @@ export class ConversationsController {
   @ResponseMessage('OK')
   @ApiEnvelope(ConversationResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
   async close(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<ConversationResponse> {
     return ConversationResponse.of(await this.conversations.close(ws, uuid));
@@ -104,14 +110,17 @@ export class SessionsController {
   @Get()
   @ApiOperation({ summary: 'List sessions, newest first' })
   @ApiEnvelope(SessionResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListSessionsQuery): Promise<Page<SessionResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: ListSessionsQuery): Promise<Page<SessionResponse>> {
     return this.sessions.list(ws, q);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a session' })
   @ApiEnvelope(SessionResponse, { errors: ['INVALID_UUID'] })
-  async get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<SessionResponse> {
+  async get(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<SessionResponse> {
     return SessionResponse.of(await this.sessions.get(ws, uuid));
   }
 }

@@ -8,6 +8,7 @@ import {
   WorkspaceScopedRepository,
 } from '@/common/persistence/workspace-scoped.repository';
 import { OutboxEventInput, outboxInsertFor } from '@/modules/events/public';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Conversation } from './conversation.entity';
 import { CONVERSATION_COLUMNS, conversationOf, Row } from './turn-rows';
 
@@ -23,7 +24,7 @@ export class ConversationsRepository extends WorkspaceScopedRepository<Conversat
    * messaging line's thread), in one statement: all are written or none, and its RETURNING notifies the dispatchers.
    */
   async insertStarted(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversation: Conversation,
     event: OutboxEventInput,
     alongside: NewRows[],
@@ -42,7 +43,7 @@ SELECT count(*) AS announced FROM e`,
 
   /** One page of the workspace's conversations, newest first, with the list filters. */
   list(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     f: { agent_uuid?: string; contact_uuid?: string; channel?: string; status?: string; phone?: string },
     page: { skip: number; take: number },
   ): Promise<[Conversation[], number]> {
@@ -61,7 +62,7 @@ SELECT count(*) AS announced FROM e`,
   }
 
   /** The conversation, locked for the rest of the transaction so turns of one conversation run one at a time. */
-  async lock(workspaceId: string, id: string, manager: EntityManager): Promise<Conversation | null> {
+  async lock(workspaceId: WorkspaceId, id: string, manager: EntityManager): Promise<Conversation | null> {
     const rows = await this.sql<Row[]>(
       `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
       [workspaceId, id],
@@ -75,7 +76,7 @@ SELECT count(*) AS announced FROM e`,
    * agent context kept under that version (AgentContextReader.forTurn).
    */
   async withConfigVersion(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
   ): Promise<{ conversation: Conversation; agentConfigVersion: string | null } | null> {
     const rows = await this.sql<(Row & { agent_config_version: string | null })[]>(

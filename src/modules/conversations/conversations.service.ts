@@ -6,6 +6,7 @@ import { pageOf, Page, PageQuery, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { NewRows } from '@/common/persistence/workspace-scoped.repository';
 import { OutboxService } from '@/modules/events/outbox.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentContextReader, agentInBody, ContactDirectory } from './agent-context';
 import { Channel, isVoiceChannel } from './channels';
 import { Conversation, ConversationSource } from './conversation.entity';
@@ -46,12 +47,12 @@ export class ConversationsService {
   ) {}
 
   /** An agent reply the customer spoke over (a call's barge-in) is kept with `interrupted: true`. */
-  markInterrupted(workspaceId: string, messageId: string): Promise<void> {
+  markInterrupted(workspaceId: WorkspaceId, messageId: string): Promise<void> {
     return this.messages.markInterrupted(workspaceId, messageId);
   }
 
   /** Opens a conversation; body references that name nothing in this workspace are 422 on their field. */
-  async open(workspaceId: string, input: OpenConversation): Promise<Conversation> {
+  async open(workspaceId: WorkspaceId, input: OpenConversation): Promise<Conversation> {
     const agent = await agentInBody(this.agents, workspaceId, input.agentId);
     if (input.contactId && !(await this.contacts.find(workspaceId, input.contactId)))
       throw AppException.invalid(
@@ -68,7 +69,7 @@ export class ConversationsService {
    */
   async insert(
     m: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
   ): Promise<Conversation> {
     // Every column is set here (the times too), so one INSERT writes it: no read ahead, nothing read back.
@@ -84,7 +85,7 @@ export class ConversationsService {
    * rows `alongside` (a messaging line's thread, keyed by the `id` the caller chose for the conversation).
    */
   async start(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
     options: { session?: { at: Date; timeoutMs: number }; alongside?: NewRows[] } = {},
   ): Promise<Conversation> {
@@ -103,7 +104,7 @@ export class ConversationsService {
 
   /** A new active conversation with every column set. */
   private build(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     input: Omit<OpenConversation, 'agentId'> & { agentId: string | null },
   ): Conversation {
     const now = new Date();
@@ -122,7 +123,7 @@ export class ConversationsService {
     });
   }
 
-  async get(workspaceId: string, id: string, manager?: EntityManager): Promise<Conversation> {
+  async get(workspaceId: WorkspaceId, id: string, manager?: EntityManager): Promise<Conversation> {
     const conversation = await this.conversations.findById(workspaceId, id, manager);
     if (!conversation) throw AppException.notFound('Conversation');
     return conversation;
@@ -130,7 +131,7 @@ export class ConversationsService {
 
   /** The conversation (404 when not in the workspace) with the agent configuration version as of the read. */
   async withConfigVersion(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
   ): Promise<{ conversation: Conversation; agentConfigVersion: string | null }> {
     const read = await this.conversations.withConfigVersion(workspaceId, id);
@@ -138,7 +139,7 @@ export class ConversationsService {
     return read;
   }
 
-  async list(workspaceId: string, q: ListConversationsQuery): Promise<Page<ConversationResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListConversationsQuery): Promise<Page<ConversationResponse>> {
     const [rows, total] = await this.conversations.list(workspaceId, q, skipTake(q));
     return pageOf(await this.views(workspaceId, rows), total, q);
   }
@@ -147,12 +148,12 @@ export class ConversationsService {
    * The conversation as GET answers it: who handles it (`Human` once handed over), and a WhatsApp one with when its
    * 24-hour messaging window closes.
    */
-  async view(workspaceId: string, id: string): Promise<ConversationResponse> {
+  async view(workspaceId: WorkspaceId, id: string): Promise<ConversationResponse> {
     const [view] = await this.views(workspaceId, [await this.get(workspaceId, id)]);
     return view;
   }
 
-  private async views(workspaceId: string, rows: Conversation[]): Promise<ConversationResponse[]> {
+  private async views(workspaceId: WorkspaceId, rows: Conversation[]): Promise<ConversationResponse[]> {
     const whatsapp = rows.filter((c) => c.channel === 'whatsapp').map((c) => c.id);
     const [last, human] = await Promise.all([
       this.channelViews.lastInbound(workspaceId, whatsapp),
@@ -176,7 +177,11 @@ export class ConversationsService {
   }
 
   /** A conversation's messages as `GET /messages/{uuid}` answers each (one read for the page, whatever its size). */
-  async listMessages(workspaceId: string, id: string, q: PageQuery): Promise<Page<ProviderMessageResponse>> {
+  async listMessages(
+    workspaceId: WorkspaceId,
+    id: string,
+    q: PageQuery,
+  ): Promise<Page<ProviderMessageResponse>> {
     await this.get(workspaceId, id);
     const [rows, total] = await this.channelViews.messages(workspaceId, id, skipTake(q));
     return pageOf(
@@ -187,7 +192,7 @@ export class ConversationsService {
   }
 
   /** Closes a text conversation (its active session ends with reason `closed`); a closed one is 409. */
-  async close(workspaceId: string, id: string): Promise<Conversation> {
+  async close(workspaceId: WorkspaceId, id: string): Promise<Conversation> {
     await this.get(workspaceId, id);
     const { conversation, endedSession } = await this.unitOfWork.run(async (m) =>
       this.closeLocked(m, workspaceId, id, 'closed'),
@@ -197,7 +202,7 @@ export class ConversationsService {
   }
 
   /** A call ended: the conversation closes and its session ends with reason `call_ended` (voice channels). */
-  async endCall(workspaceId: string, id: string): Promise<Conversation> {
+  async endCall(workspaceId: WorkspaceId, id: string): Promise<Conversation> {
     const current = await this.get(workspaceId, id);
     if (!isVoiceChannel(current.channel))
       throw AppException.conflict('Only call conversations end with a call');
@@ -213,7 +218,7 @@ export class ConversationsService {
    * no session, no reply.
    */
   async storeUnattended(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     content: string,
     messageType = 'text',
@@ -247,7 +252,7 @@ export class ConversationsService {
   }
 
   /** A call handed to another agent: the conversation (and its open session) continue with that agent. */
-  async handOver(m: EntityManager, workspaceId: string, id: string, agentId: string): Promise<void> {
+  async handOver(m: EntityManager, workspaceId: WorkspaceId, id: string, agentId: string): Promise<void> {
     const conversation = await this.conversations.lock(workspaceId, id, m);
     if (!conversation) throw AppException.notFound('Conversation');
     conversation.agentId = agentId;
@@ -257,7 +262,7 @@ export class ConversationsService {
   /** Inside a transaction: lock, refuse if closed, close, end the session, write the event. */
   async closeLocked(
     m: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     reason: SessionEndReason,
   ): Promise<{ conversation: Conversation; endedSession: string | null }> {

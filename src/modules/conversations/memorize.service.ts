@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentContextReader, ContactDirectory, MemorizedValue } from './agent-context';
 import { extractionPrompt, memorizePlan, parseExtraction, STAGE_FIELD } from './memorize';
 import { SessionsService } from './sessions.service';
@@ -21,7 +22,7 @@ export class MemorizeService {
     private readonly usage: UsageRecorder,
   ) {}
 
-  async afterSession(workspaceId: string, sessionId: string): Promise<Record<string, unknown> | null> {
+  async afterSession(workspaceId: WorkspaceId, sessionId: string): Promise<Record<string, unknown> | null> {
     const session = await this.sessions.get(workspaceId, sessionId).catch(() => null);
     if (
       !session ||

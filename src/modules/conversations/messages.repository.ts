@@ -6,6 +6,7 @@ import { entityOf } from '@/common/persistence/rows';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { currentTraceparent } from '@/common/telemetry/trace-context';
 import { NOTIFY_OUTBOX } from '@/modules/events/outbox.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { VOICE_CHANNELS } from './channels';
 import type { Conversation } from './conversation.entity';
 import { Message, MessageLatency } from './message.entity';
@@ -128,7 +129,7 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
    * earlier commit, so the message is then as durable as that one).
    */
   async append(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     id: string,
     message: Pick<Message, 'direction' | 'sender' | 'messageType' | 'content'>,
@@ -183,7 +184,7 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
   }
 
   /** Marks an agent reply as cut by the customer (barge-in). */
-  async markInterrupted(workspaceId: string, id: string): Promise<void> {
+  async markInterrupted(workspaceId: WorkspaceId, id: string): Promise<void> {
     await this.sql(`UPDATE messages SET interrupted = true WHERE workspace_id = $1 AND id = $2`, [
       workspaceId,
       id,
@@ -195,7 +196,7 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
    * no such reply in the workspace (an unknown id, a customer's or system message, a message of a text channel).
    */
   async setLatency(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageId: string,
     latency: MessageLatency,
   ): Promise<{ agentId: string | null } | null> {
@@ -209,13 +210,13 @@ export class MessagesRepository extends WorkspaceScopedRepository<Message> {
   }
 
   /** A session's transcript in order. */
-  transcript(workspaceId: string, sessionId: string): Promise<Message[]> {
+  transcript(workspaceId: WorkspaceId, sessionId: string): Promise<Message[]> {
     return this.find(workspaceId, { where: { sessionId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   /** The latest messages of a conversation, oldest first (the reply's context window). */
   async recent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     limit: number,
     manager?: EntityManager,

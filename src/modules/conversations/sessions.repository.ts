@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Session } from './session.entity';
 import { Row, SESSION_COLUMNS, sessionOf } from './turn-rows';
 
@@ -14,7 +15,7 @@ export class SessionsRepository extends WorkspaceScopedRepository<Session> {
 
   /** One page of the workspace's sessions, newest first, with the list filters. */
   list(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     f: { agent_uuid?: string; conversation_uuid?: string; status?: string; from?: string; to?: string },
     page: { skip: number; take: number },
   ): Promise<[Session[], number]> {
@@ -32,13 +33,13 @@ export class SessionsRepository extends WorkspaceScopedRepository<Session> {
       .getManyAndCount();
   }
 
-  active(workspaceId: string, conversationId: string, manager?: EntityManager): Promise<Session | null> {
+  active(workspaceId: WorkspaceId, conversationId: string, manager?: EntityManager): Promise<Session | null> {
     return this.findOne(workspaceId, { conversationId, status: 'active' }, {}, manager);
   }
 
   /** Ends the session if it is still active; false when it had ended already (the caller then does nothing). */
   async end(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     reason: Session['endReason'],
     at: Date,
@@ -59,7 +60,7 @@ export class SessionsRepository extends WorkspaceScopedRepository<Session> {
 
   /** Sets the end-report marker (and the evaluation's outcome) once; false when it was set already. */
   async markReported(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     outcome: { evaluated: boolean; summary: string | null },
     manager: EntityManager,
@@ -73,7 +74,7 @@ export class SessionsRepository extends WorkspaceScopedRepository<Session> {
     return rows.length === 1;
   }
 
-  async markMemorized(workspaceId: string, id: string): Promise<boolean> {
+  async markMemorized(workspaceId: WorkspaceId, id: string): Promise<boolean> {
     const [rows] = await this.sql<[unknown[], number]>(
       `UPDATE sessions SET memorized_at = now() WHERE workspace_id = $1 AND id = $2 AND memorized_at IS NULL RETURNING id`,
       [workspaceId, id],
@@ -82,7 +83,7 @@ export class SessionsRepository extends WorkspaceScopedRepository<Session> {
   }
 
   /** Recent ended sessions with a summary for this contact (memorized context). */
-  async recentSummaries(workspaceId: string, contactId: string, limit: number): Promise<Session[]> {
+  async recentSummaries(workspaceId: WorkspaceId, contactId: string, limit: number): Promise<Session[]> {
     // Hand-written: read on a turn's way to the model.
     const rows = await this.sql<Row[]>(
       `SELECT ${SESSION_COLUMNS} FROM sessions

@@ -9,6 +9,7 @@ import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import type { NewRows } from '@/common/persistence/workspace-scoped.repository';
 import { REDIS } from '@/common/redis/redis.module';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { Conversation } from './conversation.entity';
 import { ListSessionsQuery } from './dto/requests';
 import { SessionResponse } from './dto/responses';
@@ -154,7 +155,7 @@ export class SessionsService {
    * counts). The job goes first, the marker after, so a crash in between leaves an extra timer, never none.
    */
   private async arm(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     sessionId: string,
     activityMs: number,
     dueMs: number,
@@ -184,7 +185,11 @@ export class SessionsService {
    * The timer fired: ends the session if the customer is still idle past its timeout; if a turn moved the idle
    * clock meanwhile, the timer re-arms at the new deadline (unless another pending timer fires no later).
    */
-  async endIfIdle(workspaceId: string, sessionId: string, firedMs: number | null = null): Promise<boolean> {
+  async endIfIdle(
+    workspaceId: WorkspaceId,
+    sessionId: string,
+    firedMs: number | null = null,
+  ): Promise<boolean> {
     const { ended, rearm } = await this.unitOfWork.run(async (m) => {
       const session = await this.sessions.findOne(workspaceId, { id: sessionId }, {}, m);
       if (!session || session.status !== 'active') return { ended: false, rearm: null };
@@ -213,7 +218,7 @@ export class SessionsService {
     return ended ? session : null;
   }
 
-  async queueEvaluation(workspaceId: string, sessionId: string): Promise<void> {
+  async queueEvaluation(workspaceId: WorkspaceId, sessionId: string): Promise<void> {
     await this.evaluations.add(
       'evaluate-session',
       { workspaceId, sessionId },
@@ -222,7 +227,7 @@ export class SessionsService {
     this.logger.debug({ workspaceId, sessionId }, 'session queued for evaluation');
   }
 
-  async list(workspaceId: string, q: ListSessionsQuery): Promise<Page<SessionResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListSessionsQuery): Promise<Page<SessionResponse>> {
     const [rows, total] = await this.sessions.list(workspaceId, q, skipTake(q));
     return pageOf(
       rows.map((s) => SessionResponse.of(s)),
@@ -231,31 +236,31 @@ export class SessionsService {
     );
   }
 
-  async get(workspaceId: string, sessionId: string, manager?: EntityManager): Promise<Session> {
+  async get(workspaceId: WorkspaceId, sessionId: string, manager?: EntityManager): Promise<Session> {
     const session = await this.sessions.findById(workspaceId, sessionId, manager);
     if (!session) throw AppException.notFound('Session');
     return session;
   }
 
-  transcript(workspaceId: string, sessionId: string): Promise<Message[]> {
+  transcript(workspaceId: WorkspaceId, sessionId: string): Promise<Message[]> {
     return this.messages.transcript(workspaceId, sessionId);
   }
 
   /** Records the evaluation's outcome once; false when another run recorded it first. */
   markReported(
     manager: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     sessionId: string,
     outcome: { evaluated: boolean; summary: string | null },
   ): Promise<boolean> {
     return this.sessions.markReported(workspaceId, sessionId, outcome, manager);
   }
 
-  markMemorized(workspaceId: string, sessionId: string): Promise<boolean> {
+  markMemorized(workspaceId: WorkspaceId, sessionId: string): Promise<boolean> {
     return this.sessions.markMemorized(workspaceId, sessionId);
   }
 
-  recentSummaries(workspaceId: string, contactId: string, limit: number): Promise<string[]> {
+  recentSummaries(workspaceId: WorkspaceId, contactId: string, limit: number): Promise<string[]> {
     return this.sessions
       .recentSummaries(workspaceId, contactId, limit)
       .then((rows) => rows.map((s) => s.summary ?? ''));

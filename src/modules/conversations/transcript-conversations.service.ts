@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ConversationsRepository } from './conversations.repository';
 import { MessagesRepository } from './messages.repository';
 import { ConversationsService } from './conversations.service';
@@ -31,7 +32,7 @@ export class TranscriptConversationsService {
   ) {}
 
   async record(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     input: { agentId: string; contactId: string | null; phone: string | null; turns: TranscriptTurn[] },
   ): Promise<RecordedTranscript> {
     const result = await this.unitOfWork.run(async (m) => {

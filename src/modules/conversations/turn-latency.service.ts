@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Metrics } from '@/common/metrics/metrics';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { MessagesRepository } from './messages.repository';
 import { LATENCY_FIELDS, MessageLatency } from './message.entity';
 
@@ -31,7 +32,7 @@ export class TurnLatencyService {
    * whether it was stored: false (logged) for a message that is not an agent's reply on a call, or a database error.
    */
   async record(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageId: string,
     latency: Partial<Record<keyof MessageLatency, number | null>>,
   ): Promise<boolean> {

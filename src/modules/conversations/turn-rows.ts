@@ -1,3 +1,4 @@
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Conversation } from './conversation.entity';
 import { Message } from './message.entity';
 import { Session } from './session.entity';
@@ -60,7 +61,7 @@ export function sessionOf(r: Row, prefix = ''): Session {
 
 /** A message just written to a conversation (its agent, contact and channel are the conversation's). */
 export function messageOf(
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   id: string,
   sessionId: string,
   conversation: Conversation,

@@ -19,7 +19,7 @@ export class EvaluationController {
   })
   @ApiEnvelope(SessionEvaluationResponse, { errors: ['INVALID_UUID'] })
   forSession(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<SessionEvaluationResponse> {
     return this.evaluation.forSession(ws, uuid);
@@ -28,7 +28,10 @@ export class EvaluationController {
   @Get('evaluations')
   @ApiOperation({ summary: 'List evaluation records, newest first' })
   @ApiEnvelope(EvaluationRecordResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListEvaluationsQuery): Promise<Page<EvaluationRecordResponse>> {
+  list(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() q: ListEvaluationsQuery,
+  ): Promise<Page<EvaluationRecordResponse>> {
     return this.evaluation.list(ws, q);
   }
 
@@ -36,7 +39,7 @@ export class EvaluationController {
   @ApiOperation({ summary: 'Read an evaluation record' })
   @ApiEnvelope(EvaluationRecordResponse, { errors: ['INVALID_UUID'] })
   get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<EvaluationRecordResponse> {
     return this.evaluation.get(ws, uuid);

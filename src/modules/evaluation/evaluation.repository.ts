@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { EvaluationRecord } from './evaluation-record.entity';
 
 /** The filters of the evaluation list; each one left out matches every row. */
@@ -24,7 +25,7 @@ export class EvaluationRepository extends WorkspaceScopedRepository<EvaluationRe
 
   /** Stores the record unless the session already has one for this feature (a job run twice stores nothing twice). */
   async insertOnce(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     record: Omit<EvaluationRecord, 'id' | 'workspaceId' | 'createdAt' | 'updatedAt'>,
   ): Promise<void> {
     await this.insertIgnoring(workspaceId, [record as QueryDeepPartialEntity<EvaluationRecord>]);
@@ -32,7 +33,7 @@ export class EvaluationRepository extends WorkspaceScopedRepository<EvaluationRe
 
   /** One page of records, newest first, with the total. */
   page(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     filter: EvaluationRecordFilter,
     { skip, take }: { skip: number; take: number },
   ): Promise<[EvaluationRecord[], number]> {
@@ -50,7 +51,7 @@ export class EvaluationRepository extends WorkspaceScopedRepository<EvaluationRe
       .getManyAndCount();
   }
 
-  forSession(workspaceId: string, sessionId: string): Promise<EvaluationRecord[]> {
+  forSession(workspaceId: WorkspaceId, sessionId: string): Promise<EvaluationRecord[]> {
     return this.find(workspaceId, { where: { sessionId }, order: { createdAt: 'ASC', feature: 'ASC' } });
   }
 }

@@ -11,6 +11,7 @@ import { SessionsService } from '@/modules/conversations/sessions.service';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { UsageRecorder } from '@/modules/usage/usage-recorder';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ListEvaluationsQuery } from './dto/requests';
 import { EvaluationRecordResponse } from './dto/responses';
 import { buildFeatureMessages, parseFeatureAnswer } from './evaluation-prompt';
@@ -42,7 +43,7 @@ export class EvaluationService {
 
   /** Runs the evaluation of an ended session; safe to run twice (records and the report are written once). */
   async evaluateSession(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     sessionId: string,
   ): Promise<{ records: number; skipped: boolean }> {
     const session = await this.sessions.get(workspaceId, sessionId).catch(() => null);
@@ -160,7 +161,7 @@ export class EvaluationService {
     }
   }
 
-  async list(workspaceId: string, q: ListEvaluationsQuery): Promise<Page<EvaluationRecordResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListEvaluationsQuery): Promise<Page<EvaluationRecordResponse>> {
     const [rows, total] = await this.records.page(
       workspaceId,
       {
@@ -179,14 +180,14 @@ export class EvaluationService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<EvaluationRecordResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<EvaluationRecordResponse> {
     const record = await this.records.findById(workspaceId, id);
     if (!record) throw AppException.notFound('Evaluation');
     return EvaluationRecordResponse.of(record);
   }
 
   /** A session's evaluation: its records and summary (404 for an unknown session). */
-  async forSession(workspaceId: string, sessionId: string) {
+  async forSession(workspaceId: WorkspaceId, sessionId: string) {
     const session = await this.sessions.get(workspaceId, sessionId);
     const records = await this.records.forSession(workspaceId, sessionId);
     return {

@@ -1,4 +1,5 @@
 import { declarePort } from '@/modules/ports';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { WebhookEvent } from './webhook-events';
 
 /**
@@ -28,9 +29,13 @@ export interface SendableWebhook {
 
 export interface AgentWebhookTargets {
   /** The agent's active webhooks subscribed to an event, with their secrets opened, for delivery. */
-  activeWebhooks(workspaceId: string, agentId: string, event: WebhookEvent): Promise<DeliverableWebhook[]>;
+  activeWebhooks(
+    workspaceId: WorkspaceId,
+    agentId: string,
+    event: WebhookEvent,
+  ): Promise<DeliverableWebhook[]>;
   /** One agent webhook by its id, with its live secrets opened (current first), for sending; null when gone. */
-  deliverableWebhook(workspaceId: string, webhookId: string): Promise<SendableWebhook | null>;
+  deliverableWebhook(workspaceId: WorkspaceId, webhookId: string): Promise<SendableWebhook | null>;
   /** Turns a webhook off (its receiver answered 410 Gone). */
-  disableWebhook(workspaceId: string, webhookId: string): Promise<void>;
+  disableWebhook(workspaceId: WorkspaceId, webhookId: string): Promise<void>;
 }

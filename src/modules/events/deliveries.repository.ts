@@ -5,6 +5,7 @@ import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { DeliveryStatus, WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity';
 
 export interface DeliveryFilter {
@@ -20,7 +21,7 @@ export interface DeliveryFilter {
 /** A delivery as the sender works on it. */
 export interface DeliveryRow {
   id: string;
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   event_id: string;
   event_type: string;
   webhook_kind: 'workspace' | 'agent' | 'request';
@@ -35,7 +36,7 @@ export interface DeliveryRow {
 
 /** A delivery to create: one event to one subscription. */
 export interface NewDelivery {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   eventId: string;
   eventType: string;
   kind: 'workspace' | 'agent' | 'request';
@@ -68,7 +69,7 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
   }
 
   /** Newest first. */
-  list(workspaceId: string, f: DeliveryFilter): Promise<[WebhookDelivery[], number]> {
+  list(workspaceId: WorkspaceId, f: DeliveryFilter): Promise<[WebhookDelivery[], number]> {
     const qb = this.query(workspaceId, 'd');
     if (f.webhookId) qb.andWhere('d.webhook_id = :webhookId', { webhookId: f.webhookId });
     if (f.status) qb.andWhere('d.status = :status', { status: f.status });
@@ -83,7 +84,7 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
       .getManyAndCount();
   }
 
-  attemptsOf(workspaceId: string, deliveryIds: string[]): Promise<WebhookDeliveryAttempt[]> {
+  attemptsOf(workspaceId: WorkspaceId, deliveryIds: string[]): Promise<WebhookDeliveryAttempt[]> {
     if (!deliveryIds.length) return Promise.resolve([]);
     return this.attempts.find({
       where: { workspaceId, deliveryId: In(deliveryIds) },
@@ -92,7 +93,7 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
   }
 
   /** Puts a finished delivery back in line with a fresh retry budget; null when it is unknown or still pending. */
-  async requeue(workspaceId: string, id: string): Promise<WebhookDelivery | null> {
+  async requeue(workspaceId: WorkspaceId, id: string): Promise<WebhookDelivery | null> {
     // UPDATE ... RETURNING answers [rows, affected] through the pg driver.
     const [rows] = await this.sql<[Array<{ id: string }>, number]>(
       `UPDATE webhook_deliveries
@@ -148,7 +149,7 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
   }
 
   /** Takes the delivery for `seconds` if it is due and nobody holds it; undefined otherwise. */
-  async lease(workspaceId: string, id: string, seconds: number): Promise<DeliveryRow | undefined> {
+  async lease(workspaceId: WorkspaceId, id: string, seconds: number): Promise<DeliveryRow | undefined> {
     const [rows] = await this.sql<[DeliveryRow[], number]>(
       `UPDATE webhook_deliveries SET locked_until = now() + make_interval(secs => $3)
         WHERE workspace_id = $1 AND id = $2 AND status = 'pending'
@@ -162,7 +163,7 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
   }
 
   /** Lets go of the delivery and moves it to `due`. */
-  async postpone(workspaceId: string, id: string, due: Date): Promise<void> {
+  async postpone(workspaceId: WorkspaceId, id: string, due: Date): Promise<void> {
     await this.sql(
       `UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = $3 WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id, due],
@@ -170,7 +171,12 @@ export class DeliveriesRepository extends WorkspaceScopedRepository<WebhookDeliv
   }
 
   /** Writes an attempt and the delivery's new state together. */
-  async recordAttempt(tx: Transaction, workspaceId: string, id: string, o: AttemptOutcome): Promise<void> {
+  async recordAttempt(
+    tx: Transaction,
+    workspaceId: WorkspaceId,
+    id: string,
+    o: AttemptOutcome,
+  ): Promise<void> {
     await tx.query(
       `INSERT INTO webhook_delivery_attempts
          (id, workspace_id, delivery_id, attempt, succeeded, status_code, duration_ms, response_excerpt, error,

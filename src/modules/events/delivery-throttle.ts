@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { REDIS } from '@/common/redis/redis.module';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** Deliveries a workspace may start per second, shared by every worker (the specification's limit). */
 export const DELIVERIES_PER_SECOND = 100;
@@ -48,7 +49,7 @@ export class DeliveryThrottle {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
 
   /** 0 when the delivery may start now (its slot is held until `release`), else milliseconds to wait. */
-  async acquire(workspaceId: string, deliveryId: string): Promise<number> {
+  async acquire(workspaceId: WorkspaceId, deliveryId: string): Promise<number> {
     const wait = (await this.redis.eval(
       ACQUIRE,
       2,
@@ -67,7 +68,7 @@ export class DeliveryThrottle {
    * delayed queue (which would wake every waiting delivery at once and send most of them back again). Only a few
    * deliveries of a workspace wait per process; the rest, and longer waits, answer the wait to the caller.
    */
-  async acquireSoon(workspaceId: string, deliveryId: string): Promise<number> {
+  async acquireSoon(workspaceId: WorkspaceId, deliveryId: string): Promise<number> {
     let wait = await this.acquire(workspaceId, deliveryId);
     const waiting = this.waiters.get(workspaceId) ?? 0;
     if (wait === 0 || waiting >= LOCAL_WAITERS_PER_WORKSPACE) return wait;
@@ -86,7 +87,7 @@ export class DeliveryThrottle {
     }
   }
 
-  async release(workspaceId: string, deliveryId: string): Promise<void> {
+  async release(workspaceId: WorkspaceId, deliveryId: string): Promise<void> {
     await this.redis.zrem(`webhooks:inflight:${workspaceId}`, deliveryId);
   }
 }

@@ -3,6 +3,7 @@ import { resumeTrace } from '@/common/telemetry/trace-context';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AGENT_WEBHOOK_TARGETS, AgentWebhookTargets } from './agent-webhook-targets.port';
 import { DeliveriesRepository, DeliveryRow, NewDelivery } from './deliveries.repository';
 import { DeliveryQueue } from './delivery-queue';
@@ -53,7 +54,7 @@ export class DeliveryService {
    */
   async addRequestDelivery(
     tx: Transaction,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     event: { id: string; type: string },
     target: { subjectId: string; url: string; bearerToken?: string | null },
   ): Promise<DeliveryRow | undefined> {
@@ -72,7 +73,7 @@ export class DeliveryService {
   }
 
   /** Queues a delivery's attempt for `dueAt` (after the commit that wrote it). */
-  enqueue(workspaceId: string, deliveryId: string, dueAt: Date): Promise<void> {
+  enqueue(workspaceId: WorkspaceId, deliveryId: string, dueAt: Date): Promise<void> {
     return this.queue.add(workspaceId, deliveryId, dueAt);
   }
 
@@ -150,7 +151,7 @@ export class DeliveryService {
   }
 
   /** One attempt of a delivery, if it is due and nobody holds it. */
-  async attempt(workspaceId: string, deliveryId: string): Promise<void> {
+  async attempt(workspaceId: WorkspaceId, deliveryId: string): Promise<void> {
     const d = await this.deliveries.lease(workspaceId, deliveryId, LEASE_SECONDS);
     if (!d) return;
     const wait = await this.throttle.acquireSoon(workspaceId, deliveryId);

@@ -7,6 +7,7 @@ import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { currentTraceparent } from '@/common/telemetry/trace-context';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { currentChain } from './event-chain';
 import { EventType, OutboxEvent } from './outbox-event.entity';
 
@@ -20,7 +21,7 @@ export const NOTIFY_OUTBOX = `pg_notify('${OUTBOX_CHANNEL}', current_setting('ap
 
 export interface ClaimedEvent {
   id: string;
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   type: EventType;
   agent_id: string | null;
   data: Record<string, unknown>;
@@ -60,7 +61,7 @@ export const OUTBOX_COLUMNS = 'id, workspace_id, type, agent_id, data, chain, tr
  * column to each row (a uuid the statement joins on). For statements that write events beside another change.
  */
 export function outboxValues(
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   events: OutboxEventInput[],
   params: unknown[],
   keys?: string[],
@@ -100,7 +101,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
    * PostgreSQL delivers the NOTIFY at commit only (folded into one per transaction), so listeners never see
    * uncommitted rows. Events caused by a flow execution carry its chain. Answers their ids in order.
    */
-  async append(tx: Transaction, workspaceId: string, events: OutboxEventInput[]): Promise<string[]> {
+  async append(tx: Transaction, workspaceId: WorkspaceId, events: OutboxEventInput[]): Promise<string[]> {
     if (!events.length) return [];
     const values: unknown[] = [];
     const { rows, ids } = outboxValues(workspaceId, events, values);
@@ -129,7 +130,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
   }
 
   /** The workspace's latest events of these types, newest first (samples for a trigger test). */
-  async recent(workspaceId: string, types: string[], limit: number): Promise<ClaimedEvent[]> {
+  async recent(workspaceId: WorkspaceId, types: string[], limit: number): Promise<ClaimedEvent[]> {
     return this.sql<ClaimedEvent[]>(
       `SELECT id, workspace_id, type, agent_id, data, chain, created_at FROM outbox_events
         WHERE workspace_id = $1 AND type = ANY($2) ORDER BY created_at DESC, id DESC LIMIT $3`,
@@ -138,7 +139,7 @@ export class OutboxRepository extends WorkspaceScopedRepository<OutboxEvent> {
   }
 
   /** An event with its workspace's slug, as a delivery sends it. */
-  async toSend(workspaceId: string, eventId: string): Promise<EventToSend | undefined> {
+  async toSend(workspaceId: WorkspaceId, eventId: string): Promise<EventToSend | undefined> {
     const rows = (await this.sql(
       `SELECT o.id, o.type, o.data, o.created_at, w.slug FROM outbox_events o
          JOIN workspaces w ON w.id = o.workspace_id

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { EventType } from './outbox-event.entity';
 import { ClaimedEvent, OutboxRepository } from './outbox.repository';
 
@@ -21,12 +22,12 @@ export class OutboxService {
   constructor(private readonly events: OutboxRepository) {}
 
   /** Writes the events in the caller's transaction; answers their ids in order. */
-  async record(tx: Transaction, workspaceId: string, events: DomainEvent[]): Promise<string[]> {
+  async record(tx: Transaction, workspaceId: WorkspaceId, events: DomainEvent[]): Promise<string[]> {
     return events.length ? this.events.append(tx, workspaceId, events) : [];
   }
 
   /** The workspace's latest events of these types, newest first. */
-  recent(workspaceId: string, types: string[], limit: number): Promise<ClaimedEvent[]> {
+  recent(workspaceId: WorkspaceId, types: string[], limit: number): Promise<ClaimedEvent[]> {
     return this.events.recent(workspaceId, types, limit);
   }
 

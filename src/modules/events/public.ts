@@ -1,4 +1,5 @@
 import { insertPerRowSql } from '@/common/persistence/insert-per-row';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { NOTIFY_OUTBOX, OUTBOX_COLUMNS, OutboxEventInput, outboxValues } from './outbox.repository';
 
 /**
@@ -15,7 +16,7 @@ export type { OutboxEventInput } from './outbox.repository';
  */
 export function outboxInsertFor(
   written: string,
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   events: OutboxEventInput[],
   params: unknown[],
 ): string {
@@ -31,7 +32,7 @@ export function outboxInsertFor(
  */
 export function outboxInsertPerRow(
   written: string,
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   items: Array<{ key: string; event: OutboxEventInput }>,
   params: unknown[],
 ): string {

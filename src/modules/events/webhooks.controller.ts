@@ -37,7 +37,7 @@ export class WebhooksController {
   })
   @ApiEnvelope(DeliveryResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
   deliveries(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Query() query: ListDeliveriesQuery,
   ): Promise<Page<DeliveryResponse>> {
     return this.webhooks.listDeliveries(ws, query);
@@ -51,14 +51,17 @@ export class WebhooksController {
       'A delivery still pending: 409 CONFLICT.',
   })
   @ApiEnvelope(DeliveryResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
-  redeliver(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<DeliveryResponse> {
+  redeliver(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<DeliveryResponse> {
     return this.webhooks.redeliver(ws, id);
   }
 
   @Get()
   @ApiOperation({ summary: 'List workspace webhooks (every agent’s events), oldest first' })
   @ApiEnvelope(WebhookResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() query: PageQuery): Promise<Page<WebhookResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() query: PageQuery): Promise<Page<WebhookResponse>> {
     return this.webhooks.list(ws, query);
   }
 
@@ -70,14 +73,14 @@ export class WebhooksController {
       `encrypted and never returned. ${SIGNING}`,
   })
   @ApiEnvelope(WebhookResponse, { status: 201, errors: [...BODY_ERRORS, 'WEBHOOK_LIMIT_REACHED'] })
-  create(@WorkspaceId() ws: string, @Body() dto: WebhookDto): Promise<WebhookResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: WebhookDto): Promise<WebhookResponse> {
     return this.webhooks.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a workspace webhook' })
   @ApiEnvelope(WebhookResponse, { errors: ['INVALID_UUID'] })
-  read(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<WebhookResponse> {
+  read(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<WebhookResponse> {
     return this.webhooks.get(ws, id);
   }
 
@@ -89,7 +92,7 @@ export class WebhooksController {
   })
   @ApiEnvelope(WebhookResponse, { errors: [...BODY_ERRORS] })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: UpdateWebhookDto,
   ): Promise<WebhookResponse> {
@@ -99,7 +102,7 @@ export class WebhooksController {
   @Delete(':uuid')
   @ApiOperation({ summary: 'Delete a workspace webhook; its pending deliveries fail without being sent' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
     await this.webhooks.remove(ws, id);
     return null;
   }
@@ -111,7 +114,7 @@ export class WebhooksController {
   })
   @ApiEnvelope(RotatedSecretResponse, { errors: [...BODY_ERRORS] })
   rotate(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: RotateSecretDto,
   ): Promise<RotatedSecretResponse> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Webhook } from './webhook.entity';
 
 @Injectable()
@@ -11,7 +12,7 @@ export class WebhooksRepository extends WorkspaceScopedRepository<Webhook> {
   }
 
   /** Active workspace webhooks subscribed to an event type. */
-  subscribed(workspaceId: string, type: string): Promise<Webhook[]> {
+  subscribed(workspaceId: WorkspaceId, type: string): Promise<Webhook[]> {
     return this.query(workspaceId, 'w')
       .andWhere('w.is_active = true')
       .andWhere(':type = ANY(w.events)', { type })
@@ -19,7 +20,7 @@ export class WebhooksRepository extends WorkspaceScopedRepository<Webhook> {
       .getMany();
   }
 
-  async disable(workspaceId: string, id: string): Promise<void> {
+  async disable(workspaceId: WorkspaceId, id: string): Promise<void> {
     await this.updateWhere(workspaceId, { id }, { isActive: false, updatedAt: new Date() } as never);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { SecretBox } from '@/common/crypto/secret-box';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { DeliveriesRepository } from './deliveries.repository';
 import { UpdateWebhookDto, WebhookDto } from './dto/webhook-body.dto';
 import {
@@ -40,7 +41,7 @@ export class WebhooksService {
     private readonly secrets: SecretBox,
   ) {}
 
-  async list(workspaceId: string, query: PageQuery): Promise<Page<WebhookResponse>> {
+  async list(workspaceId: WorkspaceId, query: PageQuery): Promise<Page<WebhookResponse>> {
     const [rows, total] = await this.webhooks.findAndCount(workspaceId, {
       order: { createdAt: 'ASC', id: 'ASC' },
       ...skipTake(query),
@@ -48,11 +49,11 @@ export class WebhooksService {
     return pageOf(rows.map(toResponse), total, query);
   }
 
-  async get(workspaceId: string, id: string): Promise<WebhookResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<WebhookResponse> {
     return toResponse(await this.load(workspaceId, id));
   }
 
-  async create(workspaceId: string, dto: WebhookDto): Promise<WebhookResponse> {
+  async create(workspaceId: WorkspaceId, dto: WebhookDto): Promise<WebhookResponse> {
     if ((await this.webhooks.count(workspaceId)) >= MAX_WORKSPACE_WEBHOOKS)
       throw new AppException(
         'WEBHOOK_LIMIT_REACHED',
@@ -69,7 +70,7 @@ export class WebhooksService {
     return toResponse(await this.webhooks.save(workspaceId, row));
   }
 
-  async update(workspaceId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {
     for (const key of ['url', 'events', 'is_active'] as const)
       if (dto[key] === null)
         throw AppException.invalid(key, `${key} should not be empty`, 'VALIDATION_ERROR');
@@ -87,11 +88,11 @@ export class WebhooksService {
     return toResponse(await this.webhooks.save(workspaceId, row));
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.webhooks.delete(workspaceId, { id }))) throw AppException.notFound('Webhook');
   }
 
-  async rotate(workspaceId: string, id: string, newSecret?: string): Promise<RotatedSecretResponse> {
+  async rotate(workspaceId: WorkspaceId, id: string, newSecret?: string): Promise<RotatedSecretResponse> {
     const row = await this.load(workspaceId, id);
     const secret = newSecret ?? generateSecret();
     const expires = row.secretCiphertext ? new Date(Date.now() + ROTATION_OVERLAP_MS) : null;
@@ -104,11 +105,11 @@ export class WebhooksService {
   }
 
   /** Active workspace webhooks subscribed to an event type (ids and urls only). */
-  subscribed(workspaceId: string, type: string): Promise<Webhook[]> {
+  subscribed(workspaceId: WorkspaceId, type: string): Promise<Webhook[]> {
     return this.webhooks.subscribed(workspaceId, type);
   }
 
-  async sendable(workspaceId: string, id: string): Promise<SendableSubscription | null> {
+  async sendable(workspaceId: WorkspaceId, id: string): Promise<SendableSubscription | null> {
     const w = await this.webhooks.findById(workspaceId, id);
     if (!w) return null;
     const secrets: string[] = [];
@@ -118,11 +119,14 @@ export class WebhooksService {
     return { id: w.id, url: w.url, events: w.events, isActive: w.isActive, secrets };
   }
 
-  disable(workspaceId: string, id: string): Promise<void> {
+  disable(workspaceId: WorkspaceId, id: string): Promise<void> {
     return this.webhooks.disable(workspaceId, id);
   }
 
-  async listDeliveries(workspaceId: string, query: ListDeliveriesQuery): Promise<Page<DeliveryResponse>> {
+  async listDeliveries(
+    workspaceId: WorkspaceId,
+    query: ListDeliveriesQuery,
+  ): Promise<Page<DeliveryResponse>> {
     const [rows, total] = await this.deliveries.list(workspaceId, {
       webhookId: query.webhook_uuid,
       status: query.status,
@@ -134,7 +138,7 @@ export class WebhooksService {
     return pageOf(await this.withAttempts(workspaceId, rows), total, query);
   }
 
-  async redeliver(workspaceId: string, id: string): Promise<DeliveryResponse> {
+  async redeliver(workspaceId: WorkspaceId, id: string): Promise<DeliveryResponse> {
     const existing = await this.deliveries.findById(workspaceId, id);
     if (!existing) throw AppException.notFound('Delivery');
     const row = await this.deliveries.requeue(workspaceId, id);
@@ -142,13 +146,13 @@ export class WebhooksService {
     return (await this.withAttempts(workspaceId, [row]))[0];
   }
 
-  private async load(workspaceId: string, id: string): Promise<Webhook> {
+  private async load(workspaceId: WorkspaceId, id: string): Promise<Webhook> {
     const row = await this.webhooks.findById(workspaceId, id);
     if (!row) throw AppException.notFound('Webhook');
     return row;
   }
 
-  private async withAttempts(workspaceId: string, rows: WebhookDelivery[]): Promise<DeliveryResponse[]> {
+  private async withAttempts(workspaceId: WorkspaceId, rows: WebhookDelivery[]): Promise<DeliveryResponse[]> {
     const attempts = await this.deliveries.attemptsOf(
       workspaceId,
       rows.map((r) => r.id),

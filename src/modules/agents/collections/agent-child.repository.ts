@@ -2,12 +2,13 @@ import { Injectable, Type } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { ScopedWhere, WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentChildEntity } from './agent-child.entity';
 
 /** The rows one agent holds in one table, always read in insertion order. */
 export abstract class AgentChildRepository<T extends AgentChildEntity> extends WorkspaceScopedRepository<T> {
   listFor(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     scope: ScopedWhere<T>,
     manager?: EntityManager,
@@ -21,7 +22,7 @@ export abstract class AgentChildRepository<T extends AgentChildEntity> extends W
 
   /** The largest value of an integer column among the agent's rows (null when there are none). */
   async maxOf(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     column: 'order' | 'priority',
     scope: ScopedWhere<T>,

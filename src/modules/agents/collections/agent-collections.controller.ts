@@ -23,18 +23,18 @@ export class AgentCollectionsController {
     private readonly agents: AgentsService,
   ) {}
 
-  async add(ws: string, id: string, name: CollectionName, dto: object): Promise<AgentResponse> {
+  async add(ws: WorkspaceId, id: string, name: CollectionName, dto: object): Promise<AgentResponse> {
     await this.collections.add(ws, id, name, dto);
     return this.agents.view(ws, id);
   }
 
-  async replace(ws: string, id: string, name: CollectionName, items: object[]): Promise<AgentResponse> {
+  async replace(ws: WorkspaceId, id: string, name: CollectionName, items: object[]): Promise<AgentResponse> {
     await this.collections.replace(ws, id, name, items);
     return this.agents.view(ws, id);
   }
 
   async patch(
-    ws: string,
+    ws: WorkspaceId,
     id: string,
     name: CollectionName,
     itemId: string,
@@ -44,7 +44,7 @@ export class AgentCollectionsController {
     return this.agents.view(ws, id);
   }
 
-  async remove(ws: string, id: string, name: CollectionName, itemId: string): Promise<AgentResponse> {
+  async remove(ws: WorkspaceId, id: string, name: CollectionName, itemId: string): Promise<AgentResponse> {
     await this.collections.remove(ws, id, name, itemId);
     return this.agents.view(ws, id);
   }
@@ -85,7 +85,7 @@ function collectionRoutes(c: CollectionRoute): void {
   const errors = [...BODY_ERRORS, ...c.errors];
   route(
     `add${c.method}`,
-    function (this: Self, w: string, id: string, dto: object) {
+    function (this: Self, w: WorkspaceId, id: string, dto: object) {
       return this.add(w, id, c.name, dto);
     },
     [ws, agent, [Body(), c.body.create]],
@@ -97,7 +97,7 @@ function collectionRoutes(c: CollectionRoute): void {
   );
   route(
     `replace${c.method}`,
-    function (this: Self, w: string, id: string, dto: Record<string, object[]>) {
+    function (this: Self, w: WorkspaceId, id: string, dto: Record<string, object[]>) {
       return this.replace(w, id, c.name, dto[c.name]);
     },
     [ws, agent, [Body(), c.body.replace]],
@@ -112,7 +112,7 @@ function collectionRoutes(c: CollectionRoute): void {
   );
   route(
     `patch${c.method}`,
-    function (this: Self, w: string, id: string, itemId: string, dto: object) {
+    function (this: Self, w: WorkspaceId, id: string, itemId: string, dto: object) {
       return this.patch(w, id, c.name, itemId, dto);
     },
     [ws, agent, item, [Body(), c.body.update]],
@@ -127,7 +127,7 @@ function collectionRoutes(c: CollectionRoute): void {
   );
   route(
     `remove${c.method}`,
-    function (this: Self, w: string, id: string, itemId: string) {
+    function (this: Self, w: WorkspaceId, id: string, itemId: string) {
       return this.remove(w, id, c.name, itemId);
     },
     [ws, agent, item],

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { agentChildRepository } from './agent-child.repository';
 import { AgentIntent } from './agent-intent.entity';
 import { AgentNote } from './agent-note.entity';
@@ -17,7 +18,7 @@ export class AgentTrainingRepository extends agentChildRepository(AgentTraining)
 export class AgentProceduresRepository extends agentChildRepository(AgentProcedure) {
   /** Steps that called a removed intent become plain conversation steps. */
   async detachIntents(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     removed: string[],
     manager: EntityManager,

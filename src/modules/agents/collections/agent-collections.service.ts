@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentChildEntity } from './agent-child.entity';
 import { AgentWriteLock } from './agent-write-lock';
 import { applyBody, CollectionHandler, CollectionName, WriteContext } from './collection-handler';
@@ -33,7 +34,7 @@ export class AgentCollectionsService {
     return out;
   }
 
-  async add(workspaceId: string, agentId: string, name: CollectionName, dto: object): Promise<void> {
+  async add(workspaceId: WorkspaceId, agentId: string, name: CollectionName, dto: object): Promise<void> {
     const h = this.handler(name);
     await this.lock.write(workspaceId, agentId, async (m) => {
       const stored = await h.repo.listFor(workspaceId, agentId, h.scope, m);
@@ -46,7 +47,12 @@ export class AgentCollectionsService {
   }
 
   /** Replaces the whole set: the old rows are deleted first, then the new ones inserted, in one transaction. */
-  async replace(workspaceId: string, agentId: string, name: CollectionName, items: object[]): Promise<void> {
+  async replace(
+    workspaceId: WorkspaceId,
+    agentId: string,
+    name: CollectionName,
+    items: object[],
+  ): Promise<void> {
     const h = this.handler(name);
     await this.lock.write(workspaceId, agentId, async (m) => {
       const old = await h.repo.listFor(workspaceId, agentId, h.scope, m);
@@ -70,7 +76,7 @@ export class AgentCollectionsService {
 
   /** Changes only the keys sent; the other items are untouched. */
   async patch(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     name: CollectionName,
     itemId: string,
@@ -92,7 +98,12 @@ export class AgentCollectionsService {
     });
   }
 
-  async remove(workspaceId: string, agentId: string, name: CollectionName, itemId: string): Promise<void> {
+  async remove(
+    workspaceId: WorkspaceId,
+    agentId: string,
+    name: CollectionName,
+    itemId: string,
+  ): Promise<void> {
     const h = this.handler(name);
     await this.lock.write(workspaceId, agentId, async (m) => {
       const n = await h.repo.delete(workspaceId, { id: itemId, agentId, ...h.scope }, m);

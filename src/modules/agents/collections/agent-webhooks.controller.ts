@@ -20,7 +20,7 @@ export class AgentWebhookSecretsController {
   })
   @ApiEnvelope(RotatedSecretResponse, { errors: [...BODY_ERRORS] })
   rotate(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) agentId: string,
     @Param('webhookUuid', UuidParamPipe) webhookId: string,
     @Body() dto: RotateSecretDto,

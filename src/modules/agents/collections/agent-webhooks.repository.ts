@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { agentChildRepository } from './agent-child.repository';
 import { AgentWebhook } from './agent-webhook.entity';
 
@@ -22,7 +23,7 @@ export class AgentWebhooksRepository extends agentChildRepository(AgentWebhook) 
   /** The agent's webhooks for the whole-agent read (AgentViewsRepository). */
   static readonly AGENT_VIEW_SUB_SELECT = AGENT_WEBHOOKS_SQL;
 
-  async disable(workspaceId: string, id: string): Promise<void> {
+  async disable(workspaceId: WorkspaceId, id: string): Promise<void> {
     await this.updateWhere(workspaceId, { id }, { isActive: false, updatedAt: new Date() } as never);
   }
 }

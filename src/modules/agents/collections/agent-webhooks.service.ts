@@ -9,6 +9,7 @@ import type {
 import type { RotatedSecretResponse } from '@/modules/events/dto/webhook.dto';
 import { generateSecret, ROTATION_OVERLAP_MS } from '@/modules/events/signing';
 import type { WebhookEvent } from '@/modules/events/webhook-events';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentWebhooksRepository } from './agent-webhooks.repository';
 import { AgentWriteLock } from './agent-write-lock';
 
@@ -26,7 +27,7 @@ export class AgentWebhooksService implements AgentWebhookTargets {
 
   /** The agent's active webhooks subscribed to an event, with their secrets opened, for delivery. */
   async activeWebhooks(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     event: WebhookEvent,
   ): Promise<DeliverableWebhook[]> {
@@ -42,7 +43,7 @@ export class AgentWebhooksService implements AgentWebhookTargets {
   }
 
   /** One agent webhook by its id, with its live secrets opened (current first), for sending; null when gone. */
-  async deliverableWebhook(workspaceId: string, webhookId: string): Promise<SendableWebhook | null> {
+  async deliverableWebhook(workspaceId: WorkspaceId, webhookId: string): Promise<SendableWebhook | null> {
     const w = await this.webhooks.findOne(workspaceId, { id: webhookId });
     if (!w) return null;
     const secrets: string[] = [];
@@ -53,7 +54,7 @@ export class AgentWebhooksService implements AgentWebhookTargets {
   }
 
   /** Turns a webhook off (its receiver answered 410 Gone). */
-  async disableWebhook(workspaceId: string, webhookId: string): Promise<void> {
+  async disableWebhook(workspaceId: WorkspaceId, webhookId: string): Promise<void> {
     await this.webhooks.disable(workspaceId, webhookId);
   }
 
@@ -62,7 +63,7 @@ export class AgentWebhooksService implements AgentWebhookTargets {
    * row lock; the old one keeps signing beside it for ROTATION_OVERLAP_MS.
    */
   async rotate(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     webhookId: string,
     newSecret?: string,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentsRepository } from '../agents.repository';
 
 const isUniqueViolation = (err: unknown) =>
@@ -19,7 +20,7 @@ export class AgentWriteLock {
     private readonly agents: AgentsRepository,
   ) {}
 
-  async write<T>(workspaceId: string, agentId: string, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  async write<T>(workspaceId: WorkspaceId, agentId: string, fn: (tx: Transaction) => Promise<T>): Promise<T> {
     try {
       return await this.unitOfWork.run(async (tx) => {
         if (!(await this.agents.lock(workspaceId, agentId, tx))) throw AppException.notFound('Agent');

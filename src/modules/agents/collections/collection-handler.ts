@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ErrorCode } from '@/common/errors/error-codes';
 import type { ScopedWhere } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { AgentChildEntity } from './agent-child.entity';
 import type { AgentChildRepository } from './agent-child.repository';
 
@@ -17,7 +18,7 @@ export type CollectionName =
 
 /** What one write sees: the tenant, the agent, the transaction, and the prefix of error fields (`routing_rules.2.`). */
 export interface WriteContext {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   agentId: string;
   m: EntityManager;
   prefix: string;

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LANGUAGE_MODEL, LanguageModel } from '@/providers/llm/language-model.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AgentsService } from '../agents.service';
 import type { RuleChannel } from '../collections/agent-rules.entity';
 import { evaluateRules, RuleDecision, RuleSet } from './rule-engine';
@@ -17,7 +18,7 @@ export class RuleEngineService {
 
   /** Loads the agent's current rules (404 when it is not in the workspace) and evaluates them. */
   async evaluateForAgent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     utterance: string,
     channel: RuleChannel,

@@ -1,4 +1,5 @@
 import { declarePort } from '@/modules/ports';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { AgentResponse } from '../dto/agent.response';
 
 /**
@@ -25,5 +26,10 @@ export interface ToolDryRun {
 }
 
 export interface ToolDryRunner {
-  dryRun(workspaceId: string, agent: AgentResponse, utterance: string, channel: string): Promise<ToolDryRun>;
+  dryRun(
+    workspaceId: WorkspaceId,
+    agent: AgentResponse,
+    utterance: string,
+    channel: string,
+  ): Promise<ToolDryRun>;
 }

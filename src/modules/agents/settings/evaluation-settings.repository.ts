@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
 import { SettingsRowsRepository } from '@/common/persistence/settings-rows.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 export interface EvaluationRow {
   agent_id: string | null;
@@ -30,7 +31,7 @@ export class EvaluationSettingsRepository extends SettingsRowsRepository {
   }
 
   evaluationRows(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string | null,
     manager?: EntityManager,
   ): Promise<{ def: EvaluationRow | null; agent: EvaluationRow | null }> {
@@ -44,7 +45,7 @@ export class EvaluationSettingsRepository extends SettingsRowsRepository {
   }
 
   async saveEvaluation(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string | null,
     settings: Record<string, unknown> | null,
     manager?: EntityManager,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { EntityManager } from 'typeorm';
 import {
   EvaluationSettings,
@@ -61,12 +62,12 @@ export class EvaluationSettingsService {
     );
   }
 
-  async getDefault(workspaceId: string): Promise<EffectiveEvaluationSettings> {
+  async getDefault(workspaceId: WorkspaceId): Promise<EffectiveEvaluationSettings> {
     const { def } = await this.rows.evaluationRows(workspaceId, null);
     return EvaluationSettingsService.effective(def, null);
   }
 
-  async updateDefault(workspaceId: string, patch: unknown): Promise<EffectiveEvaluationSettings> {
+  async updateDefault(workspaceId: WorkspaceId, patch: unknown): Promise<EffectiveEvaluationSettings> {
     await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { def } = await this.rows.evaluationRows(workspaceId, null, m);
@@ -78,7 +79,7 @@ export class EvaluationSettingsService {
 
   /** The settings that apply to the agent's sessions now, with their source and version. */
   async effectiveFor(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     manager?: EntityManager,
   ): Promise<EffectiveEvaluationSettings> {
@@ -87,7 +88,7 @@ export class EvaluationSettingsService {
   }
 
   /** Creates the agent's override as a copy of the default; an existing override is left as it is. */
-  async assign(workspaceId: string, agentId: string): Promise<EffectiveEvaluationSettings> {
+  async assign(workspaceId: WorkspaceId, agentId: string): Promise<EffectiveEvaluationSettings> {
     await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { def, agent } = await this.rows.evaluationRows(workspaceId, agentId, m);
@@ -100,7 +101,7 @@ export class EvaluationSettingsService {
 
   /** Merges the keys sent into the agent's override, creating it from the default first. */
   async updateForAgent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     patch: unknown,
   ): Promise<EffectiveEvaluationSettings> {
@@ -118,7 +119,7 @@ export class EvaluationSettingsService {
   }
 
   /** Removes the override: the agent inherits the default again. Without an override nothing changes. */
-  async revert(workspaceId: string, agentId: string): Promise<EffectiveEvaluationSettings> {
+  async revert(workspaceId: WorkspaceId, agentId: string): Promise<EffectiveEvaluationSettings> {
     await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { agent } = await this.rows.evaluationRows(workspaceId, agentId, m);

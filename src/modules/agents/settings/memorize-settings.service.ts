@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { SettingsRepository } from './settings.repository';
 
 export interface MemorizeSettings {
@@ -67,7 +68,7 @@ export class MemorizeSettingsService {
     };
   }
 
-  async getDefault(workspaceId: string): Promise<EffectiveMemorizeSettings> {
+  async getDefault(workspaceId: WorkspaceId): Promise<EffectiveMemorizeSettings> {
     const { def } = await this.rows.memorizeRows(workspaceId, null);
     return {
       source: 'default',
@@ -76,7 +77,7 @@ export class MemorizeSettingsService {
     };
   }
 
-  async updateDefault(workspaceId: string, patch: MemorizePatch): Promise<EffectiveMemorizeSettings> {
+  async updateDefault(workspaceId: WorkspaceId, patch: MemorizePatch): Promise<EffectiveMemorizeSettings> {
     await this.unitOfWork.run(async (m) => {
       await this.rows.lockWorkspace(workspaceId, m);
       const { def } = await this.rows.memorizeRows(workspaceId, null, m);
@@ -87,7 +88,7 @@ export class MemorizeSettingsService {
   }
 
   /** The agent's override when it has one, else the workspace default. */
-  async effectiveFor(workspaceId: string, agentId: string): Promise<EffectiveMemorizeSettings> {
+  async effectiveFor(workspaceId: WorkspaceId, agentId: string): Promise<EffectiveMemorizeSettings> {
     const { def, agent } = await this.rows.memorizeRows(workspaceId, agentId);
     const row = agent ?? def;
     return {
@@ -99,7 +100,7 @@ export class MemorizeSettingsService {
 
   /** First PUT creates the override from the workspace default, then applies the changes. */
   async updateForAgent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     patch: MemorizePatch,
   ): Promise<EffectiveMemorizeSettings> {
@@ -113,7 +114,7 @@ export class MemorizeSettingsService {
   }
 
   /** The override (created first when missing) goes back to factory defaults; the workspace default is untouched. */
-  async reset(workspaceId: string, agentId: string): Promise<EffectiveMemorizeSettings> {
+  async reset(workspaceId: WorkspaceId, agentId: string): Promise<EffectiveMemorizeSettings> {
     await this.rows.saveMemorize(
       workspaceId,
       agentId,

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
 import { SettingsRowsRepository } from '@/common/persistence/settings-rows.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 export interface MemorizeRow {
   agent_id: string | null;
@@ -25,7 +26,7 @@ export class SettingsRepository extends SettingsRowsRepository {
   }
 
   memorizeRows(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string | null,
     manager?: EntityManager,
   ): Promise<{ def: MemorizeRow | null; agent: MemorizeRow | null }> {
@@ -39,7 +40,7 @@ export class SettingsRepository extends SettingsRowsRepository {
   }
 
   async saveMemorize(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string | null,
     settings: Record<string, unknown>,
     manager?: EntityManager,

@@ -4,6 +4,7 @@ import { CallEnded, WrongCallStatus } from '@/common/errors/domain-errors';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ConversationMessagesService } from '@/modules/conversations/conversation-messages.service';
 import { MessageResponse } from '@/modules/conversations/dto/responses';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { Call } from '../call.entity';
 import { voiceText } from '../runtime/call-context';
 import { CallKeypad } from '../runtime/call-keypad.service';
@@ -38,7 +39,7 @@ export class CallActions {
 
   /** Performs a live action on the owner, in the order dispatched; the action is stored and published. */
   async perform(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     a: LiveAction,
     row?: Promise<LoadedCall>,
@@ -63,7 +64,7 @@ export class CallActions {
   }
 
   private async act(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     call: Call,
     loaded: LoadedCall,

@@ -6,6 +6,7 @@ import type { ErrorCode } from '@/common/errors/error-codes';
 import { newId } from '@/common/persistence/base.entity';
 import { REDIS } from '@/common/redis/redis.module';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CallInstance } from '../runtime/call-instance';
 import { CallLive } from '../runtime/call-live';
 import { CallActions } from './call-actions.service';
@@ -18,7 +19,7 @@ const ACK_TIMEOUT_MS = 10_000;
 
 interface ControlEntry {
   action_uuid: string;
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   reply_to: string;
   dispatched_at: string;
   body: LiveAction;
@@ -79,8 +80,9 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
 
   async onApplicationBootstrap(): Promise<void> {
     this.stops.push(
-      await this.live.on<{ workspaceId: string; callId: string }>(this.ownerChannel(this.instance.id), (m) =>
-        this.drain(m.workspaceId, m.callId),
+      await this.live.on<{ workspaceId: WorkspaceId; callId: string }>(
+        this.ownerChannel(this.instance.id),
+        (m) => this.drain(m.workspaceId, m.callId),
       ),
       await this.live.on<Ack>(this.ackChannel(this.instance.id), (ack) =>
         this.waiting.get(ack.action_uuid)?.(ack),
@@ -101,7 +103,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Checks the action against the call's state, appends it to the stream and waits for the owner to perform it. */
-  async dispatch(workspaceId: string, callId: string, body: LiveAction): Promise<CallActionResponse> {
+  async dispatch(workspaceId: WorkspaceId, callId: string, body: LiveAction): Promise<CallActionResponse> {
     const call = await this.calls.findById(workspaceId, callId);
     if (!call) throw AppException.notFound('Call');
     if (isEnded(call.status)) throw new CallEnded(callId);
@@ -159,7 +161,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Queues the entry to the call's owner and sets it going: drained here when this replica owns the call. */
   private async send(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     current: string | null,
     entry: ControlEntry,
@@ -176,7 +178,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
    * which is then woken.
    */
   private async append(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     current: string | null,
     entry: ControlEntry,
@@ -204,7 +206,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** A dead owner's call passes to this replica (or to the one that claimed it first). */
-  private async takeOver(workspaceId: string, callId: string, current: string | null): Promise<string> {
+  private async takeOver(workspaceId: WorkspaceId, callId: string, current: string | null): Promise<string> {
     if (await this.calls.claimOwner(workspaceId, callId, current, this.instance.id)) {
       this.logger.log({ callId, previous: current }, 'call taken over from a replica that is gone');
       return this.instance.id;
@@ -214,7 +216,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async checkForward(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     body: Extract<LiveAction, { action: 'forward' }>,
   ): Promise<void> {
     if (!!body.number === !!body.agent_uuid)
@@ -227,7 +229,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Performs what the call's stream holds, in order, one drain per call at a time; entries go once performed. */
-  drain(workspaceId: string, callId: string): void {
+  drain(workspaceId: WorkspaceId, callId: string): void {
     if (this.draining.has(callId)) {
       this.again.add(callId);
       return;
@@ -260,7 +262,7 @@ export class CallControl implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async performOne(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     entry: ControlEntry,
     row?: Promise<LoadedCall>,

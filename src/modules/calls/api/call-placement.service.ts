@@ -27,6 +27,7 @@ import {
 } from '../runtime/call-context';
 import type { NewCall, TaskCall } from './call-placement.types';
 import { agentVoicemail, checkVoicemail } from '@/modules/agents/voicemail-policy';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { callVoicemail } from '../runtime/voicemail';
 
 export type { TaskCall } from './call-placement.types';
@@ -62,7 +63,7 @@ export class CallPlacement {
     @InjectQueue(QUEUES.calls) private readonly queue: Queue<JobPayloads['calls']['dial']>,
   ) {}
   /** `POST /call`: checks, a concurrency slot, then the call at `queued`; dialling runs in a job. */
-  async place(workspaceId: string, dto: CreateCallDto): Promise<CallResponse> {
+  async place(workspaceId: WorkspaceId, dto: CreateCallDto): Promise<CallResponse> {
     const agentId = dto.agent_uuid ?? dto.agentId;
     if (!agentId)
       throw AppException.invalid('agent_uuid', 'agent_uuid should not be empty', 'VALIDATION_ERROR');
@@ -129,7 +130,7 @@ export class CallPlacement {
    * A task's call: like `place`, except that a full workspace or number answers null instead of 429, so the task
    * waits for a slot. Other refusals (agent unavailable, no number) throw.
    */
-  async placeForTask(workspaceId: string, t: TaskCall): Promise<CallResponse | null> {
+  async placeForTask(workspaceId: WorkspaceId, t: TaskCall): Promise<CallResponse | null> {
     const agent = await this.agents.agent(workspaceId, t.agentId);
     if (agent.status === 'paused' || agent.status === 'completed')
       throw new AgentUnavailable(agent.agent_uuid, agent.status);
@@ -176,7 +177,7 @@ export class CallPlacement {
    * after the call's `link` work when it has one. The slot goes back if anything fails before the commit.
    */
   async create(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     c: NewCall,
     endReason?: 'agent_unavailable' | 'concurrency_limit' | 'provider_error',
     error: { code: string; message: string } | null = null,
@@ -288,7 +289,11 @@ export class CallPlacement {
   }
 
   /** The caller ID: the number named (by UUID or E.164), else the one bound to the agent's call channel. */
-  private async callerNumber(workspaceId: string, agentId: string, named?: string): Promise<PhoneNumber> {
+  private async callerNumber(
+    workspaceId: WorkspaceId,
+    agentId: string,
+    named?: string,
+  ): Promise<PhoneNumber> {
     let number: PhoneNumber | null;
     if (named !== undefined) {
       number = isUuid(named)
@@ -307,7 +312,7 @@ export class CallPlacement {
   }
 
   /** The contact with the customer's number, else a new one named after the number. */
-  private async contactFor(workspaceId: string, phone: string): Promise<string> {
+  private async contactFor(workspaceId: WorkspaceId, phone: string): Promise<string> {
     const found = await this.contacts.findByPhone(workspaceId, phone);
     if (found) return found.id;
     try {

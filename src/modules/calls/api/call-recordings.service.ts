@@ -5,6 +5,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { OutboxService } from '@/modules/events/outbox.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CallsRepository } from '../calls.repository';
 
 export interface RecordingMeta {
@@ -22,12 +23,12 @@ export class CallRecordings {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  private file(workspaceId: string, callId: string): string {
+  private file(workspaceId: WorkspaceId, callId: string): string {
     return path.join(this.config.storageDir, 'recordings', workspaceId, `${callId}.wav`);
   }
 
   /** The stored file of the call's recording; 404 `Call not found` or `Recording not found`. */
-  async pathOf(workspaceId: string, callId: string): Promise<string> {
+  async pathOf(workspaceId: WorkspaceId, callId: string): Promise<string> {
     const call = await this.calls.findById(workspaceId, callId);
     if (!call) throw AppException.notFound('Call');
     const file = this.file(workspaceId, callId);
@@ -37,7 +38,7 @@ export class CallRecordings {
   }
 
   /** Writes the file, sets `recording` and emits `recording_ready` in one transaction. */
-  async store(workspaceId: string, callId: string, wav: Buffer, meta: RecordingMeta): Promise<void> {
+  async store(workspaceId: WorkspaceId, callId: string, wav: Buffer, meta: RecordingMeta): Promise<void> {
     const file = this.file(workspaceId, callId);
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(`${file}.part`, wav);
@@ -65,7 +66,7 @@ export class CallRecordings {
   }
 
   /** Removes the file and sets `recording: null`; 404 when there is none. */
-  async remove(workspaceId: string, callId: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, callId: string): Promise<void> {
     const file = await this.pathOf(workspaceId, callId);
     await this.unitOfWork.run(async (m) => {
       const call = await this.calls.lock(workspaceId, callId, m);

@@ -8,6 +8,7 @@ import { CallRuntime, CallTurnResponse, FOR_TURN } from '../runtime/call-runtime
 import { EndReason, isEnded } from '../runtime/call-states';
 import { CallsRepository } from '../calls.repository';
 import { DTMF_KEYS } from '@/common/telephony/dtmf';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { pressedKeys } from '../runtime/dtmf';
 import type { SimulateCallDto } from '../dto/requests';
 import type { CallResponse } from '../dto/responses';
@@ -30,7 +31,11 @@ export class CallSimulation {
     private readonly runtime: CallRuntime,
   ) {}
 
-  async simulate(workspaceId: string, callId: string, dto: SimulateCallDto): Promise<SimulationResponse> {
+  async simulate(
+    workspaceId: WorkspaceId,
+    callId: string,
+    dto: SimulateCallDto,
+  ): Promise<SimulationResponse> {
     // A turn's prompt needs the last messages: read with the call row.
     const turn = dto.action === 'say' || dto.action === 'dtmf';
     const loaded = await this.calls.findWithAgentVersion(workspaceId, callId, turn ? FOR_TURN : {});

@@ -103,14 +103,14 @@ export class CallsController {
       'CONCURRENCY_LIMIT_EXCEEDED',
     ],
   })
-  async place(@WorkspaceId() ws: string, @Body() dto: CreateCallDto): Promise<Envelope<CallResponse>> {
+  async place(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateCallDto): Promise<Envelope<CallResponse>> {
     return new Envelope(await this.placement.place(ws, dto), 'Call created successfully');
   }
 
   @Get('calls')
   @ApiOperation({ summary: 'List calls, newest first' })
   @ApiEnvelope(CallResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListCallsQuery): Promise<Page<CallResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: ListCallsQuery): Promise<Page<CallResponse>> {
     return this.calls.list(ws, q);
   }
 
@@ -122,7 +122,7 @@ export class CallsController {
     status: 201,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT', 'CONCURRENCY_LIMIT_EXCEEDED'],
   })
-  simulateInbound(@WorkspaceId() ws: string, @Body() dto: SimulateInboundDto): Promise<CallResponse> {
+  simulateInbound(@WorkspaceId() ws: WorkspaceId, @Body() dto: SimulateInboundDto): Promise<CallResponse> {
     return this.inboundCalls.simulateInbound(ws, dto);
   }
 
@@ -131,7 +131,10 @@ export class CallsController {
   @SHORT_404
   @ApiOperation({ summary: 'Read a call (its uuid is its conversation_uuid), with its usage' })
   @ApiEnvelope(CallResponse, { errors: ['INVALID_UUID'] })
-  async get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CallResponse> {
+  async get(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<CallResponse> {
     const [call, usage] = await Promise.all([this.calls.get(ws, uuid), this.usage.ofConversation(ws, uuid)]);
     return { ...call, usage };
   }
@@ -150,7 +153,7 @@ export class CallsController {
   })
   @ApiErrors(...TENANT_ERRORS, 'INVALID_UUID')
   async liveFeed(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Req() req: Request,
     @Res() res: Response,
@@ -204,7 +207,7 @@ export class CallsController {
   @ApiResponse({ status: 206, description: 'the requested byte range of the audio/wav file', content: WAV })
   @ApiErrors(...TENANT_ERRORS, 'INVALID_UUID')
   async recording(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Res() res: Response,
   ): Promise<void> {
@@ -220,7 +223,7 @@ export class CallsController {
   @ApiOperation({ summary: "Delete the call's recording (answers data: null); 404 when there is none" })
   @ApiEnvelope(null, { errors: ['INVALID_UUID'] })
   async deleteRecording(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<null> {
     await this.recordings.remove(ws, uuid);
@@ -238,7 +241,7 @@ export class CallsController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT', 'CALL_ENDED'],
   })
   simulate(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: SimulateCallDto,
   ): Promise<SimulationResponse> {
@@ -249,7 +252,7 @@ export class CallsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Live action: the agent says a message' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  say(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Body() dto: SayActionDto) {
+  say(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string, @Body() dto: SayActionDto) {
     return this.act(ws, uuid, { action: 'say', ...dto }, 'Say dispatched');
   }
 
@@ -258,7 +261,7 @@ export class CallsController {
   @ApiOperation({ summary: 'Live action: forward to a number (a human) or to another agent' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
   forward(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: ForwardActionDto,
   ) {
@@ -270,7 +273,7 @@ export class CallsController {
   @ApiOperation({ summary: 'Live action: say goodbye and hang up (cancels a call not answered yet)' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
   hangup(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: HangupActionDto,
   ) {
@@ -281,7 +284,7 @@ export class CallsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Live action: the agent stops speaking and replying' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  mute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
+  mute(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string) {
     return this.act(ws, uuid, { action: 'mute' }, 'Mute dispatched');
   }
 
@@ -289,7 +292,7 @@ export class CallsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Live action: the agent speaks and replies again' })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  unmute(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string) {
+  unmute(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string) {
     return this.act(ws, uuid, { action: 'unmute' }, 'Unmute dispatched');
   }
 
@@ -302,11 +305,15 @@ export class CallsController {
       "stored as the agent's message of type `dtmf`; on Twilio the media stream ends while they play and comes back.",
   })
   @ApiEnvelope(CallActionResponse, { errors: ACTION_ERRORS })
-  dtmf(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string, @Body() dto: DtmfActionDto) {
+  dtmf(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+    @Body() dto: DtmfActionDto,
+  ) {
     return this.act(ws, uuid, { action: 'dtmf', digits: dto.digits }, 'DTMF dispatched');
   }
 
-  private async act(ws: string, uuid: string, action: LiveAction, message: string) {
+  private async act(ws: WorkspaceId, uuid: string, action: LiveAction, message: string) {
     return new Envelope(await this.control.dispatch(ws, uuid, action), message);
   }
 }

@@ -4,6 +4,7 @@ import { NoAgentBound, SlotsFull } from '@/common/errors/domain-errors';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
 import type { PhoneNumber } from '@/modules/phone-numbers/phone-number.entity';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { CallChannel } from '../call.entity';
 import { recordsCall, voiceSetting, voiceText } from '../runtime/call-context';
 import { CallLifecycle } from '../runtime/call-lifecycle.service';
@@ -22,7 +23,7 @@ export class InboundCalls {
   ) {}
 
   /** `POST /calls/simulate-inbound`: a caller reaches a sandbox number, as Twilio's inbound webhook would. */
-  async simulateInbound(workspaceId: string, dto: SimulateInboundDto): Promise<CallResponse> {
+  async simulateInbound(workspaceId: WorkspaceId, dto: SimulateInboundDto): Promise<CallResponse> {
     const number = await this.numbers.findByNumber(workspaceId, dto.to);
     if (!number)
       throw AppException.invalid('to', 'to names no phone number of this workspace', 'VALIDATION_ERROR');
@@ -37,7 +38,7 @@ export class InboundCalls {
    * No agent bound: 409.
    */
   async inbound(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     number: PhoneNumber,
     from: string,
     channel: CallChannel,

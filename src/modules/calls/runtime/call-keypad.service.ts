@@ -5,6 +5,7 @@ import { ConversationMessagesService } from '@/modules/conversations/conversatio
 import { MessageResponse } from '@/modules/conversations/dto/responses';
 import type { CallKeypad as CallKeypadPort } from '@/modules/intents/runtime/call-keypad.port';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { Call } from '../call.entity';
 import { CallLive } from './call-live';
 import { CALL_MEDIA, CallMedia } from '../call-media.port';
@@ -28,7 +29,7 @@ export class CallKeypad implements CallKeypadPort {
   ) {}
 
   async press(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     digits: string,
     row?: Call,

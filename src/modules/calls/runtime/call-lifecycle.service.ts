@@ -11,6 +11,7 @@ import { ConversationResponse } from '@/modules/conversations/dto/responses';
 import { SessionsService } from '@/modules/conversations/sessions.service';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { CallStatus, ProviderCallEvent, ProviderError } from '@/providers/telephony/telephony.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { Call } from '../call.entity';
 import { CallEndListeners } from '../call-end.port';
 import { CallLive } from './call-live';
@@ -56,7 +57,7 @@ export class CallLifecycle {
 
   /** A command's move (API, simulation, timer): a move the table does not allow is 409 naming the state. */
   async move(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     to: CallStatus,
     options: MoveOptions = {},
@@ -67,7 +68,7 @@ export class CallLifecycle {
 
   /** A provider's event: applied when it moves the call forward, else kept in the call's provider log only. */
   async providerEvent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     event: ProviderCallEvent,
   ): Promise<CallResponse | null> {
@@ -81,7 +82,7 @@ export class CallLifecycle {
   }
 
   private async apply(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     to: CallStatus,
     options: MoveOptions,

@@ -20,6 +20,7 @@ import { MessageResponse, TurnAction } from '@/modules/conversations/dto/respons
 import type { Message } from '@/modules/conversations/message.entity';
 import { TelephonyRegistry } from '@/providers/telephony/telephony.registry';
 import { SipDirectory } from '@/modules/sip/sip-directory';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { Call, ForwardedTo } from '../call.entity';
 import { callInstructions, conversationOf } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
@@ -74,7 +75,7 @@ export class CallRuntime implements OnModuleInit {
     this.lifecycle.onAnswered = (call) => this.greet(call);
   }
 
-  private async load(workspaceId: string, callId: string): Promise<Call> {
+  private async load(workspaceId: WorkspaceId, callId: string): Promise<Call> {
     const call = await this.calls.findById(workspaceId, callId);
     if (!call) throw AppException.notFound('Call');
     return call;
@@ -84,7 +85,7 @@ export class CallRuntime implements OnModuleInit {
    * The call row and the agent configuration version, in one statement (every turn and action reads it); for a turn
    * (the default) also the prompt's last messages and the contact's summaries.
    */
-  async loadForTurn(workspaceId: string, callId: string, forTurn = true): Promise<LoadedCall> {
+  async loadForTurn(workspaceId: WorkspaceId, callId: string, forTurn = true): Promise<LoadedCall> {
     const loaded = await this.calls.findWithAgentVersion(workspaceId, callId, forTurn ? FOR_TURN : {});
     if (!loaded) throw AppException.notFound('Call');
     return loaded;
@@ -130,7 +131,7 @@ export class CallRuntime implements OnModuleInit {
    * nothing: no message, no activity, nothing published). A rule's action (hang up, forward) is taken before the end.
    */
   customerTurn(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     text: string,
     messageType: 'text' | 'dtmf' = 'text',
@@ -141,7 +142,7 @@ export class CallRuntime implements OnModuleInit {
   }
 
   private async turn(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     text: string,
     messageType: 'text' | 'dtmf',
@@ -228,7 +229,7 @@ export class CallRuntime implements OnModuleInit {
   }
 
   /** Ends an answered call (or cancels one not answered yet) for the service's own reason. */
-  async end(workspaceId: string, callId: string, reason: EndReason): Promise<CallResponse> {
+  async end(workspaceId: WorkspaceId, callId: string, reason: EndReason): Promise<CallResponse> {
     const call = await this.load(workspaceId, callId);
     const answered = call.status === 'in-progress';
     const adapter = this.telephony.for(call.provider);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { REDIS } from '@/common/redis/redis.module';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /**
  * Checks the workspace set and the number set and adds the call to both, atomically. A member already present is
@@ -43,7 +44,7 @@ return removed
 
 export type SlotRefusal = { scope: 'workspace' | 'number'; count: number; limit: number };
 
-const wsKey = (workspaceId: string) => `calls:slots:ws:${workspaceId}`;
+const wsKey = (workspaceId: WorkspaceId) => `calls:slots:ws:${workspaceId}`;
 const numberKey = (phoneNumberId: string) => `calls:slots:num:${phoneNumberId}`;
 const REGISTRY = 'calls:slots:keys';
 
@@ -61,7 +62,7 @@ export class CallSlots {
 
   /** Takes a slot for the call, or answers which limit refused it. */
   async acquire(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     phoneNumberId: string | null,
     numberLimit = this.workspaceLimit,
@@ -86,13 +87,13 @@ export class CallSlots {
     return { scope, count: result[2] ?? 0, limit: scope === 'workspace' ? this.workspaceLimit : numberLimit };
   }
 
-  async release(workspaceId: string, callId: string, phoneNumberId: string | null): Promise<void> {
+  async release(workspaceId: WorkspaceId, callId: string, phoneNumberId: string | null): Promise<void> {
     const multi = this.redis.multi().zrem(wsKey(workspaceId), callId);
     if (phoneNumberId) multi.zrem(numberKey(phoneNumberId), callId);
     await multi.exec();
   }
 
-  async count(workspaceId: string): Promise<number> {
+  async count(workspaceId: WorkspaceId): Promise<number> {
     return this.redis.zcard(wsKey(workspaceId));
   }
 
@@ -101,7 +102,7 @@ export class CallSlots {
    * release) come back. Members younger than `graceMs` are kept: their call row may still be being written.
    */
   async rebuild(
-    live: { workspace_id: string; id: string; phone_number_id: string | null }[],
+    live: { workspace_id: WorkspaceId; id: string; phone_number_id: string | null }[],
     graceMs = 15_000,
   ): Promise<number> {
     const want = new Map<string, string[]>();

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CallEnded, ConversationClosed, WrongCallStatus } from '@/common/errors/domain-errors';
 import { AgentContextReader } from '@/modules/conversations/agent-context';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { Call } from '../call.entity';
 import { voiceText } from './call-context';
 import { CallLifecycle } from './call-lifecycle.service';
@@ -21,7 +22,7 @@ export class CallTimers {
   ) {}
 
   /** `no-answer` when the call still rings at its ring timeout. */
-  async ringTimeout(workspaceId: string, callId: string): Promise<void> {
+  async ringTimeout(workspaceId: WorkspaceId, callId: string): Promise<void> {
     const call = await this.calls.findById(workspaceId, callId);
     if (call?.status !== 'ringing') return;
     await this.lifecycle
@@ -33,7 +34,7 @@ export class CallTimers {
   }
 
   /** The hard end of an answered call. */
-  async maxDuration(workspaceId: string, callId: string): Promise<void> {
+  async maxDuration(workspaceId: WorkspaceId, callId: string): Promise<void> {
     const call = await this.calls.findById(workspaceId, callId);
     if (call?.status !== 'in-progress') return;
     await this.runtime.end(workspaceId, callId, 'max_duration').catch(ignoreMoved);
@@ -43,7 +44,7 @@ export class CallTimers {
    * The silence timer armed at `activityMs`. Newer activity re-arms it from the last activity (one timer per call,
    * none added per turn); else no one spoke for the silence timeout: the agent says goodbye and hangs up.
    */
-  async silenceTimeout(workspaceId: string, callId: string, activityMs: number): Promise<void> {
+  async silenceTimeout(workspaceId: WorkspaceId, callId: string, activityMs: number): Promise<void> {
     const call = await this.calls.findById(workspaceId, callId);
     if (call?.status !== 'in-progress' || call.handledBy === 'Human') return;
     const lastMs = call.lastActivityAt?.getTime() ?? 0;

@@ -4,6 +4,7 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { outcomeOf, TakeTurnOptions, TurnProgress, TurnRuntime } from '@/modules/runtime/public';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { MachineDetectionReport } from '@/providers/telephony/telephony.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CallControl } from '../api/call-control.service';
 import { CallLive } from './call-live';
 import { CallRuntime } from './call-runtime.service';
@@ -50,7 +51,7 @@ export class CallVoicemail implements OnModuleInit {
   }
 
   /** The provider's detection (a `machine-detection` job); throws NotAnsweredYet while the call still rings. */
-  async report(workspaceId: string, callId: string, report: MachineDetectionReport): Promise<void> {
+  async report(workspaceId: WorkspaceId, callId: string, report: MachineDetectionReport): Promise<void> {
     await this.decide(
       workspaceId,
       callId,
@@ -113,7 +114,7 @@ export class CallVoicemail implements OnModuleInit {
    * provider log only; a machine or fax already decided stays (the report is logged, not applied).
    */
   private async decide(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     answeredBy: AnsweredBy | null,
     detection: MachineDetection,
