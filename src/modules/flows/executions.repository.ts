@@ -5,6 +5,7 @@ import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ExecutionStatus, ExecutionTrigger, FlowExecution, StepRecord } from './flow.entity';
 
 export interface NewExecution {
@@ -26,7 +27,7 @@ export interface ClaimedExecution {
 
 interface RawExecution {
   id: string;
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   created_at: Date;
   updated_at: Date;
   flow_id: string;
@@ -48,7 +49,7 @@ interface RawExecution {
 
 /** A running execution the recovery sweep looks at: its owner is dead or its lease has run out. */
 export interface StalledExecution {
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   id: string;
   flow_id: string;
   version: number;
@@ -92,7 +93,7 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
    * Queued executions, in one statement; one whose trigger occurrence already made one for that flow is skipped.
    * Answers the ids made, in the order given.
    */
-  async insertQueued(tx: Transaction, workspaceId: string, rows: NewExecution[]): Promise<string[]> {
+  async insertQueued(tx: Transaction, workspaceId: WorkspaceId, rows: NewExecution[]): Promise<string[]> {
     if (!rows.length) return [];
     const values = rows.map((r) => {
       const id = newId();
@@ -146,7 +147,7 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
    * order they were queued.
    */
   async claim(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     limit: number,
     owner: string,
     leaseMs: number,
@@ -170,7 +171,12 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
    * `owner` to go on with it, under a lease of `leaseMs`. Null when it is not running or someone else took it first
    * (two resume jobs, or a resume job and the recovery's: one takes it).
    */
-  async take(workspaceId: string, id: string, owner: string, leaseMs: number): Promise<FlowExecution | null> {
+  async take(
+    workspaceId: WorkspaceId,
+    id: string,
+    owner: string,
+    leaseMs: number,
+  ): Promise<FlowExecution | null> {
     const [rows] = await this.sql<[RawExecution[], number]>(
       `UPDATE flow_executions SET claimed_by = $3, lease_until = now() + $4::int * interval '1 millisecond', updated_at = now()
         WHERE workspace_id = $1 AND id = $2 AND status = 'running' AND claimed_by IS NULL
@@ -185,7 +191,7 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
    * when `owner` no longer holds the execution (it was handed back as interrupted): the caller stops running it.
    */
   async saveSteps(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     steps: StepRecord[],
     owner: string,
@@ -206,7 +212,7 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
    * answers the CTE bodies (data-modifying statements that join that CTE), which commit exactly with the ends.
    */
   async finishMany(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     owner: string,
     rows: Array<{ id: string; status: ExecutionStatus; steps: StepRecord[]; error: FlowExecution['error'] }>,
     beside: (ended: string, params: unknown[]) => string[] = () => [],
@@ -234,7 +240,7 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
    * keeps its slot meanwhile); its resume job holds it until then plus `graceMs`. False when `owner` no longer holds it.
    */
   async pause(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     resumeAt: number,
     steps: StepRecord[],
@@ -310,7 +316,7 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
    * free slots. The safety net for a wake-up lost with a job.
    */
   @Sweep('dispatch')
-  async startable(limit: number, max: number): Promise<Array<{ workspace_id: string; id: string }>> {
+  async startable(limit: number, max: number): Promise<Array<{ workspace_id: WorkspaceId; id: string }>> {
     return this.sql(
       `SELECT q.workspace_id, q.id FROM (
           SELECT workspace_id, id, row_number() OVER (PARTITION BY workspace_id ORDER BY created_at, id) AS rn
@@ -342,7 +348,7 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
   }
 
   /** Queued executions of a flow become cancelled (the flow is being deleted). */
-  async cancelQueued(tx: Transaction, workspaceId: string, flowId: string): Promise<void> {
+  async cancelQueued(tx: Transaction, workspaceId: WorkspaceId, flowId: string): Promise<void> {
     await this.sql(
       `UPDATE flow_executions SET status = 'cancelled', finished_at = now(), updated_at = now()
         WHERE workspace_id = $1 AND flow_id = $2 AND status = 'queued'`,
@@ -352,7 +358,7 @@ export class FlowExecutionsRepository extends WorkspaceScopedRepository<FlowExec
   }
 
   list(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     flowId: string,
     q: { status?: ExecutionStatus; from?: Date; to?: Date; skip: number; take: number },
   ): Promise<[FlowExecution[], number]> {

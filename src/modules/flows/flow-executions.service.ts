@@ -5,6 +5,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ListExecutionsQuery } from './dto/flow.dto';
 import { ExecutionResponse } from './dto/flow.response';
 import { FlowExecution } from './flow.entity';
@@ -30,7 +31,7 @@ export class FlowExecutionsService {
    * are harmless: each execution is started once, under the workspace's lock.
    */
   async enqueue(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     executionId: string,
     options: { delayMs?: number; resume?: boolean } = {},
   ): Promise<void> {
@@ -49,13 +50,13 @@ export class FlowExecutionsService {
   }
 
   /** Inserts queued executions in the caller's transaction; answers the ids made (to queue after commit). */
-  create(tx: Transaction, workspaceId: string, rows: NewExecution[]): Promise<string[]> {
+  create(tx: Transaction, workspaceId: WorkspaceId, rows: NewExecution[]): Promise<string[]> {
     return this.executions.insertQueued(tx, workspaceId, rows);
   }
 
   /** Starts a deployed flow with trigger data now, whatever its trigger (webhook hooks, intent scenarios). */
   async startDeployed(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     flowId: string,
     data: unknown,
     options: { key?: string; chain?: readonly string[] } = {},
@@ -78,7 +79,11 @@ export class FlowExecutionsService {
     return ids[0];
   }
 
-  async list(workspaceId: string, flowId: string, q: ListExecutionsQuery): Promise<Page<ExecutionResponse>> {
+  async list(
+    workspaceId: WorkspaceId,
+    flowId: string,
+    q: ListExecutionsQuery,
+  ): Promise<Page<ExecutionResponse>> {
     await this.flowExists(workspaceId, flowId);
     const [rows, total] = await this.executions.list(workspaceId, flowId, {
       status: q.status,
@@ -93,7 +98,7 @@ export class FlowExecutionsService {
     );
   }
 
-  async get(workspaceId: string, flowId: string, id: string): Promise<ExecutionResponse> {
+  async get(workspaceId: WorkspaceId, flowId: string, id: string): Promise<ExecutionResponse> {
     return executionView(await this.entity(workspaceId, flowId, id), true);
   }
 
@@ -101,7 +106,7 @@ export class FlowExecutionsService {
    * A failed execution again, as a new one (`retry_of`) on the same version: the steps that succeeded keep their
    * outputs and it starts at the step that failed. Other statuses: 409.
    */
-  async retry(workspaceId: string, flowId: string, id: string): Promise<ExecutionResponse> {
+  async retry(workspaceId: WorkspaceId, flowId: string, id: string): Promise<ExecutionResponse> {
     const made = await this.unitOfWork.run(async (tx) => {
       const e = await this.entity(workspaceId, flowId, id);
       if (e.status !== 'failed') throw AppException.conflict(`Execution is ${e.status}`);
@@ -125,14 +130,14 @@ export class FlowExecutionsService {
     return this.get(workspaceId, flowId, made);
   }
 
-  private async entity(workspaceId: string, flowId: string, id: string): Promise<FlowExecution> {
+  private async entity(workspaceId: WorkspaceId, flowId: string, id: string): Promise<FlowExecution> {
     await this.flowExists(workspaceId, flowId);
     const e = await this.executions.findOne(workspaceId, { id, flowId });
     if (!e) throw AppException.notFound('Execution');
     return e;
   }
 
-  private async flowExists(workspaceId: string, flowId: string): Promise<void> {
+  private async flowExists(workspaceId: WorkspaceId, flowId: string): Promise<void> {
     if (!(await this.flows.exists(workspaceId, { id: flowId }))) throw AppException.notFound('Flow');
   }
 }

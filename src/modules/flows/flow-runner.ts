@@ -10,6 +10,7 @@ import { executionView, maskSecrets } from './flow-view';
 import { FlowExecutionsService } from './flow-executions.service';
 import { FlowOwner } from './flow-owner';
 import { Traced } from '@/common/telemetry/traced';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { FLOW_EXECUTION_SPAN } from './flow-spans';
 import { ClaimedExecution, FlowExecutionsRepository } from './executions.repository';
 import { FlowsRepository, FlowVersionsRepository } from './flows.repository';
@@ -77,7 +78,7 @@ export class FlowRunner {
    * wake-queued safety net). `resume` goes on with that running execution (a step retried later, or one handed back
    * by the recovery) if nobody holds it.
    */
-  async run(workspaceId: string, executionId: string, resume = false): Promise<void> {
+  async run(workspaceId: WorkspaceId, executionId: string, resume = false): Promise<void> {
     const lanes: Array<Promise<void>> = [];
     const failures: unknown[] = [];
     const spawn = (c: ClaimedExecution, fromStore = false) =>
@@ -107,7 +108,7 @@ export class FlowRunner {
    * workspace in this process: a call made while one is under way only asks it for another round, and that round
    * takes every slot freed meanwhile in one statement (so ends do not queue one by one on the workspace's lock).
    */
-  private claimFor(workspaceId: string, spawn: (c: ClaimedExecution) => unknown): Promise<void> {
+  private claimFor(workspaceId: WorkspaceId, spawn: (c: ClaimedExecution) => unknown): Promise<void> {
     return this.claims.run(workspaceId, async () => {
       const claimed = await this.executions.claim(
         workspaceId,
@@ -267,7 +268,7 @@ export class FlowRunner {
   }
 
   /** Writes the workspace's waiting ends, a statement per batch; a failed batch is tried again one end at a time. */
-  private async writeEnds(workspaceId: string, q: EndQueue): Promise<void> {
+  private async writeEnds(workspaceId: WorkspaceId, q: EndQueue): Promise<void> {
     q.writing = true;
     try {
       while (q.items.length) {
@@ -290,7 +291,7 @@ export class FlowRunner {
    * chain) and its action-log row. One this process no longer holds was handed back: whoever resumes it ends it
    * (and writes its event and row).
    */
-  private async writeBatch(workspaceId: string, batch: PendingEnd[]): Promise<void> {
+  private async writeBatch(workspaceId: WorkspaceId, batch: PendingEnd[]): Promise<void> {
     const finishedAt = new Date();
     await this.executions.finishMany(
       workspaceId,
@@ -342,7 +343,7 @@ export class FlowRunner {
   /** The safety net: every workspace with waiting executions and free slots gets one run job. */
   async wakeStartable(): Promise<void> {
     const rows = await this.executions.startable(MAX_RUNNING_PER_WORKSPACE, 2000);
-    const first = new Map<string, string>();
+    const first = new Map<WorkspaceId, string>();
     for (const r of rows) if (!first.has(r.workspace_id)) first.set(r.workspace_id, r.id);
     await Promise.all([...first].map(([ws, id]) => this.service.enqueue(ws, id)));
   }

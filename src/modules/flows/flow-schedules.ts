@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { parseExpression } from 'cron-parser';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { FlowClock } from './flow-clock';
 
 type Tick = JobPayloads['flows']['cron-tick'];
@@ -30,7 +31,7 @@ export class FlowSchedules {
 
   /** Queues the next tick of a deployed cron flow after `after` (default: now on the flow clock). */
   async scheduleNext(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     flowId: string,
     version: number,
     config: Record<string, unknown>,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { currentChain } from '@/modules/events/event-chain';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { FlowExecutionsService } from './flow-executions.service';
 import { FlowsRepository } from './flows.repository';
 
@@ -16,7 +17,7 @@ export class FlowStarter {
   ) {}
 
   /** Whether the flow is a deployed flow of the workspace (a live version runs). */
-  async isDeployed(workspaceId: string, flowUuid: string): Promise<boolean> {
+  async isDeployed(workspaceId: WorkspaceId, flowUuid: string): Promise<boolean> {
     if (!isUUID(flowUuid)) return false;
     const flow = await this.flows.findById(workspaceId, flowUuid.toLowerCase());
     return !!flow && flow.status === 'deployed' && flow.liveVersion !== null;
@@ -24,7 +25,7 @@ export class FlowStarter {
 
   /** Queues an execution of the flow's live version; answers its uuid. */
   async start(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     flowUuid: string,
     data: Record<string, unknown>,
   ): Promise<{ execution_uuid: string }> {

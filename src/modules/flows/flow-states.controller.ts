@@ -28,28 +28,31 @@ export class FlowStatesController {
     description: 'Every step valid (422 naming steps.<n>.config.<key>), a trigger and at least one action.',
   })
   @ApiEnvelope(FlowResponse, { status: 200, errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'] })
-  deploy(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<FlowResponse> {
+  deploy(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<FlowResponse> {
     return this.states.deploy(ws, uuid);
   }
 
   @Post('disable')
   @ApiOperation({ summary: 'Stop the triggers of a deployed flow (queued executions still run)' })
   @ApiEnvelope(FlowResponse, { status: 200, errors: ['INVALID_UUID', 'CONFLICT'] })
-  disable(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<FlowResponse> {
+  disable(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<FlowResponse> {
     return this.states.disable(ws, uuid);
   }
 
   @Post('enable')
   @ApiOperation({ summary: 'Turn a disabled flow back on with the same version' })
   @ApiEnvelope(FlowResponse, { status: 200, errors: ['INVALID_UUID', 'CONFLICT'] })
-  enable(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<FlowResponse> {
+  enable(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<FlowResponse> {
     return this.states.enable(ws, uuid);
   }
 
   @Post('undeploy')
   @ApiOperation({ summary: 'Back to draft (live_version null; versions kept)' })
   @ApiEnvelope(FlowResponse, { status: 200, errors: ['INVALID_UUID', 'CONFLICT'] })
-  undeploy(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<FlowResponse> {
+  undeploy(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<FlowResponse> {
     return this.states.undeploy(ws, uuid);
   }
 
@@ -57,7 +60,7 @@ export class FlowStatesController {
   @ApiOperation({ summary: 'Deployed versions, newest first' })
   @ApiEnvelope(FlowVersionResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   versions(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Query() q: PageQuery,
   ): Promise<Page<FlowVersionResponse>> {
@@ -68,7 +71,7 @@ export class FlowStatesController {
   @ApiOperation({ summary: 'One deployed version' })
   @ApiEnvelope(FlowVersionResponse, { errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   version(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('n', versionPipe) n: number,
   ): Promise<FlowVersionResponse> {
@@ -79,7 +82,7 @@ export class FlowStatesController {
   @ApiOperation({ summary: 'Copy version n into the draft (what is live does not change)' })
   @ApiEnvelope(FlowResponse, { status: 200, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   restore(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('n', versionPipe) n: number,
   ): Promise<FlowResponse> {
@@ -90,7 +93,7 @@ export class FlowStatesController {
   @ApiOperation({ summary: 'Executions of the flow, newest first (without steps; filters status, from, to)' })
   @ApiEnvelope(ExecutionResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   list(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Query() q: ListExecutionsQuery,
   ): Promise<Page<ExecutionResponse>> {
@@ -103,7 +106,7 @@ export class FlowStatesController {
   })
   @ApiEnvelope(ExecutionResponse, { errors: ['INVALID_UUID'] })
   get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('executionUuid', UuidParamPipe) executionUuid: string,
   ): Promise<ExecutionResponse> {
@@ -118,7 +121,7 @@ export class FlowStatesController {
   })
   @ApiEnvelope(ExecutionResponse, { status: 201, errors: ['INVALID_UUID', 'CONFLICT'] })
   retry(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('executionUuid', UuidParamPipe) executionUuid: string,
   ): Promise<ExecutionResponse> {

@@ -4,6 +4,7 @@ import { AppException, FieldError } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { FlowResponse, FlowVersionResponse } from './dto/flow.response';
 import { Flow } from './flow.entity';
 import { FlowSchedules } from './flow-schedules';
@@ -30,7 +31,7 @@ export class FlowStatesService {
   ) {}
 
   /** Every step valid, a trigger and at least one action; the draft becomes version n+1 and goes live. */
-  async deploy(workspaceId: string, id: string): Promise<FlowResponse> {
+  async deploy(workspaceId: WorkspaceId, id: string): Promise<FlowResponse> {
     const flow = await this.unitOfWork.run(async (tx) => {
       const f = await this.flowsService.locked(tx, workspaceId, id);
       this.checkDeployable(f);
@@ -64,14 +65,14 @@ export class FlowStatesService {
     return flowView(flow);
   }
 
-  disable(workspaceId: string, id: string): Promise<FlowResponse> {
+  disable(workspaceId: WorkspaceId, id: string): Promise<FlowResponse> {
     return this.move(workspaceId, id, ['deployed'], (f) => {
       f.status = 'disabled';
       f.disabledAt = new Date();
     });
   }
 
-  async enable(workspaceId: string, id: string): Promise<FlowResponse> {
+  async enable(workspaceId: WorkspaceId, id: string): Promise<FlowResponse> {
     const view = await this.move(workspaceId, id, ['disabled'], (f) => {
       f.status = 'deployed';
       f.disabledAt = null;
@@ -80,7 +81,7 @@ export class FlowStatesService {
     return view;
   }
 
-  undeploy(workspaceId: string, id: string): Promise<FlowResponse> {
+  undeploy(workspaceId: WorkspaceId, id: string): Promise<FlowResponse> {
     return this.move(workspaceId, id, ['deployed', 'disabled'], (f) => {
       f.status = 'draft';
       f.liveVersion = null;
@@ -91,7 +92,7 @@ export class FlowStatesService {
     });
   }
 
-  async listVersions(workspaceId: string, id: string, q: PageQuery): Promise<Page<FlowVersionResponse>> {
+  async listVersions(workspaceId: WorkspaceId, id: string, q: PageQuery): Promise<Page<FlowVersionResponse>> {
     await this.flowsService.get(workspaceId, id);
     const [rows, total] = await this.versions.findAndCount(workspaceId, {
       where: { flowId: id },
@@ -101,7 +102,7 @@ export class FlowStatesService {
     return pageOf(rows.map(versionView), total, q);
   }
 
-  async version(workspaceId: string, id: string, n: number): Promise<FlowVersionResponse> {
+  async version(workspaceId: WorkspaceId, id: string, n: number): Promise<FlowVersionResponse> {
     await this.flowsService.get(workspaceId, id);
     const v = await this.versions.get(workspaceId, id, n);
     if (!v) throw AppException.notFound('Version');
@@ -109,7 +110,7 @@ export class FlowStatesService {
   }
 
   /** Copies version n into the draft; what is live does not change. */
-  async restore(workspaceId: string, id: string, n: number): Promise<FlowResponse> {
+  async restore(workspaceId: WorkspaceId, id: string, n: number): Promise<FlowResponse> {
     const flow = await this.unitOfWork.run(async (tx) => {
       const f = await this.flowsService.locked(tx, workspaceId, id);
       const v = await this.versions.get(workspaceId, id, n);
@@ -123,7 +124,7 @@ export class FlowStatesService {
   }
 
   private async move(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     from: Flow['status'][],
     apply: (f: Flow) => void,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { OutboxService } from '@/modules/events/outbox.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { FlowActions } from './actions/flow-actions';
 import { stepError } from './actions/action';
 import { TestStepDto } from './dto/flow.dto';
@@ -32,7 +33,7 @@ export class FlowStepTests {
   ) {}
 
   async test(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     flowId: string,
     stepId: string,
     dto: TestStepDto,

@@ -40,21 +40,24 @@ export class FlowsController {
   @Get('flows')
   @ApiOperation({ summary: 'List flows (newest first; filters status, search)' })
   @ApiEnvelope(FlowResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListFlowsQuery): Promise<Page<FlowResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: ListFlowsQuery): Promise<Page<FlowResponse>> {
     return this.flows.list(ws, q);
   }
 
   @Post('flows')
   @ApiOperation({ summary: 'Create a flow: a draft with no steps' })
   @ApiEnvelope(FlowResponse, { status: 201, errors: [...BODY_ERRORS] })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateFlowDto): Promise<FlowResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateFlowDto): Promise<FlowResponse> {
     return this.flows.create(ws, dto);
   }
 
   @Get('flow/:uuid')
   @ApiOperation({ summary: 'Read a flow with its draft steps' })
   @ApiEnvelope(FlowResponse, { errors: ['INVALID_UUID'] })
-  async get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<FlowResponse> {
+  async get(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<FlowResponse> {
     return flowView(await this.flows.get(ws, uuid));
   }
 
@@ -62,7 +65,7 @@ export class FlowsController {
   @ApiOperation({ summary: 'Change the name or description' })
   @ApiEnvelope(FlowResponse, { errors: [...BODY_ERRORS] })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateFlowDto,
   ): Promise<FlowResponse> {
@@ -74,7 +77,7 @@ export class FlowsController {
     summary: 'Delete a flow (409 while deployed: disable it first); its queued executions are cancelled',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'CONFLICT'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.flows.remove(ws, uuid);
     return null;
   }
@@ -88,7 +91,7 @@ export class FlowsController {
   })
   @ApiEnvelope(FlowResponse, { status: 201, errors: [...BODY_ERRORS, 'CONFLICT'] })
   addStep(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: AddStepDto,
   ): Promise<FlowResponse> {
@@ -101,7 +104,7 @@ export class FlowsController {
   })
   @ApiEnvelope(FlowResponse, { errors: [...BODY_ERRORS, 'CONFLICT'] })
   updateStep(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('stepUuid', UuidParamPipe) stepUuid: string,
     @Body() dto: UpdateStepDto,
@@ -117,7 +120,7 @@ export class FlowsController {
   })
   @ApiEnvelope(FlowResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
   removeStep(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('stepUuid', UuidParamPipe) stepUuid: string,
   ): Promise<FlowResponse> {
@@ -134,7 +137,7 @@ export class FlowsController {
   })
   @ApiEnvelope(StepTestResponse, { status: 200, errors: [...BODY_ERRORS, 'CONFLICT'] })
   test(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('stepUuid', UuidParamPipe) stepUuid: string,
     @Body() dto: TestStepDto,

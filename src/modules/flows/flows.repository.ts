@@ -4,11 +4,12 @@ import { Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Flow, FlowStatus, FlowVersion } from './flow.entity';
 
 export interface LiveFlow {
   id: string;
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   live_version: number;
   trigger_key: string;
   trigger_config: Record<string, unknown> | null;
@@ -21,7 +22,7 @@ export class FlowsRepository extends WorkspaceScopedRepository<Flow> {
   }
 
   list(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     q: { status?: FlowStatus; search?: string; skip: number; take: number },
   ): Promise<[Flow[], number]> {
     const qb = this.query(workspaceId, 'f');
@@ -36,7 +37,7 @@ export class FlowsRepository extends WorkspaceScopedRepository<Flow> {
   }
 
   /** The flow under a row lock (every edit and state move goes through it), or null. */
-  async lock(tx: Transaction, workspaceId: string, id: string): Promise<Flow | null> {
+  async lock(tx: Transaction, workspaceId: WorkspaceId, id: string): Promise<Flow | null> {
     const rows = await this.sql<Array<{ id: string }>>(
       `SELECT id FROM flows WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
       [workspaceId, id],
@@ -46,7 +47,7 @@ export class FlowsRepository extends WorkspaceScopedRepository<Flow> {
   }
 
   /** Deployed flows of the workspace whose live trigger is one of `keys`. */
-  live(workspaceId: string, keys: string[]): Promise<LiveFlow[]> {
+  live(workspaceId: WorkspaceId, keys: string[]): Promise<LiveFlow[]> {
     return this.sql<LiveFlow[]>(
       `SELECT id, workspace_id, live_version, trigger_key, trigger_config FROM flows
         WHERE workspace_id = $1 AND status = 'deployed' AND trigger_key = ANY($2)`,
@@ -81,7 +82,7 @@ export class FlowVersionsRepository extends WorkspaceScopedRepository<FlowVersio
     super(repo);
   }
 
-  async latestNumber(tx: Transaction, workspaceId: string, flowId: string): Promise<number> {
+  async latestNumber(tx: Transaction, workspaceId: WorkspaceId, flowId: string): Promise<number> {
     const rows = await this.sql<Array<{ n: number | null }>>(
       `SELECT max(version_number) AS n FROM flow_versions WHERE workspace_id = $1 AND flow_id = $2`,
       [workspaceId, flowId],
@@ -90,7 +91,7 @@ export class FlowVersionsRepository extends WorkspaceScopedRepository<FlowVersio
     return rows[0]?.n ?? 0;
   }
 
-  get(workspaceId: string, flowId: string, n: number): Promise<FlowVersion | null> {
+  get(workspaceId: WorkspaceId, flowId: string, n: number): Promise<FlowVersion | null> {
     return this.findOne(workspaceId, { flowId, versionNumber: n });
   }
 }

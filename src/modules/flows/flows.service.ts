@@ -4,6 +4,7 @@ import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { outboundUrlProblem } from '@/common/net/outbound-http';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { catalogEntry, configErrors } from './catalog';
 import { AddStepDto, CreateFlowDto, ListFlowsQuery, UpdateFlowDto, UpdateStepDto } from './dto/flow.dto';
 import { FlowResponse } from './dto/flow.response';
@@ -24,7 +25,7 @@ export class FlowsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async list(workspaceId: string, q: ListFlowsQuery): Promise<Page<FlowResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListFlowsQuery): Promise<Page<FlowResponse>> {
     const [rows, total] = await this.flows.list(workspaceId, {
       status: q.status,
       search: q.search?.trim() || undefined,
@@ -33,7 +34,7 @@ export class FlowsService {
     return pageOf(rows.map(flowView), total, q);
   }
 
-  async create(workspaceId: string, dto: CreateFlowDto): Promise<FlowResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateFlowDto): Promise<FlowResponse> {
     const flow = this.flows.build(workspaceId, {
       name: dto.name.trim(),
       description: dto.description ?? null,
@@ -51,13 +52,13 @@ export class FlowsService {
     return flowView(flow);
   }
 
-  async get(workspaceId: string, id: string): Promise<Flow> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<Flow> {
     const flow = await this.flows.findById(workspaceId, id);
     if (!flow) throw AppException.notFound('Flow');
     return flow;
   }
 
-  async update(workspaceId: string, id: string, dto: UpdateFlowDto): Promise<FlowResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateFlowDto): Promise<FlowResponse> {
     return this.edit(workspaceId, id, async (flow) => {
       if (dto.name !== undefined) flow.name = dto.name.trim();
       if (dto.description !== undefined) flow.description = dto.description ?? null;
@@ -65,7 +66,7 @@ export class FlowsService {
   }
 
   /** A deployed flow is refused (disable it first); the flow's queued executions go with it. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
       const flow = await this.locked(tx, workspaceId, id);
       if (flow.status === 'deployed') throw AppException.conflict('Flow is deployed: disable it first');
@@ -74,7 +75,7 @@ export class FlowsService {
     });
   }
 
-  async addStep(workspaceId: string, id: string, dto: AddStepDto): Promise<FlowResponse> {
+  async addStep(workspaceId: WorkspaceId, id: string, dto: AddStepDto): Promise<FlowResponse> {
     const key = this.stepKey(dto.kind, dto.kind === 'trigger' ? dto.trigger_key : dto.action_key);
     const config = dto.config ?? {};
     return this.edit(
@@ -98,7 +99,7 @@ export class FlowsService {
   }
 
   async updateStep(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     stepId: string,
     dto: UpdateStepDto,
@@ -130,7 +131,7 @@ export class FlowsService {
     );
   }
 
-  async removeStep(workspaceId: string, id: string, stepId: string): Promise<FlowResponse> {
+  async removeStep(workspaceId: WorkspaceId, id: string, stepId: string): Promise<FlowResponse> {
     return this.edit(
       workspaceId,
       id,
@@ -143,7 +144,7 @@ export class FlowsService {
 
   /** Locks the flow, applies the change and saves it, in one transaction. */
   private async edit(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     change: (flow: Flow, tx: Transaction) => Promise<void>,
     stepsChanged = false,
@@ -159,7 +160,7 @@ export class FlowsService {
     return flowView(flow);
   }
 
-  async locked(tx: Transaction, workspaceId: string, id: string): Promise<Flow> {
+  async locked(tx: Transaction, workspaceId: WorkspaceId, id: string): Promise<Flow> {
     const flow = await this.flows.lock(tx, workspaceId, id);
     if (!flow) throw AppException.notFound('Flow');
     return flow;

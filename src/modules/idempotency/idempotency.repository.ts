@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { IdempotencyKey } from './idempotency-key.entity';
 
 const TTL = "interval '24 hours'";
@@ -17,7 +18,7 @@ export class IdempotencyRepository extends WorkspaceScopedRepository<Idempotency
   }
 
   /** Claims the key for this request; false when a live row already holds it. */
-  async claim(workspaceId: string, key: string, requestHash: string): Promise<boolean> {
+  async claim(workspaceId: WorkspaceId, key: string, requestHash: string): Promise<boolean> {
     await this.sql(
       `DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND expires_at <= now()`,
       [workspaceId, key],
@@ -32,7 +33,7 @@ export class IdempotencyRepository extends WorkspaceScopedRepository<Idempotency
   }
 
   /** Takes over a key whose first request died mid-flight. */
-  async takeOverStale(workspaceId: string, key: string, requestHash: string): Promise<boolean> {
+  async takeOverStale(workspaceId: WorkspaceId, key: string, requestHash: string): Promise<boolean> {
     const [rows] = (await this.sql(
       `UPDATE idempotency_keys SET locked_at = now(), updated_at = now()
        WHERE workspace_id = $1 AND key = $2 AND request_hash = $3 AND state = 'processing'
@@ -43,7 +44,7 @@ export class IdempotencyRepository extends WorkspaceScopedRepository<Idempotency
   }
 
   async complete(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     key: string,
     status: number,
     headers: Record<string, string>,
@@ -56,7 +57,7 @@ export class IdempotencyRepository extends WorkspaceScopedRepository<Idempotency
     );
   }
 
-  async release(workspaceId: string, key: string): Promise<void> {
+  async release(workspaceId: WorkspaceId, key: string): Promise<void> {
     await this.delete(workspaceId, { key, state: 'processing' });
   }
 

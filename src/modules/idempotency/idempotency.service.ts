@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppException } from '@/common/errors/app.exception';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { IdempotencyRepository } from './idempotency.repository';
 
 export type Begin =
@@ -26,7 +27,7 @@ export function requestHash(method: string, path: string, body: unknown): string
 export class IdempotencyService {
   constructor(private readonly keys: IdempotencyRepository) {}
 
-  async begin(workspaceId: string, key: string, hash: string): Promise<Begin> {
+  async begin(workspaceId: WorkspaceId, key: string, hash: string): Promise<Begin> {
     if (await this.keys.claim(workspaceId, key, hash)) return { kind: 'proceed' };
     const existing = await this.keys.findOne(workspaceId, { key });
     if (!existing) return this.begin(workspaceId, key, hash); // released meanwhile
@@ -50,11 +51,17 @@ export class IdempotencyService {
     );
   }
 
-  complete(workspaceId: string, key: string, status: number, headers: Record<string, string>, body: string) {
+  complete(
+    workspaceId: WorkspaceId,
+    key: string,
+    status: number,
+    headers: Record<string, string>,
+    body: string,
+  ) {
     return this.keys.complete(workspaceId, key, status, headers, body);
   }
 
-  release(workspaceId: string, key: string): Promise<void> {
+  release(workspaceId: WorkspaceId, key: string): Promise<void> {
     return this.keys.release(workspaceId, key);
   }
 

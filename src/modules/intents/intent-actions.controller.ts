@@ -17,7 +17,7 @@ export class IntentActionsController {
   @ApiOperation({ summary: "Read an intent's action", description: '404 when the intent has no action yet.' })
   @ApiEnvelope(IntentActionResponse, { errors: ['INVALID_UUID'] })
   get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) agentId: string,
     @Param('intentUuid', UuidParamPipe) intentId: string,
   ): Promise<IntentActionResponse> {
@@ -35,7 +35,7 @@ export class IntentActionsController {
   @ResponseMessage('Intent action saved')
   @ApiEnvelope(IntentActionResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'] })
   put(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) agentId: string,
     @Param('intentUuid', UuidParamPipe) intentId: string,
     @Body() dto: PutIntentActionDto,
@@ -53,7 +53,7 @@ export class IntentActionsController {
   @ResponseMessage('Intent action deployed')
   @ApiEnvelope(IntentActionResponse, { errors: ['CONFLICT', 'INVALID_UUID'], idempotent: false })
   publish(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) agentId: string,
     @Param('intentUuid', UuidParamPipe) intentId: string,
   ): Promise<IntentActionResponse> {

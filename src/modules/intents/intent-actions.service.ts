@@ -3,6 +3,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { TableSearch } from '@/modules/knowledge/table-search.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { IntentActionConfigDto, IntentActionResponse, PutIntentActionDto } from './dto/intent-action.dto';
 import { FLOW_STARTER, FlowStarter } from './flow-starter.port';
 import { ActionConfig, IntentAction } from './tools/intent-action.entity';
@@ -37,12 +38,12 @@ export class IntentActionsService {
   ) {}
 
   /** 404 for an agent or intent not in this workspace. */
-  private async intentOf(workspaceId: string, agentId: string, intentId: string): Promise<void> {
+  private async intentOf(workspaceId: WorkspaceId, agentId: string, intentId: string): Promise<void> {
     const agent = await this.agents.view(workspaceId, agentId);
     if (!agent.intents.some((i) => i.intent_uuid === intentId)) throw AppException.notFound('Intent');
   }
 
-  async get(workspaceId: string, agentId: string, intentId: string): Promise<IntentActionResponse> {
+  async get(workspaceId: WorkspaceId, agentId: string, intentId: string): Promise<IntentActionResponse> {
     await this.intentOf(workspaceId, agentId, intentId);
     const action = await this.actions.forIntent(workspaceId, intentId);
     if (!action) throw AppException.notFound('Intent action');
@@ -50,7 +51,7 @@ export class IntentActionsService {
   }
 
   async put(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     intentId: string,
     dto: PutIntentActionDto,
@@ -62,7 +63,7 @@ export class IntentActionsService {
   }
 
   /** draft → deployed; a scenario needs a deployed flow, an agent or table its target still there. */
-  async publish(workspaceId: string, agentId: string, intentId: string): Promise<IntentActionResponse> {
+  async publish(workspaceId: WorkspaceId, agentId: string, intentId: string): Promise<IntentActionResponse> {
     await this.intentOf(workspaceId, agentId, intentId);
     const saved = await this.unitOfWork.run(async (m) => {
       const action = await this.actions.lockForIntent(workspaceId, intentId, m);
@@ -75,7 +76,7 @@ export class IntentActionsService {
     return actionResponse(saved);
   }
 
-  private async assertRunnable(workspaceId: string, action: IntentAction): Promise<void> {
+  private async assertRunnable(workspaceId: WorkspaceId, action: IntentAction): Promise<void> {
     const c = action.config;
     if (action.type === 'scenario') {
       if (!(await this.flows.isDeployed(workspaceId, c.flow_uuid!)))
@@ -93,7 +94,7 @@ export class IntentActionsService {
 
   /** Only the keys of the type, each checked; targets must be in this workspace (422 on the field otherwise). */
   private async configFor(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     type: PutIntentActionDto['type'],
     c: IntentActionConfigDto,

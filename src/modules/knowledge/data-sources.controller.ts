@@ -53,14 +53,17 @@ export class DataSourcesController {
   @Get()
   @ApiOperation({ summary: 'List data sources (tables and imports), newest first' })
   @ApiEnvelope(DataSourceResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() query: PageQuery): Promise<Page<DataSourceResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() query: PageQuery): Promise<Page<DataSourceResponse>> {
     return this.service.list(ws, query);
   }
 
   @Post('tables')
   @ApiOperation({ summary: 'Create an empty table with a typed column schema' })
   @ApiEnvelope(DataSourceDetailResponse, { status: 201, errors: ['VALIDATION_ERROR', 'INVALID_FORMAT'] })
-  createTable(@WorkspaceId() ws: string, @Body() dto: CreateTableDto): Promise<DataSourceDetailResponse> {
+  createTable(
+    @WorkspaceId() ws: WorkspaceId,
+    @Body() dto: CreateTableDto,
+  ): Promise<DataSourceDetailResponse> {
     return this.service.createTable(ws, dto);
   }
 
@@ -68,7 +71,7 @@ export class DataSourcesController {
   @ApiOperation({ summary: 'A data source with its columns, records count and assigned agents' })
   @ApiEnvelope(DataSourceDetailResponse, { errors: ['INVALID_UUID'] })
   get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<DataSourceDetailResponse> {
     return this.service.detail(ws, id);
@@ -77,7 +80,10 @@ export class DataSourcesController {
   @Delete(':uuid')
   @ApiOperation({ summary: 'Delete a data source, its records, assignments and indexed copies' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<Envelope<null>> {
+  async remove(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<Envelope<null>> {
     await this.service.remove(ws, id);
     return new Envelope(null, 'Data source deleted');
   }
@@ -85,7 +91,10 @@ export class DataSourcesController {
   @Get(':uuid/fields')
   @ApiOperation({ summary: 'The column schema of a data source' })
   @ApiEnvelope(FieldsResponse, { errors: ['INVALID_UUID'] })
-  async fields(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<FieldsResponse> {
+  async fields(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<FieldsResponse> {
     return { columns: (await this.service.get(ws, id)).columns };
   }
 
@@ -93,7 +102,7 @@ export class DataSourcesController {
   @ApiOperation({ summary: 'List the records of a data source, in insertion order' })
   @ApiEnvelope(RecordResponse, { paginated: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   records(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Query() query: PageQuery,
   ): Promise<Page<RecordResponse>> {
@@ -108,7 +117,7 @@ export class DataSourcesController {
     errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'],
   })
   addRecords(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: AddRecordsDto,
   ): Promise<RecordResponse[]> {
@@ -120,7 +129,7 @@ export class DataSourcesController {
   @ApiParam({ name: 'record', ...RECORD_PARAM })
   @ApiEnvelope(RecordResponse, { errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'] })
   updateRecord(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Param('record', RecordIdPipe) record: number,
     @Body() dto: UpdateRecordDto,
@@ -133,7 +142,7 @@ export class DataSourcesController {
   @ApiParam({ name: 'record', ...RECORD_PARAM })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   async deleteRecord(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Param('record', RecordIdPipe) record: number,
   ): Promise<Envelope<null>> {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import { AppException, FieldError } from '@/common/errors/app.exception';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { checkRecord, cleanRecord, Column, Row } from './column-types';
 import { KnowledgeSource, PROCESS_WORDS } from './data-source.entity';
 import { DataSourcesRepository } from './data-sources.repository';
@@ -53,13 +54,13 @@ export class DataSourcesService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async get(workspaceId: string, id: string): Promise<KnowledgeSource> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<KnowledgeSource> {
     const ds = await this.sources.findById(workspaceId, id);
     if (!ds) throw AppException.notFound('Data source');
     return ds;
   }
 
-  async list(workspaceId: string, query: PageQuery): Promise<Page<DataSourceResponse>> {
+  async list(workspaceId: WorkspaceId, query: PageQuery): Promise<Page<DataSourceResponse>> {
     const [items, total] = await this.sources.findAndCount(workspaceId, {
       order: { createdAt: 'DESC', id: 'DESC' },
       ...skipTake(query),
@@ -67,7 +68,7 @@ export class DataSourcesService {
     return pageOf(items.map(toDataSourceResponse), total, query);
   }
 
-  async detail(workspaceId: string, id: string): Promise<DataSourceDetailResponse> {
+  async detail(workspaceId: WorkspaceId, id: string): Promise<DataSourceDetailResponse> {
     const ds = await this.get(workspaceId, id);
     return {
       ...toDataSourceResponse(ds),
@@ -78,7 +79,7 @@ export class DataSourcesService {
     };
   }
 
-  async createTable(workspaceId: string, dto: CreateTableDto): Promise<DataSourceDetailResponse> {
+  async createTable(workspaceId: WorkspaceId, dto: CreateTableDto): Promise<DataSourceDetailResponse> {
     const seen = new Set<string>();
     dto.columns.forEach((c, i) => {
       if (seen.has(c.name))
@@ -100,7 +101,7 @@ export class DataSourcesService {
     return this.detail(workspaceId, ds.id);
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     const ds = await this.get(workspaceId, id);
     const agents = await this.index.agentsOf(workspaceId, id);
     // Assignments and the agents' index rows go with it (foreign keys cascade), its records table with the
@@ -110,7 +111,7 @@ export class DataSourcesService {
     if (ds.options.file) await fs.rm(ds.options.file, { force: true }).catch(() => undefined);
   }
 
-  async listRecords(workspaceId: string, id: string, query: PageQuery): Promise<Page<RecordResponse>> {
+  async listRecords(workspaceId: WorkspaceId, id: string, query: PageQuery): Promise<Page<RecordResponse>> {
     const ds = await this.get(workspaceId, id);
     const { skip, take } = skipTake(query);
     const [rows, total] = await this.records.list(ds, skip, take);
@@ -118,7 +119,7 @@ export class DataSourcesService {
   }
 
   /** `{record}` or `{records: [...]}` (up to 1000), all or nothing. */
-  async addRecords(workspaceId: string, id: string, dto: AddRecordsDto): Promise<RecordResponse[]> {
+  async addRecords(workspaceId: WorkspaceId, id: string, dto: AddRecordsDto): Promise<RecordResponse[]> {
     const ds = await this.get(workspaceId, id);
     const batch = dto.records !== undefined;
     if (!batch && dto.record === undefined)
@@ -144,7 +145,7 @@ export class DataSourcesService {
   }
 
   async updateRecord(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     recordId: number,
     dto: UpdateRecordDto,
@@ -160,7 +161,7 @@ export class DataSourcesService {
     return toRecordResponse(row);
   }
 
-  async deleteRecord(workspaceId: string, id: string, recordId: number): Promise<void> {
+  async deleteRecord(workspaceId: WorkspaceId, id: string, recordId: number): Promise<void> {
     const ds = await this.get(workspaceId, id);
     if (!(await this.records.delete(ds, recordId))) throw AppException.notFound('Record');
   }

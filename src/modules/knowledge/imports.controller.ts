@@ -42,7 +42,7 @@ export class ImportsController {
   @ApiEnvelope(DataSourceResponse, { status: 201 })
   @ShortErrorDocs()
   async copyPaste(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: CopyPasteImportDto,
   ): Promise<Envelope<DataSourceResponse>> {
     return new Envelope(await this.service.importPaste(ws, dto), 'Import queued');
@@ -57,7 +57,7 @@ export class ImportsController {
   @ApiEnvelope(DataSourceResponse, { status: 201 })
   @ShortErrorDocs()
   async website(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: WebsiteImportDto,
   ): Promise<Envelope<DataSourceResponse>> {
     return new Envelope(await this.service.importWebsite(ws, dto), 'Crawl queued');
@@ -76,7 +76,7 @@ export class ImportsController {
   @ApiEnvelope(DataSourceResponse, { status: 201, errors: ['PAYLOAD_TOO_LARGE'] })
   @ShortErrorDocs()
   async file(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() body: Record<string, unknown>,
     @UploadedFile() file: Upload | undefined,
   ): Promise<Envelope<DataSourceResponse>> {

@@ -12,6 +12,7 @@ import { OutboundError } from '@/common/net/outbound-http';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { TranscriptionError } from '@/providers/transcription/transcription.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { KnowledgeSource, DataSourceType, ImportOptions, STATUS } from './data-source.entity';
 import { DataSourcesRepository } from './data-sources.repository';
 import { toDataSourceResponse } from './data-sources.service';
@@ -53,17 +54,17 @@ export class ImportsService {
     return path.join(this.config.storageDir, 'uploads');
   }
 
-  async importPaste(workspaceId: string, dto: CopyPasteImportDto): Promise<DataSourceResponse> {
+  async importPaste(workspaceId: WorkspaceId, dto: CopyPasteImportDto): Promise<DataSourceResponse> {
     return this.create(workspaceId, 'copypaste', dto, { text: dto.data }, null, 'txt');
   }
 
-  async importWebsite(workspaceId: string, dto: WebsiteImportDto): Promise<DataSourceResponse> {
+  async importWebsite(workspaceId: WorkspaceId, dto: WebsiteImportDto): Promise<DataSourceResponse> {
     return this.create(workspaceId, 'website', dto, { url: dto.url, depth: dto.depth ?? 1 }, dto.url, 'html');
   }
 
   /** Checks the multipart fields and the file together (one 422 naming every problem), then detects the kind. */
   async importFile(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     body: unknown,
     file: UploadedFile | undefined,
   ): Promise<DataSourceResponse> {
@@ -114,7 +115,7 @@ export class ImportsService {
   }
 
   private async create(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     type: DataSourceType,
     dto: { name: string; description?: string },
     options: ImportOptions,
@@ -149,7 +150,7 @@ export class ImportsService {
   }
 
   /** The job: fills the data source, replacing what an earlier run wrote; a failure leaves status 3 and no rows. */
-  async run(workspaceId: string, dataSourceId: string, lastAttempt: boolean): Promise<void> {
+  async run(workspaceId: WorkspaceId, dataSourceId: string, lastAttempt: boolean): Promise<void> {
     const ds = await this.sources.findById(workspaceId, dataSourceId);
     if (!ds) return;
     await this.sources.patch(workspaceId, ds.id, {

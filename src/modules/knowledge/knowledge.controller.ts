@@ -17,7 +17,7 @@ export class KnowledgeController {
   @ApiOperation({ summary: 'Make a data source available to an agent (visible to it after the next sync)' })
   @ApiEnvelope(DataSourceDetailResponse, { errors: ['INVALID_UUID', 'VALIDATION_ERROR'] })
   async assign(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: AssignDto,
   ): Promise<Envelope<DataSourceDetailResponse>> {
@@ -31,7 +31,7 @@ export class KnowledgeController {
   @ApiOperation({ summary: 'Take a data source away from an agent (its indexed copy goes at once)' })
   @ApiEnvelope(DataSourceDetailResponse, { errors: ['INVALID_UUID'] })
   async unassign(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Param('agentUuid', UuidParamPipe) agentId: string,
   ): Promise<Envelope<DataSourceDetailResponse>> {
@@ -42,7 +42,7 @@ export class KnowledgeController {
   @ApiOperation({ summary: "Refresh every assigned agent's index of this data source (runs as a job)" })
   @ApiEnvelope(DataSourceDetailResponse, { errors: ['INVALID_UUID'] })
   async sync(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<Envelope<DataSourceDetailResponse>> {
     return new Envelope(await this.service.sync(ws, id), 'Sync queued');
@@ -57,7 +57,7 @@ export class KnowledgeController {
     errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'INVALID_FORMAT'],
   })
   search(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) agentId: string,
     @Query() query: SearchQuery,
   ): Promise<SearchResultResponse[]> {

@@ -5,6 +5,7 @@ import { AppException } from '@/common/errors/app.exception';
 import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { EMBEDDINGS, Embeddings, EmbeddingsError } from '@/providers/embeddings/embeddings.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { DataSourcesRepository } from './data-sources.repository';
 import { DataSourcesService } from './data-sources.service';
 import { DataSourceDetailResponse, SearchResultResponse } from './dto/responses';
@@ -65,7 +66,7 @@ export class KnowledgeService {
   ) {}
 
   async assign(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dataSourceId: string,
     agentId: string,
   ): Promise<DataSourceDetailResponse> {
@@ -81,7 +82,7 @@ export class KnowledgeService {
   }
 
   async unassign(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dataSourceId: string,
     agentId: string,
   ): Promise<DataSourceDetailResponse> {
@@ -92,7 +93,7 @@ export class KnowledgeService {
   }
 
   /** Queues the rebuild of every assigned agent's index of this source and answers at once. */
-  async sync(workspaceId: string, dataSourceId: string): Promise<DataSourceDetailResponse> {
+  async sync(workspaceId: WorkspaceId, dataSourceId: string): Promise<DataSourceDetailResponse> {
     await this.dataSources.get(workspaceId, dataSourceId);
     await this.sources.patch(workspaceId, dataSourceId, { syncStatus: 'queued', syncError: null });
     const payload: JobPayloads['knowledge']['sync'] = { workspaceId, dataSourceId };
@@ -101,7 +102,7 @@ export class KnowledgeService {
   }
 
   /** The job: snapshots the records as they are now; later changes stay invisible until the next sync. */
-  async runSync(workspaceId: string, dataSourceId: string): Promise<void> {
+  async runSync(workspaceId: WorkspaceId, dataSourceId: string): Promise<void> {
     const ds = await this.sources.findById(workspaceId, dataSourceId);
     if (!ds) return;
     await this.sources.patch(workspaceId, ds.id, { syncStatus: 'syncing' });
@@ -131,7 +132,7 @@ export class KnowledgeService {
    * records, each record once whatever the number of agents). A model failure leaves the rest without vectors
    * (found by words only) and is answered as the sync's error; the sync itself stands.
    */
-  private async embedPending(workspaceId: string, dataSourceId: string): Promise<string | null> {
+  private async embedPending(workspaceId: WorkspaceId, dataSourceId: string): Promise<string | null> {
     if (!this.embeddings.isConfigured()) return null;
     const model = this.embeddings.model;
     let after = 0;
@@ -160,7 +161,7 @@ export class KnowledgeService {
    * 404 for an unknown agent.
    */
   async search(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     query: string,
     limit = 5,
@@ -174,7 +175,7 @@ export class KnowledgeService {
    * less, so that a follow-up such as "and on Sunday?" still finds the opening hours.
    */
   async searchTurns(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     customerTurns: string[],
     limit = PASSAGES,
@@ -190,7 +191,7 @@ export class KnowledgeService {
 
   /** The passages for the next reply of a conversation, best first, as many as fit in `budgetTokens`. */
   async passagesFor(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     customerTurns: string[],
     budgetTokens = KNOWLEDGE_BUDGET_TOKENS,
@@ -212,7 +213,7 @@ export class KnowledgeService {
 
   /** Word ranking alone, or fused with vector ranking (reciprocal rank fusion) when embeddings are on. */
   private async ranked(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     parts: { text: string; weight: number }[],
     phrase: string,
@@ -244,7 +245,7 @@ export class KnowledgeService {
   }
 
   /** The passages nearest the question's vector; none when the model fails (words still answer). */
-  private async nearest(workspaceId: string, agentId: string, parts: { text: string }[]) {
+  private async nearest(workspaceId: WorkspaceId, agentId: string, parts: { text: string }[]) {
     try {
       const [vector] = await this.embeddings.embed([parts.map((p) => p.text).join('\n')]);
       return await this.vectors.nearest(workspaceId, agentId, vector, this.embeddings.model, FUSION_DEPTH);

@@ -14,6 +14,7 @@ import {
   recordTextSql,
 } from './records-table';
 import { lockUntilCommit } from '@/common/persistence/advisory-lock';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 export interface RecordRow {
   id: number;
@@ -25,7 +26,7 @@ export interface RecordRow {
 /** What the repository needs of a data source to reach its records. */
 export interface RecordsSource {
   id: string;
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   recordsTable: string | null;
   columns: Column[];
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { DataSourcesService } from './data-sources.service';
 import { RecordsRepository } from './records.repository';
 
@@ -18,12 +19,17 @@ export class TableSearch {
   ) {}
 
   /** 404 RESOURCE_NOT_FOUND `Data table not found` when it is not a typed table of the workspace. */
-  async assertTable(workspaceId: string, dataSourceId: string): Promise<void> {
+  async assertTable(workspaceId: WorkspaceId, dataSourceId: string): Promise<void> {
     const ds = await this.dataSources.get(workspaceId, dataSourceId).catch(() => null);
     if (ds?.type !== 'table') throw AppException.notFound('Data table');
   }
 
-  async search(workspaceId: string, dataSourceId: string, query: string, limit: number): Promise<TableHit[]> {
+  async search(
+    workspaceId: WorkspaceId,
+    dataSourceId: string,
+    query: string,
+    limit: number,
+  ): Promise<TableHit[]> {
     const ds = await this.dataSources.get(workspaceId, dataSourceId).catch(() => null);
     if (ds?.type !== 'table') throw AppException.notFound('Data table');
     const rows = await this.records.search(ds, query, Math.min(Math.max(limit, 1), 50));

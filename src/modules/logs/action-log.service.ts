@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ActionLogInput, ActionLogsRepository } from './action-logs.repository';
 
 /** Where task attempts, flow executions and intent calls leave their trace for `GET /logs/actions`. */
@@ -7,7 +8,7 @@ import { ActionLogInput, ActionLogsRepository } from './action-logs.repository';
 export class ActionLog {
   constructor(private readonly rows: ActionLogsRepository) {}
 
-  record(workspaceId: string, entry: ActionLogInput, tx?: EntityManager): Promise<string> {
+  record(workspaceId: WorkspaceId, entry: ActionLogInput, tx?: EntityManager): Promise<string> {
     return this.rows.append(workspaceId, entry, tx);
   }
 }

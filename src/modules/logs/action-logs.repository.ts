@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ActionLogEntry, ActionLogType } from './action-log.entity';
 
 export interface ActionLogInput {
@@ -28,7 +29,7 @@ export const ACTION_LOG_COLUMNS =
  * per entry, adds a last column to each row (a uuid the statement joins on).
  */
 export function actionLogValues(
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   entries: ActionLogInput[],
   params: unknown[],
   keys?: string[],
@@ -70,7 +71,7 @@ export class ActionLogsRepository extends WorkspaceScopedRepository<ActionLogEnt
   }
 
   /** Appends one row; inside `tx` when the action's own change is being written. Returns its id. */
-  async append(workspaceId: string, e: ActionLogInput, tx?: EntityManager): Promise<string> {
+  async append(workspaceId: WorkspaceId, e: ActionLogInput, tx?: EntityManager): Promise<string> {
     const params: unknown[] = [];
     const { rows, ids } = actionLogValues(workspaceId, [e], params);
     await this.sql(`INSERT INTO action_logs (${ACTION_LOG_COLUMNS}) VALUES ${rows}`, params, tx);
@@ -78,7 +79,7 @@ export class ActionLogsRepository extends WorkspaceScopedRepository<ActionLogEnt
   }
 
   /** Newest first, filtered; with names of the agent and contact. */
-  async list(workspaceId: string, f: ActionLogFilter): Promise<[ActionLogRow[], number]> {
+  async list(workspaceId: WorkspaceId, f: ActionLogFilter): Promise<[ActionLogRow[], number]> {
     const where = ['l.workspace_id = $1'];
     const params: unknown[] = [workspaceId];
     const add = (sql: string, v: unknown) => where.push(sql.replace('?', `$${params.push(v)}`));
@@ -100,7 +101,7 @@ export class ActionLogsRepository extends WorkspaceScopedRepository<ActionLogEnt
     return [rows, total];
   }
 
-  async view(workspaceId: string, type: ActionLogType, id: string): Promise<ActionLogRow | null> {
+  async view(workspaceId: WorkspaceId, type: ActionLogType, id: string): Promise<ActionLogRow | null> {
     const rows = await this.sql<ActionLogRow[]>(
       `${VIEW_SQL} WHERE l.workspace_id = $1 AND l.type = $2 AND l.id = $3`,
       [workspaceId, type, id],

@@ -28,7 +28,7 @@ export class LogsController {
   @ApiOperation({ summary: 'The API request log of the workspace, newest first (no bodies, no headers)' })
   @ApiEnvelope(RequestLogResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
   listRequests(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Query() q: ListRequestLogsQuery,
   ): Promise<Page<RequestLogResponse>> {
     return this.logs.listRequests(ws, q);
@@ -38,7 +38,7 @@ export class LogsController {
   @ApiOperation({ summary: 'One request of the log' })
   @ApiEnvelope(RequestLogResponse, { errors: ['INVALID_UUID'] })
   readRequest(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<RequestLogResponse> {
     return this.logs.readRequest(ws, id);
@@ -47,7 +47,10 @@ export class LogsController {
   @Get('actions')
   @ApiOperation({ summary: 'Task attempts, flow executions and intent calls, newest first' })
   @ApiEnvelope(ActionLogResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  listActions(@WorkspaceId() ws: string, @Query() q: ListActionLogsQuery): Promise<Page<ActionLogResponse>> {
+  listActions(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() q: ListActionLogsQuery,
+  ): Promise<Page<ActionLogResponse>> {
     return this.logs.listActions(ws, q);
   }
 
@@ -56,7 +59,7 @@ export class LogsController {
   @ApiParam({ name: 'type', enum: ACTION_LOG_TYPES })
   @ApiEnvelope(ActionLogResponse, { errors: ['INVALID_UUID', 'INVALID_FORMAT'] })
   readAction(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('type', typePipe) type: ActionLogType,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<ActionLogResponse> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { ActionLogType } from './action-log.entity';
 import { ActionLogRow, ActionLogsRepository } from './action-logs.repository';
 import type {
@@ -27,7 +28,7 @@ export class LogsService {
     private readonly actions: ActionLogsRepository,
   ) {}
 
-  async listRequests(workspaceId: string, q: ListRequestLogsQuery): Promise<Page<RequestLogResponse>> {
+  async listRequests(workspaceId: WorkspaceId, q: ListRequestLogsQuery): Promise<Page<RequestLogResponse>> {
     const [rows, total] = await this.requests.list(workspaceId, {
       method: q.method,
       pathPrefix: q.path,
@@ -40,13 +41,13 @@ export class LogsService {
     return pageOf(rows.map(requestView), total, q);
   }
 
-  async readRequest(workspaceId: string, id: string): Promise<RequestLogResponse> {
+  async readRequest(workspaceId: WorkspaceId, id: string): Promise<RequestLogResponse> {
     const row = await this.requests.view(workspaceId, id);
     if (!row) throw AppException.notFound('Request log entry');
     return requestView(row);
   }
 
-  async listActions(workspaceId: string, q: ListActionLogsQuery): Promise<Page<ActionLogResponse>> {
+  async listActions(workspaceId: WorkspaceId, q: ListActionLogsQuery): Promise<Page<ActionLogResponse>> {
     const [rows, total] = await this.actions.list(workspaceId, {
       type: q.type,
       status: q.status,
@@ -58,7 +59,7 @@ export class LogsService {
     return pageOf(rows.map(actionView), total, q);
   }
 
-  async readAction(workspaceId: string, type: ActionLogType, id: string): Promise<ActionLogResponse> {
+  async readAction(workspaceId: WorkspaceId, type: ActionLogType, id: string): Promise<ActionLogResponse> {
     const row = await this.actions.view(workspaceId, type, id);
     if (!row) throw AppException.notFound('Action log entry');
     return actionView(row);

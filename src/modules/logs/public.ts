@@ -1,4 +1,5 @@
 import { insertPerRowSql } from '@/common/persistence/insert-per-row';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ACTION_LOG_COLUMNS, ActionLogInput, actionLogValues } from './action-logs.repository';
 
 /**
@@ -14,7 +15,7 @@ export type { ActionLogInput } from './action-logs.repository';
  */
 export function actionLogInsertPerRow(
   written: string,
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   items: Array<{ key: string; entry: ActionLogInput }>,
   params: unknown[],
 ): string {

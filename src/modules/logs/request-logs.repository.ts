@@ -4,11 +4,12 @@ import { Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { RequestLogEntry } from './request-log.entity';
 
 /** A request as the buffer holds it until the next batch insert. */
 export interface RequestLogRow {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   requestId: string;
   method: string;
   path: string;
@@ -80,7 +81,7 @@ export class RequestLogsRepository extends WorkspaceScopedRepository<RequestLogE
   }
 
   /** Newest first, with the token's name and last four. */
-  async list(workspaceId: string, f: RequestLogFilter): Promise<[RequestLogView[], number]> {
+  async list(workspaceId: WorkspaceId, f: RequestLogFilter): Promise<[RequestLogView[], number]> {
     const qb = this.query(workspaceId, 'l');
     if (f.method) qb.andWhere('l.method = :method', { method: f.method });
     if (f.pathPrefix)
@@ -100,12 +101,12 @@ export class RequestLogsRepository extends WorkspaceScopedRepository<RequestLogE
     return [await this.withTokens(workspaceId, rows), total];
   }
 
-  async view(workspaceId: string, id: string): Promise<RequestLogView | null> {
+  async view(workspaceId: WorkspaceId, id: string): Promise<RequestLogView | null> {
     const row = await this.findById(workspaceId, id);
     return row ? (await this.withTokens(workspaceId, [row]))[0] : null;
   }
 
-  private async withTokens(workspaceId: string, rows: RequestLogEntry[]): Promise<RequestLogView[]> {
+  private async withTokens(workspaceId: WorkspaceId, rows: RequestLogEntry[]): Promise<RequestLogView[]> {
     const ids = [...new Set(rows.map((r) => r.tokenId).filter((x): x is string => !!x))];
     const tokens = ids.length
       ? await this.sql<Array<{ id: string; name: string; last_four: string }>>(

@@ -4,6 +4,7 @@ import { AgentContextReader, sessionTimeoutMs } from '@/modules/conversations/ag
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { outcomeOf, TurnRuntime } from '@/modules/runtime/public';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { InboundItem } from './inbound-queue';
 import { LineNumber, MessageSender } from './message-sender';
 import { MessagingLines } from './messaging-lines';
@@ -13,7 +14,7 @@ import { optOutKeyword } from './opt-out';
 import { VoiceNotes } from './voice-notes';
 
 interface Route {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   number: LineNumber | null;
   pageId: string | null;
   agentId: string | null;
@@ -28,7 +29,7 @@ interface Route {
 }
 
 export interface InboundOutcome {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   messageId: string;
   replyId: string | null;
   conversationId: string;
@@ -154,7 +155,7 @@ export class InboundMessagesService {
   }
 
   private inboundRecord(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageId: string,
     thread: MessagingThread,
     route: Route,

@@ -7,6 +7,7 @@ import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import { carriedTrace, carry, resumeTrace } from '@/common/telemetry/trace-context';
 import type { MessagingChannel } from '@/providers/messaging/messaging.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** An inbound message as a hook received it, before routing (the workspace is found from `to`). */
 export interface InboundItem {
@@ -21,7 +22,7 @@ export interface InboundItem {
   messageType: string;
   providerMessageId: string;
   /** Set by the sandbox simulation, whose workspace is the caller's. */
-  workspaceId?: string;
+  workspaceId?: WorkspaceId;
   /** Meta's media id of an audio message (transcribed when speech to text is configured). */
   audioId?: string;
   receivedAt: number;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { AppException } from '@/common/errors/app.exception';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { SimulatedInboundResponse } from './dto/message.response';
 import { InboundMessagesService } from './inbound-messages.service';
 import { InboundItem, InboundQueue, threadOf } from './inbound-queue';
@@ -20,7 +21,7 @@ export class InboundSimulation {
   ) {}
 
   async run(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     channel: 'sms' | 'whatsapp',
     input: { to: string; from: string; text: string },
   ): Promise<SimulatedInboundResponse> {

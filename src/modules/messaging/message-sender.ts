@@ -12,6 +12,7 @@ import {
   TemplatePayload,
 } from '@/providers/messaging/messaging.port';
 import { MessagingRegistry } from '@/providers/messaging/messaging.registry';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { MessagingThread, ProviderMessage, TemplateRef } from './messaging.entities';
 import { MessageStatusService } from './message-status.service';
 import { ProviderMessagesRepository } from './messaging.repositories';
@@ -53,7 +54,7 @@ export class MessageSender {
    * side) are inserted in the same statement.
    */
   async record(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     out: OutboundRecord,
     options: { inline?: { text: string }; alongside?: ProviderMessage[] } = {},
   ): Promise<void> {
@@ -73,17 +74,17 @@ export class MessageSender {
    * Stores the message at `queued` in the caller's transaction (the agent's message's, with what else must commit
    * with it); `queueSend` hands it to the provider once that transaction has committed.
    */
-  async recordIn(tx: EntityManager, workspaceId: string, out: OutboundRecord): Promise<void> {
+  async recordIn(tx: EntityManager, workspaceId: WorkspaceId, out: OutboundRecord): Promise<void> {
     await this.records.insertNew(workspaceId, [this.build(workspaceId, out)], tx);
   }
 
   /** The `send` job of a stored message (one per message, by its id). */
-  async queueSend(workspaceId: string, messageId: string): Promise<void> {
+  async queueSend(workspaceId: WorkspaceId, messageId: string): Promise<void> {
     await this.queue.add('send', { workspaceId, messageId }, { jobId: `send:${messageId}` });
   }
 
   /** The provider record of an outbound message, at `queued`. */
-  private build(workspaceId: string, out: OutboundRecord): ProviderMessage {
+  private build(workspaceId: WorkspaceId, out: OutboundRecord): ProviderMessage {
     const provider = this.providerOf(out.thread, out.number);
     return this.records.build(workspaceId, {
       id: out.messageId,
@@ -112,7 +113,7 @@ export class MessageSender {
    * failure (provider unreachable, 5xx, 429) throws so the job tries again, and ends it `failed` on the last try.
    */
   async deliver(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageId: string,
     options: { lastAttempt?: boolean } = {},
   ): Promise<void> {
@@ -151,7 +152,7 @@ export class MessageSender {
 
   /** Meta sends WhatsApp from its phone_number_id; SMS leaves from the E.164 number; pages from the page id. */
   private async senderAddress(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     channel: MessagingChannel,
     record: { phoneNumberId: string | null; fromAddress: string; provider: string },
   ): Promise<string> {

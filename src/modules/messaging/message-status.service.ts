@@ -4,6 +4,7 @@ import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
 import type { DeliveryStatus, ProviderFailure } from '@/providers/messaging/messaging.port';
 import { ProviderMessageResponse } from '@/modules/conversations/dto/message-view.response';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ProviderMessagesRepository } from './messaging.repositories';
 
 const RANK: Record<DeliveryStatus, number> = {
@@ -33,7 +34,7 @@ export class MessageStatusService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async view(workspaceId: string, id: string): Promise<ProviderMessageResponse> {
+  async view(workspaceId: WorkspaceId, id: string): Promise<ProviderMessageResponse> {
     const row = await this.messages.view(workspaceId, id);
     if (!row) throw AppException.notFound('Message');
     return ProviderMessageResponse.of(row);
@@ -41,7 +42,7 @@ export class MessageStatusService {
 
   /** Applies the status when it moves the message forward; answers whether it did. */
   apply(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     status: DeliveryStatus,
     error: ProviderFailure | null = null,

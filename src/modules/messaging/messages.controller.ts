@@ -24,7 +24,7 @@ export class MessagesController {
   @ApiOperation({ summary: 'Read a message with its delivery status' })
   @ApiEnvelope(ProviderMessageResponse, { errors: ['INVALID_UUID'] })
   read(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<ProviderMessageResponse> {
     return this.status.view(ws, id);
@@ -42,7 +42,7 @@ export class MessagesController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT', 'BLACKLISTED'],
   })
   async sendSms(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: SendSmsDto,
   ): Promise<Envelope<ProviderMessageResponse>> {
     return new Envelope(await this.outbound.sendSms(ws, dto), 'SMS message sent successfully');
@@ -57,7 +57,10 @@ export class MessagesController {
     idempotent: false,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
   })
-  simulateSms(@WorkspaceId() ws: string, @Body() dto: SimulateSmsDto): Promise<SimulatedInboundResponse> {
+  simulateSms(
+    @WorkspaceId() ws: WorkspaceId,
+    @Body() dto: SimulateSmsDto,
+  ): Promise<SimulatedInboundResponse> {
     return this.simulation.run(ws, 'sms', { to: dto.to, from: dto.from, text: dto.body });
   }
 }

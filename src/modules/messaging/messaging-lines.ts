@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { MessagingThread } from './messaging.entities';
 import { FoundLine, MessagingThreadsRepository, ThreadKey } from './messaging.repositories';
 
@@ -24,7 +25,7 @@ export class MessagingLines {
    * follows then writes straight into it). `opened` tells a new line, with its contact.
    */
   async open(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     key: ThreadKey,
     contactFor: () => Promise<string | null>,
     known?: FoundLine | null,
@@ -65,17 +66,17 @@ export class MessagingLines {
     return { thread, blacklisted: null, opened: { contactId } };
   }
 
-  handOff(workspaceId: string, threadId: string): Promise<void> {
+  handOff(workspaceId: WorkspaceId, threadId: string): Promise<void> {
     return this.threads.setHandledBy(workspaceId, threadId, 'Human');
   }
 
   /** The contact of an inbound message from this number, as the contact settings say (or none). */
-  inboundContactFor(workspaceId: string, phone: string): Promise<string | null> {
+  inboundContactFor(workspaceId: WorkspaceId, phone: string): Promise<string | null> {
     return this.contacts.inboundContactFor(workspaceId, phone);
   }
 
   /** The contact with this phone number, else a new one named after it (the number is unique per workspace). */
-  async contactFor(workspaceId: string, phone: string): Promise<string> {
+  async contactFor(workspaceId: WorkspaceId, phone: string): Promise<string> {
     const existing = await this.contacts.findByPhone(workspaceId, phone);
     if (existing) return existing.id;
     try {

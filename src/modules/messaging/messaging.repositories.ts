@@ -9,6 +9,7 @@ import { phoneBlacklistedSql } from '@/modules/blacklist/public';
 import type { Channel } from '@/modules/conversations/channels';
 import type { MessageViewRow } from '@/modules/conversations/dto/message-view.response';
 import { MESSAGE_VIEW_SQL } from '@/modules/conversations/public';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { MessagingThread, ProviderMessage } from './messaging.entities';
 
 /** The columns `insertNew` writes, in the order of its values (the timestamps are the database's). */
@@ -39,19 +40,19 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
     super(repo);
   }
 
-  async view(workspaceId: string, id: string, manager?: EntityManager): Promise<MessageViewRow | null> {
+  async view(workspaceId: WorkspaceId, id: string, manager?: EntityManager): Promise<MessageViewRow | null> {
     const rows = await this.sql<MessageViewRow[]>(VIEW_SQL, [workspaceId, id], manager);
     return rows[0] ?? null;
   }
 
-  lock(workspaceId: string, id: string, manager: EntityManager): Promise<ProviderMessage | null> {
+  lock(workspaceId: WorkspaceId, id: string, manager: EntityManager): Promise<ProviderMessage | null> {
     return this.query(workspaceId, 'p', manager)
       .andWhere('p.id = :id', { id })
       .setLock('pessimistic_write')
       .getOne();
   }
 
-  async setProviderId(workspaceId: string, id: string, providerMessageId: string): Promise<void> {
+  async setProviderId(workspaceId: WorkspaceId, id: string, providerMessageId: string): Promise<void> {
     await this.prepared(
       'provider-messages-set-provider-id',
       `UPDATE provider_messages SET provider_message_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
@@ -64,7 +65,7 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
    * message writes one or two); inside a transaction, as the base class does.
    */
   override async insertNew(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     entities: ProviderMessage[],
     manager?: EntityManager,
   ): Promise<void> {
@@ -103,7 +104,7 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
 
   /** When the customer last wrote to this number on this channel, or null. */
   async lastInbound(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     phoneNumberId: string,
     channel: Channel,
     from: string,
@@ -122,14 +123,14 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
   @Sweep('delivery')
   async locate(ref: { id?: string; provider?: string; providerMessageId?: string }): Promise<{
     id: string;
-    workspaceId: string;
+    workspaceId: WorkspaceId;
   } | null> {
     const rows = ref.id
-      ? await this.sql<{ id: string; workspace_id: string }[]>(
+      ? await this.sql<{ id: string; workspace_id: WorkspaceId }[]>(
           `SELECT id, workspace_id FROM provider_messages WHERE id = $1`,
           [ref.id],
         )
-      : await this.sql<{ id: string; workspace_id: string }[]>(
+      : await this.sql<{ id: string; workspace_id: WorkspaceId }[]>(
           `SELECT id, workspace_id FROM provider_messages WHERE provider = $1 AND provider_message_id = $2`,
           [ref.provider, ref.providerMessageId],
         );
@@ -146,7 +147,7 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
    */
   @Sweep('delivery')
   async routeInbound(item: {
-    workspaceId?: string;
+    workspaceId?: WorkspaceId;
     channel: string;
     provider: string;
     to: string;
@@ -161,7 +162,7 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
     const rows = await this.sql<
       {
         id: string;
-        workspace_id: string;
+        workspace_id: WorkspaceId;
         number: string;
         provider: string;
         agent_id: string | null;
@@ -227,14 +228,14 @@ export class ProviderMessagesRepository extends WorkspaceScopedRepository<Provid
   }
 
   /** Whether this provider message was received already (a repeated delivery). */
-  seen(workspaceId: string, provider: string, providerMessageId: string): Promise<boolean> {
+  seen(workspaceId: WorkspaceId, provider: string, providerMessageId: string): Promise<boolean> {
     return this.exists(workspaceId, { provider, providerMessageId });
   }
 }
 
 /** The number an inbound message addressed, its workspace, the agent bound on the channel; a repeat is `seen`. */
 export interface InboundRoute {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   number: { id: string; number: string; provider: string };
   agentId: string | null;
   seen: boolean;
@@ -276,7 +277,7 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
    * customer's address is on the do-not-contact list (read in the same statement).
    */
   async latestActive(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     key: ThreadKey,
   ): Promise<{ thread: MessagingThread; blacklisted: boolean } | null> {
     const rows = await this.sql<
@@ -314,7 +315,7 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
 
   /** The thread of `key` as a read found it. */
   found(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     key: ThreadKey,
     line: FoundLine,
   ): { thread: MessagingThread; blacklisted: boolean } {
@@ -331,7 +332,7 @@ export class MessagingThreadsRepository extends WorkspaceScopedRepository<Messag
     return { thread, blacklisted: line.blacklisted };
   }
 
-  async setHandledBy(workspaceId: string, id: string, handledBy: 'AI' | 'Human'): Promise<void> {
+  async setHandledBy(workspaceId: WorkspaceId, id: string, handledBy: 'AI' | 'Human'): Promise<void> {
     await this.updateWhere(workspaceId, { id }, { handledBy });
   }
 }

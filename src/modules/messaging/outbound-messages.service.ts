@@ -13,6 +13,7 @@ import { MessagingRegistry } from '@/providers/messaging/messaging.registry';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { SendSmsDto, SendWhatsappTextDto } from './dto/requests';
 import type { ProviderMessageResponse } from '@/modules/conversations/dto/message-view.response';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { MessageSender, OutboundRecord } from './message-sender';
 import { MessageStatusService } from './message-status.service';
 import { MessagingLines } from './messaging-lines';
@@ -55,7 +56,7 @@ export class OutboundMessagesService {
     private readonly registry: MessagingRegistry,
   ) {}
 
-  async sendSms(workspaceId: string, dto: SendSmsDto): Promise<ProviderMessageResponse> {
+  async sendSms(workspaceId: WorkspaceId, dto: SendSmsDto): Promise<ProviderMessageResponse> {
     const agentId = dto.agent_uuid ?? dto.agentId;
     const to = dto.to ?? dto.phoneNumber;
     const body = dto.body ?? dto.message;
@@ -76,7 +77,10 @@ export class OutboundMessagesService {
   }
 
   /** Free WhatsApp text: only within 24 hours of the contact's last message to that number. */
-  async sendWhatsappText(workspaceId: string, dto: SendWhatsappTextDto): Promise<ProviderMessageResponse> {
+  async sendWhatsappText(
+    workspaceId: WorkspaceId,
+    dto: SendWhatsappTextDto,
+  ): Promise<ProviderMessageResponse> {
     return this.send(workspaceId, {
       agentId: dto.agent_uuid,
       channel: 'whatsapp',
@@ -87,7 +91,7 @@ export class OutboundMessagesService {
   }
 
   /** Checks, the conversation, the agent's message, then the provider record at `queued`. */
-  async send(workspaceId: string, req: OutboundRequest): Promise<ProviderMessageResponse> {
+  async send(workspaceId: WorkspaceId, req: OutboundRequest): Promise<ProviderMessageResponse> {
     const agent = await agentInBody(this.agents, workspaceId, req.agentId);
     const number = await this.senderNumber(
       workspaceId,
@@ -145,7 +149,7 @@ export class OutboundMessagesService {
   }
 
   /** 409 OUTSIDE_MESSAGING_WINDOW unless the contact wrote to this number within 24 hours. */
-  private async assertWindow(workspaceId: string, number: PhoneNumber, to: string): Promise<void> {
+  private async assertWindow(workspaceId: WorkspaceId, number: PhoneNumber, to: string): Promise<void> {
     const last = await this.records.lastInbound(workspaceId, number.id, 'whatsapp', to);
     if (last && Date.now() - last.getTime() < WHATSAPP_WINDOW_MS) return;
     const closedAt = last ? new Date(last.getTime() + WHATSAPP_WINDOW_MS).toISOString() : null;
@@ -164,7 +168,7 @@ export class OutboundMessagesService {
    * default, and a named number on another account is refused (Meta would refuse the send).
    */
   private async senderNumber(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     channel: NumberChannel,
     named?: string,

@@ -7,6 +7,7 @@ import {
   TemplateSender,
   TemplateSendRequest,
 } from '@/modules/outbound/engine/template-sender.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ProviderMessagesRepository } from './messaging.repositories';
 import { TemplateSettingsRepository } from './templates.repositories';
 import { WhatsappTemplateSends } from './whatsapp-template-sends';
@@ -38,7 +39,7 @@ export class MessagingTemplateSender implements TemplateSender {
   ) {}
 
   async assertSendable(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     templateSettingId: string,
     sender: { agentId: string; phoneNumberId: string | null },
   ): Promise<void> {
@@ -70,7 +71,7 @@ export class MessagingTemplateSender implements TemplateSender {
     );
   }
 
-  async send(workspaceId: string, request: TemplateSendRequest): Promise<{ messageId: string }> {
+  async send(workspaceId: WorkspaceId, request: TemplateSendRequest): Promise<{ messageId: string }> {
     const message = await this.sends.send(
       workspaceId,
       {
@@ -89,7 +90,7 @@ export class MessagingTemplateSender implements TemplateSender {
   }
 
   async status(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageId: string,
   ): Promise<{ status: TemplateDeliveryStatus; at: Date } | null> {
     const row = await this.records.view(workspaceId, messageId);

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { WhatsappTemplate, WhatsappTemplateSetting } from './messaging.entities';
 
 @Injectable()
@@ -12,7 +13,7 @@ export class WhatsappTemplatesRepository extends WorkspaceScopedRepository<Whats
   }
 
   search(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     q: { status?: string; language?: string; category?: string; search?: string },
     skip: number,
     take: number,
@@ -30,7 +31,7 @@ export class WhatsappTemplatesRepository extends WorkspaceScopedRepository<Whats
       .getManyAndCount();
   }
 
-  lock(workspaceId: string, id: string, manager: EntityManager): Promise<WhatsappTemplate | null> {
+  lock(workspaceId: WorkspaceId, id: string, manager: EntityManager): Promise<WhatsappTemplate | null> {
     return this.query(workspaceId, 't', manager)
       .andWhere('t.id = :id', { id })
       .setLock('pessimistic_write')
@@ -39,8 +40,8 @@ export class WhatsappTemplatesRepository extends WorkspaceScopedRepository<Whats
 
   /** The workspace and our id of a template Meta names by its id (its review updates). */
   @Sweep('delivery')
-  async locate(providerTemplateId: string): Promise<{ id: string; workspaceId: string }[]> {
-    const rows = await this.sql<{ id: string; workspace_id: string }[]>(
+  async locate(providerTemplateId: string): Promise<{ id: string; workspaceId: WorkspaceId }[]> {
+    const rows = await this.sql<{ id: string; workspace_id: WorkspaceId }[]>(
       `SELECT id, workspace_id FROM whatsapp_templates WHERE template_id = $1`,
       [providerTemplateId],
     );
@@ -54,11 +55,11 @@ export class TemplateSettingsRepository extends WorkspaceScopedRepository<Whatsa
     super(repo);
   }
 
-  async deactivate(workspaceId: string, templateId: string, manager?: EntityManager): Promise<void> {
+  async deactivate(workspaceId: WorkspaceId, templateId: string, manager?: EntityManager): Promise<void> {
     await this.updateWhere(workspaceId, { templateId }, { status: 'inactive' }, manager);
   }
 
-  withTemplates(workspaceId: string, templateIds: string[]) {
+  withTemplates(workspaceId: WorkspaceId, templateIds: string[]) {
     return templateIds.length
       ? this.find(workspaceId, { where: { templateId: In(templateIds) } })
       : Promise.resolve([]);

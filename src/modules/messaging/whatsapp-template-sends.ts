@@ -5,6 +5,7 @@ import { assertPhoneNumber } from '@/common/validation/validators';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import type { SendTemplateDto, TemplateSettingDto } from './dto/whatsapp.dto';
 import type { ProviderMessageResponse } from '@/modules/conversations/dto/message-view.response';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { TemplateSettingResponse } from './dto/whatsapp.response';
 import type { WhatsappTemplate, WhatsappTemplateSetting } from './messaging.entities';
 import { OutboundMessagesService, OutboundRequest } from './outbound-messages.service';
@@ -22,7 +23,7 @@ export class WhatsappTemplateSends {
     private readonly outbound: OutboundMessagesService,
   ) {}
 
-  async listSettings(workspaceId: string, q: PageQuery): Promise<Page<TemplateSettingResponse>> {
+  async listSettings(workspaceId: WorkspaceId, q: PageQuery): Promise<Page<TemplateSettingResponse>> {
     const [rows, total] = await this.settings.findAndCount(workspaceId, {
       order: { createdAt: 'DESC', id: 'DESC' },
       ...skipTake(q),
@@ -30,18 +31,18 @@ export class WhatsappTemplateSends {
     return pageOf(await Promise.all(rows.map((s) => this.view(workspaceId, s))), total, q);
   }
 
-  async getSetting(workspaceId: string, id: string): Promise<WhatsappTemplateSetting> {
+  async getSetting(workspaceId: WorkspaceId, id: string): Promise<WhatsappTemplateSetting> {
     const s = await this.settings.findById(workspaceId, id);
     if (!s) throw AppException.notFound('Template setting');
     return s;
   }
 
-  async readSetting(workspaceId: string, id: string): Promise<TemplateSettingResponse> {
+  async readSetting(workspaceId: WorkspaceId, id: string): Promise<TemplateSettingResponse> {
     return this.view(workspaceId, await this.getSetting(workspaceId, id));
   }
 
   async saveSetting(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dto: TemplateSettingDto,
     id?: string,
   ): Promise<TemplateSettingResponse> {
@@ -63,11 +64,11 @@ export class WhatsappTemplateSends {
     return this.view(workspaceId, (await this.settings.findById(workspaceId, setting.id))!);
   }
 
-  async removeSetting(workspaceId: string, id: string): Promise<void> {
+  async removeSetting(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.settings.delete(workspaceId, { id }))) throw AppException.notFound('Template setting');
   }
 
-  private async view(workspaceId: string, s: WhatsappTemplateSetting): Promise<TemplateSettingResponse> {
+  private async view(workspaceId: WorkspaceId, s: WhatsappTemplateSetting): Promise<TemplateSettingResponse> {
     const t = s.templateId ? await this.templates.get(workspaceId, s.templateId).catch(() => null) : null;
     const values = t
       ? Array.from({ length: t.parameterCount }, (_, i) =>
@@ -79,7 +80,7 @@ export class WhatsappTemplateSends {
 
   /** `POST /whatsapp/template`: an APPROVED template to a number, outside the 24-hour window too. */
   async send(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dto: SendTemplateDto,
     /** More writes in the message's transaction (see `OutboundRequest.link`). */
     link?: OutboundRequest['link'],
@@ -124,7 +125,7 @@ export class WhatsappTemplateSends {
   }
 
   private async resolve(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dto: SendTemplateDto,
   ): Promise<{ template: WhatsappTemplate; setting: WhatsappTemplateSetting | null }> {
     if (dto.template_setting_uuid) {
@@ -170,7 +171,7 @@ export class WhatsappTemplateSends {
 
   /** A setting's tokens filled from the contact (by `contact_uuid`, else the recipient's number) and variables. */
   private async renderFor(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dto: SendTemplateDto,
     to: string,
     values: string[],

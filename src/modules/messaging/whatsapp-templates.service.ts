@@ -11,6 +11,7 @@ import { OutboxService } from '@/modules/events/outbox.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import { MessagingProviderError } from '@/providers/messaging/messaging.port';
 import { MetaMessaging } from '@/providers/messaging/meta.messaging';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { CreateTemplateDto, ListTemplatesQuery } from './dto/whatsapp.dto';
 import { SyncResultResponse, TemplateResponse } from './dto/whatsapp.response';
 import { templateStatusOf, WhatsappTemplate } from './messaging.entities';
@@ -52,7 +53,7 @@ export class WhatsappTemplatesService {
     @InjectQueue(QUEUES.messaging) private readonly queue: Queue<JobPayloads['messaging']['template-status']>,
   ) {}
 
-  async list(workspaceId: string, q: ListTemplatesQuery): Promise<Page<TemplateResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListTemplatesQuery): Promise<Page<TemplateResponse>> {
     const { skip, take } = skipTake(q);
     const [rows, total] = await this.templates.search(workspaceId, q, skip, take);
     const numbers = await this.numberMap(workspaceId);
@@ -63,18 +64,18 @@ export class WhatsappTemplatesService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<WhatsappTemplate> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<WhatsappTemplate> {
     const t = await this.templates.findById(workspaceId, id);
     if (!t) throw AppException.notFound('Template');
     return t;
   }
 
-  async read(workspaceId: string, id: string): Promise<TemplateResponse> {
+  async read(workspaceId: WorkspaceId, id: string): Promise<TemplateResponse> {
     const t = await this.get(workspaceId, id);
     return TemplateResponse.of(t, await this.numberOf(workspaceId, t));
   }
 
-  async create(workspaceId: string, dto: CreateTemplateDto): Promise<TemplateResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateTemplateDto): Promise<TemplateResponse> {
     const { content, parameterCount } = templateBody(dto.components);
     const waba = await this.waba(workspaceId, dto);
     if (
@@ -135,7 +136,7 @@ export class WhatsappTemplatesService {
   }
 
   /** Deletes the template here and at Meta (by name); its settings become inactive. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     const t = await this.get(workspaceId, id);
     if (t.provider === 'meta')
       await this.meta.remove(t.wabaId, t.name).catch((err: unknown) => {
@@ -148,7 +149,7 @@ export class WhatsappTemplatesService {
   }
 
   /** Pulls every template of the workspace's Meta WABAs; upserts by (WABA, name, language), marks vanished DELETED. */
-  async sync(workspaceId: string): Promise<SyncResultResponse> {
+  async sync(workspaceId: WorkspaceId): Promise<SyncResultResponse> {
     const result = { created: 0, updated: 0, deleted: 0 };
     for (const waba of await this.wabas(workspaceId)) {
       if (waba.provider !== 'meta') continue;
@@ -225,7 +226,7 @@ export class WhatsappTemplatesService {
 
   /** Moves the status (and other fields) under the row's lock; the event when the status changed. */
   private async move(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     status: string,
     reason: string | null,
@@ -256,7 +257,7 @@ export class WhatsappTemplatesService {
 
   /** The WABA named (by number or id), else the workspace's only one; none or several unnamed is 422. */
   private async waba(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dto: { phone_number_uuid?: string; waba_id?: string },
   ): Promise<Waba> {
     const wabas = await this.wabas(workspaceId);
@@ -288,7 +289,7 @@ export class WhatsappTemplatesService {
     return distinct[0];
   }
 
-  private async wabas(workspaceId: string): Promise<Waba[]> {
+  private async wabas(workspaceId: WorkspaceId): Promise<Waba[]> {
     const senders = await this.numbers.whatsappSenders(workspaceId);
     const out: Waba[] = [];
     for (const s of senders) {
@@ -305,12 +306,12 @@ export class WhatsappTemplatesService {
     return out;
   }
 
-  private async numberMap(workspaceId: string): Promise<Map<string, string>> {
+  private async numberMap(workspaceId: WorkspaceId): Promise<Map<string, string>> {
     return new Map((await this.wabas(workspaceId)).map((w) => [w.phoneNumberId, w.number]));
   }
 
   /** The template's WABA number (E.164) as reads answer it: null once that number serves WhatsApp no more. */
-  private async numberOf(workspaceId: string, t: WhatsappTemplate): Promise<string | null> {
+  private async numberOf(workspaceId: WorkspaceId, t: WhatsappTemplate): Promise<string | null> {
     if (!t.phoneNumberId) return null;
     return (await this.numberMap(workspaceId)).get(t.phoneNumberId) ?? null;
   }

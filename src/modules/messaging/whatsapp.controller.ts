@@ -35,7 +35,7 @@ export class WhatsappController {
   @Get('templates')
   @ApiOperation({ summary: 'List WhatsApp templates, newest first' })
   @ApiEnvelope(TemplateResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListTemplatesQuery): Promise<Page<TemplateResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: ListTemplatesQuery): Promise<Page<TemplateResponse>> {
     return this.templates.list(ws, q);
   }
 
@@ -43,7 +43,7 @@ export class WhatsappController {
   @ApiOperation({ summary: 'Create a template at Meta (answers PENDING; the review moves it)' })
   @ApiEnvelope(TemplateResponse, { status: 201, errors: [...BODY_ERRORS, 'CONFLICT', 'PROVIDER_ERROR'] })
   async create(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: CreateTemplateDto,
   ): Promise<Envelope<TemplateResponse>> {
     return new Envelope(await this.templates.create(ws, dto), 'Template created successfully');
@@ -52,21 +52,21 @@ export class WhatsappController {
   @Post('templates/sync')
   @ApiOperation({ summary: "Pull every template of the workspace's WABAs from Meta" })
   @ApiEnvelope(SyncResultResponse, { status: 200, idempotent: false, errors: ['PROVIDER_ERROR'] })
-  sync(@WorkspaceId() ws: string): Promise<SyncResultResponse> {
+  sync(@WorkspaceId() ws: WorkspaceId): Promise<SyncResultResponse> {
     return this.templates.sync(ws);
   }
 
   @Get('templates/:uuid')
   @ApiOperation({ summary: 'Read a template' })
   @ApiEnvelope(TemplateResponse, { errors: ['INVALID_UUID'] })
-  read(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<TemplateResponse> {
+  read(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<TemplateResponse> {
     return this.templates.read(ws, id);
   }
 
   @Delete('templates/:uuid')
   @ApiOperation({ summary: 'Delete a template here and at Meta; its settings become inactive' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'PROVIDER_ERROR'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
     await this.templates.remove(ws, id);
     return null;
   }
@@ -74,7 +74,10 @@ export class WhatsappController {
   @Get('template-settings')
   @ApiOperation({ summary: 'List template settings' })
   @ApiEnvelope(TemplateSettingResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  listSettings(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<TemplateSettingResponse>> {
+  listSettings(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() q: PageQuery,
+  ): Promise<Page<TemplateSettingResponse>> {
     return this.sends.listSettings(ws, q);
   }
 
@@ -82,7 +85,7 @@ export class WhatsappController {
   @ApiOperation({ summary: "Create a template setting (the parameters' tokens)" })
   @ApiEnvelope(TemplateSettingResponse, { status: 201, errors: [...BODY_ERRORS] })
   createSetting(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: TemplateSettingDto,
   ): Promise<TemplateSettingResponse> {
     return this.sends.saveSetting(ws, dto);
@@ -92,7 +95,7 @@ export class WhatsappController {
   @ApiOperation({ summary: 'Read a template setting' })
   @ApiEnvelope(TemplateSettingResponse, { errors: ['INVALID_UUID'] })
   readSetting(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<TemplateSettingResponse> {
     return this.sends.readSetting(ws, id);
@@ -102,7 +105,7 @@ export class WhatsappController {
   @ApiOperation({ summary: 'Replace a template setting' })
   @ApiEnvelope(TemplateSettingResponse, { errors: [...BODY_ERRORS] })
   replaceSetting(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: TemplateSettingDto,
   ): Promise<TemplateSettingResponse> {
@@ -112,7 +115,10 @@ export class WhatsappController {
   @Delete('template-settings/:uuid')
   @ApiOperation({ summary: 'Delete a template setting' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async removeSetting(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+  async removeSetting(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<null> {
     await this.sends.removeSetting(ws, id);
     return null;
   }
@@ -127,7 +133,7 @@ export class WhatsappController {
     errors: [...BODY_ERRORS, 'CONFLICT', 'BLACKLISTED', 'TEMPLATE_NOT_APPROVED'],
   })
   async sendTemplate(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: SendTemplateDto,
   ): Promise<Envelope<ProviderMessageResponse>> {
     return new Envelope(await this.sends.send(ws, dto), 'WhatsApp template message sent successfully');
@@ -140,7 +146,7 @@ export class WhatsappController {
     errors: [...BODY_ERRORS, 'CONFLICT', 'BLACKLISTED', 'OUTSIDE_MESSAGING_WINDOW'],
   })
   async sendText(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: SendWhatsappTextDto,
   ): Promise<Envelope<ProviderMessageResponse>> {
     return new Envelope(await this.outbound.sendWhatsappText(ws, dto), 'WhatsApp message sent successfully');
@@ -153,7 +159,10 @@ export class WhatsappController {
     idempotent: false,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
   })
-  simulate(@WorkspaceId() ws: string, @Body() dto: SimulateWhatsappDto): Promise<SimulatedInboundResponse> {
+  simulate(
+    @WorkspaceId() ws: WorkspaceId,
+    @Body() dto: SimulateWhatsappDto,
+  ): Promise<SimulatedInboundResponse> {
     return this.simulation.run(ws, 'whatsapp', { to: dto.to, from: dto.from, text: dto.text });
   }
 }

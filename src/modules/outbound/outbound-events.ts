@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { Campaign, CampaignStatus } from './outbound.entities';
 import type { CampaignResponse } from './setup/dto/campaign.dto';
 import { taskView } from './setup/views';
@@ -13,7 +14,7 @@ const CHUNK = 1000;
 export class OutboundEvents {
   constructor(private readonly outbox: OutboxService) {}
 
-  async tasks(tx: Transaction, workspaceId: string, moved: MovedTask[]): Promise<void> {
+  async tasks(tx: Transaction, workspaceId: WorkspaceId, moved: MovedTask[]): Promise<void> {
     for (let i = 0; i < moved.length; i += CHUNK)
       await this.outbox.record(
         tx,

@@ -1,10 +1,11 @@
 import type { VoicemailOverride } from '@/modules/agents/voicemail-policy';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { CallingWindow, RetryOutcome, RetryStrategy, TaskStatus } from './outbound.entities';
 
 /** A task as its table holds it (the repositories answer rows in this shape). */
 export interface TaskRow {
   id: string;
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   title: string;
   type: 'make_call' | 'send_message';
   status: TaskStatus;

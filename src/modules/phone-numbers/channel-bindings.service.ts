@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { PhoneNumberChannelSnapshotResponse } from './dto/phone-numbers.response';
 import { DEFAULT_CAPABILITIES, NumberChannel, PhoneNumber } from './phone-number.entity';
 import {
@@ -33,7 +34,7 @@ export class ChannelBindingsService {
    * one already served by this agent stays as it is. `field` names the uuid in 422 answers.
    */
   async bind(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     phoneNumberId: string,
     channels: NumberChannel[],
@@ -71,18 +72,18 @@ export class ChannelBindingsService {
   }
 
   /** Unbinds every channel of the number from the agent; 404 when the agent serves none of them. */
-  async unbind(workspaceId: string, agentId: string, phoneNumberId: string): Promise<void> {
+  async unbind(workspaceId: WorkspaceId, agentId: string, phoneNumberId: string): Promise<void> {
     const removed = await this.bindings.delete(workspaceId, { agentId, phoneNumberId });
     if (!removed) throw AppException.notFound('Phone number binding');
   }
 
   /** Unbinds the agent's WhatsApp messaging; the numbers stay on the account. */
-  async unbindChannel(workspaceId: string, agentId: string, channel: NumberChannel): Promise<number> {
+  async unbindChannel(workspaceId: WorkspaceId, agentId: string, channel: NumberChannel): Promise<number> {
     return this.bindings.delete(workspaceId, { agentId, channel });
   }
 
   async bindMessenger(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     pageId: string,
     pageName?: string,
@@ -106,7 +107,7 @@ export class ChannelBindingsService {
   }
 
   /** The agent's pages become unbound; they stay on the account and can be bound again. */
-  async unbindMessenger(workspaceId: string, agentId: string): Promise<number> {
+  async unbindMessenger(workspaceId: WorkspaceId, agentId: string): Promise<number> {
     const pages = await this.pages.find(workspaceId, { where: { agentId } });
     for (const p of pages) p.agentId = null;
     if (pages.length) await this.pages.save(workspaceId, pages);
@@ -114,23 +115,33 @@ export class ChannelBindingsService {
   }
 
   /** Frees one channel of a number from whichever agent serves it (a forced re-binding). */
-  async releaseChannel(workspaceId: string, phoneNumberId: string, channel: NumberChannel): Promise<number> {
+  async releaseChannel(
+    workspaceId: WorkspaceId,
+    phoneNumberId: string,
+    channel: NumberChannel,
+  ): Promise<number> {
     return this.bindings.delete(workspaceId, { phoneNumberId, channel });
   }
 
-  async snapshotById(workspaceId: string, id: string): Promise<PhoneNumberChannelSnapshotResponse> {
+  async snapshotById(workspaceId: WorkspaceId, id: string): Promise<PhoneNumberChannelSnapshotResponse> {
     const n = await this.numbers.findById(workspaceId, id);
     if (!n) throw AppException.notFound('Phone number');
     return this.snapshot(workspaceId, n);
   }
 
-  async snapshotByNumber(workspaceId: string, number: string): Promise<PhoneNumberChannelSnapshotResponse> {
+  async snapshotByNumber(
+    workspaceId: WorkspaceId,
+    number: string,
+  ): Promise<PhoneNumberChannelSnapshotResponse> {
     const n = await this.numbers.findOne(workspaceId, { number });
     if (!n) throw AppException.notFound('Phone number');
     return this.snapshot(workspaceId, n);
   }
 
-  private async snapshot(workspaceId: string, n: PhoneNumber): Promise<PhoneNumberChannelSnapshotResponse> {
+  private async snapshot(
+    workspaceId: WorkspaceId,
+    n: PhoneNumber,
+  ): Promise<PhoneNumberChannelSnapshotResponse> {
     const [rows, sender] = await Promise.all([
       this.bindings.withAgents(workspaceId, [n.id]),
       this.whatsapp.findById(workspaceId, n.id),

@@ -3,6 +3,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { DEFAULT_CAPABILITIES, PhoneNumber } from './phone-number.entity';
 import { PhoneNumbersRepository } from './phone-numbers.repository';
 
@@ -16,7 +17,7 @@ export class ExternalNumbersService {
    * only, in the caller's transaction. Already in the workspace: 409.
    */
   async registerExternal(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     n: { number: string; provider: string; countryCode?: string | null },
     m: EntityManager,
   ): Promise<PhoneNumber> {
@@ -42,7 +43,7 @@ export class ExternalNumbersService {
   }
 
   /** The workspace's numbers of one `source`, newest first. */
-  async listBySource(workspaceId: string, source: string, query: PageQuery): Promise<Page<PhoneNumber>> {
+  async listBySource(workspaceId: WorkspaceId, source: string, query: PageQuery): Promise<Page<PhoneNumber>> {
     const [rows, total] = await this.numbers.findAndCount(workspaceId, {
       where: { source },
       order: { createdAt: 'DESC', id: 'DESC' },

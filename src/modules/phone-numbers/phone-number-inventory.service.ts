@@ -12,6 +12,7 @@ import {
   NumberInventory,
   NumberRequirements,
 } from '@/providers/numbers/number-inventory.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { PurchaseNumberDto, RequirementsQuery, SearchNumbersQuery } from './dto/inventory.dto';
 import type { PhoneNumberResponse, SearchRequirementsResponse } from './dto/phone-numbers.response';
 import { PhoneNumbersRepository } from './phone-numbers.repository';
@@ -71,7 +72,7 @@ export class PhoneNumberInventoryService {
     return { country_code: country, type, provider: inventory.provider, ...requirements };
   }
 
-  async purchase(workspaceId: string, dto: PurchaseNumberDto): Promise<PhoneNumberResponse> {
+  async purchase(workspaceId: WorkspaceId, dto: PurchaseNumberDto): Promise<PhoneNumberResponse> {
     const country = this.country(dto.country_code);
     const parsed = parsePhoneNumberFromString(dto.number);
     if (!parsed || parsed.country !== country)
@@ -146,7 +147,7 @@ export class PhoneNumberInventoryService {
    * Gives a bought number back to its provider and deletes it with its bindings (calls and messages keep their
    * numbers as text). Answers the number as it was, `status: released`.
    */
-  async release(workspaceId: string, id: string): Promise<PhoneNumberResponse> {
+  async release(workspaceId: WorkspaceId, id: string): Promise<PhoneNumberResponse> {
     return this.unitOfWork.run(async (m) => {
       const number = await this.numbers.lockById(workspaceId, id, m);
       if (!number) throw AppException.notFound('Phone number');

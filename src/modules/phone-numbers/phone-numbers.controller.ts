@@ -33,7 +33,10 @@ export class PhoneNumbersController {
   @Get()
   @ApiOperation({ summary: 'List the phone numbers of the workspace, newest first' })
   @ApiEnvelope(PhoneNumberResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() query: ListPhoneNumbersQuery): Promise<Page<PhoneNumberResponse>> {
+  list(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() query: ListPhoneNumbersQuery,
+  ): Promise<Page<PhoneNumberResponse>> {
     return this.numbers.list(ws, query);
   }
 
@@ -43,7 +46,7 @@ export class PhoneNumbersController {
     status: 201,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
   })
-  create(@WorkspaceId() ws: string, @Body() dto: CreatePhoneNumberDto): Promise<PhoneNumberResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreatePhoneNumberDto): Promise<PhoneNumberResponse> {
     return this.numbers.register(ws, dto);
   }
 
@@ -77,7 +80,7 @@ export class PhoneNumbersController {
     status: 201,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'PURCHASE_LIMIT_REACHED', 'CONFLICT', 'PROVIDER_ERROR'],
   })
-  purchase(@WorkspaceId() ws: string, @Body() dto: PurchaseNumberDto): Promise<PhoneNumberResponse> {
+  purchase(@WorkspaceId() ws: WorkspaceId, @Body() dto: PurchaseNumberDto): Promise<PhoneNumberResponse> {
     return this.inventory.purchase(ws, dto);
   }
 
@@ -85,7 +88,7 @@ export class PhoneNumbersController {
   @ApiOperation({ summary: 'Channel snapshot of a number, found by its E.164 value' })
   @ApiEnvelope(PhoneNumberChannelSnapshotResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT'] })
   snapshotByNumber(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Query() query: SnapshotQuery,
   ): Promise<PhoneNumberChannelSnapshotResponse> {
     return this.channels.snapshotByNumber(ws, query.number);
@@ -94,7 +97,10 @@ export class PhoneNumbersController {
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a phone number' })
   @ApiEnvelope(PhoneNumberResponse, { errors: ['INVALID_UUID'] })
-  read(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<PhoneNumberResponse> {
+  read(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<PhoneNumberResponse> {
     return this.numbers.read(ws, id);
   }
 
@@ -104,7 +110,7 @@ export class PhoneNumbersController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: UpdatePhoneNumberDto,
   ): Promise<PhoneNumberResponse> {
@@ -114,7 +120,7 @@ export class PhoneNumbersController {
   @Delete(':uuid')
   @ApiOperation({ summary: 'Delete a phone number and every binding of it' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
     await this.numbers.remove(ws, id);
     return null;
   }
@@ -125,7 +131,10 @@ export class PhoneNumbersController {
       'Give a purchased number back to its provider; it is deleted with its bindings (answers it `released`)',
   })
   @ApiEnvelope(PhoneNumberResponse, { errors: ['INVALID_UUID', 'CONFLICT', 'PROVIDER_ERROR'] })
-  release(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<PhoneNumberResponse> {
+  release(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<PhoneNumberResponse> {
     return this.inventory.release(ws, id);
   }
 
@@ -133,7 +142,7 @@ export class PhoneNumbersController {
   @ApiOperation({ summary: 'Channel snapshot of a number: which agent serves call, SMS and WhatsApp' })
   @ApiEnvelope(PhoneNumberChannelSnapshotResponse, { errors: ['INVALID_UUID'] })
   snapshot(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<PhoneNumberChannelSnapshotResponse> {
     return this.channels.snapshotById(ws, id);

@@ -13,6 +13,7 @@ import {
   PhoneNumberBinding,
 } from './phone-number.entity';
 import { lockUntilCommit } from '@/common/persistence/advisory-lock';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 export interface BindingRow {
   phone_number_id: string;
@@ -60,7 +61,7 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
   }
 
   /** Stores a new number in the caller's transaction; the same number twice in the workspace is 409. */
-  async insertOwned(workspaceId: string, entity: PhoneNumber, m: EntityManager): Promise<void> {
+  async insertOwned(workspaceId: WorkspaceId, entity: PhoneNumber, m: EntityManager): Promise<void> {
     try {
       await this.save(workspaceId, entity, m);
     } catch (err) {
@@ -78,8 +79,8 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
   async byProviderNumber(
     provider: string,
     number: string,
-  ): Promise<{ id: string; workspaceId: string } | null> {
-    const rows = await this.sql<{ id: string; workspace_id: string }[]>(
+  ): Promise<{ id: string; workspaceId: WorkspaceId } | null> {
+    const rows = await this.sql<{ id: string; workspace_id: WorkspaceId }[]>(
       `SELECT id, workspace_id FROM phone_numbers WHERE number = $1 AND provider = $2 AND status = 'active'
         ORDER BY created_at LIMIT 1`,
       [number, provider],
@@ -117,7 +118,7 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
    */
   @Sweep('inventory')
   async heldByAnotherWorkspace(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     number: string,
     manager: EntityManager,
   ): Promise<boolean> {
@@ -134,12 +135,12 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
    * Serialises the workspace's purchases until the transaction ends (a transaction-scoped advisory lock on the
    * workspace), so counting against the limit and inserting cannot interleave.
    */
-  async lockPurchases(workspaceId: string, manager: EntityManager): Promise<void> {
+  async lockPurchases(workspaceId: WorkspaceId, manager: EntityManager): Promise<void> {
     await lockUntilCommit(manager, 'phone-number-purchase', workspaceId);
   }
 
   /** The number's row, locked until the transaction ends (changes of its settings, its release). */
-  lockById(workspaceId: string, id: string, manager: EntityManager): Promise<PhoneNumber | null> {
+  lockById(workspaceId: WorkspaceId, id: string, manager: EntityManager): Promise<PhoneNumber | null> {
     return this.query(workspaceId, 'n', manager)
       .setLock('pessimistic_write')
       .andWhere('n.id = :id', { id })
@@ -147,7 +148,7 @@ export class PhoneNumbersRepository extends WorkspaceScopedRepository<PhoneNumbe
   }
 
   /** The workspace's bought numbers (those the purchase limit counts). */
-  async countPurchased(workspaceId: string, manager: EntityManager): Promise<number> {
+  async countPurchased(workspaceId: WorkspaceId, manager: EntityManager): Promise<number> {
     const rows = await this.sql<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM phone_numbers WHERE workspace_id = $1 AND source = 'purchased'`,
       [workspaceId],
@@ -167,7 +168,7 @@ export class PhoneNumberBindingsRepository extends WorkspaceScopedRepository<Pho
   }
 
   /** Bindings of the given numbers with the serving agent's name (for the channel snapshots). */
-  withAgents(workspaceId: string, phoneNumberIds: string[]): Promise<BindingRow[]> {
+  withAgents(workspaceId: WorkspaceId, phoneNumberIds: string[]): Promise<BindingRow[]> {
     if (!phoneNumberIds.length) return Promise.resolve([]);
     return this.sql(
       `SELECT b.phone_number_id, b.channel, b.agent_id, a.name AS agent_name, b.created_at
@@ -179,7 +180,7 @@ export class PhoneNumberBindingsRepository extends WorkspaceScopedRepository<Pho
 
   /** Inserts unless the number's channel is taken; answers the agent holding it when it is. */
   async claim(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     binding: PhoneNumberBinding,
     manager: EntityManager,
   ): Promise<{ taken: false } | { taken: true; agentId: string }> {
@@ -210,8 +211,8 @@ export class MessengerPagesRepository extends WorkspaceScopedRepository<Messenge
    * copies other workspaces hold), with the agent it is bound to; null when the owner has it unbound.
    */
   @Sweep('delivery')
-  async boundPage(pageId: string): Promise<{ workspaceId: string; agentId: string } | null> {
-    const rows = await this.sql<{ workspace_id: string; agent_id: string | null }[]>(
+  async boundPage(pageId: string): Promise<{ workspaceId: WorkspaceId; agentId: string } | null> {
+    const rows = await this.sql<{ workspace_id: WorkspaceId; agent_id: string | null }[]>(
       `SELECT workspace_id, agent_id FROM messenger_pages WHERE page_id = $1 ORDER BY created_at, id LIMIT 1`,
       [pageId],
     );
@@ -229,8 +230,8 @@ export class MessengerPagesRepository extends WorkspaceScopedRepository<Messenge
 
   /** Whether the page belongs to another workspace: one holds it and added it before this one (if ever). */
   @Sweep('inventory')
-  async ownedElsewhere(workspaceId: string, pageId: string, manager: EntityManager): Promise<boolean> {
-    const rows = await this.sql<{ workspace_id: string }[]>(
+  async ownedElsewhere(workspaceId: WorkspaceId, pageId: string, manager: EntityManager): Promise<boolean> {
+    const rows = await this.sql<{ workspace_id: WorkspaceId }[]>(
       `SELECT workspace_id FROM messenger_pages WHERE page_id = $1 ORDER BY created_at, id LIMIT 1`,
       [pageId],
       manager,
@@ -240,7 +241,7 @@ export class MessengerPagesRepository extends WorkspaceScopedRepository<Messenge
 
   /** The page row, created unbound when new, locked so that two binds of one page cannot both win. */
   async ensureLocked(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     page: { id: string; pageId: string; pageName: string | null },
     manager: EntityManager,
   ): Promise<MessengerPage> {
@@ -253,7 +254,7 @@ export class MessengerPagesRepository extends WorkspaceScopedRepository<Messenge
   }
 
   private lockByPageId(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     pageId: string,
     manager: EntityManager,
   ): Promise<MessengerPage | null> {

@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AppException } from '@/common/errors/app.exception';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { Page, pageOf, PageQuery, skipTake } from '@/common/http/pagination';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { EntityManager } from 'typeorm';
 import type { CreatePhoneNumberDto, UpdatePhoneNumberDto, WhatsappSenderDto } from './dto/phone-numbers.dto';
 import type { PhoneNumberResponse } from './dto/phone-numbers.response';
@@ -40,7 +41,7 @@ export class PhoneNumbersService {
   ) {}
 
   /** The numbers as the API answers them, their WhatsApp senders read in one statement. */
-  async views(workspaceId: string, numbers: PhoneNumber[]): Promise<PhoneNumberResponse[]> {
+  async views(workspaceId: WorkspaceId, numbers: PhoneNumber[]): Promise<PhoneNumberResponse[]> {
     const senders = await this.whatsapp.forNumbers(
       workspaceId,
       numbers.map((n) => n.id),
@@ -68,7 +69,7 @@ export class PhoneNumbersService {
     };
   }
 
-  async register(workspaceId: string, dto: CreatePhoneNumberDto): Promise<PhoneNumberResponse> {
+  async register(workspaceId: WorkspaceId, dto: CreatePhoneNumberDto): Promise<PhoneNumberResponse> {
     const parsed = parsePhoneNumberFromString(dto.number);
     if (dto.provider === 'twilio' && !(this.config.twilio.accountSid && this.config.twilio.authToken))
       throw AppException.invalid(
@@ -109,7 +110,11 @@ export class PhoneNumbersService {
    * `PATCH /phone-numbers/{uuid}`: channel settings (merged: a key given replaces, null restores its default) and
    * the WhatsApp sender (enabling the number's whatsapp capability), in one transaction.
    */
-  async update(workspaceId: string, id: string, dto: UpdatePhoneNumberDto): Promise<PhoneNumberResponse> {
+  async update(
+    workspaceId: WorkspaceId,
+    id: string,
+    dto: UpdatePhoneNumberDto,
+  ): Promise<PhoneNumberResponse> {
     await this.get(workspaceId, id);
     const settings = dto.channel_settings;
     if (settings?.voice?.whitelisted_destinations)
@@ -179,7 +184,7 @@ export class PhoneNumbersService {
   }
 
   private async setWhatsapp(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     numberId: string,
     config: WhatsappSenderDto,
     m: EntityManager,
@@ -206,7 +211,7 @@ export class PhoneNumbersService {
   }
 
   /** The number's WhatsApp sender (Meta ids), or null when WhatsApp is not set up on it. */
-  whatsappSender(workspaceId: string, numberId: string) {
+  whatsappSender(workspaceId: WorkspaceId, numberId: string) {
     return this.whatsapp.findById(workspaceId, numberId);
   }
 
@@ -221,11 +226,11 @@ export class PhoneNumbersService {
   }
 
   /** The workspace's WhatsApp senders (for their WABAs). */
-  whatsappSenders(workspaceId: string) {
+  whatsappSenders(workspaceId: WorkspaceId) {
     return this.whatsapp.find(workspaceId, { order: { createdAt: 'ASC' } });
   }
 
-  async list(workspaceId: string, query: PageQuery): Promise<Page<PhoneNumberResponse>> {
+  async list(workspaceId: WorkspaceId, query: PageQuery): Promise<Page<PhoneNumberResponse>> {
     const [rows, total] = await this.numbers.findAndCount(workspaceId, {
       order: { createdAt: 'DESC', id: 'DESC' },
       ...skipTake(query),
@@ -233,14 +238,14 @@ export class PhoneNumbersService {
     return pageOf(await this.views(workspaceId, rows), total, query);
   }
 
-  async get(workspaceId: string, id: string): Promise<PhoneNumber> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<PhoneNumber> {
     const n = await this.numbers.findById(workspaceId, id);
     if (!n) throw AppException.notFound('Phone number');
     return n;
   }
 
   /** The number, or null: for calls, whose body references answer 422. */
-  find(workspaceId: string, id: string): Promise<PhoneNumber | null> {
+  find(workspaceId: WorkspaceId, id: string): Promise<PhoneNumber | null> {
     return this.numbers.findById(workspaceId, id);
   }
 
@@ -250,13 +255,17 @@ export class PhoneNumbersService {
     return owner ? this.numbers.findById(owner.workspaceId, owner.id) : null;
   }
 
-  findByNumber(workspaceId: string, number: string): Promise<PhoneNumber | null> {
+  findByNumber(workspaceId: WorkspaceId, number: string): Promise<PhoneNumber | null> {
     return this.numbers.findOne(workspaceId, { number });
   }
 
   /** The number whose `channel` the agent serves (the oldest binding when several), or null. */
   /** The agent's numbers bound to the channel, the first bound first. */
-  async boundNumbers(workspaceId: string, agentId: string, channel: NumberChannel): Promise<PhoneNumber[]> {
+  async boundNumbers(
+    workspaceId: WorkspaceId,
+    agentId: string,
+    channel: NumberChannel,
+  ): Promise<PhoneNumber[]> {
     const bindings = await this.bindings.find(workspaceId, {
       where: { agentId, channel },
       order: { createdAt: 'ASC' },
@@ -268,7 +277,7 @@ export class PhoneNumbersService {
   }
 
   async boundNumber(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     channel: NumberChannel,
   ): Promise<PhoneNumber | null> {
@@ -282,7 +291,7 @@ export class PhoneNumbersService {
 
   /** The agent serving the number's `channel`, or null. */
   async boundAgent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     phoneNumberId: string,
     channel: NumberChannel,
   ): Promise<string | null> {
@@ -290,13 +299,13 @@ export class PhoneNumbersService {
     return binding?.agentId ?? null;
   }
 
-  async read(workspaceId: string, id: string): Promise<PhoneNumberResponse> {
+  async read(workspaceId: WorkspaceId, id: string): Promise<PhoneNumberResponse> {
     const [view] = await this.views(workspaceId, [await this.get(workspaceId, id)]);
     return view;
   }
 
   /** Removes the number and every binding of it. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.numbers.delete(workspaceId, { id }))) throw AppException.notFound('Phone number');
   }
 

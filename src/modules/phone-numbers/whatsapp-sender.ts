@@ -5,6 +5,7 @@ import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceOwnedEntity } from '@/common/persistence/workspace-owned.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { lockUntilCommit } from '@/common/persistence/advisory-lock';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** WhatsApp enabled on a number: Meta's phone_number_id (the routing key of inbound messages) and its WABA. */
 @Entity('whatsapp_numbers')
@@ -21,7 +22,7 @@ export class WhatsappNumbersRepository extends WorkspaceScopedRepository<Whatsap
 
   /** Sets (or replaces) the number's WhatsApp sender; false when Meta's id is another number's. */
   async upsert(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     numberId: string,
     config: { metaPhoneNumberId: string; wabaId: string | null },
     manager?: EntityManager,
@@ -42,7 +43,7 @@ export class WhatsappNumbersRepository extends WorkspaceScopedRepository<Whatsap
   }
 
   /** The senders of these numbers, by number id, in one read. */
-  async forNumbers(workspaceId: string, numberIds: string[]): Promise<Map<string, WhatsappNumber>> {
+  async forNumbers(workspaceId: WorkspaceId, numberIds: string[]): Promise<Map<string, WhatsappNumber>> {
     if (!numberIds.length) return new Map();
     const rows = await this.find(workspaceId, { where: { id: In(numberIds) } });
     return new Map(rows.map((r) => [r.id, r]));
@@ -61,8 +62,12 @@ export class WhatsappNumbersRepository extends WorkspaceScopedRepository<Whatsap
    * workspace's (templates are created, synced and deleted at Meta by WABA id).
    */
   @Sweep('inventory')
-  async wabaOwnedElsewhere(workspaceId: string, wabaId: string, manager: EntityManager): Promise<boolean> {
-    const rows = await this.sql<{ workspace_id: string }[]>(
+  async wabaOwnedElsewhere(
+    workspaceId: WorkspaceId,
+    wabaId: string,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const rows = await this.sql<{ workspace_id: WorkspaceId }[]>(
       `SELECT workspace_id FROM whatsapp_numbers WHERE waba_id = $1 ORDER BY created_at, id LIMIT 1`,
       [wabaId],
       manager,
@@ -79,7 +84,7 @@ export class WhatsappNumbersRepository extends WorkspaceScopedRepository<Whatsap
     );
     const r = rows[0];
     if (!r) return null;
-    return this.build(r.workspace_id as string, {
+    return this.build(r.workspace_id as WorkspaceId, {
       id: r.id as string,
       metaPhoneNumberId: r.meta_phone_number_id as string,
       wabaId: (r.waba_id as string | null) ?? null,

@@ -16,6 +16,7 @@ import type { TurnAction } from '@/modules/conversations/dto/responses';
 import { memorizePlan, pickFields } from '@/modules/conversations/memorize';
 import { buildReplyMessages } from './reply-prompt';
 import { SessionsService } from '@/modules/conversations/sessions.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ToolLoop } from './tools/tool-loop.service';
 import type { TurnToolsContext } from './tools/turn-tools';
 
@@ -30,7 +31,7 @@ export interface Reply {
 }
 
 export interface ReplyInput {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   conversation: ConversationRef;
   /** The agent with the instructions in force (a call's replace its `custom_prompt`). */
   agent: AgentResponse;
@@ -69,7 +70,7 @@ export interface ReplyReads {
  */
 /** What `ConversationReplyService.prefetch` reads ahead of the customer's message being stored. */
 export interface PrefetchInput {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   conversation: ConversationRef;
   agent: AgentResponse;
   memorize: MemorizeSettingsShape;
@@ -131,7 +132,7 @@ export class ConversationReplyService {
   }
 
   private async searchKnowledge(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     agent: AgentResponse,
     hasKnowledge: boolean,
@@ -213,7 +214,7 @@ export class ConversationReplyService {
 
   /** What memorize allows into the prompt: contact fields and recent session summaries with this contact. */
   private async memory(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversation: ConversationRef,
     settings: MemorizeSettingsShape,
     given?: string[],

@@ -30,7 +30,7 @@ export class ConversationTurnsController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   turn(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: PostMessageDto,
   ): Promise<TurnResponse> {

@@ -18,6 +18,7 @@ import {
 } from '@/modules/conversations/dto/responses';
 import { Message } from '@/modules/conversations/message.entity';
 import type { Session } from '@/modules/conversations/session.entity';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { LiveTurn, TurnGate } from './turn-gate';
 import type { TurnProgress } from './turn-events';
 import { TURN_SPAN } from './turn-span';
@@ -77,7 +78,7 @@ export class ConversationTurnsService {
   @Traced('turn', TURN_SPAN)
   @MetersUsage()
   async takeTurn(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     conversationId: string,
     content: string,
     options: TurnOptions = {},

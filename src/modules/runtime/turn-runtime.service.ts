@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ConversationTurnsService, TurnOptions } from './conversation-turns.service';
 import type { LiveTurn } from './turn-gate';
 import { TurnEvent, turnStream } from './turn-events';
 
 /** A customer's turn: whose conversation, their words, and how the caller shapes it (TurnOptions). */
 export interface TurnInput extends Omit<TurnOptions, 'live' | 'observe'> {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   conversationId: string;
   /** The customer's words (key presses: `(pressed 1 2)` with `messageType: 'dtmf'`). */
   content: string;

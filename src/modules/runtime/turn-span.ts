@@ -2,8 +2,9 @@ import type { TracedSpec } from '@/common/telemetry/traced';
 import { isVoiceChannel } from '@/modules/conversations/channels';
 import type { TurnOptions } from './conversation-turns.service';
 import type { TurnResponse } from '@/modules/conversations/dto/responses';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
-type TurnArgs = [workspaceId: string, conversationId: string, content: string, options?: TurnOptions];
+type TurnArgs = [workspaceId: WorkspaceId, conversationId: string, content: string, options?: TurnOptions];
 
 /** A call's turn (its conversation is the call) belongs to the call's trace. */
 const callOf = (conversationId: string, options?: TurnOptions): string | undefined =>

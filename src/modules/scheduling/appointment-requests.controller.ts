@@ -35,7 +35,7 @@ export class AppointmentRequestsController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
   list(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Query() q: ListAppointmentRequestsQuery,
   ): Promise<AppointmentRequestResponse[]> {
     return this.requests.list(ws, q);
@@ -53,7 +53,7 @@ export class AppointmentRequestsController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
   async create(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: CreateAppointmentRequestDto,
   ): Promise<AppointmentRequestResponse> {
     return this.requests.toResponse(ws, await this.requests.create(ws, dto));
@@ -63,7 +63,7 @@ export class AppointmentRequestsController {
   @ApiOperation({ summary: 'Read an appointment request' })
   @ApiEnvelope(AppointmentRequestResponse, { errors: ['INVALID_UUID'] })
   async get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<AppointmentRequestResponse> {
     return this.requests.toResponse(ws, await this.requests.get(ws, uuid));
@@ -73,7 +73,7 @@ export class AppointmentRequestsController {
   @ApiOperation({ summary: 'Approve a pending request (409 from any other state)' })
   @ApiEnvelope(AppointmentRequestResponse, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'] })
   async approve(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: ApproveRequestDto,
   ): Promise<Envelope<AppointmentRequestResponse>> {
@@ -85,7 +85,7 @@ export class AppointmentRequestsController {
   @ApiOperation({ summary: 'Reject a pending request (409 from any other state)' })
   @ApiEnvelope(AppointmentRequestResponse, { errors: ['INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'] })
   async reject(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: RejectRequestDto,
   ): Promise<Envelope<AppointmentRequestResponse>> {
@@ -97,7 +97,7 @@ export class AppointmentRequestsController {
   @ApiOperation({ summary: 'Cancel a pending or approved request that is not converted (409 otherwise)' })
   @ApiEnvelope(AppointmentRequestResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
   async cancel(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<Envelope<AppointmentRequestResponse>> {
     const request = await this.requests.cancel(ws, uuid);
@@ -114,7 +114,7 @@ export class AppointmentRequestsController {
   })
   @ApiEnvelope(AppointmentResponse, { status: 201, errors: ['INVALID_UUID', 'CONFLICT'] })
   async convert(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<Envelope<AppointmentResponse>> {
     const appointment = await this.requests.convert(ws, uuid);

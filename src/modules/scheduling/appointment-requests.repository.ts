@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AppointmentRequest } from './appointment-request.entity';
 
 /** The filters of the request list; each one left out matches every row. */
@@ -21,7 +22,11 @@ export class AppointmentRequestsRepository extends WorkspaceScopedRepository<App
   }
 
   /** Ordered for review: by start time, then creation; at most `limit` rows. */
-  list(workspaceId: string, filter: AppointmentRequestFilter, limit: number): Promise<AppointmentRequest[]> {
+  list(
+    workspaceId: WorkspaceId,
+    filter: AppointmentRequestFilter,
+    limit: number,
+  ): Promise<AppointmentRequest[]> {
     const qb = this.query(workspaceId, 'r');
     if (filter.status) qb.andWhere('r.status = :status', { status: filter.status });
     if (filter.scheduleId) qb.andWhere('r.schedule_id = :scheduleId', { scheduleId: filter.scheduleId });
@@ -36,7 +41,11 @@ export class AppointmentRequestsRepository extends WorkspaceScopedRepository<App
   }
 
   /** The row, locked for the rest of the transaction (state changes read and write it atomically). */
-  findForUpdate(workspaceId: string, id: string, manager: EntityManager): Promise<AppointmentRequest | null> {
+  findForUpdate(
+    workspaceId: WorkspaceId,
+    id: string,
+    manager: EntityManager,
+  ): Promise<AppointmentRequest | null> {
     return this.query(workspaceId, 'x', manager)
       .andWhere('x.id = :id', { id })
       .setLock('pessimistic_write')

@@ -15,6 +15,7 @@ import { Schedule } from './schedule.entity';
 import { checkAnswers } from './schedule-rules';
 import { SchedulesService } from './schedules.service';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** The list is not paginated (the specification's shape); it answers at most this many, narrowed by dates. */
 export const MAX_REQUESTS_LISTED = 1000;
@@ -41,7 +42,10 @@ export class AppointmentRequestsService {
     private readonly contacts: ContactsService,
   ) {}
 
-  async toResponses(workspaceId: string, rows: AppointmentRequest[]): Promise<AppointmentRequestResponse[]> {
+  async toResponses(
+    workspaceId: WorkspaceId,
+    rows: AppointmentRequest[],
+  ): Promise<AppointmentRequestResponse[]> {
     const schedules = await this.schedules.findMany(
       workspaceId,
       rows.map((r) => r.scheduleId),
@@ -83,12 +87,15 @@ export class AppointmentRequestsService {
     });
   }
 
-  async toResponse(workspaceId: string, r: AppointmentRequest): Promise<AppointmentRequestResponse> {
+  async toResponse(workspaceId: WorkspaceId, r: AppointmentRequest): Promise<AppointmentRequestResponse> {
     return (await this.toResponses(workspaceId, [r]))[0];
   }
 
   /** Ordered for review: by start_time, then creation. */
-  async list(workspaceId: string, q: ListAppointmentRequestsQuery): Promise<AppointmentRequestResponse[]> {
+  async list(
+    workspaceId: WorkspaceId,
+    q: ListAppointmentRequestsQuery,
+  ): Promise<AppointmentRequestResponse[]> {
     const { from, before } = dayRange(q.start_date, q.end_date);
     const rows = await this.requests.list(
       workspaceId,
@@ -98,14 +105,14 @@ export class AppointmentRequestsService {
     return this.toResponses(workspaceId, rows);
   }
 
-  async get(workspaceId: string, id: string): Promise<AppointmentRequest> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<AppointmentRequest> {
     const request = await this.requests.findById(workspaceId, id);
     if (!request) throw AppException.notFound('Appointment request');
     return request;
   }
 
   /** The contact is named by uuid, or by name and email (the contact with that email, created when new). */
-  async create(workspaceId: string, dto: CreateAppointmentRequestDto): Promise<AppointmentRequest> {
+  async create(workspaceId: WorkspaceId, dto: CreateAppointmentRequestDto): Promise<AppointmentRequest> {
     const schedule = await this.schedules.reference(workspaceId, dto.schedule_uuid.toLowerCase());
     const start = new Date(dto.start_time);
     if (start.getTime() <= Date.now())
@@ -174,7 +181,7 @@ export class AppointmentRequestsService {
     });
   }
 
-  approve(workspaceId: string, id: string, note?: string): Promise<AppointmentRequest> {
+  approve(workspaceId: WorkspaceId, id: string, note?: string): Promise<AppointmentRequest> {
     return this.move(workspaceId, id, 'approve', async (r) => {
       r.status = 'approved';
       r.approvalNote = note ?? null;
@@ -182,7 +189,7 @@ export class AppointmentRequestsService {
     });
   }
 
-  reject(workspaceId: string, id: string, reason?: string): Promise<AppointmentRequest> {
+  reject(workspaceId: WorkspaceId, id: string, reason?: string): Promise<AppointmentRequest> {
     return this.move(workspaceId, id, 'reject', async (r) => {
       r.status = 'rejected';
       r.rejectionReason = reason ?? null;
@@ -190,7 +197,7 @@ export class AppointmentRequestsService {
     });
   }
 
-  cancel(workspaceId: string, id: string): Promise<AppointmentRequest> {
+  cancel(workspaceId: WorkspaceId, id: string): Promise<AppointmentRequest> {
     return this.move(workspaceId, id, 'cancel', async (r) => {
       r.status = 'cancelled';
       r.decidedAt = new Date();
@@ -198,7 +205,7 @@ export class AppointmentRequestsService {
   }
 
   /** Creates the appointment and marks the request approved, in one transaction; an overlap undoes both (409). */
-  async convert(workspaceId: string, id: string): Promise<Appointment> {
+  async convert(workspaceId: WorkspaceId, id: string): Promise<Appointment> {
     let created: Appointment | undefined;
     await this.move(workspaceId, id, 'convert', async (r, m) => {
       created = await this.appointments.createInTransaction(
@@ -227,7 +234,7 @@ export class AppointmentRequestsService {
 
   /** Locks the request, checks the move is allowed from its state, applies it and saves, in one transaction. */
   private move(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     move: Move,
     apply: (r: AppointmentRequest, m: EntityManager) => Promise<void>,

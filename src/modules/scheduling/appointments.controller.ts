@@ -34,7 +34,10 @@ export class AppointmentsController {
     paginated: true,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
-  list(@WorkspaceId() ws: string, @Query() q: ListAppointmentsQuery): Promise<Page<AppointmentResponse>> {
+  list(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() q: ListAppointmentsQuery,
+  ): Promise<Page<AppointmentResponse>> {
     return this.appointments.list(ws, q);
   }
 
@@ -46,7 +49,10 @@ export class AppointmentsController {
       'enforces it, so concurrent requests for one slot get exactly one success.',
   })
   @ApiEnvelope(AppointmentResponse, { status: 201, errors: [...WRITE_ERRORS] })
-  async create(@WorkspaceId() ws: string, @Body() dto: CreateAppointmentDto): Promise<AppointmentResponse> {
+  async create(
+    @WorkspaceId() ws: WorkspaceId,
+    @Body() dto: CreateAppointmentDto,
+  ): Promise<AppointmentResponse> {
     return this.appointments.toResponse(ws, await this.appointments.create(ws, dto));
   }
 
@@ -54,7 +60,7 @@ export class AppointmentsController {
   @ApiOperation({ summary: 'Read an appointment' })
   @ApiEnvelope(AppointmentResponse, { errors: ['INVALID_UUID'] })
   async get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<AppointmentResponse> {
     return this.appointments.toResponse(ws, await this.appointments.get(ws, uuid));
@@ -68,7 +74,7 @@ export class AppointmentsController {
   })
   @ApiEnvelope(AppointmentResponse, { errors: [...WRITE_ERRORS] })
   async update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateAppointmentDto,
   ): Promise<AppointmentResponse> {
@@ -79,7 +85,7 @@ export class AppointmentsController {
   @ApiOperation({ summary: 'Set the status of an appointment (pending, approved, cancelled, completed)' })
   @ApiEnvelope(AppointmentResponse, { errors: [...WRITE_ERRORS] })
   async status(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: AppointmentStatusDto,
   ): Promise<AppointmentResponse> {
@@ -89,7 +95,7 @@ export class AppointmentsController {
   @Delete(':uuid')
   @ApiOperation({ summary: 'Delete an appointment' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.appointments.remove(ws, uuid);
     return null;
   }

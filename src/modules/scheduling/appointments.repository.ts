@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Appointment } from './appointment.entity';
 
 export interface AppointmentFilter {
@@ -20,7 +21,7 @@ export class AppointmentsRepository extends WorkspaceScopedRepository<Appointmen
     super(repo);
   }
 
-  list(workspaceId: string, f: AppointmentFilter): Promise<[Appointment[], number]> {
+  list(workspaceId: WorkspaceId, f: AppointmentFilter): Promise<[Appointment[], number]> {
     const qb = this.query(workspaceId, 'a');
     if (f.scheduleId) qb.andWhere('a.schedule_id = :scheduleId', { scheduleId: f.scheduleId });
     if (f.contactId) qb.andWhere('a.contact_id = :contactId', { contactId: f.contactId });

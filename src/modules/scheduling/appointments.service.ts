@@ -7,6 +7,7 @@ import { Contact } from '@/modules/contacts/contact.entity';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { OutboxService } from '@/modules/events/outbox.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Appointment, AppointmentStatus, CustomAnswers } from './appointment.entity';
 import { AppointmentsRepository } from './appointments.repository';
 import {
@@ -49,7 +50,7 @@ export class AppointmentsService {
   ) {}
 
   /** Stores a new appointment with its `appointment_created` event, in the caller's transaction or its own. */
-  private async storeNew(workspaceId: string, a: Appointment, manager?: EntityManager): Promise<void> {
+  private async storeNew(workspaceId: WorkspaceId, a: Appointment, manager?: EntityManager): Promise<void> {
     const work = async (tx: EntityManager) => {
       await this.store(workspaceId, a, tx);
       await this.outbox.record(tx, workspaceId, [
@@ -64,7 +65,7 @@ export class AppointmentsService {
   }
 
   /** Responses with the embedded schedule and contact, loaded in two queries. */
-  async toResponses(workspaceId: string, rows: Appointment[]): Promise<AppointmentResponse[]> {
+  async toResponses(workspaceId: WorkspaceId, rows: Appointment[]): Promise<AppointmentResponse[]> {
     const schedules = await this.schedules.findMany(
       workspaceId,
       rows.map((a) => a.scheduleId),
@@ -96,12 +97,12 @@ export class AppointmentsService {
     });
   }
 
-  async toResponse(workspaceId: string, a: Appointment): Promise<AppointmentResponse> {
+  async toResponse(workspaceId: WorkspaceId, a: Appointment): Promise<AppointmentResponse> {
     return (await this.toResponses(workspaceId, [a]))[0];
   }
 
   /** Ordered by start_time (appointments without one last), then creation. */
-  async list(workspaceId: string, q: ListAppointmentsQuery): Promise<Page<AppointmentResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListAppointmentsQuery): Promise<Page<AppointmentResponse>> {
     const [rows, total] = await this.appointments.list(workspaceId, {
       scheduleId: q.schedule_uuid?.toLowerCase(),
       contactId: q.contact_uuid?.toLowerCase(),
@@ -112,18 +113,18 @@ export class AppointmentsService {
     return pageOf(await this.toResponses(workspaceId, rows), total, q);
   }
 
-  async get(workspaceId: string, id: string): Promise<Appointment> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<Appointment> {
     const appointment = await this.appointments.findById(workspaceId, id);
     if (!appointment) throw AppException.notFound('Appointment');
     return appointment;
   }
 
-  findMany(workspaceId: string, ids: string[]): Promise<Appointment[]> {
+  findMany(workspaceId: WorkspaceId, ids: string[]): Promise<Appointment[]> {
     if (!ids.length) return Promise.resolve([]);
     return this.appointments.find(workspaceId, { where: { id: In([...new Set(ids)]) } });
   }
 
-  async create(workspaceId: string, dto: CreateAppointmentDto): Promise<Appointment> {
+  async create(workspaceId: WorkspaceId, dto: CreateAppointmentDto): Promise<Appointment> {
     const schedule = await this.schedules.reference(workspaceId, dto.schedule_uuid.toLowerCase());
     const contactId = dto.contact_uuid ? await this.contactReference(workspaceId, dto.contact_uuid) : null;
     const start = dto.start_time ? new Date(dto.start_time) : null;
@@ -158,7 +159,7 @@ export class AppointmentsService {
    * whole transaction is rolled back.
    */
   async createInTransaction(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     data: Pick<
       Appointment,
       | 'scheduleId'
@@ -181,7 +182,7 @@ export class AppointmentsService {
    * Only the keys sent change. Moving start_time alone keeps the appointment's length; end_time must end up
    * after start_time.
    */
-  async update(workspaceId: string, id: string, dto: UpdateAppointmentDto): Promise<Appointment> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateAppointmentDto): Promise<Appointment> {
     const a = await this.get(workspaceId, id);
     const schedule = dto.schedule_uuid
       ? await this.schedules.reference(workspaceId, dto.schedule_uuid.toLowerCase())
@@ -221,20 +222,20 @@ export class AppointmentsService {
   }
 
   /** Any status may follow any other; leaving `cancelled` is refused (409) if the slot was taken meanwhile. */
-  async setStatus(workspaceId: string, id: string, status: AppointmentStatus): Promise<Appointment> {
+  async setStatus(workspaceId: WorkspaceId, id: string, status: AppointmentStatus): Promise<Appointment> {
     const a = await this.get(workspaceId, id);
     a.status = status;
     await this.store(workspaceId, a);
     return a;
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.appointments.delete(workspaceId, { id }))) throw AppException.notFound('Appointment');
   }
 
   /** end_time as given (after start_time), or start_time plus the schedule's availability-type duration. */
   async withEnd(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     schedule: Schedule,
     start: Date,
     end: Date | null,
@@ -254,14 +255,14 @@ export class AppointmentsService {
     return { start, end: new Date(start.getTime() + minutes * 60_000) };
   }
 
-  private async contactReference(workspaceId: string, uuid: string): Promise<string> {
+  private async contactReference(workspaceId: WorkspaceId, uuid: string): Promise<string> {
     const contact = await this.contacts.find(workspaceId, uuid.toLowerCase());
     if (!contact)
       throw AppException.invalid('contact_uuid', 'contact_uuid does not name a contact', 'VALIDATION_ERROR');
     return contact.id;
   }
 
-  private async store(workspaceId: string, a: Appointment, manager?: EntityManager): Promise<void> {
+  private async store(workspaceId: WorkspaceId, a: Appointment, manager?: EntityManager): Promise<void> {
     try {
       await this.appointments.save(workspaceId, a, manager);
     } catch (err) {

@@ -19,7 +19,7 @@ export class AvailabilityTypesController {
   @Get()
   @ApiOperation({ summary: 'List availability types (newest first)' })
   @ApiEnvelope(AvailabilityTypeResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<AvailabilityTypeResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: PageQuery): Promise<Page<AvailabilityTypeResponse>> {
     return this.types.list(ws, q);
   }
 
@@ -30,7 +30,7 @@ export class AvailabilityTypesController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT'],
   })
   create(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: CreateAvailabilityTypeDto,
   ): Promise<AvailabilityTypeResponse> {
     return this.types.create(ws, dto);
@@ -40,7 +40,7 @@ export class AvailabilityTypesController {
   @ApiOperation({ summary: 'Read an availability type' })
   @ApiEnvelope(AvailabilityTypeResponse, { errors: ['INVALID_UUID'] })
   get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<AvailabilityTypeResponse> {
     return this.types.get(ws, uuid);
@@ -52,7 +52,7 @@ export class AvailabilityTypesController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateAvailabilityTypeDto,
   ): Promise<AvailabilityTypeResponse> {
@@ -65,7 +65,7 @@ export class AvailabilityTypesController {
     description: 'Schedules using it are left without one.',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.types.remove(ws, uuid);
     return null;
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AvailabilityType } from './availability-type.entity';
 import { AvailabilityTypesRepository } from './availability-types.repository';
 import {
@@ -23,7 +24,7 @@ export class AvailabilityTypesService {
     };
   }
 
-  async list(workspaceId: string, q: PageQuery): Promise<Page<AvailabilityTypeResponse>> {
+  async list(workspaceId: WorkspaceId, q: PageQuery): Promise<Page<AvailabilityTypeResponse>> {
     const [rows, total] = await this.types.findAndCount(workspaceId, {
       order: { createdAt: 'DESC', id: 'DESC' },
       ...skipTake(q),
@@ -35,16 +36,16 @@ export class AvailabilityTypesService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<AvailabilityTypeResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<AvailabilityTypeResponse> {
     return this.toResponse(await this.load(workspaceId, id));
   }
 
   /** For body references (422 rather than 404). */
-  find(workspaceId: string, id: string): Promise<AvailabilityType | null> {
+  find(workspaceId: WorkspaceId, id: string): Promise<AvailabilityType | null> {
     return this.types.findById(workspaceId, id);
   }
 
-  async create(workspaceId: string, dto: CreateAvailabilityTypeDto): Promise<AvailabilityTypeResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateAvailabilityTypeDto): Promise<AvailabilityTypeResponse> {
     const type = this.types.build(workspaceId, {
       name: dto.name.trim(),
       durationMinutes: dto.duration_minutes,
@@ -54,7 +55,7 @@ export class AvailabilityTypesService {
   }
 
   async update(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     dto: UpdateAvailabilityTypeDto,
   ): Promise<AvailabilityTypeResponse> {
@@ -66,11 +67,11 @@ export class AvailabilityTypesService {
   }
 
   /** Schedules that used it are left without one. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.types.delete(workspaceId, { id }))) throw AppException.notFound('Availability type');
   }
 
-  private async load(workspaceId: string, id: string): Promise<AvailabilityType> {
+  private async load(workspaceId: WorkspaceId, id: string): Promise<AvailabilityType> {
     const type = await this.types.findById(workspaceId, id);
     if (!type) throw AppException.notFound('Availability type');
     return type;

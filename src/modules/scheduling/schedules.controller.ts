@@ -15,7 +15,7 @@ export class SchedulesController {
   @Get()
   @ApiOperation({ summary: 'List schedules (newest first)' })
   @ApiEnvelope(ScheduleResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<ScheduleResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: PageQuery): Promise<Page<ScheduleResponse>> {
     return this.schedules.list(ws, q);
   }
 
@@ -29,7 +29,7 @@ export class SchedulesController {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateScheduleDto): Promise<ScheduleResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateScheduleDto): Promise<ScheduleResponse> {
     return this.schedules.create(ws, dto);
   }
 
@@ -37,7 +37,7 @@ export class SchedulesController {
   @ApiOperation({ summary: 'Read a schedule' })
   @ApiEnvelope(ScheduleResponse, { errors: ['INVALID_UUID'] })
   async get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<ScheduleResponse> {
     return this.schedules.toResponse(await this.schedules.get(ws, uuid));
@@ -49,7 +49,7 @@ export class SchedulesController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateScheduleDto,
   ): Promise<ScheduleResponse> {
@@ -62,7 +62,7 @@ export class SchedulesController {
     description: 'A schedule with appointments or appointment requests answers 409 CONFLICT.',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'CONFLICT'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.schedules.remove(ws, uuid);
     return null;
   }

@@ -4,6 +4,7 @@ import { AppException, FieldError } from '@/common/errors/app.exception';
 import { Page, PageQuery, pageOf, skipTake } from '@/common/http/pagination';
 import { isPgError, PG_FOREIGN_KEY_VIOLATION } from '@/common/persistence/pg-errors';
 import { AgentsService } from '@/modules/agents/agents.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { AvailabilityTypesService } from './availability-types.service';
 import {
   CreateScheduleDto,
@@ -41,7 +42,7 @@ export class SchedulesService {
     };
   }
 
-  async list(workspaceId: string, q: PageQuery): Promise<Page<ScheduleResponse>> {
+  async list(workspaceId: WorkspaceId, q: PageQuery): Promise<Page<ScheduleResponse>> {
     const [rows, total] = await this.schedules.findAndCount(workspaceId, {
       order: { createdAt: 'DESC', id: 'DESC' },
       ...skipTake(q),
@@ -53,32 +54,32 @@ export class SchedulesService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<Schedule> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<Schedule> {
     const schedule = await this.schedules.findById(workspaceId, id);
     if (!schedule) throw AppException.notFound('Schedule');
     return schedule;
   }
 
   /** A schedule named in a body: unknown is 422 on that field, not 404. */
-  async reference(workspaceId: string, id: string, field = 'schedule_uuid'): Promise<Schedule> {
+  async reference(workspaceId: WorkspaceId, id: string, field = 'schedule_uuid'): Promise<Schedule> {
     const schedule = await this.schedules.findById(workspaceId, id);
     if (!schedule) throw AppException.invalid(field, `${field} does not name a schedule`, 'VALIDATION_ERROR');
     return schedule;
   }
 
-  findMany(workspaceId: string, ids: string[]): Promise<Schedule[]> {
+  findMany(workspaceId: WorkspaceId, ids: string[]): Promise<Schedule[]> {
     if (!ids.length) return Promise.resolve([]);
     return this.schedules.find(workspaceId, { where: { id: In([...new Set(ids)]) } });
   }
 
   /** The default length of the schedule's appointments, from its availability type, if it has one. */
-  async durationMinutes(workspaceId: string, schedule: Schedule): Promise<number | null> {
+  async durationMinutes(workspaceId: WorkspaceId, schedule: Schedule): Promise<number | null> {
     if (!schedule.availabilityTypeId) return null;
     const type = await this.types.find(workspaceId, schedule.availabilityTypeId);
     return type?.durationMinutes ?? null;
   }
 
-  async create(workspaceId: string, dto: CreateScheduleDto): Promise<ScheduleResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateScheduleDto): Promise<ScheduleResponse> {
     const schedule = this.schedules.build(workspaceId, {
       name: dto.name.trim(),
       timezone: dto.timezone ?? 'UTC',
@@ -91,7 +92,7 @@ export class SchedulesService {
     return this.toResponse(await this.get(workspaceId, schedule.id));
   }
 
-  async update(workspaceId: string, id: string, dto: UpdateScheduleDto): Promise<ScheduleResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateScheduleDto): Promise<ScheduleResponse> {
     const schedule = await this.get(workspaceId, id);
     if (dto.name !== undefined) schedule.name = dto.name.trim();
     if (dto.timezone !== undefined) schedule.timezone = dto.timezone;
@@ -101,7 +102,7 @@ export class SchedulesService {
   }
 
   /** A schedule with appointments or requests stays (409): they would lose their calendar. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     try {
       if (!(await this.schedules.delete(workspaceId, { id }))) throw AppException.notFound('Schedule');
     } catch (err) {
@@ -114,7 +115,7 @@ export class SchedulesService {
   }
 
   /** The optional fields shared by create and update, checked against the workspace. */
-  private async apply(workspaceId: string, s: Schedule, dto: UpdateScheduleDto): Promise<void> {
+  private async apply(workspaceId: WorkspaceId, s: Schedule, dto: UpdateScheduleDto): Promise<void> {
     const errors: FieldError[] = [];
     if (dto.weekly_hours !== undefined) {
       errors.push(...checkWeeklyHours(dto.weekly_hours));

@@ -1,10 +1,11 @@
 import { AppException } from '@/common/errors/app.exception';
 import type { AgentsService } from '@/modules/agents/agents.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** The agent a body names in `agent_uuid`, lower-cased; unknown or another workspace's: 422 on `agent_uuid`. */
 export async function agentInBody(
   agents: AgentsService,
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   agentUuid: string,
 ): Promise<string> {
   const id = agentUuid.toLowerCase();

@@ -25,21 +25,27 @@ export class PbxConnectorsController {
     summary: 'Add a PBX extension connector for an agent (passwords are sealed and never answered)',
   })
   @ApiEnvelope(PbxConnectorResponse, { status: 201, errors: ['VALIDATION_ERROR', 'INVALID_FORMAT'] })
-  create(@WorkspaceId() ws: string, @Body() dto: CreatePbxConnectorDto): Promise<PbxConnectorResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreatePbxConnectorDto): Promise<PbxConnectorResponse> {
     return this.connectors.create(ws, dto);
   }
 
   @Get()
   @ApiOperation({ summary: 'List PBX extension connectors, newest first' })
   @ApiEnvelope(PbxConnectorResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListPbxConnectorsQuery): Promise<Page<PbxConnectorResponse>> {
+  list(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() q: ListPbxConnectorsQuery,
+  ): Promise<Page<PbxConnectorResponse>> {
     return this.connectors.list(ws, q);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a PBX extension connector' })
   @ApiEnvelope(PbxConnectorResponse, { errors: ['INVALID_UUID'] })
-  read(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<PbxConnectorResponse> {
+  read(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<PbxConnectorResponse> {
     return this.connectors.read(ws, id);
   }
 
@@ -51,7 +57,7 @@ export class PbxConnectorsController {
   })
   @ApiEnvelope(PbxConnectorResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'] })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: UpdatePbxConnectorDto,
   ): Promise<PbxConnectorResponse> {
@@ -63,7 +69,7 @@ export class PbxConnectorsController {
     summary: 'Delete a PBX extension connector (its agent can no longer forward to extensions)',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
     await this.connectors.remove(ws, id);
     return null;
   }
@@ -77,7 +83,7 @@ export class PbxConnectorsController {
       "registrar's name resolves (`method: dns`; an IP address counts as reachable).",
   })
   @ApiEnvelope(PbxTestResponse, { errors: ['INVALID_UUID'] })
-  test(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<PbxTestResponse> {
+  test(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<PbxTestResponse> {
     return this.connectors.test(ws, id);
   }
 }

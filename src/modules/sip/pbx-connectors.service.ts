@@ -8,6 +8,7 @@ import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { APP_CONFIG, AppConfig } from '@/config/app.config';
 import { AgentsService } from '@/modules/agents/agents.service';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type {
   CreatePbxConnectorDto,
   ListPbxConnectorsQuery,
@@ -32,13 +33,13 @@ export class PbxConnectorsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  private async get(workspaceId: string, id: string): Promise<PbxConnector> {
+  private async get(workspaceId: WorkspaceId, id: string): Promise<PbxConnector> {
     const c = await this.connectors.findById(workspaceId, id);
     if (!c) throw AppException.notFound('PBX extension connector');
     return c;
   }
 
-  async create(workspaceId: string, dto: CreatePbxConnectorDto): Promise<PbxConnectorResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreatePbxConnectorDto): Promise<PbxConnectorResponse> {
     const normalizer = readNormalizer(dto.normalizer) ?? null;
     const agentId = await agentInBody(this.agents, workspaceId, dto.agent_uuid);
     const entity = this.connectors.build(workspaceId, {
@@ -60,7 +61,7 @@ export class PbxConnectorsService {
     return this.read(workspaceId, entity.id);
   }
 
-  async list(workspaceId: string, query: ListPbxConnectorsQuery): Promise<Page<PbxConnectorResponse>> {
+  async list(workspaceId: WorkspaceId, query: ListPbxConnectorsQuery): Promise<Page<PbxConnectorResponse>> {
     const [rows, total] = await this.connectors.findAndCount(workspaceId, {
       where: query.agent_uuid ? { agentId: query.agent_uuid.toLowerCase() } : {},
       order: { createdAt: 'DESC', id: 'DESC' },
@@ -69,12 +70,16 @@ export class PbxConnectorsService {
     return pageOf(rows.map(PbxConnectorResponse.of), total, query);
   }
 
-  async read(workspaceId: string, id: string): Promise<PbxConnectorResponse> {
+  async read(workspaceId: WorkspaceId, id: string): Promise<PbxConnectorResponse> {
     return PbxConnectorResponse.of(await this.get(workspaceId, id));
   }
 
   /** A partial change; a password sent replaces the stored one, `auth_password: null` removes it. */
-  async update(workspaceId: string, id: string, dto: UpdatePbxConnectorDto): Promise<PbxConnectorResponse> {
+  async update(
+    workspaceId: WorkspaceId,
+    id: string,
+    dto: UpdatePbxConnectorDto,
+  ): Promise<PbxConnectorResponse> {
     const c = await this.get(workspaceId, id);
     const normalizer = readNormalizer(dto.normalizer);
     if (dto.agent_uuid !== undefined) c.agentId = await agentInBody(this.agents, workspaceId, dto.agent_uuid);
@@ -94,7 +99,7 @@ export class PbxConnectorsService {
     return this.read(workspaceId, id);
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.connectors.delete(workspaceId, { id })))
       throw AppException.notFound('PBX extension connector');
   }
@@ -104,7 +109,7 @@ export class PbxConnectorsService {
    * call number, else the sandbox. Sandbox: always reachable. Twilio offers no way to send a SIP OPTIONS probe, so
    * the check is that the registrar's name resolves (an IP literal counts as reachable).
    */
-  async test(workspaceId: string, id: string): Promise<PbxTestResponse> {
+  async test(workspaceId: WorkspaceId, id: string): Promise<PbxTestResponse> {
     const c = await this.get(workspaceId, id);
     const number =
       (c.phoneNumber ? await this.numbers.findByNumber(workspaceId, c.phoneNumber) : null) ??

@@ -2,6 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretBox, SecretBoxModule } from '@/common/crypto/secret-box';
 import type { SipTarget, TrunkRoute } from '@/providers/telephony/telephony.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { PbxConnector, SipTrunkConnection, SipTrunkNumber } from './sip.entities';
 import {
   PbxConnectorsRepository,
@@ -29,7 +30,7 @@ export class SipDirectory {
   ) {}
 
   /** The trunk an outbound call from this number goes through, or null (the provider dials the PSTN). */
-  async trunkRoute(workspaceId: string, phoneNumberId: string): Promise<TrunkRoute | null> {
+  async trunkRoute(workspaceId: WorkspaceId, phoneNumberId: string): Promise<TrunkRoute | null> {
     const connectionId = await this.trunkNumbers.connectionIdOf(workspaceId, phoneNumberId);
     const trunk = connectionId ? await this.trunks.findById(workspaceId, connectionId) : null;
     if (!trunk || trunk.status !== 'active') return null;
@@ -46,7 +47,7 @@ export class SipDirectory {
    * and the digest credentials (`auth_username`/`auth_password`, else the extension's own). Null: no connector.
    */
   async extensionTarget(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string | null,
     number: string,
     extension: string,

@@ -29,14 +29,14 @@ export class SipTrunksController {
     summary: 'Add a SIP trunk connection; its number is registered as external (the password is sealed)',
   })
   @ApiEnvelope(SipTrunkResponse, { status: 201, errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'] })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateSipTrunkDto): Promise<SipTrunkResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateSipTrunkDto): Promise<SipTrunkResponse> {
     return this.trunks.createConnection(ws, dto);
   }
 
   @Get('channels/sip-trunk/connections')
   @ApiOperation({ summary: 'List SIP trunk connections, newest first' })
   @ApiEnvelope(SipTrunkResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<SipTrunkResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: PageQuery): Promise<Page<SipTrunkResponse>> {
     return this.trunks.listConnections(ws, q);
   }
 
@@ -53,7 +53,7 @@ export class SipTrunksController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   bind(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
     @Body() dto: BindSipTrunkDto,
   ): Promise<SipTrunkBindingResponse> {
@@ -65,7 +65,7 @@ export class SipTrunksController {
     summary: 'List external numbers (source: external) with their trunk and agent, newest first',
   })
   @ApiEnvelope(TrunkNumberResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  listNumbers(@WorkspaceId() ws: string, @Query() q: PageQuery): Promise<Page<TrunkNumberResponse>> {
+  listNumbers(@WorkspaceId() ws: WorkspaceId, @Query() q: PageQuery): Promise<Page<TrunkNumberResponse>> {
     return this.trunks.listNumbers(ws, q);
   }
 
@@ -83,7 +83,10 @@ export class SipTrunksController {
     status: 201,
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'],
   })
-  createNumber(@WorkspaceId() ws: string, @Body() dto: CreateTrunkNumberDto): Promise<TrunkNumberResponse> {
+  createNumber(
+    @WorkspaceId() ws: WorkspaceId,
+    @Body() dto: CreateTrunkNumberDto,
+  ): Promise<TrunkNumberResponse> {
     return this.trunks.createNumber(ws, dto);
   }
 
@@ -97,7 +100,7 @@ export class SipTrunksController {
       '`direction` and `sip`, as `POST /phone-numbers/trunks` does; aliases that disagree are 422.',
   })
   @ApiEnvelope(TrunkNumberResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'CONFLICT'] })
-  assign(@WorkspaceId() ws: string, @Body() dto: AssignTrunkNumberDto): Promise<TrunkNumberResponse> {
+  assign(@WorkspaceId() ws: WorkspaceId, @Body() dto: AssignTrunkNumberDto): Promise<TrunkNumberResponse> {
     return this.trunks.assign(ws, dto);
   }
 }

@@ -11,6 +11,7 @@ import { ExternalNumbersService } from '@/modules/phone-numbers/external-numbers
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
 import type { EntityManager } from 'typeorm';
 import type { PhoneNumberResponse } from '@/modules/phone-numbers/dto/phone-numbers.response';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type {
   AssignTrunkNumberDto,
   BindSipTrunkDto,
@@ -53,7 +54,7 @@ export class SipTrunksService {
   }
 
   private async connection(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     field = 'connection_uuid',
   ): Promise<SipTrunkConnection> {
@@ -67,13 +68,13 @@ export class SipTrunksService {
     return c;
   }
 
-  private async view(workspaceId: string, t: SipTrunkConnection): Promise<SipTrunkResponse> {
+  private async view(workspaceId: WorkspaceId, t: SipTrunkConnection): Promise<SipTrunkResponse> {
     const number = await this.numbers.get(workspaceId, t.phoneNumberId);
     return SipTrunkResponse.of(t, number);
   }
 
   /** `POST /channels/sip-trunk/connections`: the trunk and its number (registered as external) in one transaction. */
-  async createConnection(workspaceId: string, dto: CreateSipTrunkDto): Promise<SipTrunkResponse> {
+  async createConnection(workspaceId: WorkspaceId, dto: CreateSipTrunkDto): Promise<SipTrunkResponse> {
     const provider = this.provider(dto.provider);
     const trunk = await this.unitOfWork.run(async (m) => {
       const number = await this.external.registerExternal(
@@ -88,7 +89,7 @@ export class SipTrunksService {
 
   /** A new trunk carrying the number (its password sealed), in the caller's transaction. */
   private async carryOn(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     numberId: string,
     dto: Pick<CreateSipTrunkDto, 'name' | 'gateway' | 'secondary_gateway' | 'username' | 'password'>,
     m: EntityManager,
@@ -107,7 +108,7 @@ export class SipTrunksService {
     return t;
   }
 
-  async listConnections(workspaceId: string, query: PageQuery): Promise<Page<SipTrunkResponse>> {
+  async listConnections(workspaceId: WorkspaceId, query: PageQuery): Promise<Page<SipTrunkResponse>> {
     const [rows, total] = await this.trunks.findAndCount(workspaceId, {
       order: { createdAt: 'DESC', id: 'DESC' },
       ...skipTake(query),
@@ -121,7 +122,7 @@ export class SipTrunksService {
    * Serves the number's calls with the agent. Served by another agent: 409, unless `force`, which takes it over.
    */
   private async bindCalls(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     numberId: string,
     force: boolean,
@@ -139,7 +140,7 @@ export class SipTrunksService {
 
   /** `POST /agents/{uuid}/channels/call/sip-trunk`: answers the binding made. */
   async bindAgent(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string,
     dto: BindSipTrunkDto,
   ): Promise<SipTrunkBindingResponse> {
@@ -150,7 +151,10 @@ export class SipTrunksService {
     return { agent_uuid: agentId, connection_uuid: trunk.id, phone_number: number.number };
   }
 
-  private async numberViews(workspaceId: string, numbers: PhoneNumber[]): Promise<TrunkNumberResponse[]> {
+  private async numberViews(
+    workspaceId: WorkspaceId,
+    numbers: PhoneNumber[],
+  ): Promise<TrunkNumberResponse[]> {
     const [details, views] = await Promise.all([
       this.trunkNumbers.details(
         workspaceId,
@@ -169,13 +173,13 @@ export class SipTrunksService {
     });
   }
 
-  private async numberView(workspaceId: string, id: string): Promise<TrunkNumberResponse> {
+  private async numberView(workspaceId: WorkspaceId, id: string): Promise<TrunkNumberResponse> {
     const [view] = await this.numberViews(workspaceId, [await this.numbers.get(workspaceId, id)]);
     return view;
   }
 
   /** `GET /phone-numbers/trunks`: the workspace's external numbers, newest first. */
-  async listNumbers(workspaceId: string, query: PageQuery): Promise<Page<TrunkNumberResponse>> {
+  async listNumbers(workspaceId: WorkspaceId, query: PageQuery): Promise<Page<TrunkNumberResponse>> {
     const page = await this.external.listBySource(workspaceId, 'external', query);
     return { ...page, items: await this.numberViews(workspaceId, page.items) };
   }
@@ -185,7 +189,7 @@ export class SipTrunksService {
    * `sip.connection_uuid`) or described (`sip.gateway`: a trunk of its own), its calls served by `agent_uuid` and
    * taken as `direction` says. The source product's names are aliases: both spellings differing is 422.
    */
-  async createNumber(workspaceId: string, dto: CreateTrunkNumberDto): Promise<TrunkNumberResponse> {
+  async createNumber(workspaceId: WorkspaceId, dto: CreateTrunkNumberDto): Promise<TrunkNumberResponse> {
     const e164 = alias('number', dto.number, 'phone_number', dto.phone_number);
     if (!e164)
       throw AppException.invalid(
@@ -223,7 +227,7 @@ export class SipTrunksService {
    * `force`) and which calls it takes (`direction`). The number is `phone_number_uuid` or, by its E.164 value,
    * `phone_number`; both naming different numbers is 422.
    */
-  async assign(workspaceId: string, dto: AssignTrunkNumberDto): Promise<TrunkNumberResponse> {
+  async assign(workspaceId: WorkspaceId, dto: AssignTrunkNumberDto): Promise<TrunkNumberResponse> {
     const number = await this.assigned(workspaceId, dto);
     if (number.source !== 'external')
       throw AppException.conflict(`The number ${number.number} is not external (source: ${number.source})`);
@@ -245,7 +249,7 @@ export class SipTrunksService {
   }
 
   /** The number an assignment names: by uuid, by its E.164 value, or both when they agree (else 422). */
-  private async assigned(workspaceId: string, dto: AssignTrunkNumberDto): Promise<PhoneNumber> {
+  private async assigned(workspaceId: WorkspaceId, dto: AssignTrunkNumberDto): Promise<PhoneNumber> {
     const byUuid = dto.phone_number_uuid
       ? await this.numbers.find(workspaceId, dto.phone_number_uuid.toLowerCase())
       : null;
@@ -282,7 +286,7 @@ export class SipTrunksService {
 
   /** Which calls the number takes (as its channel settings) and the agent serving them, when given. */
   private async settle(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     direction: TrunkDirection | undefined,
     agentId: string | undefined,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { PbxConnector, SipTrunkConnection, SipTrunkNumber } from './sip.entities';
 
 @Injectable()
@@ -15,7 +16,7 @@ export class PbxConnectorsRepository extends WorkspaceScopedRepository<PbxConnec
    * `phone_number` is the call's workspace number; the oldest first.
    */
   async forExtension(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agentId: string | null,
     number: string,
   ): Promise<PbxConnector | null> {
@@ -51,13 +52,13 @@ export class SipTrunkNumbersRepository extends WorkspaceScopedRepository<SipTrun
   }
 
   /** The trunk carrying a number, or null. */
-  async connectionIdOf(workspaceId: string, phoneNumberId: string): Promise<string | null> {
+  async connectionIdOf(workspaceId: WorkspaceId, phoneNumberId: string): Promise<string | null> {
     const row = await this.findOne(workspaceId, { phoneNumberId });
     return row?.connectionId ?? null;
   }
 
   /** Each external number's trunk and the agent serving its call channel. */
-  async details(workspaceId: string, phoneNumberIds: string[]): Promise<TrunkNumberRow[]> {
+  async details(workspaceId: WorkspaceId, phoneNumberIds: string[]): Promise<TrunkNumberRow[]> {
     if (!phoneNumberIds.length) return [];
     return this.sql<TrunkNumberRow[]>(
       `SELECT n.phone_number_id, n.connection_id, b.agent_id
@@ -71,7 +72,7 @@ export class SipTrunkNumbersRepository extends WorkspaceScopedRepository<SipTrun
 
   /** Attaches a number to a trunk (or records it as external with none), in the caller's transaction. */
   async attach(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     phoneNumberId: string,
     connectionId: string | null,
     m: EntityManager,

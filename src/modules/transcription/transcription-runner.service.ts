@@ -13,6 +13,7 @@ import {
   TranscriptionError,
   TranscriptionPort,
 } from '@/providers/transcription/transcription.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { downloadAudio, transcribeTrack } from './audio-tracks';
 import { mergeTracks, StoredSegment } from './transcript-merge';
 import { Transcription } from './transcription.entity';
@@ -45,7 +46,7 @@ export class TranscriptionRunner {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async run(workspaceId: string, id: string): Promise<void> {
+  async run(workspaceId: WorkspaceId, id: string): Promise<void> {
     const t = await this.unitOfWork.run(async (m) => {
       const row = await this.rows.lock(workspaceId, id, m);
       if (!row || row.status !== 'pending') return null;

@@ -49,7 +49,7 @@ export class TranscriptionsController {
     errors: ['VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'PAYLOAD_TOO_LARGE', 'BAD_REQUEST'],
   })
   async create(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() body: Record<string, unknown>,
     @UploadedFile() file: UploadedAudio | undefined,
   ): Promise<Envelope<TranscriptionResponse>> {
@@ -62,14 +62,20 @@ export class TranscriptionsController {
   @Get()
   @ApiOperation({ summary: 'List transcriptions, newest first' })
   @ApiEnvelope(TranscriptionResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListTranscriptionsQuery): Promise<Page<TranscriptionResponse>> {
+  list(
+    @WorkspaceId() ws: WorkspaceId,
+    @Query() q: ListTranscriptionsQuery,
+  ): Promise<Page<TranscriptionResponse>> {
     return this.service.list(ws, q);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a transcription request and its state' })
   @ApiEnvelope(TranscriptionResponse, { errors: ['INVALID_UUID'] })
-  read(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<TranscriptionResponse> {
+  read(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<TranscriptionResponse> {
     return this.service.read(ws, id);
   }
 
@@ -77,7 +83,7 @@ export class TranscriptionsController {
   @ApiOperation({ summary: 'The transcript with timed segments (completed transcriptions only)' })
   @ApiEnvelope(TranscriptResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
   transcript(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) id: string,
   ): Promise<TranscriptResponse> {
     return this.service.transcript(ws, id);
@@ -86,14 +92,17 @@ export class TranscriptionsController {
   @Post(':uuid/retry')
   @ApiOperation({ summary: 'Queue a failed transcription again' })
   @ApiEnvelope(TranscriptionResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
-  retry(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<TranscriptionResponse> {
+  retry(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) id: string,
+  ): Promise<TranscriptionResponse> {
     return this.service.retry(ws, id);
   }
 
   @Delete(':uuid')
   @ApiOperation({ summary: 'Delete a transcription with its audio and transcript (not while processing)' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'CONFLICT'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) id: string): Promise<null> {
     await this.service.remove(ws, id);
     return null;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Transcription, TranscriptionStatus } from './transcription.entity';
 
 export interface TranscriptionFilter {
@@ -21,7 +22,7 @@ export class TranscriptionsRepository extends WorkspaceScopedRepository<Transcri
   }
 
   /** Newest first. */
-  list(workspaceId: string, f: TranscriptionFilter): Promise<[Transcription[], number]> {
+  list(workspaceId: WorkspaceId, f: TranscriptionFilter): Promise<[Transcription[], number]> {
     const qb = this.query(workspaceId, 't');
     if (f.status) qb.andWhere('t.status = :status', { status: f.status });
     if (f.referenceId) qb.andWhere('t.reference_id = :ref', { ref: f.referenceId });
@@ -37,7 +38,7 @@ export class TranscriptionsRepository extends WorkspaceScopedRepository<Transcri
   }
 
   /** The row locked for the rest of the transaction (state moves). */
-  lock(workspaceId: string, id: string, manager: EntityManager): Promise<Transcription | null> {
+  lock(workspaceId: WorkspaceId, id: string, manager: EntityManager): Promise<Transcription | null> {
     return this.query(workspaceId, 't', manager)
       .andWhere('t.id = :id', { id })
       .setLock('pessimistic_write')

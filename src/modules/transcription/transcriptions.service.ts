@@ -17,6 +17,7 @@ import { checkMetadata } from '@/modules/calls/runtime/call-context';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { EvaluationService } from '@/modules/evaluation/evaluation.service';
 import { audioExt, readHead } from '@/modules/knowledge/importers/detect-kind';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CreateTranscriptionDto, ListTranscriptionsQuery } from './dto/requests';
 import { QaStatus, TranscriptionResponse, TranscriptResponse } from './dto/responses';
 import { plainText } from './transcript-merge';
@@ -55,7 +56,7 @@ export class TranscriptionsService {
   }
 
   async create(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     body: unknown,
     file: UploadedAudio | undefined,
   ): Promise<TranscriptionResponse> {
@@ -148,7 +149,7 @@ export class TranscriptionsService {
    * Queues the attempt after `attempts` tries, `delayMs` from now. The runner takes only a pending row under its
    * lock, so a second job for the same attempt does nothing.
    */
-  async enqueue(workspaceId: string, id: string, attempts: number, delayMs: number): Promise<void> {
+  async enqueue(workspaceId: WorkspaceId, id: string, attempts: number, delayMs: number): Promise<void> {
     await this.queue.add(
       'transcribe',
       { workspaceId, transcriptionId: id },
@@ -162,7 +163,7 @@ export class TranscriptionsService {
     );
   }
 
-  async list(workspaceId: string, q: ListTranscriptionsQuery): Promise<Page<TranscriptionResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListTranscriptionsQuery): Promise<Page<TranscriptionResponse>> {
     const [rows, total] = await this.rows.list(workspaceId, {
       status: q.status,
       referenceId: q.reference_id,
@@ -174,13 +175,13 @@ export class TranscriptionsService {
     return pageOf(await Promise.all(rows.map((t) => this.view(t))), total, q);
   }
 
-  async get(workspaceId: string, id: string): Promise<Transcription> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<Transcription> {
     const t = await this.rows.findById(workspaceId, id);
     if (!t) throw AppException.notFound('Transcription');
     return t;
   }
 
-  async read(workspaceId: string, id: string): Promise<TranscriptionResponse> {
+  async read(workspaceId: WorkspaceId, id: string): Promise<TranscriptionResponse> {
     return this.view(await this.get(workspaceId, id));
   }
 
@@ -198,7 +199,7 @@ export class TranscriptionsService {
     return e.status === 'evaluated' || e.status === 'not_evaluated' ? 'completed' : 'pending';
   }
 
-  async transcript(workspaceId: string, id: string): Promise<TranscriptResponse> {
+  async transcript(workspaceId: WorkspaceId, id: string): Promise<TranscriptResponse> {
     const t = await this.get(workspaceId, id);
     if (t.status !== 'completed') throw AppException.conflict(`Transcription is ${t.status}`);
     return this.transcriptOf(t);
@@ -232,7 +233,7 @@ export class TranscriptionsService {
   }
 
   /** A failed transcription back to `pending` with a fresh budget of attempts. */
-  async retry(workspaceId: string, id: string): Promise<TranscriptionResponse> {
+  async retry(workspaceId: WorkspaceId, id: string): Promise<TranscriptionResponse> {
     const t = await this.unitOfWork.run(async (m) => {
       const row = await this.rows.lock(workspaceId, id, m);
       if (!row) throw AppException.notFound('Transcription');
@@ -248,7 +249,7 @@ export class TranscriptionsService {
   }
 
   /** Removes the request, its audio and its transcript; a transcription being processed is 409. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     const t = await this.unitOfWork.run(async (m) => {
       const row = await this.rows.lock(workspaceId, id, m);
       if (!row) throw AppException.notFound('Transcription');

@@ -1,4 +1,5 @@
 import { Inject } from '@nestjs/common';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { UsageRecorder } from './usage-recorder';
 
 const RECORDER = 'usageRecorder$';
@@ -18,7 +19,8 @@ export function MetersUsage(): MethodDecorator {
       const [workspaceId, conversationId] = args;
       if (!recorder || typeof workspaceId !== 'string' || typeof conversationId !== 'string')
         return original.apply(this, args);
-      return recorder.within(workspaceId, conversationId, () => original.apply(this, args));
+      // The decorated methods take the workspace id first (their own parameter types say so).
+      return recorder.within(workspaceId as WorkspaceId, conversationId, () => original.apply(this, args));
     };
   };
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { isPgError, PG_FOREIGN_KEY_VIOLATION } from '@/common/persistence/pg-errors';
 import { runInUsageScope, UsageReport, UsageScope, withinUsageScope } from '@/providers/usage-report';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { REPORTED, reported, ReportedCounters } from './usage-counters';
 import { UsageAddition, UsageRepository } from './usage.repository';
 
@@ -25,21 +26,21 @@ export class UsageRecorder implements OnModuleDestroy {
   constructor(private readonly repo: UsageRepository) {}
 
   /** Where the reports of work done for this conversation go. */
-  scope(workspaceId: string, conversationId: string): UsageScope {
+  scope(workspaceId: WorkspaceId, conversationId: string): UsageScope {
     return { report: (usage) => this.add(workspaceId, conversationId, usage) };
   }
 
   /** Runs `work` (and all it starts) with the usage its outside services report counted for the conversation. */
-  within<R>(workspaceId: string, conversationId: string, work: () => R): R {
+  within<R>(workspaceId: WorkspaceId, conversationId: string, work: () => R): R {
     return runInUsageScope(this.scope(workspaceId, conversationId), work);
   }
 
   /** `port` with every call counted for the conversation (a call's speech services, used from its media session). */
-  wrap<T extends object>(workspaceId: string, conversationId: string, port: T): T {
+  wrap<T extends object>(workspaceId: WorkspaceId, conversationId: string, port: T): T {
     return withinUsageScope(port, this.scope(workspaceId, conversationId));
   }
 
-  add(workspaceId: string, conversationId: string, usage: UsageReport): void {
+  add(workspaceId: WorkspaceId, conversationId: string, usage: UsageReport): void {
     const add = reported(usage);
     if (!REPORTED.some((k) => add[k] > 0)) return;
     const known = this.pending.get(conversationId);

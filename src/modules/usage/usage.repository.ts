@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ConversationUsage } from './conversation-usage.entity';
 import { countersOf, REPORTED, ReportedCounters, UsageCounters } from './usage-counters';
 
 /** One conversation's pending additions. */
 export interface UsageAddition {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   conversationId: string;
   add: ReportedCounters;
 }
@@ -58,7 +59,7 @@ export class UsageRepository extends WorkspaceScopedRepository<ConversationUsage
   }
 
   /** A conversation's counters with its call's own leg; zeros when it has used nothing (or is not in the workspace). */
-  async read(workspaceId: string, conversationId: string): Promise<UsageCounters> {
+  async read(workspaceId: WorkspaceId, conversationId: string): Promise<UsageCounters> {
     const [row] = await this.sql<Record<string, string>[]>(
       `SELECT u.prompt_tokens AS "promptTokens", u.completion_tokens AS "completionTokens", u.stt_ms AS "sttMs",
               u.tts_characters AS "ttsCharacters", u.tool_calls AS "toolCalls",

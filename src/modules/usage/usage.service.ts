@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PricesService } from '@/modules/workspaces/prices.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { UsageResponse } from './dto/usage.response';
 import { UsageRepository } from './usage.repository';
 
@@ -11,7 +12,7 @@ export class UsageService {
     private readonly prices: PricesService,
   ) {}
 
-  async ofConversation(workspaceId: string, conversationId: string): Promise<UsageResponse> {
+  async ofConversation(workspaceId: WorkspaceId, conversationId: string): Promise<UsageResponse> {
     const [counters, prices] = await Promise.all([
       this.repo.read(workspaceId, conversationId),
       this.prices.forWorkspace(workspaceId),

@@ -24,6 +24,7 @@ import {
   sayOnly,
 } from '@/providers/telephony/twilio-twiml';
 import { isValidTwilioSignature } from '@/providers/twilio/twilio-signature';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 export const NOT_IN_SERVICE = 'This number is not in service.';
 const SEEN_TTL_SECONDS = 86_400;
@@ -96,7 +97,7 @@ export class TwilioHooks {
     return set === 'OK';
   }
 
-  private async callOf(callId: string): Promise<{ workspaceId: string; callId: string }> {
+  private async callOf(callId: string): Promise<{ workspaceId: WorkspaceId; callId: string }> {
     const workspaceId = await this.calls.workspaceOf(callId);
     if (!workspaceId) throw AppException.notFound('Call');
     return { workspaceId, callId };

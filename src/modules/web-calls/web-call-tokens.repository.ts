@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { TokenRefusal } from './web-call-token';
 import { WebCallToken } from './web-call-token.entity';
 
@@ -14,7 +15,7 @@ export class WebCallTokensRepository extends WorkspaceScopedRepository<WebCallTo
 
   async insert(
     m: EntityManager,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     tokenHash: string,
     expiresAt: Date,
@@ -31,7 +32,7 @@ export class WebCallTokensRepository extends WorkspaceScopedRepository<WebCallTo
    * with the same token never both succeed); answers null when it was used, or why not.
    */
   async consume(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     tokenHash: string,
     m?: EntityManager,
@@ -48,7 +49,7 @@ export class WebCallTokensRepository extends WorkspaceScopedRepository<WebCallTo
 
   /** What the token would do now, without using it (`refusal` null: it opens the call), and when it expires. */
   async check(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     tokenHash: string,
     m?: EntityManager,

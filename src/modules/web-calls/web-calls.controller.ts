@@ -35,7 +35,7 @@ export class WebCallsController {
     ],
   })
   async start(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: CreateWebCallDto,
     @Req() req: Request,
   ): Promise<Envelope<WebCallResponse>> {
@@ -45,7 +45,7 @@ export class WebCallsController {
   @Get('settings')
   @ApiOperation({ summary: "The page origins allowed to open the workspace's web calls" })
   @ApiEnvelope(WebCallSettingsResponse)
-  settings(@WorkspaceId() ws: string): Promise<WebCallSettingsResponse> {
+  settings(@WorkspaceId() ws: WorkspaceId): Promise<WebCallSettingsResponse> {
     return this.webCalls.settings(ws);
   }
 
@@ -58,7 +58,7 @@ export class WebCallsController {
   })
   @ApiEnvelope(WebCallSettingsResponse, { errors: ['VALIDATION_ERROR', 'INVALID_FORMAT'] })
   async setSettings(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Body() dto: WebCallSettingsDto,
   ): Promise<Envelope<WebCallSettingsResponse>> {
     return new Envelope(await this.webCalls.setSettings(ws, dto.allowed_origins), 'Web call settings saved');

@@ -21,6 +21,7 @@ import { CallsService } from '@/modules/calls/api/calls.service';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { CreateWebCallDto } from './dto/requests';
 import type { WebCallResponse, WebCallSettingsResponse, WebCallTokenStateResponse } from './dto/responses';
 import { checkOrigins, originAllowed } from './origins';
@@ -75,7 +76,7 @@ export class WebCallsService {
   }
 
   /** `POST /web-calls`: the call at `queued` (it rings while the token waits for the page), and its client token. */
-  async start(workspaceId: string, dto: CreateWebCallDto, ip: string): Promise<WebCallResponse> {
+  async start(workspaceId: WorkspaceId, dto: CreateWebCallDto, ip: string): Promise<WebCallResponse> {
     await this.limits.mint(ip);
     const variables = checkVariables(dto.variables);
     const metadata = checkMetadata(dto.metadata);
@@ -133,11 +134,11 @@ export class WebCallsService {
     return `${this.config.publicBaseUrl.replace(/^http/, 'ws')}/hooks/v1/web/calls/${callId}?token=${token}`;
   }
 
-  async settings(workspaceId: string): Promise<WebCallSettingsResponse> {
+  async settings(workspaceId: WorkspaceId): Promise<WebCallSettingsResponse> {
     return { allowed_origins: await this.workspaces.webCallOrigins(workspaceId), own_origin: this.ownOrigin };
   }
 
-  async setSettings(workspaceId: string, origins: string[]): Promise<WebCallSettingsResponse> {
+  async setSettings(workspaceId: WorkspaceId, origins: string[]): Promise<WebCallSettingsResponse> {
     const allowed = await this.workspaces.setWebCallOrigins(workspaceId, checkOrigins(origins));
     return { allowed_origins: allowed, own_origin: this.ownOrigin };
   }

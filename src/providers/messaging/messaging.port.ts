@@ -1,3 +1,4 @@
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 /** Delivery statuses of a provider message; `received` is every inbound message's. */
 export const DELIVERY_STATUSES = [
   'queued',
@@ -21,7 +22,7 @@ export interface ProviderFailure {
 declare module '@/common/queue/queues' {
   interface MessagingJobs {
     /** A sandbox message's next delivery status. */
-    'sandbox-status': { workspaceId: string; messageId: string; status: DeliveryStatus };
+    'sandbox-status': { workspaceId: WorkspaceId; messageId: string; status: DeliveryStatus };
     /** A provider's status callback, found by our message id (Twilio) or the provider's (Meta's wamid). */
     'provider-status': {
       provider: string;
@@ -61,7 +62,7 @@ export interface TemplatePayload {
 }
 
 export interface OutboundMessage {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   messageId: string;
   channel: MessagingChannel;
   /** Our side: the E.164 sender (SMS), Meta's phone_number_id (WhatsApp) or the page id (Messenger, Instagram). */

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { AsyncResource } from 'node:async_hooks';
 import { reportUsage } from '@/providers/usage-report';
 import type { RealtimeSttConfig } from '@/config/app.config';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { RealtimeConnection } from './realtime-stt.connection';
 import { sessionUpdate, upgradeHeaders } from './realtime-stt.protocol';
 import {
@@ -38,7 +39,7 @@ export interface RealtimeSttOptions {
  */
 export class OpenAiRealtimeSpeechToText implements StreamingSpeechToText {
   readonly configured = true;
-  private readonly open = new Map<RealtimeSttStream, { callId?: string; workspaceId?: string }>();
+  private readonly open = new Map<RealtimeSttStream, { callId?: string; workspaceId?: WorkspaceId }>();
 
   private readonly metrics?: RealtimeSttMetrics;
   private readonly limits: RealtimeSttLimits;
@@ -111,7 +112,7 @@ export class OpenAiRealtimeSpeechToText implements StreamingSpeechToText {
     return stream;
   }
 
-  openSessions(workspaceId?: string): number {
+  openSessions(workspaceId?: WorkspaceId): number {
     let n = 0;
     for (const of of this.open.values()) if (workspaceId === undefined || of.workspaceId === workspaceId) n++;
     return n;

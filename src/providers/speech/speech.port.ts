@@ -1,3 +1,4 @@
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 /** Speech to text for a call's turns: audio in, the words said. */
 export interface SpeechToText {
   readonly configured: boolean;
@@ -39,7 +40,7 @@ export interface SttStreamOptions {
   /** The call the stream listens to: one stream per call, a second one for the same call closes the first. */
   callId?: string;
   /** The call's workspace, for `openSessions`. */
-  workspaceId?: string;
+  workspaceId?: WorkspaceId;
 }
 
 /** What `SttStream` tells its listeners. */
@@ -87,7 +88,7 @@ export interface StreamingSpeechToText {
    */
   openStream(options: SttStreamOptions): Promise<SttStream>;
   /** Streams open now, in all or in one workspace (at most one per live call). */
-  openSessions(workspaceId?: string): number;
+  openSessions(workspaceId?: WorkspaceId): number;
 }
 
 export const SPEECH_TO_TEXT = Symbol('SPEECH_TO_TEXT');

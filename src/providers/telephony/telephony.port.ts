@@ -1,4 +1,5 @@
 import { AppException } from '@/common/errors/app.exception';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** Twilio's call statuses, which the call resource keeps. */
 export const CALL_STATUSES = [
@@ -53,9 +54,9 @@ export interface MachineDetectionReport {
 declare module '@/common/queue/queues' {
   interface CallJobs {
     /** A status the provider reported (the sandbox's outcomes arrive this way). */
-    'provider-event': { workspaceId: string; callId: string; event: ProviderCallEvent };
+    'provider-event': { workspaceId: WorkspaceId; callId: string; event: ProviderCallEvent };
     /** Who answered, as the provider's answering-machine detection reported it (Twilio's AMD callback, the sandbox). */
-    'machine-detection': { workspaceId: string; callId: string; report: MachineDetectionReport };
+    'machine-detection': { workspaceId: WorkspaceId; callId: string; report: MachineDetectionReport };
   }
 }
 
@@ -81,7 +82,7 @@ export interface SipTarget {
 }
 
 export interface DialRequest {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   callId: string;
   from: string;
   to: string;
@@ -97,7 +98,7 @@ export interface DialRequest {
 }
 
 export interface ProviderCallRef {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   callId: string;
   providerCallId: string | null;
   to: string;
@@ -140,5 +141,5 @@ export const TELEPHONY_ADAPTERS = Symbol('TELEPHONY_ADAPTERS');
 
 /** Where adapters hand the provider's events; the calls module implements it. */
 export abstract class ProviderEventSink {
-  abstract report(workspaceId: string, callId: string, event: ProviderCallEvent): Promise<void>;
+  abstract report(workspaceId: WorkspaceId, callId: string, event: ProviderCallEvent): Promise<void>;
 }

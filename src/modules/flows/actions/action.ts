@@ -1,7 +1,8 @@
 import { AppException } from '@/common/errors/app.exception';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 export interface ActionContext {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   executionId: string;
   stepNumber: number;
   /** 1 for the first attempt of this step. */
@@ -46,10 +47,10 @@ export const FLOW_MESSAGING = Symbol('FLOW_MESSAGING');
 export const FLOW_TASKS = Symbol('FLOW_TASKS');
 
 export interface FlowMessagingPort {
-  sendSms(workspaceId: string, body: Record<string, unknown>): Promise<unknown>;
-  sendWhatsappTemplate(workspaceId: string, body: Record<string, unknown>): Promise<unknown>;
+  sendSms(workspaceId: WorkspaceId, body: Record<string, unknown>): Promise<unknown>;
+  sendWhatsappTemplate(workspaceId: WorkspaceId, body: Record<string, unknown>): Promise<unknown>;
 }
 
 export interface FlowTasksPort {
-  createTask(workspaceId: string, body: Record<string, unknown>): Promise<unknown>;
+  createTask(workspaceId: WorkspaceId, body: Record<string, unknown>): Promise<unknown>;
 }

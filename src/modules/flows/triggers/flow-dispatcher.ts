@@ -4,6 +4,7 @@ import type { Transaction } from '@/common/persistence/unit-of-work';
 import { ConversationsService } from '@/modules/conversations/conversations.service';
 import type { OutboxConsumer } from '@/modules/events/outbox-consumers.port';
 import type { ClaimedEvent } from '@/modules/events/outbox.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { NewExecution } from '../executions.repository';
 import { FlowExecutionsService } from '../flow-executions.service';
 import { FlowsRepository, LiveFlow } from '../flows.repository';
@@ -31,7 +32,7 @@ export class FlowDispatcher implements OutboxConsumer {
   private readonly live = new VersionedCache<LiveFlow[]>();
 
   async claimed(tx: Transaction, events: readonly ClaimedEvent[]): Promise<() => Promise<void>> {
-    const rows = new Map<string, NewExecution[]>();
+    const rows = new Map<WorkspaceId, NewExecution[]>();
     for (const e of events) {
       if ((e.chain?.length ?? 0) >= MAX_CHAIN_DEPTH) continue;
       const keys = triggerKeysFor(e);
@@ -40,7 +41,7 @@ export class FlowDispatcher implements OutboxConsumer {
         if (await matches(flow.trigger_key, flow.trigger_config ?? {}, e, (id) => this.channelOf(e, id)))
           rows.set(e.workspace_id, [...(rows.get(e.workspace_id) ?? []), this.execution(flow, e)]);
     }
-    const made: Array<{ ws: string; id: string }> = [];
+    const made: Array<{ ws: WorkspaceId; id: string }> = [];
     for (const [ws, list] of rows) {
       // One run job per workspace: it starts as many as have free slots; the rest wait queued and start as others end.
       const ids = await this.executions.create(tx, ws, list);

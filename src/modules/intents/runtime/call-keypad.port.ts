@@ -1,4 +1,5 @@
 import { declarePort } from '@/modules/ports';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /**
  * What the built-in `send_dtmf` tool needs of calls: keys pressed on the line. The calls module implements it
@@ -12,7 +13,7 @@ export interface CallKeypad {
    * throws an AppException when the call cannot take them (not in progress, ended, with a human, refused).
    */
   press(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     digits: string,
   ): Promise<{ digits: string; message_uuid: string }>;

@@ -6,6 +6,7 @@ import type {
 } from '@/modules/runtime/tools/intent-actions.port';
 import type { IntentTool } from '@/modules/runtime/tools/tool-definitions';
 import type { TurnToolsContext } from '@/modules/runtime/tools/turn-tools';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { IntentActionsRepository } from '../tools/intent-actions.repository';
 import { ActionExecutor } from './action-executor.service';
 
@@ -20,7 +21,7 @@ export class TurnIntentActions implements IntentActions {
     private readonly executor: ActionExecutor,
   ) {}
 
-  deployedOf(workspaceId: string, agentId: string): Promise<Map<string, DeployedAction>> {
+  deployedOf(workspaceId: WorkspaceId, agentId: string): Promise<Map<string, DeployedAction>> {
     return this.actions.deployedOf(workspaceId, agentId);
   }
 

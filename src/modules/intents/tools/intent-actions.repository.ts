@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { newId } from '@/common/persistence/base.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { ActionConfig, ActionType, IntentAction } from './intent-action.entity';
 
 @Injectable()
@@ -11,12 +12,12 @@ export class IntentActionsRepository extends WorkspaceScopedRepository<IntentAct
     super(repo);
   }
 
-  forIntent(workspaceId: string, intentId: string, m?: EntityManager): Promise<IntentAction | null> {
+  forIntent(workspaceId: WorkspaceId, intentId: string, m?: EntityManager): Promise<IntentAction | null> {
     return this.findOne(workspaceId, { intentId }, {}, m);
   }
 
   /** The intent's action, locked for a transition. */
-  lockForIntent(workspaceId: string, intentId: string, m: EntityManager): Promise<IntentAction | null> {
+  lockForIntent(workspaceId: WorkspaceId, intentId: string, m: EntityManager): Promise<IntentAction | null> {
     return this.query(workspaceId, 'a', m)
       .andWhere('a.intent_id = :intentId', { intentId })
       .setLock('pessimistic_write')
@@ -25,7 +26,7 @@ export class IntentActionsRepository extends WorkspaceScopedRepository<IntentAct
 
   /** Sets the intent's one action: created or replaced, always as a draft (concurrent writes: the last wins). */
   async upsert(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     action: { agentId: string; intentId: string; type: ActionType; config: ActionConfig },
     m?: EntityManager,
   ): Promise<void> {
@@ -41,7 +42,7 @@ export class IntentActionsRepository extends WorkspaceScopedRepository<IntentAct
   }
 
   /** The deployed actions of an agent's intents, by intent id. */
-  async deployedOf(workspaceId: string, agentId: string): Promise<Map<string, IntentAction>> {
+  async deployedOf(workspaceId: WorkspaceId, agentId: string): Promise<Map<string, IntentAction>> {
     const rows = await this.find(workspaceId, { where: { agentId, status: 'deployed' } });
     return new Map(rows.map((r) => [r.intentId, r]));
   }

@@ -7,6 +7,7 @@ import { JobPayloads, QUEUES } from '@/common/queue/queues';
 import { REDIS } from '@/common/redis/redis.module';
 import type { Call } from '@/modules/calls/call.entity';
 import type { CallEndListener } from '@/modules/calls/call-end.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { EntityManager } from 'typeorm';
 import { Dispatcher } from './dispatcher.service';
 import { OutboundClock } from './outbound-clock';
@@ -85,7 +86,7 @@ export class CampaignSlotWake implements CallEndListener {
   }
 
   /** Claims (and places) the campaign's free slots here, one claim at a time per campaign in this process. */
-  private fill(workspaceId: string, campaignId: string): void {
+  private fill(workspaceId: WorkspaceId, campaignId: string): void {
     const placing: Promise<number>[] = [];
     void this.claims
       .run(campaignId, async () => {
@@ -99,7 +100,7 @@ export class CampaignSlotWake implements CallEndListener {
   }
 
   /** Queues a claim for the campaign unless one is waiting already. */
-  async wake(workspaceId: string, campaignId: string): Promise<void> {
+  async wake(workspaceId: WorkspaceId, campaignId: string): Promise<void> {
     const generation = (await this.redis.get(generationKey(campaignId))) ?? '0';
     await this.queue.add(
       'campaign-slot',

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { OutboundEvents } from '../outbound-events';
 import { Campaign, CampaignStatus, TaskStatus } from '../outbound.entities';
 import { CampaignsRepository } from '../setup/campaigns.repository';
@@ -35,7 +36,7 @@ export class CampaignTransitions {
   ) {}
 
   async apply(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     action: CampaignAction,
     tx?: Transaction,
@@ -75,7 +76,7 @@ export class CampaignTransitions {
    * completes once resumed. Answers false when the campaign did not complete (moved meanwhile, paused, or given a
    * task since the pass looked).
    */
-  async complete(workspaceId: string, id: string, reason: 'ended' | 'done'): Promise<boolean> {
+  async complete(workspaceId: WorkspaceId, id: string, reason: 'ended' | 'done'): Promise<boolean> {
     return this.unitOfWork.run(async (t) => {
       const c = await this.campaigns.lock(workspaceId, id, t);
       const expire = () =>

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import type { Transaction } from '@/common/persistence/unit-of-work';
 import { CallSlots } from '@/modules/calls/runtime/call-slots';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Campaign, Rule, WaitingReason } from '../outbound.entities';
 import { CampaignsRepository, PoolWaitRow } from '../setup/campaigns.repository';
 import type { CampaignResponse } from '../setup/dto/campaign.dto';
@@ -38,7 +39,7 @@ export class CampaignWaits {
 
   /** The answers of the campaigns, in their order, from their core views. */
   async responses(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     rows: { campaign: Campaign; core: CampaignCore }[],
     tx?: Transaction,
   ): Promise<CampaignResponse[]> {
@@ -50,7 +51,11 @@ export class CampaignWaits {
     return rows.map((r) => ({ ...r.core, ...waits.get(r.campaign.id)! }));
   }
 
-  async of(workspaceId: string, campaigns: Campaign[], tx?: Transaction): Promise<Map<string, CampaignWait>> {
+  async of(
+    workspaceId: WorkspaceId,
+    campaigns: Campaign[],
+    tx?: Transaction,
+  ): Promise<Map<string, CampaignWait>> {
     const ruleIds = [...new Set(campaigns.map((c) => c.ruleId).filter((id): id is string => !!id))];
     const rules = new Map<string, Rule>(
       ruleIds.length

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { Sweep } from '@/common/persistence/sweep';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import {
   Campaign,
   CampaignStatus,
@@ -15,7 +16,7 @@ import {
 import { EndedCall, MovedTask, returned, TaskRow } from '../task-row';
 
 export interface TaskRef {
-  workspace_id: string;
+  workspace_id: WorkspaceId;
   id: string;
 }
 
@@ -175,7 +176,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
    * committed.
    */
   async lockCampaign(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     tx: EntityManager,
     locked: 'skip' | 'wait' = 'skip',
@@ -193,7 +194,11 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
    * frees its slot once its message is handed over: its delivery may take hours (a phone offline) and must not hold
    * the campaign back.
    */
-  async liveByPool(workspaceId: string, campaignId: string, tx: EntityManager): Promise<Map<string, number>> {
+  async liveByPool(
+    workspaceId: WorkspaceId,
+    campaignId: string,
+    tx: EntityManager,
+  ): Promise<Map<string, number>> {
     const rows = await this.sql<{ pool_id: string; n: number }[]>(
       `SELECT pool_id, count(*)::int AS n FROM outbound_tasks
         WHERE workspace_id = $1 AND campaign_id = $2
@@ -212,7 +217,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
    * `retriedOnly` (a completed campaign), only tasks retried through `retry` are picked.
    */
   pick(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     poolId: string,
     type: PoolType,
@@ -239,7 +244,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
    * table not analysed yet, it looped over every pending task of the workspace).
    */
   async markQueued(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     ids: string[],
     owner: string,
     tx: EntityManager,
@@ -262,7 +267,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
    * (and then finds the task not started).
    */
   async campaignForRetry(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     poolId: string | null,
     tx: EntityManager,
@@ -281,7 +286,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
 
   /** The contact's address and zone. */
   async contact(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
   ): Promise<{ phone_number: string | null; email: string | null; timezone: string | null } | null> {
     const rows = await this.sql<
@@ -294,7 +299,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
   }
 
   /** How the task's current call ended (and who answered it, with its voicemail retry). */
-  async callOutcome(workspaceId: string, callId: string, tx: EntityManager): Promise<EndedCall | null> {
+  async callOutcome(workspaceId: WorkspaceId, callId: string, tx: EntityManager): Promise<EndedCall | null> {
     const rows = await this.sql<EndedCall[]>(
       `SELECT id, status, answered_at, ended_at, created_at, answered_by,
               coalesce((voicemail ->> 'retry_on_voicemail')::boolean, false) AS retry_on_voicemail
@@ -307,7 +312,7 @@ export class DispatchRepository extends WorkspaceScopedRepository<Task> {
 
   /** A call placed for the task at or after `since` (found when its dispatcher died before recording it). */
   async callOfTask(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     taskId: string,
     since: Date,
     tx: EntityManager,

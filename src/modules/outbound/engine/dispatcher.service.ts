@@ -3,6 +3,7 @@ import type { Logger as Pino } from 'pino';
 import { ROOT_LOGGER } from '@/common/logging/logging.module';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
 import { CallInstance } from '@/modules/calls/runtime/call-instance';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { OutboundEvents } from '../outbound-events';
 import { DIALLING } from '../outbound.entities';
 import { CampaignsRepository } from '../setup/campaigns.repository';
@@ -105,14 +106,17 @@ export class Dispatcher {
    * `max_concurrency` allows now, without the rest of a pass. Waits for the campaign's row lock, so a claim running
    * elsewhere (a pass, another slot job) is seen before this one counts the free slots.
    */
-  async fillCampaign(workspaceId: string, campaignId: string): Promise<{ claimed: number; started: number }> {
+  async fillCampaign(
+    workspaceId: WorkspaceId,
+    campaignId: string,
+  ): Promise<{ claimed: number; started: number }> {
     const { claimed, placed } = await this.claimForSlots(workspaceId, campaignId);
     return { claimed, started: await placed };
   }
 
   /** `fillCampaign` answering once the claim committed: `placed` settles when its calls are placed. */
   async claimForSlots(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
   ): Promise<{ claimed: number; placed: Promise<number> }> {
     const now = await this.clock.now();
@@ -124,7 +128,7 @@ export class Dispatcher {
   private async sweep(move: (tx: Parameters<Parameters<UnitOfWork['run']>[0]>[0]) => Promise<MovedTask[]>) {
     return this.unitOfWork.run(async (tx) => {
       const moved = await move(tx);
-      const byWorkspace = new Map<string, MovedTask[]>();
+      const byWorkspace = new Map<WorkspaceId, MovedTask[]>();
       for (const m of moved)
         byWorkspace.set(m.task.workspace_id, [...(byWorkspace.get(m.task.workspace_id) ?? []), m]);
       for (const [ws, list] of byWorkspace) await this.events.tasks(tx, ws, list);
@@ -138,7 +142,7 @@ export class Dispatcher {
    * together within `max_concurrency`. A task whose window has closed goes back to `scheduled` at its next opening.
    */
   private async claimCampaign(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     now: number,
     locked: 'skip' | 'wait',
@@ -163,7 +167,7 @@ export class Dispatcher {
   }
 
   private async claimLocked(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     now: number,
     locked: 'skip' | 'wait',

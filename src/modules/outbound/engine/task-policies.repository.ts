@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CallingWindow, Task, TaskStatus } from '../outbound.entities';
 import type { EffectivePolicy } from './policy';
 
@@ -29,7 +30,7 @@ export class TaskPoliciesRepository extends WorkspaceScopedRepository<Task> {
 
   /** Writes a campaign's merged policy on its tasks of one pool that are in `statuses`. */
   async applyPolicy(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     poolId: string,
     p: EffectivePolicy,
@@ -62,7 +63,7 @@ export class TaskPoliciesRepository extends WorkspaceScopedRepository<Task> {
    * once per zone (`id` null: they are due at the same instant), those waiting for a retry one by one.
    */
   waitingForWindow(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     poolId: string,
     window: CallingWindow,
@@ -84,7 +85,7 @@ export class TaskPoliciesRepository extends WorkspaceScopedRepository<Task> {
    * waiting for their first attempt by zone, the others by key.
    */
   async rescheduleForWindow(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     poolId: string,
     window: CallingWindow,

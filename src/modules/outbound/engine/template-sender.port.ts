@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { declarePort } from '@/modules/ports';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /**
  * WhatsApp template sending, implemented by the messaging module; PortBindingsModule binds it. Campaigns of channel
@@ -36,15 +37,15 @@ export interface TemplateSender {
    * has no number on the template's WhatsApp Business Account.
    */
   assertSendable(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     templateSettingId: string,
     sender: { agentId: string; phoneNumberId: string | null },
   ): Promise<void>;
   /** Sends one rendered template; throws an AppException when refused before sending (the task fails). */
-  send(workspaceId: string, request: TemplateSendRequest): Promise<{ messageId: string }>;
+  send(workspaceId: WorkspaceId, request: TemplateSendRequest): Promise<{ messageId: string }>;
   /** The message's current delivery status and when it last changed. */
   status(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     messageId: string,
   ): Promise<{ status: TemplateDeliveryStatus; at: Date } | null>;
 }

@@ -32,14 +32,14 @@ export class CampaignsController {
   @Get()
   @ApiOperation({ summary: 'List campaigns (newest first)' })
   @ApiEnvelope(CampaignResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: CampaignListQuery): Promise<Page<CampaignResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: CampaignListQuery): Promise<Page<CampaignResponse>> {
     return this.service.list(ws, q);
   }
 
   @Post()
   @ApiOperation({ summary: 'Create a campaign (at draft)' })
   @ApiEnvelope(CampaignResponse, { status: 201, errors: [...WRITE_ERRORS] })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateCampaignDto): Promise<CampaignResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateCampaignDto): Promise<CampaignResponse> {
     return this.service.create(ws, dto);
   }
 
@@ -47,7 +47,7 @@ export class CampaignsController {
   @ApiOperation({ summary: 'Read a campaign with its rule, effective policy and task statistics' })
   @ApiEnvelope(CampaignDetailResponse, { errors: ['INVALID_UUID'] })
   get(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<CampaignDetailResponse> {
     return this.service.get(ws, uuid);
@@ -62,7 +62,7 @@ export class CampaignsController {
   })
   @ApiEnvelope(CampaignResponse, { errors: [...WRITE_ERRORS, 'CONFLICT'] })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateCampaignDto,
   ): Promise<CampaignResponse> {
@@ -72,7 +72,7 @@ export class CampaignsController {
   @Delete(':uuid')
   @ApiOperation({ summary: 'Delete a draft, completed or cancelled campaign' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'CONFLICT'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.service.remove(ws, uuid);
     return null;
   }
@@ -85,7 +85,7 @@ export class CampaignsController {
   })
   @ApiEnvelope(AttachPoolsResponse, { status: 200, errors: [...WRITE_ERRORS, 'CONFLICT'] })
   attach(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: AttachPoolsDto,
   ): Promise<AttachPoolsResponse> {
@@ -96,7 +96,7 @@ export class CampaignsController {
   @ApiOperation({ summary: 'Detach a pool; its tasks in this campaign that have not started are cancelled' })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID'] })
   async detach(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('poolUuid', UuidParamPipe) poolUuid: string,
   ): Promise<null> {
@@ -109,7 +109,7 @@ export class CampaignsController {
   @ApiOperation({ summary: "Assign the campaign's rule" })
   @ApiEnvelope(CampaignRuleResponse, { errors: [...WRITE_ERRORS, 'CONFLICT'] })
   setRule(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: AssignRuleDto,
   ): Promise<CampaignRuleResponse> {
@@ -121,7 +121,7 @@ export class CampaignsController {
   @ApiOperation({ summary: "Remove the campaign's rule" })
   @ApiEnvelope(CampaignRuleResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
   clearRule(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
   ): Promise<CampaignRuleResponse> {
     return this.service.setRule(ws, uuid, null);
@@ -136,7 +136,10 @@ export class CampaignsController {
       'member is created. Any other state: 409.',
   })
   @ApiEnvelope(CampaignResponse, { status: 200, errors: ['INVALID_UUID', 'VALIDATION_ERROR', 'CONFLICT'] })
-  start(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CampaignResponse> {
+  start(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<CampaignResponse> {
     return this.move(ws, uuid, 'start');
   }
 
@@ -144,7 +147,10 @@ export class CampaignsController {
   @ResponseMessage('Campaign paused')
   @ApiOperation({ summary: 'Pause a running campaign (tasks not started go on hold; live calls go on)' })
   @ApiEnvelope(CampaignResponse, { status: 200, errors: ['INVALID_UUID', 'CONFLICT'] })
-  pause(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CampaignResponse> {
+  pause(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<CampaignResponse> {
     return this.move(ws, uuid, 'pause');
   }
 
@@ -152,7 +158,10 @@ export class CampaignsController {
   @ResponseMessage('Campaign resumed')
   @ApiOperation({ summary: 'Resume a paused campaign' })
   @ApiEnvelope(CampaignResponse, { status: 200, errors: ['INVALID_UUID', 'CONFLICT'] })
-  resume(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CampaignResponse> {
+  resume(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<CampaignResponse> {
     return this.move(ws, uuid, 'resume');
   }
 
@@ -160,11 +169,14 @@ export class CampaignsController {
   @ResponseMessage('Campaign cancelled')
   @ApiOperation({ summary: 'Cancel a campaign (tasks not started are cancelled; live calls go on)' })
   @ApiEnvelope(CampaignResponse, { status: 200, errors: ['INVALID_UUID', 'CONFLICT'] })
-  cancel(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<CampaignResponse> {
+  cancel(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<CampaignResponse> {
     return this.move(ws, uuid, 'cancel');
   }
 
-  private move(ws: string, uuid: string, action: CampaignAction): Promise<CampaignResponse> {
+  private move(ws: WorkspaceId, uuid: string, action: CampaignAction): Promise<CampaignResponse> {
     return this.transitions.apply(ws, uuid, action);
   }
 }

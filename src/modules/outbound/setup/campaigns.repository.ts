@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CallingWindow, Campaign, NOT_ENDED, Pool } from '../outbound.entities';
 import { returned } from '../task-row';
 import { escapeLike } from './pools.repository';
@@ -60,14 +61,14 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
     super(repo);
   }
 
-  lock(workspaceId: string, id: string, tx: EntityManager): Promise<Campaign | null> {
+  lock(workspaceId: WorkspaceId, id: string, tx: EntityManager): Promise<Campaign | null> {
     return this.query(workspaceId, 'c', tx)
       .andWhere('c.id = :id', { id })
       .setLock('pessimistic_write')
       .getOne();
   }
 
-  async list(workspaceId: string, f: CampaignFilter): Promise<[Campaign[], number]> {
+  async list(workspaceId: WorkspaceId, f: CampaignFilter): Promise<[Campaign[], number]> {
     const qb = this.query(workspaceId, 'c');
     if (f.status) qb.andWhere('c.status IN (:...st)', { st: f.status.split(',') });
     if (f.agentId) qb.andWhere('c.agent_id = :a', { a: f.agentId });
@@ -84,7 +85,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
   }
 
   /** The campaign's pools in the order they were attached. */
-  async pools(workspaceId: string, campaignId: string, tx?: EntityManager): Promise<Pool[]> {
+  async pools(workspaceId: WorkspaceId, campaignId: string, tx?: EntityManager): Promise<Pool[]> {
     const rows = await this.sql<{ id: string }[]>(
       `SELECT pool_id AS id FROM outbound_campaign_pools WHERE workspace_id = $1 AND campaign_id = $2
         ORDER BY position`,
@@ -101,7 +102,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
     return rows.map((r) => byId.get(r.id)!).filter(Boolean);
   }
 
-  async poolIdsOf(workspaceId: string, campaignIds: string[]): Promise<Map<string, string[]>> {
+  async poolIdsOf(workspaceId: WorkspaceId, campaignIds: string[]): Promise<Map<string, string[]>> {
     if (!campaignIds.length) return new Map();
     const rows = await this.sql<{ campaign_id: string; pool_id: string }[]>(
       `SELECT campaign_id, pool_id FROM outbound_campaign_pools WHERE workspace_id = $1 AND campaign_id = ANY($2)
@@ -115,7 +116,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
 
   /** Attaches pools in the order given; answers those newly attached. */
   async attach(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     poolIds: string[],
     tx: EntityManager,
@@ -133,7 +134,12 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
     return rows.map((r) => r.pool_id);
   }
 
-  async detach(workspaceId: string, campaignId: string, poolId: string, tx: EntityManager): Promise<boolean> {
+  async detach(
+    workspaceId: WorkspaceId,
+    campaignId: string,
+    poolId: string,
+    tx: EntityManager,
+  ): Promise<boolean> {
     const rows = returned(
       await this.sql(
         `DELETE FROM outbound_campaign_pools WHERE workspace_id = $1 AND campaign_id = $2 AND pool_id = $3 RETURNING id`,
@@ -145,7 +151,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
   }
 
   /** The campaigns using the rule that have not ended (`draft`, `running`, `paused`). */
-  usingRule(workspaceId: string, ruleId: string): Promise<Campaign[]> {
+  usingRule(workspaceId: WorkspaceId, ruleId: string): Promise<Campaign[]> {
     return this.query(workspaceId, 'c')
       .andWhere('c.rule_id = :ruleId', { ruleId })
       .andWhere(`c.status IN ('draft', 'running', 'paused')`)
@@ -154,7 +160,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
   }
 
   /** Whether a `running` or `paused` campaign uses the pool (or the rule). */
-  async liveUsing(workspaceId: string, what: { poolId?: string; ruleId?: string }, tx?: EntityManager) {
+  async liveUsing(workspaceId: WorkspaceId, what: { poolId?: string; ruleId?: string }, tx?: EntityManager) {
     const rows = await this.sql<{ n: number }[]>(
       what.poolId
         ? `SELECT count(*)::int AS n FROM outbound_campaigns c
@@ -174,7 +180,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
    * check as the first entry of `ix_outbound_tasks_claim` (an `EXISTS` was planned as a scan of the table), the
    * earliest scheduled task as the first of `ix_outbound_tasks_next`, and its attempts from the attempts' key.
    */
-  waitingPools(workspaceId: string, campaignIds: string[], tx?: EntityManager): Promise<PoolWaitRow[]> {
+  waitingPools(workspaceId: WorkspaceId, campaignIds: string[], tx?: EntityManager): Promise<PoolWaitRow[]> {
     if (!campaignIds.length) return Promise.resolve([]);
     return this.sql<PoolWaitRow[]>(
       `SELECT cp.campaign_id, cp.pool_id, p.is_active,
@@ -215,7 +221,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
   }
 
   /** How many of the campaign's tasks have not ended. */
-  async liveTasks(workspaceId: string, campaignId: string, tx: EntityManager): Promise<number> {
+  async liveTasks(workspaceId: WorkspaceId, campaignId: string, tx: EntityManager): Promise<number> {
     const rows = await this.sql<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM outbound_tasks WHERE workspace_id = $1 AND campaign_id = $2 AND status = ANY($3)`,
       [workspaceId, campaignId, NOT_ENDED],
@@ -230,7 +236,7 @@ export class CampaignsRepository extends WorkspaceScopedRepository<Campaign> {
    * again), one per contact: from the pool attached first. Narrowed to some pools or contacts when given.
    */
   async membersWithoutTask(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     tx: EntityManager,
     only: { poolIds?: string[]; contactIds?: string[] } = {},

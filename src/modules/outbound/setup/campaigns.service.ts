@@ -8,6 +8,7 @@ import { agentVoicemail, checkVoicemail, resolveVoicemail } from '@/modules/agen
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CampaignTasks } from '../engine/campaign-tasks';
 import { CampaignWaits } from '../engine/campaign-waits';
 import { windowClash } from '../engine/policy';
@@ -53,7 +54,11 @@ export class CampaignsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async list(workspaceId: string, q: CampaignListQuery, listing?: boolean): Promise<Page<CampaignResponse>> {
+  async list(
+    workspaceId: WorkspaceId,
+    q: CampaignListQuery,
+    listing?: boolean,
+  ): Promise<Page<CampaignResponse>> {
     const [rows, total] = await this.campaigns.list(workspaceId, {
       status: q.status,
       agentId: q.agent_uuid,
@@ -73,13 +78,13 @@ export class CampaignsService {
     return pageOf(items, total, q);
   }
 
-  async find(workspaceId: string, id: string, tx?: Transaction): Promise<Campaign> {
+  async find(workspaceId: WorkspaceId, id: string, tx?: Transaction): Promise<Campaign> {
     const c = await this.campaigns.findById(workspaceId, id, tx);
     if (!c) throw AppException.notFound('Campaign');
     return c;
   }
 
-  async view(workspaceId: string, c: Campaign, tx?: Transaction): Promise<CampaignResponse> {
+  async view(workspaceId: WorkspaceId, c: Campaign, tx?: Transaction): Promise<CampaignResponse> {
     const core = campaignView(
       c,
       (await this.campaigns.pools(workspaceId, c.id, tx)).map((p) => p.id),
@@ -87,7 +92,7 @@ export class CampaignsService {
     return (await this.waits.responses(workspaceId, [{ campaign: c, core }], tx))[0];
   }
 
-  async get(workspaceId: string, id: string): Promise<CampaignDetailResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<CampaignDetailResponse> {
     const c = await this.find(workspaceId, id);
     const rule = c.ruleId ? await this.rules.findById(workspaceId, c.ruleId) : null;
     const policy = (await this.campaignTasks.policies(undefined, c)).get('')!;
@@ -101,7 +106,7 @@ export class CampaignsService {
 
   /** A draft campaign; a listing passes its transaction, its own rule (made in it) and the listing mark. */
   async create(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dto: CreateCampaignDto,
     tx?: Transaction,
     preset: { ruleId?: string | null; listing?: boolean } = {},
@@ -160,7 +165,7 @@ export class CampaignsService {
   }
 
   /** Draft: any key. Running or paused: the editable keys, applied to tasks not yet started. Ended: 409. */
-  async update(workspaceId: string, id: string, dto: UpdateCampaignDto): Promise<CampaignResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateCampaignDto): Promise<CampaignResponse> {
     return this.unitOfWork.run(async (tx) => {
       const c = await this.lock(workspaceId, id, tx);
       if (ENDED.includes(c.status)) throw AppException.conflict(`Campaign is ${c.status}`);
@@ -211,7 +216,7 @@ export class CampaignsService {
     });
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
       const c = await this.lock(workspaceId, id, tx);
       if (c.status === 'running' || c.status === 'paused')
@@ -220,7 +225,7 @@ export class CampaignsService {
     });
   }
 
-  async attachPools(workspaceId: string, id: string, poolIds: string[]): Promise<AttachPoolsResponse> {
+  async attachPools(workspaceId: WorkspaceId, id: string, poolIds: string[]): Promise<AttachPoolsResponse> {
     const wanted = [...new Set(poolIds.map((p) => p.toLowerCase()))];
     return this.unitOfWork.run(async (tx) => {
       const c = await this.lock(workspaceId, id, tx);
@@ -242,7 +247,7 @@ export class CampaignsService {
   }
 
   /** Detaches a pool; its tasks in this campaign that have not started are cancelled. */
-  async detachPool(workspaceId: string, id: string, poolId: string): Promise<void> {
+  async detachPool(workspaceId: WorkspaceId, id: string, poolId: string): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
       await this.lock(workspaceId, id, tx);
       if (!(await this.campaigns.detach(workspaceId, id, poolId, tx))) throw AppException.notFound('Pool');
@@ -257,7 +262,7 @@ export class CampaignsService {
     });
   }
 
-  async setRule(workspaceId: string, id: string, ruleId: string | null): Promise<CampaignRuleResponse> {
+  async setRule(workspaceId: WorkspaceId, id: string, ruleId: string | null): Promise<CampaignRuleResponse> {
     return this.unitOfWork.run(async (tx) => {
       const c = await this.lock(workspaceId, id, tx);
       if (ENDED.includes(c.status)) throw AppException.conflict(`Campaign is ${c.status}`);
@@ -271,7 +276,7 @@ export class CampaignsService {
     });
   }
 
-  async lock(workspaceId: string, id: string, tx: Transaction): Promise<Campaign> {
+  async lock(workspaceId: WorkspaceId, id: string, tx: Transaction): Promise<Campaign> {
     const c = await this.campaigns.lock(workspaceId, id, tx);
     if (!c) throw AppException.notFound('Campaign');
     return c;
@@ -330,7 +335,7 @@ export class CampaignsService {
     if (c.voicemail) resolveVoicemail([c.voicemail, agentVoicemail(agent)]);
   }
 
-  private async assertNumber(workspaceId: string, id: string): Promise<void> {
+  private async assertNumber(workspaceId: WorkspaceId, id: string): Promise<void> {
     if (!(await this.numbers.find(workspaceId, id)))
       throw AppException.invalid(
         'phone_number_uuid',
@@ -339,7 +344,7 @@ export class CampaignsService {
       );
   }
 
-  private async assertRule(workspaceId: string, id: string) {
+  private async assertRule(workspaceId: WorkspaceId, id: string) {
     const rule = await this.rules.findById(workspaceId, id);
     if (!rule)
       throw AppException.invalid(

@@ -4,6 +4,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { AppException } from '@/common/errors/app.exception';
 import { newId } from '@/common/persistence/base.entity';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { PoolMember } from '../outbound.entities';
 import type { ListingContactDto } from './dto/listing.dto';
 
@@ -16,7 +17,7 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
 
   /** Answers the contact ids in the order given, the ids of those created, and how many were updated. */
   async upsert(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     contacts: ListingContactDto[],
     tx: EntityManager,
   ): Promise<{ ids: string[]; createdIds: string[]; created: number; updated: number }> {
@@ -87,7 +88,7 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
    * waited for (the unique index), so the number is found once it committed, never a unique violation.
    */
   private async insert(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     c: ListingContactDto,
     values: (string | null)[],
     tx: EntityManager,
@@ -106,7 +107,7 @@ export class ListingContactsRepository extends WorkspaceScopedRepository<PoolMem
   }
 
   /** The contact holding the number, committed since this transaction read the contacts. */
-  private async idByPhone(workspaceId: string, phone: string, tx: EntityManager): Promise<string> {
+  private async idByPhone(workspaceId: WorkspaceId, phone: string, tx: EntityManager): Promise<string> {
     const [row] = await this.sql<{ id: string }[]>(
       `SELECT id FROM contacts WHERE workspace_id = $1 AND phone_number = $2`,
       [workspaceId, phone],

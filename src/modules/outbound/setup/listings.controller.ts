@@ -23,7 +23,7 @@ export class ListingsController {
   @Get()
   @ApiOperation({ summary: 'List listings (newest first)' })
   @ApiEnvelope(ListingResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: ListingListQuery): Promise<Page<ListingResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: ListingListQuery): Promise<Page<ListingResponse>> {
     return this.service.list(ws, q);
   }
 
@@ -38,14 +38,14 @@ export class ListingsController {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateListingDto): Promise<CreatedListingResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateListingDto): Promise<CreatedListingResponse> {
     return this.service.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: "Read a listing (its uuid is its campaign's)" })
   @ApiEnvelope(ListingResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<ListingResponse> {
+  get(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<ListingResponse> {
     return this.service.get(ws, uuid);
   }
 
@@ -62,7 +62,7 @@ export class ListingsController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   addContacts(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: AddListingContactsDto,
   ): Promise<AddedListingContactsResponse> {
@@ -73,7 +73,7 @@ export class ListingsController {
   @ApiOperation({ summary: "Remove a contact from the listing's pool (its not-started task is cancelled)" })
   @ApiEnvelope(RemovedMemberResponse, { errors: ['INVALID_UUID', 'CONFLICT'] })
   removeContact(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('contactUuid', UuidParamPipe) contactUuid: string,
   ): Promise<RemovedMemberResponse> {

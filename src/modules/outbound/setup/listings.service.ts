@@ -4,6 +4,7 @@ import { Page, pageOf } from '@/common/http/pagination';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
 import { ContactsService } from '@/modules/contacts/contacts.service';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CampaignTransitions } from '../engine/campaign-transitions';
 import { Campaign } from '../outbound.entities';
 import { CampaignsRepository } from './campaigns.repository';
@@ -45,7 +46,7 @@ export class ListingsService {
    * Contacts matched or created (each new one announced by `contact_created`), the pool, the rule (when given by
    * fields) and the campaign: all or nothing, events included.
    */
-  async create(workspaceId: string, dto: CreateListingDto): Promise<CreatedListingResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateListingDto): Promise<CreatedListingResponse> {
     await agentInBody(this.agents, workspaceId, dto.agent_uuid);
     if (dto.rule?.uuid && !(await this.rules.findById(workspaceId, dto.rule.uuid)))
       throw AppException.invalid(
@@ -61,7 +62,7 @@ export class ListingsService {
 
   private async createIn(
     tx: Transaction,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     dto: CreateListingDto,
   ): Promise<CreatedListingResponse> {
     const upserted = await this.upsertContacts(tx, workspaceId, dto.contacts);
@@ -114,7 +115,7 @@ export class ListingsService {
     };
   }
 
-  async list(workspaceId: string, q: ListingListQuery): Promise<Page<ListingResponse>> {
+  async list(workspaceId: WorkspaceId, q: ListingListQuery): Promise<Page<ListingResponse>> {
     const page = await this.campaignsService.list(workspaceId, { ...q, search: q.search }, true);
     const counts = await this.pools.memberCounts(
       workspaceId,
@@ -127,7 +128,7 @@ export class ListingsService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<ListingResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<ListingResponse> {
     const c = await this.find(workspaceId, id);
     const response = await this.campaignsService.view(workspaceId, c);
     const poolId = response.pool_uuids[0] ?? null;
@@ -140,7 +141,7 @@ export class ListingsService {
    * under the pool's lock (so two requests sending one new number make one contact).
    */
   async addContacts(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     dto: AddListingContactsDto,
   ): Promise<AddedListingContactsResponse> {
@@ -159,23 +160,27 @@ export class ListingsService {
   }
 
   /** Contacts matched by phone then email (found ones updated) or created, each new one announced. */
-  private async upsertContacts(tx: Transaction, workspaceId: string, contacts: ListingContactDto[]) {
+  private async upsertContacts(tx: Transaction, workspaceId: WorkspaceId, contacts: ListingContactDto[]) {
     const upserted = await this.contacts.upsert(workspaceId, contacts, tx);
     await this.contactsService.announceCreated(tx, workspaceId, upserted.createdIds);
     return upserted;
   }
 
-  async removeContact(workspaceId: string, id: string, contactId: string): Promise<RemovedMemberResponse> {
+  async removeContact(
+    workspaceId: WorkspaceId,
+    id: string,
+    contactId: string,
+  ): Promise<RemovedMemberResponse> {
     return this.poolsService.removeContact(workspaceId, await this.poolOf(workspaceId, id), contactId);
   }
 
-  private async find(workspaceId: string, id: string): Promise<Campaign> {
+  private async find(workspaceId: WorkspaceId, id: string): Promise<Campaign> {
     const c = await this.campaigns.findById(workspaceId, id);
     if (!c?.isListing) throw AppException.notFound('Listing');
     return c;
   }
 
-  private async poolOf(workspaceId: string, id: string): Promise<string> {
+  private async poolOf(workspaceId: WorkspaceId, id: string): Promise<string> {
     await this.find(workspaceId, id);
     const [pool] = await this.campaigns.pools(workspaceId, id);
     if (!pool) throw AppException.conflict('Listing has no pool');

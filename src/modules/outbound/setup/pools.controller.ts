@@ -30,7 +30,7 @@ export class PoolsController {
   @Get()
   @ApiOperation({ summary: 'List pools (newest first)' })
   @ApiEnvelope(PoolResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: PoolListQuery): Promise<Page<PoolResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: PoolListQuery): Promise<Page<PoolResponse>> {
     return this.service.list(ws, q);
   }
 
@@ -38,14 +38,14 @@ export class PoolsController {
   @ResponseMessage('Pool created successfully')
   @ApiOperation({ summary: 'Create a pool (FIFO, LIFO or Parallel)' })
   @ApiEnvelope(PoolResponse, { status: 201, errors: [...WRITE_ERRORS] })
-  create(@WorkspaceId() ws: string, @Body() dto: CreatePoolDto): Promise<PoolResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreatePoolDto): Promise<PoolResponse> {
     return this.service.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a pool' })
   @ApiEnvelope(PoolResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<PoolResponse> {
+  get(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<PoolResponse> {
     return this.service.get(ws, uuid);
   }
 
@@ -56,7 +56,7 @@ export class PoolsController {
   })
   @ApiEnvelope(PoolResponse, { errors: [...WRITE_ERRORS, 'INVALID_UUID'] })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdatePoolDto,
   ): Promise<PoolResponse> {
@@ -70,7 +70,7 @@ export class PoolsController {
       'Refused (409) while a running or paused campaign uses it; otherwise its not-started tasks are cancelled.',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'CONFLICT'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.service.remove(ws, uuid);
     return null;
   }
@@ -84,7 +84,7 @@ export class PoolsController {
   })
   @ApiEnvelope(AddPoolContactsResponse, { status: 200, errors: [...WRITE_ERRORS, 'INVALID_UUID'] })
   async addContacts(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: AddPoolContactsDto,
   ): Promise<Envelope<AddPoolContactsResponse>> {
@@ -100,7 +100,7 @@ export class PoolsController {
   @ApiOperation({ summary: "A pool's members with their status, in dispatch order" })
   @ApiEnvelope(PoolMemberResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
   members(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Query() q: PoolMemberQuery,
   ): Promise<Page<PoolMemberResponse>> {
@@ -114,7 +114,7 @@ export class PoolsController {
   })
   @ApiEnvelope(RemovedMemberResponse, { errors: ['INVALID_UUID'] })
   removeContact(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Param('contactUuid', UuidParamPipe) contactUuid: string,
   ): Promise<RemovedMemberResponse> {
@@ -125,7 +125,7 @@ export class PoolsController {
   @ApiOperation({ summary: 'Duplicate a pool (members copied as Pending by default)' })
   @ApiEnvelope(DuplicatedPoolResponse, { status: 201, errors: [...WRITE_ERRORS, 'INVALID_UUID'] })
   duplicate(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: DuplicatePoolDto,
   ): Promise<DuplicatedPoolResponse> {

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import { contactIdsMatchingSql } from '@/modules/contacts/public';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Campaign, Pool, PoolType } from '../outbound.entities';
 import { returned } from '../task-row';
 
@@ -57,14 +58,14 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
     super(repo);
   }
 
-  lock(workspaceId: string, id: string, tx: EntityManager): Promise<Pool | null> {
+  lock(workspaceId: WorkspaceId, id: string, tx: EntityManager): Promise<Pool | null> {
     return this.query(workspaceId, 'p', tx)
       .andWhere('p.id = :id', { id })
       .setLock('pessimistic_write')
       .getOne();
   }
 
-  async list(workspaceId: string, f: PoolFilter): Promise<[Pool[], number]> {
+  async list(workspaceId: WorkspaceId, f: PoolFilter): Promise<[Pool[], number]> {
     const qb = this.query(workspaceId, 'p');
     if (f.search)
       qb.andWhere(`(p.name ILIKE :s OR p.description ILIKE :s)`, { s: `%${escapeLike(f.search)}%` });
@@ -78,7 +79,7 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
       .getManyAndCount();
   }
 
-  async memberCounts(workspaceId: string, poolIds: string[]): Promise<Map<string, number>> {
+  async memberCounts(workspaceId: WorkspaceId, poolIds: string[]): Promise<Map<string, number>> {
     if (!poolIds.length) return new Map();
     const rows = await this.sql<{ pool_id: string; n: number }[]>(
       `SELECT pool_id, count(*)::int AS n FROM outbound_pool_members
@@ -89,7 +90,7 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
   }
 
   /** The contacts of the workspace among `ids`. */
-  async knownContacts(workspaceId: string, ids: string[], tx: EntityManager): Promise<Set<string>> {
+  async knownContacts(workspaceId: WorkspaceId, ids: string[], tx: EntityManager): Promise<Set<string>> {
     const rows = await this.sql<{ id: string }[]>(
       `SELECT id FROM contacts WHERE workspace_id = $1 AND id = ANY($2)`,
       [workspaceId, ids],
@@ -100,7 +101,7 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
 
   /** Adds members in the order given (present ones are left alone); answers the contacts added. */
   async addMembers(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     poolId: string,
     members: { contactId: string; priority: number }[],
     tx: EntityManager,
@@ -121,7 +122,7 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
   }
 
   async removeMember(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     poolId: string,
     contactId: string,
     tx: EntityManager,
@@ -137,7 +138,7 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
   }
 
   /** Copies members (priority kept, order kept) into another pool; answers how many. */
-  async copyMembers(workspaceId: string, from: string, to: string, tx: EntityManager): Promise<number> {
+  async copyMembers(workspaceId: WorkspaceId, from: string, to: string, tx: EntityManager): Promise<number> {
     const rows = await this.sql<unknown[]>(
       `INSERT INTO outbound_pool_members (id, workspace_id, pool_id, contact_id, priority, notes, created_at)
        SELECT gen_random_uuid(), workspace_id, $3, contact_id, priority, notes,
@@ -151,7 +152,7 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
   }
 
   /** `running` and `paused` campaigns the pool is attached to, share-locked so a start or stop waits for us. */
-  async liveCampaigns(workspaceId: string, poolId: string, tx: EntityManager): Promise<Campaign[]> {
+  async liveCampaigns(workspaceId: WorkspaceId, poolId: string, tx: EntityManager): Promise<Campaign[]> {
     const rows = await this.sql<{ id: string }[]>(
       `SELECT c.id FROM outbound_campaigns c
          JOIN outbound_campaign_pools cp ON cp.workspace_id = c.workspace_id AND cp.campaign_id = c.id
@@ -178,7 +179,7 @@ export class PoolsRepository extends WorkspaceScopedRepository<Pool> {
    * members by contact.
    */
   async members(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     pool: Pool,
     f: { search?: string; status?: string; skip: number; take: number },
   ): Promise<[MemberRow[], number]> {

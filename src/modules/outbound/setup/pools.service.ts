@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { Transaction, UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CampaignTasks } from '../engine/campaign-tasks';
 import { OutboundEvents } from '../outbound-events';
 import { NOT_STARTED, Pool } from '../outbound.entities';
@@ -35,7 +36,7 @@ export class PoolsService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async list(workspaceId: string, q: PoolListQuery): Promise<Page<PoolResponse>> {
+  async list(workspaceId: WorkspaceId, q: PoolListQuery): Promise<Page<PoolResponse>> {
     const [rows, total] = await this.pools.list(workspaceId, {
       search: q.search,
       type: q.type,
@@ -53,19 +54,19 @@ export class PoolsService {
     );
   }
 
-  async find(workspaceId: string, id: string): Promise<Pool> {
+  async find(workspaceId: WorkspaceId, id: string): Promise<Pool> {
     const pool = await this.pools.findById(workspaceId, id);
     if (!pool) throw AppException.notFound('Pool');
     return pool;
   }
 
-  async get(workspaceId: string, id: string): Promise<PoolResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<PoolResponse> {
     const pool = await this.find(workspaceId, id);
     const counts = await this.pools.memberCounts(workspaceId, [id]);
     return poolView(pool, counts.get(id) ?? 0);
   }
 
-  async create(workspaceId: string, dto: CreatePoolDto): Promise<PoolResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreatePoolDto): Promise<PoolResponse> {
     const pool = this.pools.build(workspaceId, {
       name: dto.name.trim(),
       description: dto.description ?? null,
@@ -79,7 +80,7 @@ export class PoolsService {
   }
 
   /** The keys sent change; a new type applies to later dispatches. */
-  async update(workspaceId: string, id: string, dto: UpdatePoolDto): Promise<PoolResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdatePoolDto): Promise<PoolResponse> {
     const pool = await this.find(workspaceId, id);
     if (dto.name !== undefined) pool.name = dto.name.trim();
     if (dto.description !== undefined) pool.description = dto.description ?? null;
@@ -92,7 +93,7 @@ export class PoolsService {
   }
 
   /** Refused while a running or paused campaign uses the pool; otherwise its not-started tasks are cancelled. */
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
       const pool = await this.pools.lock(workspaceId, id, tx);
       if (!pool) throw AppException.notFound('Pool');
@@ -109,7 +110,7 @@ export class PoolsService {
    * member in each running or paused campaign the pool is attached to.
    */
   async addContacts(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     dto: AddPoolContactsDto,
   ): Promise<AddPoolContactsResponse> {
@@ -124,7 +125,7 @@ export class PoolsService {
    */
   async addContactsIn(
     tx: Transaction,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     contactIds: string[],
     priority = 0,
@@ -155,7 +156,7 @@ export class PoolsService {
     };
   }
 
-  async members(workspaceId: string, id: string, q: PoolMemberQuery): Promise<Page<PoolMemberResponse>> {
+  async members(workspaceId: WorkspaceId, id: string, q: PoolMemberQuery): Promise<Page<PoolMemberResponse>> {
     const pool = await this.find(workspaceId, id);
     const [rows, total] = await this.pools.members(workspaceId, pool, {
       search: q.search,
@@ -166,7 +167,11 @@ export class PoolsService {
   }
 
   /** Removes a member; only that contact's not-started tasks of this pool are cancelled. */
-  async removeContact(workspaceId: string, id: string, contactId: string): Promise<RemovedMemberResponse> {
+  async removeContact(
+    workspaceId: WorkspaceId,
+    id: string,
+    contactId: string,
+  ): Promise<RemovedMemberResponse> {
     return this.unitOfWork.run(async (tx) => {
       const pool = await this.pools.lock(workspaceId, id, tx);
       if (!pool) throw AppException.notFound('Pool');
@@ -184,7 +189,11 @@ export class PoolsService {
     });
   }
 
-  async duplicate(workspaceId: string, id: string, dto: DuplicatePoolDto): Promise<DuplicatedPoolResponse> {
+  async duplicate(
+    workspaceId: WorkspaceId,
+    id: string,
+    dto: DuplicatePoolDto,
+  ): Promise<DuplicatedPoolResponse> {
     return this.unitOfWork.run(async (tx) => {
       const source = await this.pools.lock(workspaceId, id, tx);
       if (!source) throw AppException.notFound('Pool');

@@ -15,7 +15,7 @@ export class RulesController {
   @Get()
   @ApiOperation({ summary: 'List contact rules (newest first); filters `type`, `search` (in the name)' })
   @ApiEnvelope(RuleResponse, { paginated: true, errors: ['INVALID_FORMAT'] })
-  list(@WorkspaceId() ws: string, @Query() q: RuleListQuery): Promise<Page<RuleResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: RuleListQuery): Promise<Page<RuleResponse>> {
     return this.service.list(ws, q);
   }
 
@@ -25,14 +25,14 @@ export class RulesController {
     description: '`type: text` makes one attempt (both call limits 1).',
   })
   @ApiEnvelope(RuleResponse, { status: 201, errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT'] })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateRuleDto): Promise<RuleResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateRuleDto): Promise<RuleResponse> {
     return this.service.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a rule' })
   @ApiEnvelope(RuleResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<RuleResponse> {
+  get(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<RuleResponse> {
     return this.service.get(ws, uuid);
   }
 
@@ -42,7 +42,7 @@ export class RulesController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateRuleDto,
   ): Promise<RuleResponse> {
@@ -55,7 +55,7 @@ export class RulesController {
     description: 'Refused (409) while a running or paused campaign uses it.',
   })
   @ApiEnvelope(null, { nullable: true, errors: ['INVALID_UUID', 'CONFLICT'] })
-  async remove(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
+  async remove(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<null> {
     await this.service.remove(ws, uuid);
     return null;
   }

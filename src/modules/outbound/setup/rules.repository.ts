@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Rule } from '../outbound.entities';
 import { escapeLike } from './pools.repository';
 
@@ -13,7 +14,7 @@ export class RulesRepository extends WorkspaceScopedRepository<Rule> {
 
   /** The workspace's rules of a type and with a name containing `search` (when given), newest first. */
   list(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     f: { type?: string; search?: string; skip: number; take: number },
   ): Promise<[Rule[], number]> {
     const qb = this.query(workspaceId, 'r');

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '@/common/errors/app.exception';
 import { Page, pageOf, skipTake } from '@/common/http/pagination';
 import { UnitOfWork } from '@/common/persistence/unit-of-work';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { CampaignTasks } from '../engine/campaign-tasks';
 import { DEFAULT_RETRY, DEFAULT_WINDOW, windowClash } from '../engine/policy';
 import { Campaign, Rule } from '../outbound.entities';
@@ -20,7 +21,7 @@ export class RulesService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async list(workspaceId: string, q: RuleListQuery): Promise<Page<RuleResponse>> {
+  async list(workspaceId: WorkspaceId, q: RuleListQuery): Promise<Page<RuleResponse>> {
     const [rows, total] = await this.rules.list(workspaceId, {
       type: q.type,
       search: q.search,
@@ -29,23 +30,23 @@ export class RulesService {
     return pageOf(rows.map(ruleView), total, q);
   }
 
-  async find(workspaceId: string, id: string): Promise<Rule> {
+  async find(workspaceId: WorkspaceId, id: string): Promise<Rule> {
     const rule = await this.rules.findById(workspaceId, id);
     if (!rule) throw AppException.notFound('Rule');
     return rule;
   }
 
-  async get(workspaceId: string, id: string): Promise<RuleResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<RuleResponse> {
     return ruleView(await this.find(workspaceId, id));
   }
 
-  async create(workspaceId: string, dto: CreateRuleDto): Promise<RuleResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateRuleDto): Promise<RuleResponse> {
     const rule = this.rules.build(workspaceId, { name: dto.name.trim(), ...fieldsOf(dto, null) });
     await this.rules.save(workspaceId, rule);
     return ruleView(rule);
   }
 
-  async update(workspaceId: string, id: string, dto: UpdateRuleDto): Promise<RuleResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateRuleDto): Promise<RuleResponse> {
     const rule = await this.find(workspaceId, id);
     Object.assign(rule, fieldsOf(dto, rule));
     if (dto.name !== undefined) rule.name = dto.name.trim();
@@ -82,7 +83,7 @@ export class RulesService {
     }
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(workspaceId: WorkspaceId, id: string): Promise<void> {
     await this.find(workspaceId, id);
     if (await this.campaigns.liveUsing(workspaceId, { ruleId: id }))
       throw AppException.conflict('Rule is used by a running or paused campaign');

@@ -24,7 +24,7 @@ export class TasksController {
   @Get()
   @ApiOperation({ summary: 'List tasks (by scheduled_at, then priority descending)' })
   @ApiEnvelope(TaskResponse, { paginated: true, errors: ['INVALID_FORMAT', 'INVALID_UUID'] })
-  list(@WorkspaceId() ws: string, @Query() q: TaskListQuery): Promise<Page<TaskResponse>> {
+  list(@WorkspaceId() ws: WorkspaceId, @Query() q: TaskListQuery): Promise<Page<TaskResponse>> {
     return this.service.list(ws, q);
   }
 
@@ -34,14 +34,17 @@ export class TasksController {
     status: 201,
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID'],
   })
-  create(@WorkspaceId() ws: string, @Body() dto: CreateTaskDto): Promise<TaskResponse> {
+  create(@WorkspaceId() ws: WorkspaceId, @Body() dto: CreateTaskDto): Promise<TaskResponse> {
     return this.service.create(ws, dto);
   }
 
   @Get(':uuid')
   @ApiOperation({ summary: 'Read a task with its attempts' })
   @ApiEnvelope(TaskDetailResponse, { errors: ['INVALID_UUID'] })
-  get(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskDetailResponse> {
+  get(
+    @WorkspaceId() ws: WorkspaceId,
+    @Param('uuid', UuidParamPipe) uuid: string,
+  ): Promise<TaskDetailResponse> {
     return this.service.get(ws, uuid);
   }
 
@@ -51,7 +54,7 @@ export class TasksController {
     errors: ['BAD_REQUEST', 'VALIDATION_ERROR', 'INVALID_FORMAT', 'INVALID_UUID', 'CONFLICT'],
   })
   update(
-    @WorkspaceId() ws: string,
+    @WorkspaceId() ws: WorkspaceId,
     @Param('uuid', UuidParamPipe) uuid: string,
     @Body() dto: UpdateTaskDto,
   ): Promise<TaskResponse> {
@@ -62,7 +65,7 @@ export class TasksController {
   @ResponseMessage('Task cancelled')
   @ApiOperation({ summary: 'Cancel a task that has not started (in progress: 409)' })
   @ApiEnvelope(TaskResponse, { status: 200, errors: [...MOVE_ERRORS] })
-  cancel(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskResponse> {
+  cancel(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskResponse> {
     return this.service.apply(ws, uuid, 'cancel');
   }
 
@@ -70,7 +73,7 @@ export class TasksController {
   @ResponseMessage('Task on hold')
   @ApiOperation({ summary: 'Hold a scheduled or pending task' })
   @ApiEnvelope(TaskResponse, { status: 200, errors: [...MOVE_ERRORS] })
-  hold(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskResponse> {
+  hold(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskResponse> {
     return this.service.apply(ws, uuid, 'hold');
   }
 
@@ -78,7 +81,7 @@ export class TasksController {
   @ResponseMessage('Task released')
   @ApiOperation({ summary: 'Release a held task to where it was' })
   @ApiEnvelope(TaskResponse, { status: 200, errors: [...MOVE_ERRORS] })
-  release(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskResponse> {
+  release(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskResponse> {
     return this.service.apply(ws, uuid, 'release');
   }
 
@@ -86,7 +89,7 @@ export class TasksController {
   @ResponseMessage('Task scheduled again')
   @ApiOperation({ summary: 'One more attempt of a failed or expired task, due now' })
   @ApiEnvelope(TaskResponse, { status: 200, errors: [...MOVE_ERRORS] })
-  retry(@WorkspaceId() ws: string, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskResponse> {
+  retry(@WorkspaceId() ws: WorkspaceId, @Param('uuid', UuidParamPipe) uuid: string): Promise<TaskResponse> {
     return this.service.apply(ws, uuid, 'retry');
   }
 }

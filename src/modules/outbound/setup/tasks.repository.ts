@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { WorkspaceScopedRepository } from '@/common/persistence/workspace-scoped.repository';
 import type { VoicemailOverride } from '@/modules/agents/voicemail-policy';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Task, TaskAttempt, TaskStatus } from '../outbound.entities';
 import { MovedTask, NEW_TASK_COLUMNS, NewTask, returned, TaskRow } from '../task-row';
 
@@ -64,7 +65,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
   }
 
   /** Writes new tasks; a contact that has a task not ended in the campaign is skipped. Answers those written. */
-  async insertMany(workspaceId: string, tasks: NewTask[], tx: EntityManager): Promise<TaskRow[]> {
+  async insertMany(workspaceId: WorkspaceId, tasks: NewTask[], tx: EntityManager): Promise<TaskRow[]> {
     const out: TaskRow[] = [];
     const cols = COLUMNS.map(quote).join(', ');
     const recordset = COLUMNS.map((c) => `${quote(c)} ${NEW_TASK_COLUMNS[c]}`).join(', ');
@@ -85,7 +86,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
 
   /** A campaign's `variables`, `metadata` and `voicemail`, as changed, on its tasks that are in `statuses`. */
   async applyContext(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     campaignId: string,
     context: {
       variables?: Record<string, string>;
@@ -112,7 +113,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
     );
   }
 
-  async get(workspaceId: string, id: string, tx?: EntityManager): Promise<TaskRow | null> {
+  async get(workspaceId: WorkspaceId, id: string, tx?: EntityManager): Promise<TaskRow | null> {
     const rows = await this.sql<TaskRow[]>(
       `SELECT * FROM outbound_tasks WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id],
@@ -121,7 +122,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
     return rows[0] ?? null;
   }
 
-  async lock(workspaceId: string, id: string, tx: EntityManager): Promise<TaskRow | null> {
+  async lock(workspaceId: WorkspaceId, id: string, tx: EntityManager): Promise<TaskRow | null> {
     const rows = await this.sql<TaskRow[]>(
       `SELECT * FROM outbound_tasks WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
       [workspaceId, id],
@@ -132,7 +133,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
 
   /** Changes columns of one task (keys are column names); answers the row as written. */
   async update(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     id: string,
     patch: Record<string, unknown>,
     tx: EntityManager,
@@ -155,7 +156,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
    * `o.prev`, the status left), under row locks. Answers each task moved with the status it left.
    */
   async move(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     scope: TaskScope,
     from: TaskStatus[],
     to: TaskStatus | 'held',
@@ -187,7 +188,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
     return rows.map(({ prev, ...task }) => ({ task: task as TaskRow, previous: prev }));
   }
 
-  async list(workspaceId: string, f: TaskFilter): Promise<[TaskRow[], number]> {
+  async list(workspaceId: WorkspaceId, f: TaskFilter): Promise<[TaskRow[], number]> {
     const params: unknown[] = [workspaceId];
     const where = ['workspace_id = $1'];
     const add = (sql: string, v: unknown) => {
@@ -222,7 +223,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
    * (`ix_outbound_tasks_campaign_stats`). A task whose call was answered ends `completed` and never moves again, so
    * its last outcome says it was answered: the count of answered attempts without reading them.
    */
-  async stats(workspaceId: string, campaignId: string): Promise<CampaignStats> {
+  async stats(workspaceId: WorkspaceId, campaignId: string): Promise<CampaignStats> {
     const rows = await this.sql<{ status: TaskStatus; n: number; attempts: number; answered: number }[]>(
       `SELECT status, count(*)::int AS n, coalesce(sum(attempts), 0)::int AS attempts,
               (count(*) FILTER (WHERE last_outcome = 'completed'))::int AS answered
@@ -253,12 +254,12 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
     return stats;
   }
 
-  attempts(workspaceId: string, taskId: string): Promise<TaskAttempt[]> {
+  attempts(workspaceId: WorkspaceId, taskId: string): Promise<TaskAttempt[]> {
     return this.attemptsRepo.find({ where: { workspaceId, taskId }, order: { number: 'ASC' } });
   }
 
   async insertAttempt(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     a: Pick<
       TaskAttempt,
       'id' | 'taskId' | 'number' | 'conversationId' | 'messageId' | 'localDay' | 'startedAt'
@@ -275,7 +276,7 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
   }
 
   async endAttempt(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     taskId: string,
     number: number,
     outcome: string,
@@ -291,7 +292,12 @@ export class TasksRepository extends WorkspaceScopedRepository<Task> {
   }
 
   /** Attempts of the task started on the contact's local day `day`. */
-  async attemptsOn(workspaceId: string, taskId: string, day: string, tx: EntityManager): Promise<number> {
+  async attemptsOn(
+    workspaceId: WorkspaceId,
+    taskId: string,
+    day: string,
+    tx: EntityManager,
+  ): Promise<number> {
     const rows = await this.sql<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM outbound_task_attempts WHERE workspace_id = $1 AND task_id = $2 AND local_day = $3`,
       [workspaceId, taskId, day],

@@ -10,6 +10,7 @@ import { ContactsService } from '@/modules/contacts/contacts.service';
 import { ListContactsQuery } from '@/modules/contacts/dto/contact.dto';
 import { AgentContextReader, agentInBody } from '@/modules/conversations/agent-context';
 import { PhoneNumbersService } from '@/modules/phone-numbers/phone-numbers.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { OutboundClock } from '../engine/outbound-clock';
 import { OutboundEvents } from '../outbound-events';
 import { TaskStatus } from '../outbound.entities';
@@ -56,7 +57,7 @@ export class TasksService {
     private readonly unitOfWork: UnitOfWork,
   ) {}
 
-  async list(workspaceId: string, q: TaskListQuery): Promise<Page<TaskResponse>> {
+  async list(workspaceId: WorkspaceId, q: TaskListQuery): Promise<Page<TaskResponse>> {
     const [rows, total] = await this.tasks.list(workspaceId, {
       type: q.type,
       status: q.status,
@@ -72,7 +73,7 @@ export class TasksService {
     return pageOf(rows.map(taskView), total, q);
   }
 
-  async get(workspaceId: string, id: string): Promise<TaskDetailResponse> {
+  async get(workspaceId: WorkspaceId, id: string): Promise<TaskDetailResponse> {
     const task = await this.tasks.get(workspaceId, id);
     if (!task) throw AppException.notFound('Task');
     const attempts = await this.tasks.attempts(workspaceId, id);
@@ -89,7 +90,7 @@ export class TasksService {
     };
   }
 
-  async create(workspaceId: string, dto: CreateTaskDto): Promise<TaskResponse> {
+  async create(workspaceId: WorkspaceId, dto: CreateTaskDto): Promise<TaskResponse> {
     if (!(TASK_TYPES as readonly string[]).includes(dto.type))
       throw AppException.invalid('type', `type must be one of ${TASK_TYPES.join(', ')}`);
     if (!!dto.contact_uuid === !!dto.contact)
@@ -156,7 +157,7 @@ export class TasksService {
     });
   }
 
-  async update(workspaceId: string, id: string, dto: UpdateTaskDto): Promise<TaskResponse> {
+  async update(workspaceId: WorkspaceId, id: string, dto: UpdateTaskDto): Promise<TaskResponse> {
     return this.unitOfWork.run(async (tx) => {
       const task = await this.tasks.lock(workspaceId, id, tx);
       if (!task) throw AppException.notFound('Task');
@@ -180,7 +181,7 @@ export class TasksService {
     });
   }
 
-  async apply(workspaceId: string, id: string, action: TaskAction): Promise<TaskResponse> {
+  async apply(workspaceId: WorkspaceId, id: string, action: TaskAction): Promise<TaskResponse> {
     const now = new Date(await this.clock.now());
     return this.unitOfWork.run(async (tx) => {
       const task = await this.tasks.lock(workspaceId, id, tx);
@@ -210,7 +211,7 @@ export class TasksService {
   }
 
   /** The contact named, or the one found by phone then email, else a new one. */
-  private async contactOf(workspaceId: string, dto: CreateTaskDto): Promise<string> {
+  private async contactOf(workspaceId: WorkspaceId, dto: CreateTaskDto): Promise<string> {
     if (dto.contact_uuid) {
       if (!(await this.contacts.find(workspaceId, dto.contact_uuid)))
         throw AppException.invalid(

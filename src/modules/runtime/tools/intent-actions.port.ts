@@ -1,4 +1,5 @@
 import { declarePort } from '@/modules/ports';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { IntentTool } from './tool-definitions';
 import type { TurnToolsContext } from './turn-tools';
 
@@ -48,7 +49,7 @@ export interface ActionOutcome {
 
 export interface IntentActions {
   /** The deployed actions of an agent's intents, by intent id. */
-  deployedOf(workspaceId: string, agentId: string): Promise<Map<string, DeployedAction>>;
+  deployedOf(workspaceId: WorkspaceId, agentId: string): Promise<Map<string, DeployedAction>>;
   /**
    * Runs the tool's deployed action, or else its intent's own webhook, or the built-in tool; never throws (a failure
    * is an outcome).

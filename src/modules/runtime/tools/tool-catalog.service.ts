@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { ToolDryRun, ToolDryRunCall, ToolDryRunner } from '@/modules/agents/rules/tool-dry-run.port';
 import { LANGUAGE_MODEL, LanguageModel, LlmError } from '@/providers/llm/language-model.port';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { buildReplyMessages } from '../reply-prompt';
 import { builtinTools } from './builtin-tools';
 import { INTENT_ACTIONS, IntentActions } from './intent-actions.port';
@@ -29,7 +30,7 @@ export class ToolCatalog implements ToolDryRunner {
    * The agent's intents as tools, then the built-in tools it opted into that fit the conversation's `channel`
    * (none without one).
    */
-  async toolsFor(workspaceId: string, agent: AgentResponse, channel?: string): Promise<IntentTool[]> {
+  async toolsFor(workspaceId: WorkspaceId, agent: AgentResponse, channel?: string): Promise<IntentTool[]> {
     const builtins = builtinTools(agent, channel);
     if (!agent.intents?.length) return builtins;
     return [...buildTools(agent, await this.actions.deployedOf(workspaceId, agent.agent_uuid)), ...builtins];
@@ -37,7 +38,7 @@ export class ToolCatalog implements ToolDryRunner {
 
   /** Which intents the model (or, without one, the local classifier) would call for `utterance`; runs nothing. */
   async dryRun(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     agent: AgentResponse,
     utterance: string,
     channel: string,

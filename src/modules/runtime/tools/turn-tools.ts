@@ -3,6 +3,7 @@ import type { AgentResponse } from '@/modules/agents/dto/agent.response';
 import type { ConversationRef } from '@/modules/conversations/conversation.entity';
 import type { TurnAction } from '@/modules/conversations/dto/responses';
 import type { Message } from '@/modules/conversations/message.entity';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 
 /** One call of the agent's tools, as stored (JSON, the `tool` message's content) and reported (`tool-call`). */
 export interface ToolCallRecord {
@@ -16,7 +17,7 @@ export interface ToolCallRecord {
 
 /** What a turn hands its tools (ToolLoop) and, through them, an intent's action. */
 export interface TurnToolsContext {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   conversation: ConversationRef;
   agent: AgentResponse;
   /** Stores the call as a `system` message of type `tool`; `within` writes its records in the same transaction. */

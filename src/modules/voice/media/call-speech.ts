@@ -6,6 +6,7 @@ import {
   TextToSpeech,
 } from '@/providers/speech/speech.port';
 import { UsageReport, UsageScope, withinUsageScope } from '@/providers/usage-report';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { SessionDeps, SttStreamOpener } from './media-session.types';
 
 const logger = new Logger('CallSpeech');
@@ -36,7 +37,7 @@ class CallUsage implements UsageScope {
 }
 
 export interface CallSpeechOptions {
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   callId: string;
   /** The call's speech-to-text mode (`sttModeOf` its agent's settings.voice): realtime opens a stream. */
   mode: 'batch' | 'realtime';

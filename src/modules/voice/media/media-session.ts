@@ -4,6 +4,7 @@ import type { LoadedCall } from '@/modules/calls/runtime/call-runtime.service';
 import { pressedKeys } from '@/modules/calls/runtime/dtmf';
 import { outcomeOf, TakeTurnOptions, TurnCancelled } from '@/modules/runtime/public';
 import { voiceTurn } from '@/common/telemetry/call-spans';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { wav } from './audio';
 import { SentenceSplitter } from './sentences';
 import { SessionKeypad } from './session-keypad';
@@ -66,7 +67,7 @@ export class MediaSession {
   closed = false;
 
   constructor(
-    readonly workspaceId: string,
+    readonly workspaceId: WorkspaceId,
     readonly callId: string,
     private readonly transport: MediaTransport,
     private readonly settings: VoiceSettings,

@@ -15,6 +15,7 @@ import { CallLive } from '@/modules/calls/runtime/call-live';
 import type { CallMedia } from '@/modules/calls/call-media.port';
 import { isEnded } from '@/modules/calls/runtime/call-states';
 import { CallsService } from '@/modules/calls/api/calls.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { MediaSession, PLAYED_WAIT_CAP_MS } from './media-session';
 import type { StreamLink } from './stream-link';
 
@@ -28,7 +29,7 @@ const RELAY_WAIT_MS = PLAYED_WAIT_CAP_MS + 5_000;
 interface SpeakRequest {
   id: string;
   replyTo: string;
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   callId: string;
   text: string;
   messageId: string;
@@ -119,7 +120,7 @@ export class MediaSessions implements CallMedia, OnModuleInit, OnApplicationBoot
   }
 
   async speak(
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     text: string,
     messageId: string,

@@ -13,6 +13,7 @@ import { isEnded } from '@/modules/calls/runtime/call-states';
 import { CallsService } from '@/modules/calls/api/calls.service';
 import { forwardingKey, resumingKey } from '@/providers/telephony/twilio.telephony';
 import { isValidStreamToken } from '@/providers/twilio/stream-token';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { refuse } from './handshake-refusal';
 import type { MediaSession } from './media-session';
 import { MediaOpener } from './media-opener';
@@ -85,7 +86,7 @@ export class MediaStreamServer implements OnApplicationShutdown {
     );
   };
 
-  private accept(ws: WebSocket, callId: string, workspaceId: string): void {
+  private accept(ws: WebSocket, callId: string, workspaceId: WorkspaceId): void {
     let session: MediaSession | null = null;
     let starting = false;
     ws.on('message', (raw: RawData) => {
@@ -120,7 +121,7 @@ export class MediaStreamServer implements OnApplicationShutdown {
    */
   private async start(
     ws: WebSocket,
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     callId: string,
     msg: StreamMessage,
   ): Promise<MediaSession | null> {
