@@ -1,13 +1,14 @@
 import type { Client } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
+import { type WorkspaceId, workspaceIdOf } from '@/common/auth/workspace-id';
 import { generateTokenValue, hashToken } from '@/modules/workspaces/token-format';
 
 /** A workspace, an admin user and a read-write token written straight into a benchmark's database. */
 export async function seedBenchTenant(
   db: Client,
   slug: string,
-): Promise<{ workspaceId: string; token: string }> {
-  const workspaceId = uuidv7();
+): Promise<{ workspaceId: WorkspaceId; token: string }> {
+  const workspaceId = workspaceIdOf(uuidv7());
   const user = uuidv7();
   const token = generateTokenValue();
   await db.query(`INSERT INTO workspaces (id, slug, name) VALUES ($1, $2, 'Benchmark')`, [workspaceId, slug]);

@@ -8,6 +8,7 @@ import { SweepRecordTablesProcessor } from '@/modules/knowledge/jobs/knowledge-j
 import { createTableSql, newTableName } from '@/modules/knowledge/records-table';
 import { ImportsService } from '@/modules/knowledge/imports.service';
 import { RecordsRepository } from '@/modules/knowledge/records.repository';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { createAgent, synced, upload, waitFor } from '../factories/knowledge.factory';
 import { createTenant } from '../factories/workspace.factory';
 import { useTestApp } from '../setup/suite';
@@ -170,7 +171,7 @@ describe('Knowledge: records tables and the CSV fast path', () => {
     const [before] = (await db.query(
       `SELECT id, workspace_id AS "workspaceId", records_table AS "recordsTable", columns FROM data_sources WHERE id = $1`,
       [id],
-    )) as { id: string; workspaceId: string; recordsTable: string; columns: [] }[];
+    )) as { id: string; workspaceId: WorkspaceId; recordsTable: string; columns: [] }[];
     await db.query(`UPDATE data_sources SET options = options || '{"text": "Second text."}' WHERE id = $1`, [
       id,
     ]);

@@ -1,8 +1,11 @@
+import { workspaceIdOf } from '@/common/auth/workspace-id';
 import { SPEECH_TO_TEXT_STREAM, StreamingSpeechToText, SttStream } from '@/providers/speech/speech.port';
 import { ADMIN_KEY, client } from '../setup/test-app';
 import { useTestApp } from '../setup/suite';
 import { RealtimeSttServer, spokenWords, WORDS } from '../support/realtime-stt-server';
 import { waitFor } from '../support/wait';
+
+const W1 = workspaceIdOf('w-1');
 
 const KEY = 'sk-live-realtime-key-do-not-log-0042';
 const words = (...ids: number[]) => ids.map((i) => WORDS[i]).join(' ');
@@ -41,10 +44,10 @@ describe('streaming speech to text (STT_MODE=realtime)', () => {
     const stream = await stt().openStream({
       sampleRate: 8000,
       callId: 'c-1',
-      workspaceId: 'w-1',
+      workspaceId: W1,
       language: 'fr',
     });
-    expect(stt().openSessions('w-1')).toBe(1);
+    expect(stt().openSessions(W1)).toBe(1);
     expect(sample(await scrape(), 'cap_stt_realtime_sessions')).toBe(1);
     const seen = suite.realtime.connections[0];
     expect(seen.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -63,7 +66,7 @@ describe('streaming speech to text (STT_MODE=realtime)', () => {
   it('reconnects a dropped session mid-turn, then falls back when refused; the key is never logged', async () => {
     suite.realtime.plan = (n) => (n === 0 ? { dropAfterMs: 300 } : n === 1 ? {} : { refuse: 'session' });
     const before = await scrape();
-    const stream = await stt().openStream({ sampleRate: 8000, callId: 'c-2', workspaceId: 'w-1' });
+    const stream = await stt().openStream({ sampleRate: 8000, callId: 'c-2', workspaceId: W1 });
     feed(stream, spokenWords([3, 4, 5, 6]));
     await expect(stream.commit()).resolves.toBe(words(3, 4, 5, 6));
     const after = await scrape();

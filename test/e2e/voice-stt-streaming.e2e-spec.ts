@@ -1,3 +1,4 @@
+import { workspaceIdOf } from '@/common/auth/workspace-id';
 import { callSpeech } from '@/modules/voice/media/call-speech';
 import {
   SPEECH_TO_TEXT,
@@ -412,6 +413,7 @@ describe('voice turn-taking on streaming speech to text (settings.voice.stt_mode
   });
 
   it('at the workspace call limit no further stream opens (the call is transcribed in batch)', async () => {
+    const W_LIMIT = workspaceIdOf('w-limit');
     const ports = {
       stt: app.get<SpeechToText>(SPEECH_TO_TEXT),
       tts: app.get<TextToSpeech>(TEXT_TO_SPEECH),
@@ -419,19 +421,19 @@ describe('voice turn-taking on streaming speech to text (settings.voice.stt_mode
     };
     const scope = { report: () => undefined };
     const speech = (callId: string) =>
-      callSpeech(scope, ports, { workspaceId: 'w-limit', callId, mode: 'realtime', callLimit: 1 }).sttStream!;
+      callSpeech(scope, ports, { workspaceId: W_LIMIT, callId, mode: 'realtime', callLimit: 1 }).sttStream!;
     const signal = new AbortController().signal;
     const first = await speech('c-1').open({ sampleRate: 8000, language: 'en', signal });
     expect(first).not.toBeNull();
     expect(await speech('c-2').open({ sampleRate: 8000, language: 'en', signal })).toBeNull();
-    expect(ports.stream.openSessions('w-limit')).toBe(1);
+    expect(ports.stream.openSessions(W_LIMIT)).toBe(1);
     first!.close();
     const next = await speech('c-2').open({ sampleRate: 8000, language: 'en', signal });
     expect(next).not.toBeNull();
     next!.close();
     expect(providers.realtime.connections).toHaveLength(2);
     const batchOnly = callSpeech(scope, ports, {
-      workspaceId: 'w-limit',
+      workspaceId: W_LIMIT,
       callId: 'c-3',
       mode: 'batch',
       callLimit: 1,

@@ -3,11 +3,12 @@ import type { TokenScope } from '@/modules/workspaces/api-token.entity';
 import { TokensService } from '@/modules/workspaces/tokens.service';
 import type { UserRole } from '@/modules/workspaces/user.entity';
 import { WorkspacesService } from '@/modules/workspaces/workspaces.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import type { TenantClient, TestApp } from '../setup/test-app';
 
 export interface TestTenant {
   slug: string;
-  workspaceId: string;
+  workspaceId: WorkspaceId;
   host: string;
   token: string;
   tokenId: string;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KnowledgeService } from '@/modules/knowledge/knowledge.service';
+import type { WorkspaceId } from '@/common/auth/workspace-id';
 import { Site, startSite, synced, waitFor } from '../factories/knowledge.factory';
 import type { TestApp } from '../setup/test-app';
 import type { TestTenant } from '../factories/workspace.factory';
@@ -79,7 +80,7 @@ export function answers(hit: { record: { data: Record<string, unknown> } }, ques
 /** The 1-based rank of the first passage answering each question (0: not in the top `limit`). */
 export async function ranks(
   app: TestApp,
-  workspaceId: string,
+  workspaceId: WorkspaceId,
   agentId: string,
   questions: Question[],
   limit = 5,

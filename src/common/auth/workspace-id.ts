@@ -1,13 +1,13 @@
 /**
- * The id of a workspace, the tenant every scoped call and query is filtered on: the workspace's uuid as a plain
- * string. Declarations of workspace ids read this type, so that it can be branded (another id, or any other string,
- * refused where a workspace id is expected) once all of them do.
+ * The id of a workspace, the tenant every scoped call and query is filtered on. At run time it is the workspace's
+ * uuid as a plain string; in the types it is branded, so another id (a conversation's, a call's, an agent's) or any
+ * other string does not compile where a workspace id is expected.
  *
  * Values come from what already knows the workspace: the tenant middleware (`TenantContext.id`, the `WorkspaceId`
  * parameter decorator), entity columns and row types (`workspaceId`, `workspace_id`), job payloads and the
  * workspace entity itself. `workspaceIdOf` makes one from a plain string and is for the trust boundaries only.
  */
-export type WorkspaceId = string;
+export type WorkspaceId = string & { readonly __brand: 'WorkspaceId' };
 
 /**
  * A string taken as a workspace id. Only where the workspace is known from a trusted source that is not typed

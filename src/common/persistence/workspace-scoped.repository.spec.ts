@@ -1,5 +1,6 @@
 import { Column, DataSource, Entity, Repository } from 'typeorm';
 import { SnakeNamingStrategy } from 'typeorm-naming-strategies';
+import { workspaceIdOf } from '@/common/auth/workspace-id';
 import { WorkspaceOwnedEntity } from './workspace-owned.entity';
 import { WorkspaceScopedRepository } from './workspace-scoped.repository';
 
@@ -29,13 +30,13 @@ describe('WorkspaceScopedRepository.query', () => {
   });
 
   it('keeps the workspace filter when a caller adds `where`', () => {
-    const qb = notes.query('ws-1', 'n').where('n.title = :title', { title: 'a' });
+    const qb = notes.query(workspaceIdOf('ws-1'), 'n').where('n.title = :title', { title: 'a' });
     expect(qb.getQuery()).toContain(`WHERE "n"."workspace_id" = :workspaceId AND "n"."title" = :title`);
     expect(qb.getParameters()).toMatchObject({ workspaceId: 'ws-1', title: 'a' });
   });
 
   it('refuses orWhere, which would widen the query past the workspace', () => {
-    const qb = notes.query('ws-1', 'n') as unknown as { orWhere(w: string): unknown };
+    const qb = notes.query(workspaceIdOf('ws-1'), 'n') as unknown as { orWhere(w: string): unknown };
     expect(() => qb.orWhere('n.title = 1')).toThrow(/workspace filter/);
   });
 });

@@ -1,8 +1,9 @@
+import { workspaceIdOf } from '@/common/auth/workspace-id';
 import { ExportCursorCodec, ExportScope } from './export-cursor';
 
 const SECRET = 'a'.repeat(64);
 const scope: ExportScope = {
-  workspaceId: '019a9a40-0000-7000-8000-000000000001',
+  workspaceId: workspaceIdOf('019a9a40-0000-7000-8000-000000000001'),
   channel: 'whatsapp',
   agentUuid: null,
   from: Date.UTC(2026, 10, 1),
@@ -40,7 +41,7 @@ describe('ExportCursorCodec', () => {
   it('refuses a cursor of another workspace or other filters', () => {
     const cursor = codec.encode(scope, position);
     const others: Partial<ExportScope>[] = [
-      { workspaceId: '019a9a40-0000-7000-8000-000000000002' },
+      { workspaceId: workspaceIdOf('019a9a40-0000-7000-8000-000000000002') },
       { channel: 'sms' },
       { channel: null },
       { agentUuid: '019a9a53-0c4e-7a51-9a3e-2f4c8b7d6e10' },

@@ -7,6 +7,7 @@ import type {
   Written,
 } from '@/modules/conversations/conversation-messages.service';
 import type { ConversationsService } from '@/modules/conversations/conversations.service';
+import { workspaceIdOf } from '@/common/auth/workspace-id';
 import { Message } from '@/modules/conversations/message.entity';
 import { Session } from '@/modules/conversations/session.entity';
 import type { ConversationReplyService, Reply, ReplyInput } from './conversation-reply.service';
@@ -15,7 +16,7 @@ import { TurnCancelled } from './turn-gate';
 import { EventQueue, outcomeOf, TurnEvent } from './turn-events';
 import { TakeTurnOptions, TurnRuntime } from './turn-runtime.service';
 
-const WS = 'ws-1';
+const WS = workspaceIdOf('ws-1');
 const CONV = 'conv-1';
 const at = new Date('2025-01-01T00:00:00Z');
 

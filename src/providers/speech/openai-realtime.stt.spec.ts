@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Metrics } from '@/common/metrics/metrics';
+import { type WorkspaceId, workspaceIdOf } from '@/common/auth/workspace-id';
 import { runInUsageScope, UsageReport } from '@/providers/usage-report';
 import type { RealtimeSttConfig } from '@/config/app.config';
 import { RealtimeSttServer, spokenWords, WORDS } from '../../../test/support/realtime-stt-server';
@@ -41,7 +42,7 @@ describe('OpenAiRealtimeSpeechToText', () => {
       },
       { metrics, limits: { ...REALTIME_STT_LIMITS, connectWithinMs: 1500, ...limits } },
     );
-  const open = async (stt = provider(), options: { callId?: string; workspaceId?: string } = {}) => {
+  const open = async (stt = provider(), options: { callId?: string; workspaceId?: WorkspaceId } = {}) => {
     const stream = await stt.openStream({ sampleRate: 8000, language: 'en', ...options });
     streams.push(stream);
     return stream;
@@ -295,17 +296,18 @@ describe('OpenAiRealtimeSpeechToText', () => {
   });
 
   it('keeps one stream per call and counts the open ones; close ends the session', async () => {
+    const [W1, W2] = [workspaceIdOf('w1'), workspaceIdOf('w2')];
     const stt = provider();
-    const first = await open(stt, { callId: 'call-1', workspaceId: 'w1' });
-    await open(stt, { callId: 'call-2', workspaceId: 'w1' });
-    await open(stt, { callId: 'call-3', workspaceId: 'w2' });
-    expect([stt.openSessions(), stt.openSessions('w1'), stt.openSessions('w2')]).toEqual([3, 2, 1]);
+    const first = await open(stt, { callId: 'call-1', workspaceId: W1 });
+    await open(stt, { callId: 'call-2', workspaceId: W1 });
+    await open(stt, { callId: 'call-3', workspaceId: W2 });
+    expect([stt.openSessions(), stt.openSessions(W1), stt.openSessions(W2)]).toEqual([3, 2, 1]);
     feed(first, spokenWords([4]));
     const pending = expect(first.commit()).rejects.toMatchObject({ kind: 'aborted' });
     // The call's media came back: its new stream replaces the old one.
-    const again = await open(stt, { callId: 'call-1', workspaceId: 'w1' });
+    const again = await open(stt, { callId: 'call-1', workspaceId: W1 });
     await pending;
-    expect(stt.openSessions('w1')).toBe(2);
+    expect(stt.openSessions(W1)).toBe(2);
     expect(await sample(metrics, 'cap_stt_realtime_sessions')).toBe(3);
     again.close();
     again.close();
