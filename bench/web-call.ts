@@ -1,4 +1,4 @@
-import { ChildProcess, fork } from 'node:child_process';
+import { ChildProcess, execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -36,6 +36,19 @@ import type { ApiRequest, ApiStats } from './web-call-api';
  */
 const SIZES = (process.env.BENCH_CALLS ?? '10,25,50').split(',').map(Number);
 const TURNS = Number(process.env.BENCH_TURNS ?? 3);
+/**
+ * BENCH_PIN=1 (with 2 cores or more and `taskset`): the API process on the last core, this process (every caller and
+ * the STT, model and TTS stand-ins) on the others, so that the callers' own pacing does not wait on the API's work
+ * nor the API on theirs. PostgreSQL and Redis stay where the system puts them.
+ */
+const PIN = process.env.BENCH_PIN === '1' && os.cpus().length >= 2;
+
+/** Puts the API process (`pid`) on the last core and this process on the others (see PIN). */
+function pinCores(pid: number): void {
+  const last = os.cpus().length - 1;
+  execFileSync('taskset', ['-a', '-cp', String(last), String(pid)], { stdio: 'ignore' });
+  execFileSync('taskset', ['-a', '-cp', `0-${last - 1}`, String(process.pid)], { stdio: 'ignore' });
+}
 const PROFILE = process.env.BENCH_PROFILE === 'self-hosted' ? SELF_HOSTED_CPU : GOOD_CLOUD;
 const REPLY = 'Let me check that for you. Is there anything else I can help you with today?';
 /** An answer has ended once no frame of it came for this long. */
@@ -155,6 +168,7 @@ class ApiChild {
       child.once('message', (m: { port: number }) => resolve(m));
       child.once('exit', (code) => reject(new Error(`api process exited with ${code}`)));
     });
+    if (PIN) pinCores(child.pid!);
     return new ApiChild(child, `https://127.0.0.1:${port}`);
   }
 
