@@ -37,11 +37,20 @@ import type { ApiRequest, ApiStats } from './web-call-api';
 const SIZES = (process.env.BENCH_CALLS ?? '10,25,50').split(',').map(Number);
 const TURNS = Number(process.env.BENCH_TURNS ?? 3);
 /**
- * BENCH_PIN=1 (with 2 cores or more and `taskset`): the API process on the last core, this process (every caller and
- * the STT, model and TTS stand-ins) on the others, so that the callers' own pacing does not wait on the API's work
- * nor the API on theirs. PostgreSQL and Redis stay where the system puts them.
+ * The API process on the last core, this process (every caller and the STT, model and TTS stand-ins) on the others,
+ * so that the callers' own pacing does not wait on the API's work nor the API on theirs (PostgreSQL and Redis stay
+ * where the system puts them). On with 2 cores or more and `taskset`; BENCH_PIN=0 leaves both where they are.
  */
-const PIN = process.env.BENCH_PIN === '1' && os.cpus().length >= 2;
+const PIN = process.env.BENCH_PIN !== '0' && os.cpus().length >= 2 && hasTaskset();
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Puts the API process (`pid`) on the last core and this process on the others (see PIN). */
 function pinCores(pid: number): void {
@@ -422,7 +431,9 @@ async function main(): Promise<void> {
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), load ${os
           .loadavg()
           .map((l) => l.toFixed(1))
-          .join(' ')}, node ${process.version}`,
+          .join(
+            ' ',
+          )}, node ${process.version}; ${PIN ? `API process on core ${os.cpus().length - 1}, callers and stand-ins on the others` : 'processes not pinned to cores'}`,
         '',
       ].join('\n'),
     );
