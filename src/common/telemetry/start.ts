@@ -26,14 +26,19 @@ export function tracingRequested(env: Env = process.env): boolean {
 
 let running: { sdk: NodeSDK; description: string } | null = null;
 
+/** OTEL_TRACES_SAMPLER_ARG as a ratio sampler's share: 1 (every trace) when empty, unset or not in [0, 1]. */
+function samplerRatio(env: Env): number {
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || NaN);
+  return Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
+}
+
 /**
  * The sampler of OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default: parent-based, always on). An empty value
  * is unset (compose passes every variable, empty when the host has none): a ratio sampler then keeps every trace.
  */
 export function samplerFromEnv(env: Env): Sampler {
   const t = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
-  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || NaN);
-  const ratio = () => new t.TraceIdRatioBasedSampler(Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1);
+  const ratio = () => new t.TraceIdRatioBasedSampler(samplerRatio(env));
   switch (env.OTEL_TRACES_SAMPLER?.trim()) {
     case 'always_on':
       return new t.AlwaysOnSampler();
@@ -71,10 +76,8 @@ export function rootShare(env: Env): number {
   switch (env.OTEL_TRACES_SAMPLER?.trim()) {
     case 'parentbased_always_off':
       return 0;
-    case 'parentbased_traceidratio': {
-      const arg = Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || NaN);
-      return Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
-    }
+    case 'parentbased_traceidratio':
+      return samplerRatio(env);
     default:
       return 1;
   }
