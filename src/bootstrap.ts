@@ -21,6 +21,8 @@ import { loadOrCreateTlsMaterial, TlsMaterial } from '@/common/http/tls';
 import { assertRedisReachable } from '@/common/redis/redis-check';
 import { mountQueueDashboard } from '@/common/queue/queue-dashboard';
 import { stopTelemetry } from '@/common/telemetry/start';
+import { resumeRequestContext } from '@/common/telemetry/request-context';
+import { tracingEnabled } from '@/common/telemetry/telemetry';
 import { urlPolicy } from '@/common/validation/validators';
 import { migrate } from '@/database/data-source';
 
@@ -70,6 +72,8 @@ export async function createHttpApp(
   server.use(jsonBodyParser((req, problem) => ((req as BodyRequest)[BODY_PARSE_ERROR] = problem)));
   // Provider hooks post forms (Twilio): parsed on their prefix only.
   server.use('/hooks', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
+  // With tracing on: a request that went round the HTTP instrumentation gets its context back after the parsers.
+  if (tracingEnabled()) server.use(resumeRequestContext);
 
   const app = await NestFactory.create(
     AppModule.register({ config, workers, logDestination }),

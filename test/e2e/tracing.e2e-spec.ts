@@ -52,6 +52,7 @@ describe('tracing: OpenTelemetry spans exported over OTLP/HTTP', () => {
     clients.forEach((c) => c.close());
     await off?.kill();
     await traced?.stop();
+    await leftOut?.stop();
   });
   const suite = useTestApp({
     servers: {
@@ -70,6 +71,7 @@ describe('tracing: OpenTelemetry spans exported over OTLP/HTTP', () => {
   let hooks: WebhookReceiver;
   let traced: ApiProcess | undefined;
   let off: ApiProcess | undefined;
+  let leftOut: ApiProcess | undefined;
   let agentId: string;
   const clients: MediaClient[] = [];
 
@@ -99,6 +101,33 @@ describe('tracing: OpenTelemetry spans exported over OTLP/HTTP', () => {
     waitFor(async () => otlp.spans.find(check), timeoutMs, what);
   const deliveriesOf = (traceId: string) =>
     otlp.trace(traceId).filter((s) => s.name === 'job webhooks:deliver');
+  /** An inbound SMS simulated on a replica: the reply's and the conversation's ids. */
+  const inboundSms = async (replica: ApiProcess, from: string) => {
+    suite.llm.respond = defaultAnswer;
+    const to = await smsLine(t, agentId);
+    const res = await replica
+      .http(t.host, t.token)
+      .post('/api/v1/sms/simulate-inbound')
+      .send({ to, from: sandboxDestination(from), body: SMS_TEXT })
+      .expect(201);
+    return {
+      replyId: res.body.data.reply.uuid as string,
+      conversation: res.body.data.conversation.uuid as string,
+    };
+  };
+  /** The replica's log lines once `until` holds for one of them. */
+  const logLinesOnce = (replica: ApiProcess, until: (line: Record<string, any>) => boolean) =>
+    waitFor(async () => {
+      const parsed = replica
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, any>);
+      return parsed.some(until) ? parsed : undefined;
+    });
+  /** Whether a log line is about the sandbox's status job of a message. */
+  const statusJobOf = (messageId: string) => (l: Record<string, any>) =>
+    l.job === 'sandbox-status' && String(l.jobId).includes(messageId);
 
   beforeAll(async () => {
     ({ t, otlp, hooks } = suite);
@@ -277,15 +306,7 @@ describe('tracing: OpenTelemetry spans exported over OTLP/HTTP', () => {
 
   it("an inbound SMS's request, its reply's status jobs and the webhooks it caused share one trace; logs carry its id", async () => {
     const replica = await tracedReplica();
-    const api = replica.http(t.host, t.token);
-    suite.llm.respond = defaultAnswer;
-    const to = await smsLine(t, agentId);
-    const res = await api
-      .post('/api/v1/sms/simulate-inbound')
-      .send({ to, from: sandboxDestination('3333'), body: SMS_TEXT })
-      .expect(201);
-    const replyId = res.body.data.reply.uuid as string;
-    const conversation = res.body.data.conversation.uuid as string;
+    const { replyId, conversation } = await inboundSms(replica, '3333');
 
     const request = await spanWhere(
       'inbound request span',
@@ -320,18 +341,11 @@ describe('tracing: OpenTelemetry spans exported over OTLP/HTTP', () => {
       await spanWhere('webhook span', (s) => s.traceId === traceId && s.parentSpanId === d.spanId);
 
     // The request's log line and the job lines carry the trace id.
-    const ofReply = (l: Record<string, any>) =>
-      l.job === 'sandbox-status' && String(l.jobId).includes(replyId);
-    const lines = await waitFor(async () => {
-      const parsed = replica
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, any>);
-      return parsed.some((l) => l.msg === 'job finished' && ofReply(l) && l.trace_id === traceId)
-        ? parsed
-        : undefined;
-    });
+    const ofReply = statusJobOf(replyId);
+    const lines = await logLinesOnce(
+      replica,
+      (l) => l.msg === 'job finished' && ofReply(l) && l.trace_id === traceId,
+    );
     const requestLine = lines.find(
       (l) => l.msg === 'request completed' && l.req?.url === '/api/v1/sms/simulate-inbound',
     );
@@ -363,4 +377,63 @@ describe('tracing: OpenTelemetry spans exported over OTLP/HTTP', () => {
     const redis = otlp.spans.filter((s) => s.attributes['db.system'] === 'redis');
     for (const s of redis) expect(String(s.attributes['db.statement'] ?? '')).not.toContain(' ');
   }, 60_000);
+
+  it("a request the sampler leaves out exports nothing, nor do its jobs and webhooks; its lines share one trace id; a caller's sampled trace is continued", async () => {
+    // This replica's workers alone take the jobs: the traced one stops first (once the media sockets it holds close).
+    clients.forEach((c) => c.close());
+    await traced?.stop();
+    traced = undefined;
+    // Jobs queued by earlier tests (delayed statuses, webhooks) may still run here, in their sampled traces.
+    const earlier = new Set(otlp.spans.map((s) => s.traceId));
+    const service = 'agent-platform-left-out';
+    leftOut = await startApiProcess(
+      replicaEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_SERVICE_NAME: service,
+        // No new trace is kept: every request that would start one is left out by the draw.
+        OTEL_TRACES_SAMPLER: 'parentbased_always_off',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        LOG_LEVEL: 'info',
+      }),
+      { output: true },
+    );
+    const replica = leftOut;
+    const { replyId, conversation } = await inboundSms(replica, '4444');
+    await waitFor(
+      async () =>
+        hooks.at('/events').filter((r) => r.body.includes(conversation)).length >= 2 ? true : undefined,
+      20_000,
+      'webhooks of the left-out request',
+    );
+    // Its request line and the reply's status job lines carry one trace id, though nothing of it is exported.
+    const ofReply = statusJobOf(replyId);
+    const lines = await logLinesOnce(replica, (l) => l.msg === 'job finished' && ofReply(l));
+    const traceId = lines.find(
+      (l) => l.msg === 'request completed' && l.req?.url === '/api/v1/sms/simulate-inbound',
+    )?.trace_id;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(lines.find((l) => l.msg === 'job started' && ofReply(l))?.trace_id).toBe(traceId);
+
+    // A request that continues a caller's sampled trace is traced, under the caller's span.
+    const caller = { traceId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', spanId: '0123456789abcdef' };
+    await replica
+      .http(t.host, t.token)
+      .get('/api/v1/agents')
+      .set('traceparent', `00-${caller.traceId}-${caller.spanId}-01`)
+      .expect(200);
+    const continued = await spanWhere(
+      "the caller's trace",
+      (s) => s.traceId === caller.traceId && s.kind === SERVER,
+    );
+    expect(continued).toMatchObject({ parentSpanId: caller.spanId, name: 'GET /api/v1/agents' });
+    await replica.stop();
+    leftOut = undefined;
+    // Everything else the replica exported is in the caller's trace.
+    const exported = otlp.spans.filter(
+      (s) => s.resource['service.name'] === service && !earlier.has(s.traceId),
+    );
+    expect(exported.length).toBeGreaterThan(0);
+    expect(exported.filter((s) => s.traceId !== caller.traceId)).toEqual([]);
+    expect(otlp.spans.filter((s) => s.traceId === traceId)).toEqual([]);
+  }, 120_000);
 });

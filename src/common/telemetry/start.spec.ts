@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import { SamplingDecision } from '@opentelemetry/sdk-trace';
 import { leftOutRequests, rootShare, samplerFromEnv, tracingRequested } from './start';
 
 /** What docker/compose.yaml passes for each OTEL_* variable when the host sets none: an empty value. */
@@ -71,5 +74,25 @@ describe('tracing from the environment', () => {
     const kept = Array.from({ length: 20_000 }, () => tenth(starting)).filter((out) => !out).length;
     expect(kept).toBeGreaterThan(1_600);
     expect(kept).toBeLessThan(2_400);
+  });
+
+  it('keeps the request spans that won the draw, and draws every other new trace against the ratio', () => {
+    const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+    const sampler = samplerFromEnv(env, true);
+    expect(sampler.toString()).toMatch(/root=DrawnRequestsKept\{TraceIdRatioBased\{0\.1\}\}/);
+    const traceIds = Array.from({ length: 5_000 }, () => randomBytes(16).toString('hex'));
+    const sampled = (kind: SpanKind, attributes: Record<string, string>) =>
+      traceIds.filter(
+        (id) =>
+          sampler.shouldSample(ROOT_CONTEXT, id, 'x', kind, attributes, []).decision ===
+          SamplingDecision.RECORD_AND_SAMPLED,
+      ).length;
+    // Drawn again, only one request in a hundred would be traced.
+    expect(sampled(SpanKind.SERVER, { 'http.request.method': 'POST' })).toBe(5_000);
+    const calls = sampled(SpanKind.INTERNAL, {});
+    expect(calls).toBeGreaterThan(350);
+    expect(calls).toBeLessThan(650);
+    // Without the draw (the HTTP instrumentation left out) the ratio decides requests too.
+    expect(samplerFromEnv(env).toString()).toMatch(/root=TraceIdRatioBased\{0\.1\}/);
   });
 });

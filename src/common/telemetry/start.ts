@@ -4,8 +4,9 @@ import type { ClientRequest } from 'node:http';
 import type * as OTel from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
-import { currentOwnSpan } from './telemetry';
-import { activateTracing, deactivateTracing } from './tracing-state';
+import { routeAroundInstrumentation } from './request-context';
+import { currentOwnSpan, newLeftOutTrace, parentFrom } from './telemetry';
+import { activateTracing, deactivateTracing, tracingState } from './tracing-state';
 
 type Env = Record<string, string | undefined>;
 
@@ -35,8 +36,10 @@ function samplerRatio(env: Env): number {
 /**
  * The sampler of OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (default: parent-based, always on). An empty value
  * is unset (compose passes every variable, empty when the host has none): a ratio sampler then keeps every trace.
+ * With `requestsDrawn` (requests that would start a trace are drawn before they are instrumented, `leftOutRequests`),
+ * a parent-based ratio sampler keeps the request spans that reach its root: they won that draw already.
  */
-export function samplerFromEnv(env: Env): Sampler {
+export function samplerFromEnv(env: Env, requestsDrawn = false): Sampler {
   const t = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
   const ratio = () => new t.TraceIdRatioBasedSampler(samplerRatio(env));
   switch (env.OTEL_TRACES_SAMPLER?.trim()) {
@@ -49,10 +52,28 @@ export function samplerFromEnv(env: Env): Sampler {
     case 'parentbased_always_off':
       return new t.ParentBasedSampler({ root: new t.AlwaysOffSampler() });
     case 'parentbased_traceidratio':
-      return new t.ParentBasedSampler({ root: ratio() });
+      return new t.ParentBasedSampler({ root: requestsDrawn ? keepingDrawnRequests(ratio()) : ratio() });
     default:
       return new t.ParentBasedSampler({ root: new t.AlwaysOnSampler() });
   }
+}
+
+/**
+ * A root sampler for requests drawn before they are instrumented: an incoming request's span that reaches it won the
+ * draw already and is kept (drawn again against the ratio, only share² of requests would be traced). Every other new
+ * trace (a call's, a job's, a span of ours) is the ratio's to decide.
+ */
+function keepingDrawnRequests(ratio: Sampler): Sampler {
+  const { SpanKind } = require('@opentelemetry/api') as typeof OTel;
+  const { SamplingDecision } =
+    require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  return {
+    shouldSample: (ctx, traceId, name, kind, attributes, links) =>
+      kind === SpanKind.SERVER && attributes['http.request.method'] !== undefined
+        ? { decision: SamplingDecision.RECORD_AND_SAMPLED }
+        : ratio.shouldSample(ctx, traceId, name, kind, attributes, links),
+    toString: () => `DrawnRequestsKept{${ratio.toString()}}`,
+  };
 }
 
 /** A query string with every value replaced (names kept): values may be phone numbers, names or keys. */
@@ -89,18 +110,48 @@ export function leftOutRequests(share: number): (req: IncomingMessage) => boolea
   return (req) => req.headers.traceparent === undefined && Math.random() >= share;
 }
 
+/** The path of a request, without its query. */
+const pathOf = (req: IncomingMessage): string => {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+};
+
 /**
- * HTTP spans without query values, named by their route, with the request's workspace. A request that carries no
- * `traceparent` starts a trace: with a sampler that keeps a share of them, it is drawn first, and one left out is not
- * instrumented at all (the instrumentation runs it with tracing suppressed, so nothing under it makes a span or
- * attributes). The sampler would leave out its span anyway, but only after the instrumentation had built it.
+ * Which requests are sent round the HTTP instrumentation (`routeAroundInstrumentation`), and in what context: probes,
+ * in `probe` (untraced); under a parent-based sampler, a request continuing a trace its caller's sampler left out, in
+ * that trace (this one is left out too); and a request that would start a trace and loses the draw against `share`,
+ * in a left-out trace of its own. Undefined for the others: the instrumentation traces them.
  */
-function httpInstrumentation(share: number) {
+export function requestRouting(
+  share: number,
+  parentBased: boolean,
+  probe: OTel.Context,
+): (req: IncomingMessage) => OTel.Context | undefined {
+  const leftOut = leftOutRequests(share);
+  return (req) => {
+    if (UNTRACED_PATHS.has(pathOf(req))) return probe;
+    const s = tracingState();
+    if (!s) return undefined;
+    const traceparent = req.headers.traceparent;
+    if (typeof traceparent === 'string') {
+      const parent = parentBased ? parentFrom(s, traceparent) : undefined;
+      return parent?.getValue(s.leftOut) !== undefined ? parent : undefined;
+    }
+    return leftOut(req) ? newLeftOutTrace(s) : undefined;
+  };
+}
+
+/**
+ * HTTP spans without query values, named by their route, with the request's workspace. The probes, the requests that
+ * continue a trace left out and those the sampler's draw leaves out are sent round it (`routeAroundInstrumentation`,
+ * in startTelemetry); should that not be in place, probes are still ignored.
+ */
+function httpInstrumentation() {
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
-  const leftOut = leftOutRequests(share);
   return new HttpInstrumentation({
-    ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]) || leftOut(req),
+    ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has(pathOf(req)),
     requireParentforOutgoingSpans: true,
     ignoreOutgoingRequestHook: () => OWN_REQUEST_SPANS.has(currentOwnSpan() ?? ''),
     requestHook: (span, req) => {
@@ -144,8 +195,7 @@ export function startTelemetry(env: Env = process.env): string | null {
   if (!tracingRequested(env)) return null;
   const api = require('@opentelemetry/api') as typeof OTel;
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { RandomIdGenerator } =
-    require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const t = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
   const { OTLPTraceExporter } =
     require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { PgInstrumentation } =
@@ -158,14 +208,14 @@ export function startTelemetry(env: Env = process.env): string | null {
   const json = !protocol || protocol === 'http/json';
   const named =
     !!env.OTEL_SERVICE_NAME?.trim() || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
-  const sampler = samplerFromEnv(env);
   // OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg,ioredis: fewer spans (each costs CPU), our own spans kept.
   const left = (env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '')
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
   const off = new Set(left);
-  const ids = new CallIdGenerator(new RandomIdGenerator());
+  const sampler = samplerFromEnv(env, !off.has('http'));
+  const ids = new CallIdGenerator(new t.RandomIdGenerator());
   const sdk = new NodeSDK({
     serviceName: named ? undefined : 'agent-platform',
     traceExporter: json ? new OTLPTraceExporter() : undefined,
@@ -181,7 +231,7 @@ export function startTelemetry(env: Env = process.env): string | null {
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      off.has('http') ? [] : httpInstrumentation(rootShare(env)),
+      off.has('http') ? [] : httpInstrumentation(),
       off.has('pg') ? [] : new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       // Command names only: arguments hold keys with phone numbers and queued message texts.
       off.has('ioredis')
@@ -193,14 +243,23 @@ export function startTelemetry(env: Env = process.env): string | null {
     ],
   });
   sdk.start();
+  const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   activateTracing(
     api,
     callTraces(ids, sampler, api),
     env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true',
-    sampler instanceof
-      (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).ParentBasedSampler,
-    (require('@opentelemetry/core') as typeof import('@opentelemetry/core')).isTracingSuppressed,
+    sampler instanceof t.ParentBasedSampler,
+    core.isTracingSuppressed,
   );
+  if (!off.has('http'))
+    routeAroundInstrumentation(
+      api,
+      requestRouting(
+        rootShare(env),
+        sampler instanceof t.ParentBasedSampler,
+        core.suppressTracing(api.ROOT_CONTEXT),
+      ),
+    );
   (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   const description =

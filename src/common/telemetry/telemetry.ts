@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type * as OTel from '@opentelemetry/api';
 import { tracingState, type TracingState } from './tracing-state';
 
@@ -100,6 +101,20 @@ function leftOutContext(s: TracingState, ctx: OTel.Context, traceparent: string)
   return s.api.trace.deleteSpan(ctx).setValue(s.leftOut, traceparent);
 }
 
+/** A new trace's `traceparent`, not sampled: one left out before anything of it was made. */
+export function newLeftOutTraceparent(): string {
+  const id = randomBytes(24).toString('hex');
+  return `00-${id.slice(0, 32)}-${id.slice(32)}-00`;
+}
+
+/**
+ * The context of a new trace that the sampler's draw left out before anything of it was made (a request that would
+ * have started it): a fresh `traceparent`, not sampled, and no span.
+ */
+export function newLeftOutTrace(s: TracingState): OTel.Context {
+  return leftOutContext(s, s.api.ROOT_CONTEXT, newLeftOutTraceparent());
+}
+
 /**
  * A remote parent from a carried `traceparent`, or undefined when it is not one. One the sampler left out, under a
  * parent-based sampler, is a context without a span (see `leftOutContext`).
@@ -162,7 +177,7 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
   } else if (options.parent) parent = parentFrom(s, options.parent) ?? active;
   const leftOut = options.root || !s.parentBased ? undefined : leftOutTrace(s, parent);
   if (leftOut !== undefined || (parent === active && s.suppressed(active))) {
-    // A trace the sampler left out, or a request left out before it was traced: nothing of this span would be kept,
+    // A trace the sampler left out, or a probe (tracing suppressed): nothing of this span would be kept,
     // so none is made (no ids, no attributes), and its context holds no span, so the statements, commands and
     // requests under it are not instrumented either. Its children stay in that trace, left out as well.
     let ctx = (leftOut !== undefined ? leftOutContext(s, parent, leftOut) : parent).setValue(s.own, name);

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { parentFrom, TRACEPARENT, traceparentOf } from './telemetry';
+import { newLeftOutTraceparent, parentFrom, TRACEPARENT, traceparentOf } from './telemetry';
 import { tracingState, type TracingState } from './tracing-state';
 
 /**
@@ -9,9 +8,8 @@ import { tracingState, type TracingState } from './tracing-state';
 
 /**
  * The current trace, when tracing is on and a trace is current: its span's context, or the `traceparent` of a trace
- * the sampler left out (its context holds no span). In a request left out before it was traced (no trace at all),
- * a new left-out one, so that the work it carries on (jobs, events) is left out with it rather than starting traces
- * of its own.
+ * the sampler left out (its context holds no span). Under a probe (tracing suppressed, no trace at all), a new left-out
+ * one, so that the work it carries on (jobs, events) is left out with it rather than starting traces of its own.
  */
 function currentTrace(s: TracingState): string | undefined {
   const ctx = s.api.context.active();
@@ -19,9 +17,7 @@ function currentTrace(s: TracingState): string | undefined {
   if (sc && s.api.trace.isSpanContextValid(sc)) return traceparentOf(sc);
   const leftOut = ctx.getValue(s.leftOut) as string | undefined;
   if (leftOut) return leftOut;
-  return s.suppressed(ctx)
-    ? `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-00`
-    : undefined;
+  return s.suppressed(ctx) ? newLeftOutTraceparent() : undefined;
 }
 
 /** The current trace id (32 hex), when tracing is on and a trace is current. */

@@ -32,7 +32,7 @@ export interface TracingState {
    * the work carries on (a job, an event) stays out of the trace too.
    */
   leftOut: symbol;
-  /** Whether a context is one where the SDK makes no span (a request left out before it was instrumented). */
+  /** Whether a context is one where the SDK makes no span (a probe: /health, /metrics). */
   suppressed(ctx: OTel.Context): boolean;
 }
 

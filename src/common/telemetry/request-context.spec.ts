@@ -1,0 +1,158 @@
+import * as api from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { isTracingSuppressed, suppressTracing, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import {
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import * as http from 'node:http';
+import { callIds } from './call-trace';
+import { resumeRequestContext, routeAroundInstrumentation } from './request-context';
+import { requestRouting } from './start';
+import { withSpan } from './telemetry';
+import { currentTraceId } from './trace-context';
+import { activateTracing, deactivateTracing } from './tracing-state';
+
+/** What a handler saw: whether a span was current (the instrumentations make theirs only then), and the trace id. */
+interface Seen {
+  span: boolean;
+  traceId?: string;
+  /** Whether the request and the response had their listener methods patched onto them (bound emitters). */
+  bound: boolean;
+}
+
+describe('requests sent round the incoming-HTTP instrumentation', () => {
+  const exporter = new InMemorySpanExporter();
+  const contexts = new AsyncLocalStorageContextManager();
+  // Patched by hand below, as the SDK's module hook patches `http` when it loads (the test runner loads it its way).
+  const instrumentation = new HttpInstrumentation({
+    enabled: false,
+    disableOutgoingRequestInstrumentation: true,
+  });
+  const patching = instrumentation.getModuleDefinitions().find((d) => d.name === 'http')!;
+  let server: http.Server;
+  let base: string;
+  /** Which requests are sent round, as start.ts routes them: every new trace kept (1) or none (0). */
+  let routing: ReturnType<typeof requestRouting>;
+  const keeping = (share: number) =>
+    (routing = requestRouting(share, true, suppressTracing(api.ROOT_CONTEXT)));
+
+  beforeAll(async () => {
+    api.context.setGlobalContextManager(contexts.enable());
+    const provider = new TracerProvider({
+      sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
+    api.trace.setGlobalTracerProvider(provider);
+    api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    instrumentation.setTracerProvider(provider);
+    patching.patch!(http);
+    activateTracing(
+      api,
+      { ids: callIds, sampled: () => true, startCallSpan: (_id, start) => start() },
+      false,
+      true,
+      isTracingSuppressed,
+    );
+    routeAroundInstrumentation(api, (req) => routing(req));
+    server = http.createServer((req, res) => {
+      // The parsers' way: the handler carries on from the request's stream events, then through the middleware.
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () =>
+        resumeRequestContext(req, res, () => {
+          void withSpan('work', {}, async () => {
+            const seen: Seen = {
+              span: api.trace.getSpan(api.context.active()) !== undefined,
+              traceId: currentTraceId(),
+              bound: Object.hasOwn(req, 'on') || Object.hasOwn(res, 'on'),
+            };
+            res.setHeader('content-type', 'application/json');
+            res.end(JSON.stringify(seen));
+          });
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    if ((http.Server.prototype.emit as { __wrapped?: boolean }).__wrapped) patching.unpatch!(http);
+    deactivateTracing();
+    api.trace.disable();
+    api.propagation.disable();
+    api.context.disable();
+  });
+
+  beforeEach(() => {
+    exporter.reset();
+    keeping(1);
+  });
+
+  const post = async (path: string, headers: Record<string, string> = {}): Promise<Seen> => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', body: 'hello', headers });
+    return (await res.json()) as Seen;
+  };
+  /** The spans ended, once `count` have (the server span ends after the answer was read). */
+  const finished = async (count: number) => {
+    for (let i = 0; i < 200 && exporter.getFinishedSpans().length < count; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    return exporter.getFinishedSpans().map((s) => `${s.name} ${s.kind}`);
+  };
+  const CALLER = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
+
+  it('the instrumentation patched the server and traces a request not sent round it', async () => {
+    expect((http.Server.prototype.emit as { __wrapped?: boolean }).__wrapped).toBe(true);
+    const seen = await post('/traced');
+    expect(seen.span).toBe(true);
+    expect(seen.bound).toBe(true);
+    expect((await finished(2)).sort()).toEqual([
+      `POST ${api.SpanKind.SERVER}`,
+      `work ${api.SpanKind.INTERNAL}`,
+    ]);
+  });
+
+  it("continues a caller's sampled trace through the instrumentation", async () => {
+    keeping(0);
+    const seen = await post('/continued', { traceparent: `00-${CALLER.traceId}-${CALLER.spanId}-01` });
+    expect(seen).toEqual({ span: true, traceId: CALLER.traceId, bound: true });
+    expect((await finished(2)).length).toBe(2);
+    const server = exporter.getFinishedSpans().find((s) => s.kind === api.SpanKind.SERVER);
+    expect(server?.parentSpanContext?.spanId).toBe(CALLER.spanId);
+  });
+
+  it("sends round one continuing a trace its caller's sampler left out, in that trace", async () => {
+    const seen = await post('/continued', { traceparent: `00-${CALLER.traceId}-${CALLER.spanId}-00` });
+    expect(seen).toEqual({ span: false, traceId: CALLER.traceId, bound: false });
+    expect(await finished(0)).toEqual([]);
+  });
+
+  it('sends probes round, untraced', async () => {
+    const seen = await post('/health?deep=1');
+    expect(seen).toEqual({ span: false, bound: false });
+    expect(await finished(0)).toEqual([]);
+  });
+
+  it('runs one the draw left out in a left-out trace of its own after the body was read: no span, no binding', async () => {
+    keeping(0);
+    const seen = await post('/left-out');
+    expect(seen).toEqual({ span: false, traceId: expect.stringMatching(/^[0-9a-f]{32}$/), bound: false });
+    expect(await finished(0)).toEqual([]);
+    const again = await post('/left-out');
+    expect(again.traceId).not.toBe(seen.traceId);
+  });
+
+  it("the instrumentation's unwrap restores the server's own emit", () => {
+    const wrapped = http.Server.prototype.emit as { __original?: unknown };
+    const original = wrapped.__original;
+    patching.unpatch!(http);
+    expect(typeof original).toBe('function');
+    expect(http.Server.prototype.emit).toBe(original);
+  });
+});
