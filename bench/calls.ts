@@ -331,6 +331,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
     });
     const liveTurnMs: number[] = [];
     const liveActionMs: number[] = [];
+    const beforeLive = await probe([a.child, b.child], probeDir);
     const liveStart = Date.now();
     await Promise.all(
       ids.map(async (id, i) => {
@@ -347,6 +348,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
     // Saturation: each call takes its turns back to back on the replica that placed it; calls run side by side.
     const turnMs: number[] = [];
     const beforeTurns = await probe([a.child, b.child], probeDir);
+    const liveSteps = liveTurnMs.length + liveActionMs.length;
     const turnsStart = Date.now();
     await Promise.all(
       ids.map(async (id, i) => {
@@ -388,6 +390,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
         `one call alone, turn minus model:  ${fmt(soloTurnMs.slice(SOLO > 10 ? 5 : 0))} (first 5 warm-up left out)`,
         `one call alone, action round trip: ${fmt(soloActionMs.slice(SOLO > 10 ? 5 : 0))}`,
         `model calls:                       ${llm.calls.length}`,
+        spent(beforeLive, beforeTurns, liveSteps, 'per step   (live calls, with their pauses)'),
         spent(beforeTurns, afterTurns, turnMs.length, 'per turn   (saturation)'),
         spent(afterTurns, afterActions, actionMs.length, 'per action (saturation)'),
         `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
@@ -400,8 +403,10 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
         'live action': p99(liveActionMs),
         'saturation turn': p99(turnMs),
       },
-      cpuPerUnitMs: cpuPerUnit(beforeTurns, afterTurns, turnMs.length),
-      unit: 'turn',
+      cpuMs: {
+        'live step (with the pauses)': cpuPerUnit(beforeLive, beforeTurns, liveSteps),
+        'turn (saturation)': cpuPerUnit(beforeTurns, afterTurns, turnMs.length),
+      },
     };
   } finally {
     await Promise.all([stopServer(a.child), stopServer(b.child)]);

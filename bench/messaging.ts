@@ -257,8 +257,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
     );
     return {
       p99: { 'hook answer': hookP99, 'inbound -> reply minus model': replyP99 },
-      cpuPerUnitMs: cpuPerUnit(before, after, MESSAGES),
-      unit: 'inbound message',
+      cpuMs: { 'inbound message': cpuPerUnit(before, after, MESSAGES) },
     };
   } finally {
     await Promise.all([stopServer(a.child), stopServer(b.child)]);
