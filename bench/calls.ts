@@ -13,7 +13,7 @@ import type { TimelineEvent } from './probe';
 import { probe, spent } from './probe-report';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
-import { cpuPerUnit, PassFigures, withTracingCost } from './tracing-cost';
+import { cpuPerUnit, PassFigures, PassSide, withTracingCost } from './tracing-cost';
 
 /**
  * `npm run bench:calls`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis; 50 sandbox
@@ -61,11 +61,13 @@ function seeded(seed: number): () => number {
 }
 
 const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-dbUrl.pathname = `/cap_bench_${run}`;
+/** The database of a pass (`tag` sets apart the pass run beside it). */
+function dbUrlOf(tag: string): URL {
+  const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  url.pathname = `/cap_bench_${run}${tag}`;
+  return url;
+}
 const root = path.join(__dirname, '..');
-const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
-const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}`);
 
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 256 });
 
@@ -109,7 +111,7 @@ function call(base: string, token: string, method: string, p: string, body?: unk
   });
 }
 
-async function seed(): Promise<string> {
+async function seed(dbUrl: URL): Promise<string> {
   await migrate(dbUrl.toString());
   const db = new Client({ connectionString: dbUrl.toString() });
   await db.connect();
@@ -198,7 +200,7 @@ function timelineReport(label: string, windows: [number, number][], events: Time
   ].join('\n');
 }
 
-const progress = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+const progressOf = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
 const fmt = (sorted: number[]) =>
   `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms (n=${sorted.length})`;
@@ -206,17 +208,21 @@ const goal = (sorted: number[], ms: number) =>
   `goal p99 < ${ms} ms: ${percentile(sorted, 99) < ms ? 'met' : 'not met'}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function main(tracing: Record<string, string>): Promise<PassFigures> {
+async function main(tracing: Record<string, string>, side: PassSide): Promise<PassFigures> {
+  const dbUrl = dbUrlOf(side.tag);
+  const storage = path.join(os.tmpdir(), `cap-bench-${run}${side.tag}`);
+  const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}${side.tag}`);
+  const progress = (m: string) => progressOf(`${side.tag ? `${side.tag}: ` : ''}${m}`);
   const llm = await LlmServer.start();
   llm.latencyMs = MODEL_MS;
   fs.mkdirSync(probeDir, { recursive: true });
-  const token = await seed();
+  const token = await seed(dbUrl);
   progress('seeded');
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'production',
     DATABASE_URL: dbUrl.toString(),
-    REDIS_PREFIX: `cap-bench-${run}${Object.keys(tracing).length ? '-traced' : ''}`,
+    REDIS_PREFIX: `cap-bench-${run}${side.tag}${Object.keys(tracing).length ? '-traced' : ''}`,
     STORAGE_DIR: storage,
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     RATE_LIMIT_PER_MINUTE: '100000000',
@@ -274,6 +280,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
     const timeline = process.env.BENCH_TRACE === 'timeline';
     const turnWindows: [number, number][] = [];
     const actionWindows: [number, number][] = [];
+    await side.reached('one call alone');
     const beforeSolo = timeline ? await probe([a.child, b.child], probeDir) : [];
     for (let n = 0; n < SOLO; n += 1) {
       const turnFrom = clock();
@@ -331,6 +338,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
     });
     const liveTurnMs: number[] = [];
     const liveActionMs: number[] = [];
+    await side.reached('live calls');
     const beforeLive = await probe([a.child, b.child], probeDir);
     const liveStart = Date.now();
     await Promise.all(
@@ -347,6 +355,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
 
     // Saturation: each call takes its turns back to back on the replica that placed it; calls run side by side.
     const turnMs: number[] = [];
+    await side.reached('saturation');
     const beforeTurns = await probe([a.child, b.child], probeDir);
     const liveSteps = liveTurnMs.length + liveActionMs.length;
     const turnsStart = Date.now();
@@ -380,6 +389,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
     const steps = liveTurnMs.length + liveActionMs.length;
     process.stdout.write(
       [
+        ...(side.tag ? [`${side.tag}:`] : []),
         `calls set up:                      ${CALLS} in ${setupSeconds.toFixed(2)} s = ${(CALLS / setupSeconds).toFixed(1)} calls/s (POST /call to in-progress, 2 replicas)`,
         `live calls:                        ${CALLS} side by side, each ${TURNS} turns and ${ACTIONS} actions, every step ${GAP_MIN}-${GAP_MAX} ms after the last answer (seed ${SEED}): ${steps} steps in ${liveSeconds.toFixed(1)} s = ${(steps / liveSeconds).toFixed(1)}/s`,
         `  turn latency minus the model 50 ms: ${fmt(liveTurnMs)}; ${goal(liveTurnMs, TURN_GOAL_MS)}`,

@@ -15,7 +15,7 @@ import { seedBenchTenant } from './seed-tenant';
 import { probe, spent } from './probe-report';
 import { startServer, stopServer } from './replicas';
 import { percentile, runBench } from './stats';
-import { cpuPerUnit, PassFigures, withTracingCost } from './tracing-cost';
+import { cpuPerUnit, PassFigures, PassSide, withTracingCost } from './tracing-cost';
 
 /**
  * `npm run bench:messaging`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis. 1,000
@@ -38,10 +38,6 @@ const PUBLIC = 'https://hooks.bench.test';
 const NUMBER = '+16282000200';
 
 const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-dbUrl.pathname = `/cap_bench_${run}`;
-const storage = path.join(os.tmpdir(), `cap-bench-${run}`);
-const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}`);
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 256 });
 
 function request(
@@ -86,7 +82,11 @@ const fmt = (sorted: number[]) =>
 // Ends in 1: the Twilio fake refuses a destination ending 0004 (code 21211), which would count as lost replies.
 const customerOf = (i: number) => `+1415${String(200000 + i).padStart(6, '0')}1`;
 
-async function main(tracing: Record<string, string>): Promise<PassFigures> {
+async function main(tracing: Record<string, string>, side: PassSide): Promise<PassFigures> {
+  const dbUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  dbUrl.pathname = `/cap_bench_${run}${side.tag}`;
+  const storage = path.join(os.tmpdir(), `cap-bench-${run}${side.tag}`);
+  const probeDir = path.join(os.tmpdir(), `cap-bench-probe-${run}${side.tag}`);
   const llm = await LlmServer.start();
   llm.latencyMs = MODEL_MS;
   llm.respond = (call) => {
@@ -106,7 +106,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'production',
     DATABASE_URL: dbUrl.toString(),
-    REDIS_PREFIX: `cap-bench-${run}${Object.keys(tracing).length ? '-traced' : ''}`,
+    REDIS_PREFIX: `cap-bench-${run}${side.tag}${Object.keys(tracing).length ? '-traced' : ''}`,
     STORAGE_DIR: storage,
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     RATE_LIMIT_PER_MINUTE: '100000000',
@@ -170,6 +170,7 @@ async function main(tracing: Record<string, string>): Promise<PassFigures> {
       twilio.messages.length = 0;
       progress('warmed up');
     }
+    await side.reached('inbound');
     const before = await probe([a.child, b.child], probeDir);
     const sentAt = new Map<string, number>();
     // When each hook answered: message k+1 of a conversation "arrived after" k only if k's hook had answered

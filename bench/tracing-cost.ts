@@ -15,6 +15,37 @@ export function cpuPerUnit(from: ProbeSnapshot[], to: ProbeSnapshot[], units: nu
   return (cpu(to) - cpu(from)) / units;
 }
 
+/** Where a pass runs: alone, or beside the other pass of its round (BENCH_TRACING_SIDE_BY_SIDE). */
+export interface PassSide {
+  /** Sets the pass's database, Redis prefix and files apart from the pass beside it ('' when alone). */
+  tag: string;
+  /** Resolves once the pass beside it has reached the same phase too (at once when alone). */
+  reached(phase: string): Promise<void>;
+}
+
+const ALONE: PassSide = { tag: '', reached: async () => undefined };
+
+/** Two passes side by side, each waiting at each phase until the other is there too. */
+function sideBySide(): [PassSide, PassSide] {
+  const phases = new Map<string, { arrived: number; release: () => void; all: Promise<void> }>();
+  const reached = (phase: string) => {
+    let p = phases.get(phase);
+    if (!p) {
+      let release: () => void = () => undefined;
+      const all = new Promise<void>((resolve) => (release = resolve));
+      p = { arrived: 0, release, all };
+      phases.set(phase, p);
+    }
+    p.arrived += 1;
+    if (p.arrived === 2) p.release();
+    return p.all;
+  };
+  return [
+    { tag: '_off', reached },
+    { tag: '_on', reached },
+  ];
+}
+
 /**
  * Runs a benchmark's pass with tracing off and the same pass with its replicas tracing (unless BENCH_TRACING=off),
  * every span sampled and exported over OTLP/HTTP to a local receiver (`pass` adds the variables it is given to the
@@ -22,46 +53,50 @@ export function cpuPerUnit(from: ProbeSnapshot[], to: ProbeSnapshot[], units: nu
  * off → on beside the goal (under 5 % more). BENCH_TRACING_RATIO (e.g. 0.1) samples that share of traces instead
  * (`parentbased_traceidratio`, the usual production setting).
  *
- * One pair of passes differs by ±10 % with tracing off in both (a fresh tenant, Postgres' own work, the machine), so
- * BENCH_TRACING_ROUNDS (default 2) runs the passes in ABBA order (off, on, on, off, …: drift over the run weighs on
- * both alike) and compares the means; each pass's figures are printed too.
+ * One pair of passes run one after the other differs by ±10 % and more with tracing off in both (a fresh tenant,
+ * Postgres' own work, the machine), so BENCH_TRACING_ROUNDS (default 2) runs the passes in ABBA order (off, on, on,
+ * off, …: drift over the run weighs on both alike) and compares the means; each pass's figures are printed too.
+ * BENCH_TRACING_SIDE_BY_SIDE=1 runs each round's two passes at the same time instead, each on replicas, a database and
+ * a Redis prefix of its own, meeting at each phase: what the machine does meanwhile weighs on both alike.
  */
 export async function withTracingCost(
-  pass: (tracing: Record<string, string>) => Promise<PassFigures>,
+  pass: (tracing: Record<string, string>, side: PassSide) => Promise<PassFigures>,
 ): Promise<void> {
   if (process.env.BENCH_TRACING === 'off') {
-    await pass({});
+    await pass({}, ALONE);
     return;
   }
   const rounds = Math.max(1, Number(process.env.BENCH_TRACING_ROUNDS ?? 2) || 2);
-  const order: boolean[] = [];
-  for (let r = 0; r < rounds; r++) order.push(...(r % 2 === 0 ? [false, true] : [true, false]));
+  const together = process.env.BENCH_TRACING_SIDE_BY_SIDE === '1';
   const receiver = await OtlpReceiver.start({ keep: false });
   const ratio = process.env.BENCH_TRACING_RATIO;
   const sampler: Record<string, string> = ratio
     ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }
     : {};
+  const traced = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_SERVICE_NAME: 'agent-platform-bench',
+    ...sampler,
+  };
+  const onLabel = `on (OTLP/HTTP to a local receiver, ${ratio ? `a ${ratio} share of traces` : 'every span'} sampled)`;
   const offs: PassFigures[] = [];
   const ons: PassFigures[] = [];
   try {
-    for (const [i, tracing] of order.entries()) {
-      process.stdout.write(
-        `\npass ${i + 1} of ${order.length}: tracing ${
-          tracing
-            ? `on (OTLP/HTTP to a local receiver, ${ratio ? `a ${ratio} share of traces` : 'every span'} sampled)`
-            : 'off'
-        }\n`,
-      );
-      if (tracing) {
-        ons.push(
-          await pass({
-            OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-            OTEL_SERVICE_NAME: 'agent-platform-bench',
-            ...sampler,
-          }),
-        );
-      } else {
-        offs.push(await pass({}));
+    if (together) {
+      for (let r = 0; r < rounds; r++) {
+        process.stdout.write(`\nround ${r + 1} of ${rounds}: tracing off and ${onLabel}, side by side\n`);
+        const [off, beside] = sideBySide();
+        const [a, b] = await Promise.all([pass({}, off), pass(traced, beside)]);
+        offs.push(a);
+        ons.push(b);
+      }
+    } else {
+      const order: boolean[] = [];
+      for (let r = 0; r < rounds; r++) order.push(...(r % 2 === 0 ? [false, true] : [true, false]));
+      for (const [i, tracing] of order.entries()) {
+        process.stdout.write(`\npass ${i + 1} of ${order.length}: tracing ${tracing ? onLabel : 'off'}\n`);
+        if (tracing) ons.push(await pass(traced, ALONE));
+        else offs.push(await pass({}, ALONE));
       }
     }
   } finally {
@@ -74,7 +109,7 @@ export async function withTracingCost(
   process.stdout.write(
     [
       '',
-      `tracing cost (means of ${rounds} passes with tracing off and ${rounds} with it on, in ABBA order, in this run):`,
+      `tracing cost (means of ${rounds} passes with tracing off and ${rounds} with it on, ${together ? 'each pair side by side' : 'in ABBA order'}, in this run):`,
       ...Object.keys(off.p99).map((k) => {
         const delta = on.p99[k] - off.p99[k];
         return `  ${`${k} p99:`.padEnd(34)} ${ms(off.p99[k])} -> ${ms(on.p99[k])} (${delta >= 0 ? '+' : ''}${ms(delta)})`;
