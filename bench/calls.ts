@@ -420,7 +420,6 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
     };
   } finally {
     await Promise.all([stopServer(a.child), stopServer(b.child)]);
-    agent.destroy();
     await llm.close();
     await dropDatabase(dbUrl.toString());
     fs.rmSync(storage, { recursive: true, force: true });
@@ -428,4 +427,5 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
   }
 }
 
-runBench(() => withTracingCost(main));
+// The agent's sockets are closed once every pass is done: a pass beside another shares it.
+runBench(() => withTracingCost(main).finally(() => agent.destroy()));

@@ -262,7 +262,6 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
     };
   } finally {
     await Promise.all([stopServer(a.child), stopServer(b.child)]);
-    agent.destroy();
     await llm.close();
     await twilio.close();
     await dropDatabase(dbUrl.toString());
@@ -271,4 +270,5 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
   }
 }
 
-runBench(() => withTracingCost(main));
+// The agent's sockets are closed once every pass is done: a pass beside another shares it.
+runBench(() => withTracingCost(main).finally(() => agent.destroy()));
