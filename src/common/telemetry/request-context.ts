@@ -2,8 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as OTel from '@opentelemetry/api';
 import { tracingState } from './tracing-state';
 
-/** The context of each request that went round the HTTP instrumentation. */
+/** The context of each request: given when it went round the HTTP instrumentation, or the one it bound it to. */
 const contexts = new WeakMap<IncomingMessage, OTel.Context>();
+
+/** The request and response the HTTP instrumentation is handing to the server now (it binds them first). */
+let serving: { req: unknown; res: unknown } | undefined;
 
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
 /** The instrumentation's `emit` (shimmer keeps the one it wrapped); ours keeps the instrumentation's under ROUTED. */
@@ -35,15 +38,19 @@ export function routeAroundInstrumentation(
     const original = (instrumented as Wrapped).__original;
     if (!original) continue;
     const emit: Emit = function (this: unknown, event, ...args) {
-      if (event === 'request') {
-        const req = args[0] as IncomingMessage;
-        const ctx = contextOf(req);
-        if (ctx) {
-          contexts.set(req, ctx);
-          return api.context.with(ctx, () => original.call(this, event, ...args));
-        }
+      if (event !== 'request') return instrumented.call(this, event, ...args);
+      const req = args[0] as IncomingMessage;
+      const ctx = contextOf(req);
+      if (ctx) {
+        contexts.set(req, ctx);
+        return api.context.with(ctx, () => original.call(this, event, ...args));
       }
-      return instrumented.call(this, event, ...args);
+      serving = { req, res: args[1] };
+      try {
+        return instrumented.call(this, event, ...args);
+      } finally {
+        serving = undefined;
+      }
     };
     const hidden = (value: unknown) => ({ value, enumerable: false, configurable: true });
     Object.defineProperties(emit, {
@@ -59,9 +66,31 @@ export function routeAroundInstrumentation(
 }
 
 /**
- * Express middleware, mounted after the body parsers: a request sent round the instrumentation (its emitters are not
- * bound) lost its context to the parsers' stream events, and gets it back here, so that the handlers, and the jobs
- * and events they cause, stay in its trace. A listener a handler adds to the request or the response (`close`,
+ * The SDK's context manager, except that it does not bind the request and response the HTTP instrumentation hands
+ * to the server: it keeps the request's context instead, which `resumeRequestContext` restores after the body parsers.
+ * Binding an emitter patches its listener methods onto it, and every request and response then handled is of another
+ * shape for Node's HTTP code and Express; the instrumentation's own listeners (the span's end) need no context.
+ */
+export function requestContextManager(): OTel.ContextManager {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only with tracing on
+  const { AsyncLocalStorageContextManager } =
+    require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  class RequestContextManager extends AsyncLocalStorageContextManager {
+    override bind<T>(context: OTel.Context, target: T): T {
+      if (serving && (target === serving.req || target === serving.res)) {
+        if (target === serving.req) contexts.set(target as IncomingMessage, context);
+        return target;
+      }
+      return super.bind(context, target);
+    }
+  }
+  return new RequestContextManager();
+}
+
+/**
+ * Express middleware, mounted after the body parsers: a request's emitters are not bound to its context (sent round
+ * the instrumentation, or by `requestContextManager`), so it lost its context to the parsers' stream events, and gets
+ * it back here: the handlers, and the jobs and events they cause, run in its trace (under its span when traced). A listener a handler adds to the request or the response (`close`,
  * `finish`) runs outside it: one that starts work of its own (a job, a span) binds it with `contextBinder`.
  */
 export function resumeRequestContext(req: IncomingMessage, _res: ServerResponse, next: () => void): void {

@@ -4,7 +4,7 @@ import type { ClientRequest } from 'node:http';
 import type * as OTel from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
-import { routeAroundInstrumentation } from './request-context';
+import { requestContextManager, routeAroundInstrumentation } from './request-context';
 import { currentOwnSpan, newLeftOutTrace, parentFrom } from './telemetry';
 import { activateTracing, deactivateTracing, tracingState } from './tracing-state';
 
@@ -221,6 +221,7 @@ export function startTelemetry(env: Env = process.env): string | null {
     traceExporter: json ? new OTLPTraceExporter() : undefined,
     sampler,
     idGenerator: ids,
+    contextManager: off.has('http') ? undefined : requestContextManager(),
     // Statements run to kilobytes: past 1 KiB an attribute is cut (less to encode and send), unless the standard
     // OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT or OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT says otherwise.
     spanLimits:
