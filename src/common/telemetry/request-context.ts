@@ -72,9 +72,10 @@ export function routeAroundInstrumentation(
  * shape for Node's HTTP code and Express; the instrumentation's own listeners (the span's end) need no context.
  */
 export function requestContextManager(): OTel.ContextManager {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only with tracing on
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded only with tracing on */
   const { AsyncLocalStorageContextManager } =
     require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   class RequestContextManager extends AsyncLocalStorageContextManager {
     override bind<T>(context: OTel.Context, target: T): T {
       if (serving && (target === serving.req || target === serving.res)) {
