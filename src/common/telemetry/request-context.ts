@@ -91,8 +91,9 @@ export function requestContextManager(): OTel.ContextManager {
 /**
  * Express middleware, mounted after the body parsers: a request's emitters are not bound to its context (sent round
  * the instrumentation, or by `requestContextManager`), so it lost its context to the parsers' stream events, and gets
- * it back here: the handlers, and the jobs and events they cause, run in its trace (under its span when traced). A listener a handler adds to the request or the response (`close`,
- * `finish`) runs outside it: one that starts work of its own (a job, a span) binds it with `contextBinder`.
+ * it back here: the handlers, and the jobs and events they cause, run in its trace (under its span when traced). A
+ * listener a handler adds to the request or the response (`close`, `finish`) runs outside it: one that starts work of
+ * its own (a job, a span) binds it with `contextBinder`.
  */
 export function resumeRequestContext(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
   const ctx = contexts.get(req);

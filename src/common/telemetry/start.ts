@@ -245,21 +245,18 @@ export function startTelemetry(env: Env = process.env): string | null {
   });
   sdk.start();
   const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const parentBased = sampler instanceof t.ParentBasedSampler;
   activateTracing(
     api,
     callTraces(ids, sampler, api),
     env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true',
-    sampler instanceof t.ParentBasedSampler,
+    parentBased,
     core.isTracingSuppressed,
   );
   if (!off.has('http'))
     routeAroundInstrumentation(
       api,
-      requestRouting(
-        rootShare(env),
-        sampler instanceof t.ParentBasedSampler,
-        core.suppressTracing(api.ROOT_CONTEXT),
-      ),
+      requestRouting(rootShare(env), parentBased, core.suppressTracing(api.ROOT_CONTEXT)),
     );
   (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
