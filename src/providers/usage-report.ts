@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ambientSlot } from '@/common/context/ambient';
 
 /** What an outside service was asked for or answered, as its adapter reports it. Every figure is a delta. */
 export interface UsageReport {
@@ -21,14 +21,14 @@ export interface UsageScope {
   report(usage: UsageReport): void;
 }
 
-const current = new AsyncLocalStorage<UsageScope>();
+const current = ambientSlot<UsageScope>();
 
 /**
  * Adds to the usage of the conversation the running work belongs to; outside any scope (a job that serves no
  * conversation) the report is dropped. Never throws, never waits.
  */
 export function reportUsage(usage: UsageReport): void {
-  current.getStore()?.report(usage);
+  current.get()?.report(usage);
 }
 
 /** Runs `work`, and everything it starts, with its usage reported to `scope`. */

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ambientSlot } from '@/common/context/ambient';
 
 /** The cross-tenant jobs allowed to read or write every workspace's rows in one statement. */
 export type SweepKind = 'delivery' | 'dispatch' | 'retention' | 'reconciliation' | 'inventory';
@@ -11,11 +11,11 @@ export const SWEEP_KINDS: readonly SweepKind[] = [
   'inventory',
 ];
 
-const current = new AsyncLocalStorage<SweepKind>();
+const current = ambientSlot<SweepKind>();
 
 /** The sweep the running code belongs to, if any (read by the statement check of the test suite). */
 export function currentSweep(): SweepKind | undefined {
-  return current.getStore();
+  return current.get();
 }
 
 /** Runs `work` as the named sweep: its statements may span workspaces. */
@@ -40,7 +40,7 @@ export function Sweep(kind: SweepKind) {
   };
 }
 
-const ownedSave = new AsyncLocalStorage<true>();
+const ownedSave = ambientSlot<true>();
 
 /**
  * Runs a TypeORM save of entities whose workspace the repository has checked: TypeORM reads and updates them by
@@ -51,5 +51,5 @@ export function runAsOwnedSave<R>(work: () => R): R {
 }
 
 export function inOwnedSave(): boolean {
-  return ownedSave.getStore() === true;
+  return ownedSave.get() === true;
 }

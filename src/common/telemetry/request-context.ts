@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as OTel from '@opentelemetry/api';
 import { tracingState } from './tracing-state';
+import { ambientSlot } from '@/common/context/ambient';
 
 /** The context of each request: given when it went round the HTTP instrumentation, or the one it bound it to. */
 const contexts = new WeakMap<IncomingMessage, OTel.Context>();
@@ -65,18 +66,56 @@ export function routeAroundInstrumentation(
   }
 }
 
+/** The trace context, in the shared store of what running work carries (common/context/ambient.ts). */
+const traceContext = ambientSlot<OTel.Context>();
+
 /**
- * The SDK's context manager, except that it does not bind the request and response the HTTP instrumentation hands
- * to the server: it keeps the request's context instead, which `resumeRequestContext` restores after the body parsers.
- * Binding an emitter patches its listener methods onto it, and every request and response then handled is of another
- * shape for Node's HTTP code and Express; the instrumentation's own listeners (the span's end) need no context.
+ * The SDK's context manager, keeping the context in the shared store's slot (Node's AsyncLocalStorage, as the SDK's
+ * own, but no second one: each adds its step to every promise), except that it does not bind the request and
+ * response the HTTP instrumentation hands to the server: it keeps the request's context instead, which
+ * `resumeRequestContext` restores after the body parsers. Binding an emitter patches its listener methods onto it,
+ * and every request and response then handled is of another shape for Node's HTTP code and Express; the
+ * instrumentation's own listeners (the span's end) need no context.
  */
 export function requestContextManager(): OTel.ContextManager {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only with tracing on */
   const { AsyncLocalStorageContextManager } =
     require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  const { ROOT_CONTEXT } = require('@opentelemetry/api') as typeof OTel;
   /* eslint-enable @typescript-eslint/no-require-imports */
   class RequestContextManager extends AsyncLocalStorageContextManager {
+    override active(): OTel.Context {
+      return traceContext.get() ?? ROOT_CONTEXT;
+    }
+
+    override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+      context: OTel.Context,
+      fn: F,
+      thisArg?: ThisParameterType<F>,
+      ...args: A
+    ): ReturnType<F> {
+      return traceContext.run(context, () => fn.apply(thisArg, args));
+    }
+
+    override attach(
+      context: OTel.Context,
+    ): ReturnType<import('@opentelemetry/context-async-hooks').AsyncLocalStorageContextManager['attach']> {
+      const previous = traceContext.get();
+      traceContext.enter(context);
+      let disposed = false;
+      return {
+        dispose: () => {
+          if (!disposed) traceContext.enter(previous);
+          disposed = true;
+        },
+      };
+    }
+
+    /** The store is shared: switching tracing off leaves it to the rest. */
+    override disable(): this {
+      return this;
+    }
+
     override bind<T>(context: OTel.Context, target: T): T {
       if (serving && (target === serving.req || target === serving.res)) {
         if (target === serving.req) contexts.set(target as IncomingMessage, context);
