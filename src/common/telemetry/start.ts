@@ -147,13 +147,18 @@ export function requestRouting(
  * continue a trace left out and those the sampler's draw leaves out are sent round it (`routeAroundInstrumentation`,
  * in startTelemetry); should that not be in place, probes are still ignored.
  */
-function httpInstrumentation() {
+function httpInstrumentation(api: typeof OTel) {
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   return new HttpInstrumentation({
     ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has(pathOf(req)),
     requireParentforOutgoingSpans: true,
-    ignoreOutgoingRequestHook: () => OWN_REQUEST_SPANS.has(currentOwnSpan() ?? ''),
+    // Left alone (no span, no header, no listener bound): a request timed by a span of ours, and one made where no
+    // span is current, which would get only an empty span (a trace left out, a probe, work outside any trace).
+    ignoreOutgoingRequestHook: () => {
+      const ctx = api.context.active();
+      return api.trace.getSpan(ctx) === undefined || OWN_REQUEST_SPANS.has(currentOwnSpan(ctx) ?? '');
+    },
     requestHook: (span, req) => {
       if (isIncoming(req)) {
         const q = (req.url ?? '').indexOf('?');
@@ -232,7 +237,7 @@ export function startTelemetry(env: Env = process.env): string | null {
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      off.has('http') ? [] : httpInstrumentation(),
+      off.has('http') ? [] : httpInstrumentation(api),
       off.has('pg') ? [] : new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       // Command names only: arguments hold keys with phone numbers and queued message texts.
       off.has('ioredis')

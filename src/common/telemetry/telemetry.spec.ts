@@ -1,9 +1,9 @@
 import * as api from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
-  AlwaysOnSampler,
   InMemorySpanExporter,
   ParentBasedSampler,
+  SamplingDecision,
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
@@ -20,6 +20,8 @@ describe('span helpers under a sampled and a left-out trace', () => {
   const exporter = new InMemorySpanExporter();
   const contexts = new AsyncLocalStorageContextManager();
   let callSampled = true;
+  /** The root sampler's draw for a new trace. */
+  let rootSampled = true;
   /** The spans ended so far (the processor hands them over asynchronously). */
   const finished = async () => {
     await new Promise((resolve) => setImmediate(resolve));
@@ -29,7 +31,14 @@ describe('span helpers under a sampled and a left-out trace', () => {
   beforeAll(() => {
     api.context.setGlobalContextManager(contexts.enable());
     const provider = new TracerProvider({
-      sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+      sampler: new ParentBasedSampler({
+        root: {
+          shouldSample: () => ({
+            decision: rootSampled ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+          }),
+          toString: () => 'drawn',
+        },
+      }),
       spanProcessors: [new SimpleSpanProcessor({ exporter })],
     });
     api.trace.setGlobalTracerProvider(provider);
@@ -131,6 +140,34 @@ describe('span helpers under a sampled and a left-out trace', () => {
       withSpan('turn', {}, async () => 'ran', { call }),
     );
     expect((await finished()).map((s) => s.name)).toEqual(['turn']);
+  });
+
+  it('keeps no span in the context of a new trace the draw leaves out, and carries it on left out', async () => {
+    rootSampled = false;
+    try {
+      const seen = await withSpan(
+        'job q:x',
+        {},
+        () =>
+          withSpan('llm', {}, async () => ({
+            span: instrumentationSeesASpan(),
+            carried: currentTraceparent(),
+          })),
+        { root: true },
+      );
+      expect(seen.span).toBe(false);
+      expect(seen.carried).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/);
+      expect(await finished()).toEqual([]);
+      rootSampled = true;
+      await withSpan('job q:y', {}, async () => 'ran', { parent: seen.carried });
+      expect(await finished()).toEqual([]);
+      await withSpan('job q:z', {}, async () => expect(instrumentationSeesASpan()).toBe(true), {
+        root: true,
+      });
+      expect((await finished()).map((s) => s.name)).toEqual(['job q:z']);
+    } finally {
+      rootSampled = true;
+    }
   });
 
   it('still makes the spans of a sampled trace under a sampled one', async () => {

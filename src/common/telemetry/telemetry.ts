@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type * as OTel from '@opentelemetry/api';
 import { tracingState, type TracingState } from './tracing-state';
 
@@ -103,8 +102,20 @@ function leftOutContext(s: TracingState, ctx: OTel.Context, traceparent: string)
 
 /** A new trace's `traceparent`, not sampled: one left out before anything of it was made. */
 export function newLeftOutTraceparent(): string {
-  const id = randomBytes(24).toString('hex');
-  return `00-${id.slice(0, 32)}-${id.slice(32)}-00`;
+  return `00-${randomHex(4)}-${randomHex(2)}-00`;
+}
+
+/**
+ * `words` × 8 random hex digits, never all zeros (an invalid id): from Math.random, as the SDK's own id generator
+ * makes trace and span ids (a trace id is no secret; a call on the system's random source costs more per request).
+ */
+function randomHex(words: number): string {
+  let hex = '';
+  for (let i = 0; i < words; i++)
+    hex += Math.floor(Math.random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
+  return /^0+$/.test(hex) ? randomHex(words) : hex;
 }
 
 /**
@@ -112,7 +123,7 @@ export function newLeftOutTraceparent(): string {
  * have started it): a fresh `traceparent`, not sampled, and no span.
  */
 export function newLeftOutTrace(s: TracingState): OTel.Context {
-  return leftOutContext(s, s.api.ROOT_CONTEXT, newLeftOutTraceparent());
+  return s.api.ROOT_CONTEXT.setValue(s.leftOut, newLeftOutTraceparent());
 }
 
 /**
@@ -158,6 +169,12 @@ interface Opened {
   owned: boolean;
 }
 
+/** A span of ours not made: its name (and, for `reuse`, the no-op handle) in `ctx`. */
+function unmade(s: TracingState, ctx: OTel.Context, name: string, key: symbol | undefined): Opened {
+  const named = ctx.setValue(s.own, name);
+  return { ctx: key ? named.setValue(key, NOOP) : named, handle: NOOP, owned: false };
+}
+
 function open(s: TracingState, name: string, attributes: SpanAttributes, options: SpanOptions): Opened {
   const active = s.api.context.active();
   const key = options.reuse ? keyOf(s, name) : undefined;
@@ -180,9 +197,7 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
     // A trace the sampler left out, or a probe (tracing suppressed): nothing of this span would be kept,
     // so none is made (no ids, no attributes), and its context holds no span, so the statements, commands and
     // requests under it are not instrumented either. Its children stay in that trace, left out as well.
-    let ctx = (leftOut !== undefined ? leftOutContext(s, parent, leftOut) : parent).setValue(s.own, name);
-    if (key) ctx = ctx.setValue(key, NOOP);
-    return { ctx, handle: NOOP, owned: false };
+    return unmade(s, leftOut !== undefined ? leftOutContext(s, parent, leftOut) : parent, name, key);
   }
   const span = s.tracer.startSpan(
     name,
@@ -194,6 +209,10 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
     },
     parent,
   );
+  if (s.parentBased && !span.isRecording()) {
+    // A new trace the sampler's draw left out: as above, its context holds no span, only its traceparent.
+    return unmade(s, leftOutContext(s, parent, traceparentOf(span.spanContext())), name, key);
+  }
   const handle = handleOf(s, span);
   let ctx = s.api.trace.setSpan(parent, span).setValue(s.own, name);
   if (key) ctx = ctx.setValue(key, handle);
@@ -325,8 +344,8 @@ export function contextBinder(): <F extends (...args: never[]) => unknown>(fn: F
   return (fn) => s.api.context.bind(here, fn);
 }
 
-/** The name of the innermost span of ours in the current context (`llm`, `turn`, ...), if any. */
-export function currentOwnSpan(): string | undefined {
+/** The name of the innermost span of ours in the current context or `ctx` (`llm`, `turn`, ...), if any. */
+export function currentOwnSpan(ctx?: OTel.Context): string | undefined {
   const s = tracingState();
-  return s ? (s.api.context.active().getValue(s.own) as string | undefined) : undefined;
+  return s ? ((ctx ?? s.api.context.active()).getValue(s.own) as string | undefined) : undefined;
 }
