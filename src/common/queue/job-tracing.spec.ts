@@ -1,19 +1,8 @@
-import * as api from '@opentelemetry/api';
-import { isTracingSuppressed } from '@opentelemetry/core';
-import {
-  AlwaysOnSampler,
-  InMemorySpanExporter,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
 import Bull from 'bull';
 import Redis, { RedisOptions } from 'ioredis';
-import { callIds } from '@/common/telemetry/call-trace';
-import { requestContextManager } from '@/common/telemetry/request-context';
 import { currentTraceId, currentTraceparent } from '@/common/telemetry/trace-context';
 import { withSpan } from '@/common/telemetry/telemetry';
-import { activateTracing, deactivateTracing } from '@/common/telemetry/tracing-state';
+import { startTestTracing, type TestTracing } from '../../../test/support/tracing-harness';
 import { traceBullJobs } from './job-tracing';
 
 /** Each command Bull sent, with the trace current when it was sent. */
@@ -25,36 +14,21 @@ interface Sent {
 }
 
 describe('Bull jobs under tracing', () => {
-  const exporter = new InMemorySpanExporter();
+  let tracing: TestTracing;
   const sent: Sent[] = [];
   let adding = false;
   const queues: Bull.Queue[] = [];
   const clients: Redis[] = [];
 
   beforeAll(() => {
-    api.context.setGlobalContextManager(requestContextManager());
-    api.trace.setGlobalTracerProvider(
-      new TracerProvider({
-        sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
-        spanProcessors: [new SimpleSpanProcessor({ exporter })],
-      }),
-    );
-    activateTracing(
-      api,
-      { ids: callIds, sampled: () => true, startCallSpan: (_id, start) => start() },
-      false,
-      true,
-      isTracingSuppressed,
-    );
+    tracing = startTestTracing();
     traceBullJobs();
   });
 
   afterAll(async () => {
     await Promise.all(queues.map((q) => q.close()));
     clients.forEach((c) => c.disconnect());
-    deactivateTracing();
-    api.trace.disable();
-    api.context.disable();
+    tracing.stop();
   });
 
   /** A queue whose Redis connections note the trace current at each command sent. */
@@ -115,7 +89,7 @@ describe('Bull jobs under tracing', () => {
     // What Bull sent on its own (the delayed-job timer, the next job's fetch, the job's completion): no trace.
     const leaked = sent.filter((s) => !s.adding && s.traceId === requestTrace).map((s) => s.command);
     expect(leaked).toEqual([]);
-    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(
+    expect(tracing.exporter.getFinishedSpans().map((s) => s.name)).toEqual(
       expect.arrayContaining(['request', expect.stringMatching(/^job job-tracing-/)]),
     );
   });

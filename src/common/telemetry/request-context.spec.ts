@@ -1,20 +1,12 @@
 import * as api from '@opentelemetry/api';
-import { isTracingSuppressed, suppressTracing, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { suppressTracing, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import {
-  AlwaysOnSampler,
-  InMemorySpanExporter,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
 import * as http from 'node:http';
-import { callIds } from './call-trace';
-import { requestContextManager, resumeRequestContext, routeAroundInstrumentation } from './request-context';
+import { startTestTracing, type TestTracing } from '../../../test/support/tracing-harness';
+import { resumeRequestContext, routeAroundInstrumentation } from './request-context';
 import { requestRouting } from './start';
 import { withSpan } from './telemetry';
 import { currentTraceId } from './trace-context';
-import { activateTracing, deactivateTracing } from './tracing-state';
 
 /** What a handler saw: whether a span was current (the instrumentations make theirs only then), and the trace id. */
 interface Seen {
@@ -25,8 +17,7 @@ interface Seen {
 }
 
 describe('requests sent round the incoming-HTTP instrumentation', () => {
-  const exporter = new InMemorySpanExporter();
-  const contexts = requestContextManager();
+  let tracing: TestTracing;
   // Patched by hand below, as the SDK's module hook patches `http` when it loads (the test runner loads it its way).
   const instrumentation = new HttpInstrumentation({
     enabled: false,
@@ -41,22 +32,10 @@ describe('requests sent round the incoming-HTTP instrumentation', () => {
     (routing = requestRouting(share, true, suppressTracing(api.ROOT_CONTEXT)));
 
   beforeAll(async () => {
-    api.context.setGlobalContextManager(contexts.enable());
-    const provider = new TracerProvider({
-      sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
-      spanProcessors: [new SimpleSpanProcessor({ exporter })],
-    });
-    api.trace.setGlobalTracerProvider(provider);
+    tracing = startTestTracing();
     api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    instrumentation.setTracerProvider(provider);
+    instrumentation.setTracerProvider(tracing.provider);
     patching.patch!(http);
-    activateTracing(
-      api,
-      { ids: callIds, sampled: () => true, startCallSpan: (_id, start) => start() },
-      false,
-      true,
-      isTracingSuppressed,
-    );
     routeAroundInstrumentation(api, (req) => routing(req));
     server = http.createServer((req, res) => {
       // The parsers' way: the handler carries on from the request's stream events, then through the middleware.
@@ -83,14 +62,11 @@ describe('requests sent round the incoming-HTTP instrumentation', () => {
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
     if ((http.Server.prototype.emit as { __wrapped?: boolean }).__wrapped) patching.unpatch!(http);
-    deactivateTracing();
-    api.trace.disable();
-    api.propagation.disable();
-    api.context.disable();
+    tracing.stop();
   });
 
   beforeEach(() => {
-    exporter.reset();
+    tracing.exporter.reset();
     keeping(1);
   });
 
@@ -100,9 +76,9 @@ describe('requests sent round the incoming-HTTP instrumentation', () => {
   };
   /** The spans ended, once `count` have (the server span ends after the answer was read). */
   const finished = async (count: number) => {
-    for (let i = 0; i < 200 && exporter.getFinishedSpans().length < count; i += 1)
+    for (let i = 0; i < 200 && tracing.exporter.getFinishedSpans().length < count; i += 1)
       await new Promise((resolve) => setTimeout(resolve, 5));
-    return exporter.getFinishedSpans().map((s) => `${s.name} ${s.kind}`);
+    return tracing.exporter.getFinishedSpans().map((s) => `${s.name} ${s.kind}`);
   };
   const CALLER = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
 
@@ -117,7 +93,7 @@ describe('requests sent round the incoming-HTTP instrumentation', () => {
       `work ${api.SpanKind.INTERNAL}`,
     ]);
     const [server, work] = ['POST', 'work'].map((n) =>
-      exporter.getFinishedSpans().find((s) => s.name === n)!,
+      tracing.exporter.getFinishedSpans().find((s) => s.name === n)!,
     );
     expect(work.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
   });
@@ -127,7 +103,7 @@ describe('requests sent round the incoming-HTTP instrumentation', () => {
     const seen = await post('/continued', { traceparent: `00-${CALLER.traceId}-${CALLER.spanId}-01` });
     expect(seen).toEqual({ span: true, traceId: CALLER.traceId, bound: false });
     expect((await finished(2)).length).toBe(2);
-    const server = exporter.getFinishedSpans().find((s) => s.kind === api.SpanKind.SERVER);
+    const server = tracing.exporter.getFinishedSpans().find((s) => s.kind === api.SpanKind.SERVER);
     expect(server?.parentSpanContext?.spanId).toBe(CALLER.spanId);
   });
 

@@ -1,36 +1,27 @@
 import * as api from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  InMemorySpanExporter,
-  ParentBasedSampler,
-  SamplingDecision,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
-import { isTracingSuppressed, suppressTracing } from '@opentelemetry/core';
+import { ParentBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
+import { suppressTracing } from '@opentelemetry/core';
+import { startTestTracing, type TestTracing } from '../../../test/support/tracing-harness';
 import { callIds } from './call-trace';
 import { withSpan } from './telemetry';
 import { carry, currentTraceId, currentTraceparent, resumeTrace, TRACE_FIELD } from './trace-context';
-import { activateTracing, deactivateTracing } from './tracing-state';
 
 const SAMPLED = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const LEFT_OUT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
 
 describe('span helpers under a sampled and a left-out trace', () => {
-  const exporter = new InMemorySpanExporter();
-  const contexts = new AsyncLocalStorageContextManager();
+  let tracing: TestTracing;
   let callSampled = true;
   /** The root sampler's draw for a new trace. */
   let rootSampled = true;
   /** The spans ended so far (the processor hands them over asynchronously). */
   const finished = async () => {
     await new Promise((resolve) => setImmediate(resolve));
-    return exporter.getFinishedSpans();
+    return tracing.exporter.getFinishedSpans();
   };
 
   beforeAll(() => {
-    api.context.setGlobalContextManager(contexts.enable());
-    const provider = new TracerProvider({
+    tracing = startTestTracing({
       sampler: new ParentBasedSampler({
         root: {
           shouldSample: () => ({
@@ -39,29 +30,13 @@ describe('span helpers under a sampled and a left-out trace', () => {
           toString: () => 'drawn',
         },
       }),
-      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+      calls: { sampled: () => callSampled },
     });
-    api.trace.setGlobalTracerProvider(provider);
-    activateTracing(
-      api,
-      {
-        ids: callIds,
-        sampled: () => callSampled,
-        startCallSpan: (_id, start) => start(),
-      },
-      false,
-      true,
-      isTracingSuppressed,
-    );
   });
 
-  afterAll(() => {
-    deactivateTracing();
-    api.trace.disable();
-    api.context.disable();
-  });
+  afterAll(() => tracing.stop());
 
-  beforeEach(() => exporter.reset());
+  beforeEach(() => tracing.exporter.reset());
 
   const nested = (options: Parameters<typeof withSpan>[3]) =>
     withSpan(
