@@ -21,8 +21,9 @@ export interface AmbientSlot<T> {
 /** A new slot of the shared store. */
 export function ambientSlot<T>(): AmbientSlot<T> {
   const i = slots++;
-  const framed = (value: T | undefined): unknown[] => {
-    const next = storage.getStore()?.slice() ?? [];
+  /** `frame` (the current one) with this slot's value set: a copy, as frames are shared by what they started. */
+  const framed = (frame: readonly unknown[] | undefined, value: T | undefined): unknown[] => {
+    const next = frame?.slice() ?? [];
     next[i] = value;
     return next;
   };
@@ -31,8 +32,8 @@ export function ambientSlot<T>(): AmbientSlot<T> {
     run: (value, work) => {
       const frame = storage.getStore();
       if (frame ? frame[i] === value : value === undefined) return work();
-      return storage.run(framed(value), work);
+      return storage.run(framed(frame, value), work);
     },
-    enter: (value) => storage.enterWith(framed(value)),
+    enter: (value) => storage.enterWith(framed(storage.getStore(), value)),
   };
 }
