@@ -4,6 +4,7 @@ import {
   AlwaysOnSampler,
   InMemorySpanExporter,
   ParentBasedSampler,
+  RandomIdGenerator,
   Sampler,
   SimpleSpanProcessor,
   TracerProvider,
@@ -38,13 +39,14 @@ export function startTestTracing(
     spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
   api.trace.setGlobalTracerProvider(provider);
-  activateTracing(
+  activateTracing({
     api,
-    { ids: callIds, sampled: () => true, startCallSpan: (_id, start) => start(), ...options.calls },
-    false,
-    true,
-    isTracingSuppressed,
-  );
+    ids: new RandomIdGenerator(),
+    calls: { ids: callIds, sampled: () => true, startCallSpan: (_id, start) => start(), ...options.calls },
+    capture: false,
+    parentBased: true,
+    suppressed: isTracingSuppressed,
+  });
   return {
     exporter,
     provider,

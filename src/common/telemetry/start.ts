@@ -251,13 +251,14 @@ export function startTelemetry(env: Env = process.env): string | null {
   sdk.start();
   const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const parentBased = sampler instanceof t.ParentBasedSampler;
-  activateTracing(
+  activateTracing({
     api,
-    callTraces(ids, sampler, api),
-    env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true',
+    ids,
+    calls: callTraces(ids, sampler, api),
+    capture: env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true',
     parentBased,
-    core.isTracingSuppressed,
-  );
+    suppressed: core.isTracingSuppressed,
+  });
   if (!off.has('http'))
     routeAroundInstrumentation(
       api,

@@ -97,25 +97,13 @@ export const traceparentOf = (sc: OTel.SpanContext): string =>
  * `traceparent` kept for what is carried on from it.
  */
 function leftOutContext(s: TracingState, ctx: OTel.Context, traceparent: string): OTel.Context {
-  return s.api.trace.deleteSpan(ctx).setValue(s.leftOut, traceparent);
+  const spanless = s.api.trace.getSpan(ctx) ? s.api.trace.deleteSpan(ctx) : ctx;
+  return spanless.setValue(s.leftOut, traceparent);
 }
 
-/** A new trace's `traceparent`, not sampled: one left out before anything of it was made. */
-export function newLeftOutTraceparent(): string {
-  return `00-${randomHex(4)}-${randomHex(2)}-00`;
-}
-
-/**
- * `words` × 8 random hex digits, never all zeros (an invalid id): from Math.random, as the SDK's own id generator
- * makes trace and span ids (a trace id is no secret; a call on the system's random source costs more per request).
- */
-function randomHex(words: number): string {
-  let hex = '';
-  for (let i = 0; i < words; i++)
-    hex += Math.floor(Math.random() * 0x100000000)
-      .toString(16)
-      .padStart(8, '0');
-  return /^0+$/.test(hex) ? randomHex(words) : hex;
+/** A new trace's `traceparent`, not sampled (the SDK's ids): one left out before anything of it was made. */
+export function newLeftOutTraceparent(s: TracingState): string {
+  return `00-${s.ids.generateTraceId()}-${s.ids.generateSpanId()}-00`;
 }
 
 /**
@@ -123,7 +111,7 @@ function randomHex(words: number): string {
  * have started it): a fresh `traceparent`, not sampled, and no span.
  */
 export function newLeftOutTrace(s: TracingState): OTel.Context {
-  return s.api.ROOT_CONTEXT.setValue(s.leftOut, newLeftOutTraceparent());
+  return leftOutContext(s, s.api.ROOT_CONTEXT, newLeftOutTraceparent(s));
 }
 
 /**

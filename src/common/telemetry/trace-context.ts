@@ -17,7 +17,7 @@ function currentTrace(s: TracingState): string | undefined {
   if (sc && s.api.trace.isSpanContextValid(sc)) return traceparentOf(sc);
   const leftOut = ctx.getValue(s.leftOut) as string | undefined;
   if (leftOut) return leftOut;
-  return s.suppressed(ctx) ? newLeftOutTraceparent() : undefined;
+  return s.suppressed(ctx) ? newLeftOutTraceparent(s) : undefined;
 }
 
 /** The current trace id (32 hex), when tracing is on and a trace is current. */

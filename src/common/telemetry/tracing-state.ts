@@ -16,8 +16,16 @@ export interface CallTraces {
   startCallSpan(callId: string, start: () => OTel.Span): OTel.Span;
 }
 
+/** Random trace and span ids: the SDK's generator (`IdGenerator` of @opentelemetry/sdk-trace). */
+export interface Ids {
+  generateTraceId(): string;
+  generateSpanId(): string;
+}
+
 export interface TracingState {
   api: typeof OTel;
+  /** The SDK's id generator: ids for a trace left out before anything of it was made. */
+  ids: Ids;
   tracer: OTel.Tracer;
   capture: boolean;
   calls: CallTraces;
@@ -39,23 +47,21 @@ export interface TracingState {
 let state: TracingState | null = null;
 
 /** Turns the helpers on (start.ts, once the SDK is registered). */
-export function activateTracing(
-  api: typeof OTel,
-  calls: CallTraces,
-  capture: boolean,
-  parentBased = true,
-  suppressed: (ctx: OTel.Context) => boolean = () => false,
-): void {
+export function activateTracing(options: {
+  api: typeof OTel;
+  ids: Ids;
+  calls: CallTraces;
+  capture: boolean;
+  parentBased: boolean;
+  suppressed: (ctx: OTel.Context) => boolean;
+}): void {
+  const { api } = options;
   state = {
-    api,
+    ...options,
     tracer: api.trace.getTracer('agent-platform'),
-    capture,
-    calls,
     keys: new Map(),
     own: api.createContextKey('agent-platform.own-span'),
-    parentBased,
     leftOut: api.createContextKey('agent-platform.left-out-trace'),
-    suppressed,
   };
 }
 
