@@ -5,6 +5,7 @@ import { SaxesParser } from 'saxes';
 import type { Row } from '../column-types';
 import { MAX_IMPORT_COLUMNS } from '../records-table';
 import { ImportError } from './import-error';
+import { CentralDirectoryWorkbookReader } from './workbook-reader';
 
 // stream-json ships CommonJS without types for its parser factory's token stream.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -243,8 +244,7 @@ function cellValue(value: ExcelJS.CellValue): unknown {
 
 /** The first worksheet of an .xlsx, streamed; its first row is the header. */
 export async function* excelRows(file: string): AsyncGenerator<Row> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
-    entries: 'emit',
+  const reader = new CentralDirectoryWorkbookReader(file, {
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
     // Styles are needed to tell dates from numbers.
