@@ -71,11 +71,21 @@ export function callTraces(
   sampler: Sampler,
   api: typeof import('@opentelemetry/api'),
 ): CallTraces {
+  // Every span of a call asks; the sampler answers a trace id the same way each time (it draws on the id's bits).
+  const decisions = new Map<string, boolean>();
   return {
     ids: callIds,
-    sampled: (traceId) =>
-      sampler.shouldSample(api.ROOT_CONTEXT, traceId, 'call', api.SpanKind.INTERNAL, {}, []).decision ===
-      SamplingDecision.RECORD_AND_SAMPLED,
+    sampled: (traceId) => {
+      let sampled = decisions.get(traceId);
+      if (sampled === undefined) {
+        sampled =
+          sampler.shouldSample(api.ROOT_CONTEXT, traceId, 'call', api.SpanKind.INTERNAL, {}, []).decision ===
+          SamplingDecision.RECORD_AND_SAMPLED;
+        if (decisions.size >= IDS_KEPT) decisions.delete(decisions.keys().next().value as string);
+        decisions.set(traceId, sampled);
+      }
+      return sampled;
+    },
     startCallSpan: (callId: string, start: () => Span) => ids.withIds(callIds(callId), start),
   };
 }
