@@ -13,7 +13,7 @@ describe('call traces', () => {
 
   it("names a call's trace by its uuid and asks the sampler once per call", () => {
     const asked: string[] = [];
-    const ratio = new TraceIdRatioBasedSampler(0.5);
+    const ratio: Sampler = new TraceIdRatioBasedSampler(0.5);
     const counting: Sampler = {
       shouldSample: (...args) => {
         asked.push(args[1]);
