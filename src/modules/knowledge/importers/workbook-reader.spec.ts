@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as yauzl from 'yauzl';
@@ -53,6 +53,88 @@ describe('Excel rows (central-directory reader)', () => {
       const results = await Promise.all(Array.from({ length: 8 }, read));
       for (const rows of results) expect(rows).toEqual(expected);
     }
+  });
+
+  const rowsOf = async (path: string) => {
+    const rows: Record<string, unknown>[] = [];
+    for await (const row of excelRows(path)) rows.push({ ...row });
+    return rows;
+  };
+
+  const entryOf = async (path: string, name: string) => {
+    const zip = await yauzl.openPromise(path, { lazyEntries: true });
+    return new Promise<yauzl.Entry>((resolve, reject) => {
+      zip.on('entry', (e: yauzl.Entry) => {
+        if (e.fileName === name) {
+          zip.close();
+          resolve(e);
+        } else zip.readEntry();
+      });
+      zip.on('end', () => reject(new Error(`${name} not in the archive`)));
+      zip.readEntry();
+    });
+  };
+
+  it('keeps text whose characters fall across the chunks the archive is inflated in', async () => {
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('Greetings');
+    sheet.addRow(['n', 'text']);
+    // Two- and three-byte characters (ExcelJS's writer itself can split a surrogate pair).
+    const text = (n: number) => `Grüße ${n} — €${n % 97} ñandú 日本`;
+    for (let n = 0; n < 20_000; n++) sheet.addRow([n, text(n)]);
+    const path = join(dir, 'greetings.xlsx');
+    writeFileSync(path, Buffer.from(await wb.xlsx.writeBuffer()));
+    const rows = await rowsOf(path);
+    expect(rows).toHaveLength(20_000);
+    expect(rows.filter((r) => r.text !== text(r.n as number))).toEqual([]);
+  });
+
+  it('reads the first tab as the workbook orders them, a visible one before a hidden one', async () => {
+    const wb = new ExcelJS.Workbook();
+    const archive = wb.addWorksheet('Archive', { state: 'hidden' });
+    archive.addRow(['kind']);
+    archive.addRow(['archived']);
+    const later = wb.addWorksheet('Later');
+    later.addRow(['kind']);
+    later.addRow(['later']);
+    const first = wb.addWorksheet('First');
+    first.addRow(['kind']);
+    first.addRow(['first']);
+    // Tab order: Archive (hidden), First, Later; the parts are sheet1, sheet3, sheet2 (`orderNo`, not in ExcelJS's types).
+    const order = (ws: ExcelJS.Worksheet, n: number) => ((ws as unknown as { orderNo: number }).orderNo = n);
+    order(archive, 0);
+    order(first, 1);
+    order(later, 2);
+    const path = join(dir, 'tabs.xlsx');
+    writeFileSync(path, Buffer.from(await wb.xlsx.writeBuffer()));
+    expect(await rowsOf(path)).toEqual([{ kind: 'first' }]);
+  });
+
+  it('fails a workbook with a damaged part with the import error and leaves no file open', async () => {
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('Words');
+    sheet.addRow(['word']);
+    for (let n = 0; n < 20_000; n++) sheet.addRow([`word ${n} ${(n * 7919) % 10007}`]);
+    const path = join(dir, 'damaged.xlsx');
+    const bytes = Buffer.from(await wb.xlsx.writeBuffer());
+    writeFileSync(path, bytes);
+    // Garble the middle of the shared strings' compressed data (after the part's local header).
+    const entry = await entryOf(path, 'xl/sharedStrings.xml');
+    const header = entry.relativeOffsetOfLocalHeader;
+    const data = header + 30 + bytes.readUInt16LE(header + 26) + bytes.readUInt16LE(header + 28);
+    const damaged = Buffer.from(readFileSync(path));
+    damaged.fill(
+      0x5a,
+      data + Math.floor(entry.compressedSize / 2),
+      data + Math.floor(entry.compressedSize / 2) + 64,
+    );
+    writeFileSync(path, damaged);
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let i = 0; i < 5; i++) await expect(rowsOf(path)).rejects.toThrow(/not a readable Excel workbook/);
+    // Closing a file is asynchronous: give the last one a moment.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(open()).toBeLessThanOrEqual(before);
   });
 
   it('fails a damaged workbook with the import error', async () => {

@@ -1,11 +1,12 @@
 import ExcelJS from 'exceljs';
+import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import * as yauzl from 'yauzl';
 
 /** The parts of ExcelJS's streaming reader this one drives (exceljs 4.4; not in its published types). */
 interface ReaderParts {
   workbookRels?: { Id: string; Target: string }[];
-  model?: { sheets?: { rId: string }[] };
+  model?: { sheets?: { rId: string; state?: string }[] };
   _parseRels(entry: Readable): Promise<void>;
   _parseWorkbook(entry: Readable): Promise<void>;
   _parseSharedStrings(entry: Readable): AsyncGenerator<unknown>;
@@ -19,7 +20,9 @@ const SHEET_PATH = /^xl\/worksheets\/sheet(\d+)\.xml$/;
  * ExcelJS's streaming workbook reader, but reading the archive through its central directory: the relations, the
  * workbook, the shared strings and the styles first, then the worksheet, row by row. ExcelJS's own reader takes the
  * entries in stored order from a single pass whose end can come before the last entries are delivered; as ExcelJS
- * and most writers store `xl/workbook.xml` last, that reader intermittently fails a sound file.
+ * and most writers store `xl/workbook.xml` last, that reader intermittently fails a sound file. Only what the
+ * knowledge import needs: the file it was made with (not `parse`'s arguments), cached shared strings and styles, one
+ * worksheet, no hyperlinks. It drives ExcelJS's private parsers: `exceljs` is pinned to the version they were read in.
  */
 export class CentralDirectoryWorkbookReader extends ExcelJS.stream.xlsx.WorkbookReader {
   constructor(
@@ -29,15 +32,24 @@ export class CentralDirectoryWorkbookReader extends ExcelJS.stream.xlsx.Workbook
     super(file, options);
   }
 
-  /** Worksheet events only: the first sheet as the workbook lists its tabs (the lowest-numbered part when none is listed). */
+  /**
+   * Worksheet events only: the first worksheet as the workbook lists its tabs (visible before hidden; the
+   * lowest-numbered part when none is listed).
+   */
   override async *parse(): AsyncIterator<{ eventType: string; value: unknown }> {
     const self = this as unknown as ReaderParts;
     const zip = await yauzl.openPromise(this.file, { lazyEntries: true, autoClose: false });
+    const opened: Readable[] = [];
     try {
       const entries = await centralDirectory(zip);
-      const read = (name: string) => {
+      const read = async (name: string) => {
         const entry = entries.get(name);
-        return entry ? zip.openReadStreamPromise(entry) : null;
+        if (!entry) return null;
+        const stream = await zip.openReadStreamPromise(entry);
+        opened.push(stream);
+        // Text, not bytes: ExcelJS decodes each chunk on its own, so a character split across two chunks was lost.
+        stream.setEncoding('utf8');
+        return stream;
       };
       const rels = await read('xl/_rels/workbook.xml.rels');
       if (rels) await self._parseRels(rels);
@@ -53,6 +65,9 @@ export class CentralDirectoryWorkbookReader extends ExcelJS.stream.xlsx.Workbook
       if (sheet)
         yield* self._parseWorksheet(sheet, sheetNo) as Generator<{ eventType: string; value: unknown }>;
     } finally {
+      // A part whose parser stopped on an error is not read to its end: yauzl keeps the file open until it is
+      // destroyed (zip.close() alone does not close it).
+      for (const stream of opened) stream.destroy();
       zip.close();
     }
   }
@@ -72,10 +87,18 @@ function centralDirectory(zip: yauzl.ZipFile): Promise<Map<string, yauzl.Entry>>
 }
 
 function firstSheet(reader: ReaderParts, entries: Map<string, yauzl.Entry>): string | null {
-  const first = reader.model?.sheets?.[0];
-  const rel = first && reader.workbookRels?.find((r) => r.Id === first.rId);
-  const listed = rel && /^(?:\/xl\/)?worksheets\/sheet(\d+)\.xml$/.exec(rel.Target);
-  if (listed && entries.has(`xl/worksheets/sheet${listed[1]}.xml`)) return listed[1];
+  const parts: { sheetNo: string; hidden: boolean }[] = [];
+  for (const tab of reader.model?.sheets ?? []) {
+    const target = reader.workbookRels?.find((r) => r.Id === tab.rId)?.Target;
+    if (!target) continue;
+    // A relationship's target is relative to xl/ unless it starts at the archive's root.
+    const part = target.startsWith('/') ? target.slice(1) : posix.normalize(`xl/${target}`);
+    const sheetNo = SHEET_PATH.exec(part)?.[1];
+    if (sheetNo !== undefined && entries.has(part))
+      parts.push({ sheetNo, hidden: tab.state === 'hidden' || tab.state === 'veryHidden' });
+  }
+  const listed = parts.find((p) => !p.hidden) ?? parts[0];
+  if (listed) return listed.sheetNo;
   const numbers = [...entries.keys()]
     .map((name) => SHEET_PATH.exec(name)?.[1])
     .filter((n): n is string => n !== undefined)
