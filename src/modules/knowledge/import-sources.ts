@@ -11,7 +11,6 @@ import { ImportError } from './importers/import-error';
 import { excelRows, jsonRows, xmlRows } from './importers/row-sources';
 import { writeRows } from './importers/table-import';
 import { crawlTexts, fileText, oneText, pdfTexts, writeChunks } from './importers/text-import';
-import { checkWorkbookArchive } from './importers/zip-guard';
 import type { RecordsLoad } from './records-load';
 
 /**
@@ -65,7 +64,6 @@ export class ImportSources {
       case 'json':
         return writeRows(writer, progress, jsonRows(file), 'typed');
       case 'xlsx':
-        await checkWorkbookArchive(file);
         return writeRows(writer, progress, excelRows(file), 'typed');
       case 'txt':
         return writeChunks(writer, progress, fileText(file, name));

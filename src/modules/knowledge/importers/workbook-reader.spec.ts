@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as yauzl from 'yauzl';
 import { excelRows } from './row-sources';
+import { workbookEntries } from './zip-guard';
 
 describe('Excel rows (central-directory reader)', () => {
   let dir: string;
@@ -22,24 +23,24 @@ describe('Excel rows (central-directory reader)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const read = async () => {
-    const rows: unknown[] = [];
-    for await (const row of excelRows(file)) rows.push({ ...row });
+  const rowsOf = async (path: string) => {
+    const rows: Record<string, unknown>[] = [];
+    for await (const row of excelRows(path)) rows.push({ ...row });
     return rows;
   };
 
+  /** The archive's entries in stored order (its central directory). */
+  const entriesOf = async (path: string) => {
+    const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
+    try {
+      return await workbookEntries(zip);
+    } finally {
+      zip.close();
+    }
+  };
+
   it('stores the workbook part after the worksheets (what a single stored-order pass cannot rely on)', async () => {
-    const zip = await yauzl.openPromise(file, { lazyEntries: true });
-    const names: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      zip.on('entry', (e: yauzl.Entry) => {
-        names.push(e.fileName);
-        zip.readEntry();
-      });
-      zip.on('end', resolve);
-      zip.on('error', reject);
-      zip.readEntry();
-    });
+    const names = [...(await entriesOf(file)).keys()];
     expect(names.indexOf('xl/workbook.xml')).toBeGreaterThan(names.indexOf('xl/worksheets/sheet1.xml'));
     expect(names.indexOf('xl/sharedStrings.xml')).toBeGreaterThan(names.indexOf('xl/worksheets/sheet1.xml'));
   });
@@ -50,30 +51,10 @@ describe('Excel rows (central-directory reader)', () => {
       { Plan: 'Pro', Monthly: 25.5, Start: '2026-02-01T00:00:00.000Z' },
     ];
     for (let round = 0; round < 25; round++) {
-      const results = await Promise.all(Array.from({ length: 8 }, read));
+      const results = await Promise.all(Array.from({ length: 8 }, () => rowsOf(file)));
       for (const rows of results) expect(rows).toEqual(expected);
     }
   });
-
-  const rowsOf = async (path: string) => {
-    const rows: Record<string, unknown>[] = [];
-    for await (const row of excelRows(path)) rows.push({ ...row });
-    return rows;
-  };
-
-  const entryOf = async (path: string, name: string) => {
-    const zip = await yauzl.openPromise(path, { lazyEntries: true });
-    return new Promise<yauzl.Entry>((resolve, reject) => {
-      zip.on('entry', (e: yauzl.Entry) => {
-        if (e.fileName === name) {
-          zip.close();
-          resolve(e);
-        } else zip.readEntry();
-      });
-      zip.on('end', () => reject(new Error(`${name} not in the archive`)));
-      zip.readEntry();
-    });
-  };
 
   it('keeps text whose characters fall across the chunks the archive is inflated in', async () => {
     const wb = new ExcelJS.Workbook();
@@ -119,7 +100,7 @@ describe('Excel rows (central-directory reader)', () => {
     const bytes = Buffer.from(await wb.xlsx.writeBuffer());
     writeFileSync(path, bytes);
     // Garble the middle of the shared strings' compressed data (after the part's local header).
-    const entry = await entryOf(path, 'xl/sharedStrings.xml');
+    const entry = (await entriesOf(path)).get('xl/sharedStrings.xml')!;
     const header = entry.relativeOffsetOfLocalHeader;
     const data = header + 30 + bytes.readUInt16LE(header + 26) + bytes.readUInt16LE(header + 28);
     const damaged = Buffer.from(readFileSync(path));
@@ -137,15 +118,10 @@ describe('Excel rows (central-directory reader)', () => {
     expect(open()).toBeLessThanOrEqual(before);
   });
 
-  it('fails a damaged workbook with the import error', async () => {
+  it('fails a cut-off archive with the import error', async () => {
     const broken = join(dir, 'broken.xlsx');
     const zipped = Buffer.from(await new ExcelJS.Workbook().xlsx.writeBuffer());
     writeFileSync(broken, zipped.subarray(0, zipped.length - 40));
-    const rows: unknown[] = [];
-    await expect(
-      (async () => {
-        for await (const row of excelRows(broken)) rows.push(row);
-      })(),
-    ).rejects.toThrow(/not a readable Excel workbook/);
+    await expect(rowsOf(broken)).rejects.toThrow(/^invalid Excel workbook: /);
   });
 });

@@ -2,6 +2,8 @@ import ExcelJS from 'exceljs';
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import * as yauzl from 'yauzl';
+import { ImportError } from './import-error';
+import { workbookEntries } from './zip-guard';
 
 /** The parts of ExcelJS's streaming reader this one drives (exceljs 4.4; not in its published types). */
 interface ReaderParts {
@@ -17,8 +19,9 @@ interface ReaderParts {
 const SHEET_PATH = /^xl\/worksheets\/sheet(\d+)\.xml$/;
 
 /**
- * ExcelJS's streaming workbook reader, but reading the archive through its central directory: the relations, the
- * workbook, the shared strings and the styles first, then the worksheet, row by row. ExcelJS's own reader takes the
+ * ExcelJS's streaming workbook reader, but reading the archive through its central directory (which refuses
+ * decompression bombs and archives that are not workbooks: zip-guard.ts): the relations, the workbook, the shared
+ * strings and the styles first, then the worksheet, row by row. ExcelJS's own reader takes the
  * entries in stored order from a single pass whose end can come before the last entries are delivered; as ExcelJS
  * and most writers store `xl/workbook.xml` last, that reader intermittently fails a sound file. Only what the
  * knowledge import needs: the file it was made with (not `parse`'s arguments), cached shared strings and styles, one
@@ -38,10 +41,14 @@ export class CentralDirectoryWorkbookReader extends ExcelJS.stream.xlsx.Workbook
    */
   override async *parse(): AsyncIterator<{ eventType: string; value: unknown }> {
     const self = this as unknown as ReaderParts;
-    const zip = await yauzl.openPromise(this.file, { lazyEntries: true, autoClose: false });
+    const zip = await yauzl
+      .openPromise(this.file, { lazyEntries: true, autoClose: false })
+      .catch((err: Error) => {
+        throw new ImportError(`invalid Excel workbook: ${err.message}`);
+      });
     const opened: Readable[] = [];
     try {
-      const entries = await centralDirectory(zip);
+      const entries = await workbookEntries(zip);
       const read = async (name: string) => {
         const entry = entries.get(name);
         if (!entry) return null;
@@ -71,19 +78,6 @@ export class CentralDirectoryWorkbookReader extends ExcelJS.stream.xlsx.Workbook
       zip.close();
     }
   }
-}
-
-function centralDirectory(zip: yauzl.ZipFile): Promise<Map<string, yauzl.Entry>> {
-  const entries = new Map<string, yauzl.Entry>();
-  return new Promise((resolve, reject) => {
-    zip.on('entry', (entry: yauzl.Entry) => {
-      entries.set(entry.fileName, entry);
-      zip.readEntry();
-    });
-    zip.on('end', () => resolve(entries));
-    zip.on('error', reject);
-    zip.readEntry();
-  });
 }
 
 function firstSheet(reader: ReaderParts, entries: Map<string, yauzl.Entry>): string | null {

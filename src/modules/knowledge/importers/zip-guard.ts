@@ -11,41 +11,38 @@ export const ZIP_LIMITS = {
 };
 
 /**
- * Reads only the central directory of an .xlsx (nothing is inflated) and refuses decompression bombs and
- * archives that are not workbooks.
+ * The entries of an .xlsx by name, from its central directory alone (nothing is inflated), refusing decompression
+ * bombs and archives that are not workbooks. `zip` is opened with `lazyEntries`; the caller closes it.
  */
-export async function checkWorkbookArchive(file: string, limits = ZIP_LIMITS): Promise<void> {
-  let zip: yauzl.ZipFile;
-  try {
-    zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.open(file, { lazyEntries: true, autoClose: true }, (err, z) => (err ? reject(err) : resolve(z))),
-    );
-  } catch (err) {
-    throw new ImportError(`invalid Excel workbook: ${(err as Error).message}`);
-  }
+export async function workbookEntries(
+  zip: yauzl.ZipFile,
+  limits = ZIP_LIMITS,
+): Promise<Map<string, yauzl.Entry>> {
+  const entries = new Map<string, yauzl.Entry>();
   let total = 0;
   let count = 0;
-  let workbook = false;
   await new Promise<void>((resolve, reject) => {
-    const fail = (message: string) => {
-      zip.close();
-      reject(new ImportError(message));
-    };
-    zip.on('entry', (entry: yauzl.Entry) => {
+    const check = (entry: yauzl.Entry): string | null => {
       count++;
       total += entry.uncompressedSize;
-      if (entry.fileName === 'xl/workbook.xml') workbook = true;
       const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
-      if (count > limits.maxEntries) return fail('refused: the archive has too many entries');
+      if (count > limits.maxEntries) return 'refused: the archive has too many entries';
       if (total > limits.maxTotalUncompressed)
-        return fail('refused: the workbook would inflate past the size limit (a decompression bomb)');
+        return 'refused: the workbook would inflate past the size limit (a decompression bomb)';
       if (entry.uncompressedSize > limits.ratioCheckAbove && ratio > limits.maxRatio)
-        return fail(`refused: ${entry.fileName} compresses ${Math.round(ratio)}:1 (a decompression bomb)`);
+        return `refused: ${entry.fileName} compresses ${Math.round(ratio)}:1 (a decompression bomb)`;
+      return null;
+    };
+    zip.on('entry', (entry: yauzl.Entry) => {
+      entries.set(entry.fileName, entry);
+      const refused = check(entry);
+      if (refused) return reject(new ImportError(refused));
       zip.readEntry();
     });
     zip.on('end', () => resolve());
     zip.on('error', (err: Error) => reject(new ImportError(`invalid Excel workbook: ${err.message}`)));
     zip.readEntry();
   });
-  if (!workbook) throw new ImportError('the archive is not an Excel workbook (.xlsx)');
+  if (!entries.has('xl/workbook.xml')) throw new ImportError('the archive is not an Excel workbook (.xlsx)');
+  return entries;
 }
