@@ -30,7 +30,7 @@ export function makePdf(text: string, js?: string): Buffer {
 }
 
 describe('Knowledge: file imports', () => {
-  const suite = useTestApp({ tenants: ['tenant', 'other'] });
+  const suite = useTestApp({ storage: 'knowledge-files', tenants: ['tenant', 'other'] });
 
   const records = async (uuid: string) =>
     (await suite.tenant.http.get(`/api/v1/data/${uuid}/records?per_page=100`)).body.data.items.map(

@@ -57,7 +57,7 @@ function zip(entries: { name: string; data: Buffer; size: number; deflated: bool
 }
 
 describe('Knowledge: hostile inputs', () => {
-  const suite = useTestApp({ tenants: ['tenant'] });
+  const suite = useTestApp({ storage: 'knowledge-hostile', tenants: ['tenant'] });
 
   it('refuses a zip bomb disguised as .xlsx without inflating it', async () => {
     const workbook = Buffer.from('<workbook/>');

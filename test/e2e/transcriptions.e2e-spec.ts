@@ -20,6 +20,7 @@ describe('transcriptions (§14) against a local OpenAI-compatible transcription 
       rx: () => WebhookReceiver.start(),
     },
     env: ({ stt, llm }) => ({ STT_BASE_URL: stt.url, STT_API_KEY: 'stt-key', LLM_BASE_URL: llm.url }),
+    storage: 'transcriptions',
     tenants: ['t', 'other'],
   });
   beforeEach(() => suite.stt.reset());

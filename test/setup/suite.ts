@@ -1,3 +1,5 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { createTenant, TestTenant } from '../factories/workspace.factory';
 import { dropDatabase, isolatedDatabase } from '../support/isolated-database';
 import { startTestApp, TestApp } from './test-app';
@@ -27,6 +29,11 @@ export interface SuiteOptions<N extends string, S extends Record<string, Closabl
    * database: created before the app, its URL given to the app as `DATABASE_URL`, dropped after the app stops.
    */
   database?: string;
+  /**
+   * A storage directory of its own (this name under the run's), for suites that check which files are left behind:
+   * the uploads another suite has in flight meanwhile are not theirs.
+   */
+  storage?: string;
   /** Configuration overrides (see startTestApp); a function is called once the servers and database are up. */
   env?: Env | ((started: S & { databaseUrl: string }) => Env | Promise<Env>);
   tenants?: readonly N[];
@@ -58,6 +65,7 @@ export function useTestApp<
     if (options.database) suite.databaseUrl = await isolatedDatabase(options.database);
     const env = typeof options.env === 'function' ? await options.env(suite) : { ...options.env };
     if (options.database) env.DATABASE_URL = suite.databaseUrl;
+    if (options.storage) env.STORAGE_DIR = path.join(process.env.STORAGE_DIR ?? os.tmpdir(), options.storage);
     suite.app = await startTestApp(env, { captureLogs: options.captureLogs });
     for (const name of options.tenants ?? []) fields[name] = await createTenant(suite.app);
   });
