@@ -12,18 +12,24 @@ const HEX_UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{
  * process that ends the call writes the root itself, with the call's placement as its start.
  */
 export function callIds(callId: string): { traceId: string; spanId: string } {
-  const known = idsOfCalls.get(callId);
-  if (known) return known;
-  const ids = idsOf(callId);
-  // Every span of a call asks: the live calls' ids are kept (the oldest let go past IDS_KEPT).
-  if (idsOfCalls.size >= IDS_KEPT) idsOfCalls.delete(idsOfCalls.keys().next().value as string);
-  idsOfCalls.set(callId, ids);
-  return ids;
+  return kept(idsOfCalls, callId, () => idsOf(callId));
 }
 
-/** Calls whose ids are kept: well over the live calls of one process. */
+/** Calls whose ids (and sampling decision) are kept: well over the live calls of one process. */
 const IDS_KEPT = 4096;
 const idsOfCalls = new Map<string, { traceId: string; spanId: string }>();
+
+/**
+ * What `map` keeps for `key`, made and kept on first use: every span of a call asks, so the live calls' answers are
+ * kept (the oldest let go past IDS_KEPT).
+ */
+function kept<V>(map: Map<string, V>, key: string, make: () => V): V {
+  if (map.has(key)) return map.get(key) as V;
+  const value = make();
+  if (map.size >= IDS_KEPT) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+  return value;
+}
 
 function idsOf(callId: string): { traceId: string; spanId: string } {
   const traceId = HEX_UUID.test(callId)
@@ -71,21 +77,18 @@ export function callTraces(
   sampler: Sampler,
   api: typeof import('@opentelemetry/api'),
 ): CallTraces {
-  // Every span of a call asks; the sampler answers a trace id the same way each time (it draws on the id's bits).
+  // The sampler answers a trace id the same way each time (it draws on the id's bits).
   const decisions = new Map<string, boolean>();
   return {
     ids: callIds,
-    sampled: (traceId) => {
-      let sampled = decisions.get(traceId);
-      if (sampled === undefined) {
-        sampled =
+    sampled: (traceId) =>
+      kept(
+        decisions,
+        traceId,
+        () =>
           sampler.shouldSample(api.ROOT_CONTEXT, traceId, 'call', api.SpanKind.INTERNAL, {}, []).decision ===
-          SamplingDecision.RECORD_AND_SAMPLED;
-        if (decisions.size >= IDS_KEPT) decisions.delete(decisions.keys().next().value as string);
-        decisions.set(traceId, sampled);
-      }
-      return sampled;
-    },
+          SamplingDecision.RECORD_AND_SAMPLED,
+      ),
     startCallSpan: (callId: string, start: () => Span) => ids.withIds(callIds(callId), start),
   };
 }
