@@ -34,7 +34,7 @@ export function routeAroundInstrumentation(
   const modules = [require('node:http'), require('node:https')] as { Server: { prototype: object } }[];
   /* eslint-enable @typescript-eslint/no-require-imports */
   for (const mod of modules) {
-    const proto = mod.Server.prototype as { emit: Wrapped };
+    const proto = mod.Server.prototype as { emit: Wrapped } & Record<string, unknown>;
     const instrumented = proto.emit[ROUTED] ?? proto.emit;
     const original = (instrumented as Wrapped).__original;
     if (!original) continue;
@@ -53,17 +53,62 @@ export function routeAroundInstrumentation(
         serving = undefined;
       }
     };
-    const hidden = (value: unknown) => ({ value, enumerable: false, configurable: true });
-    Object.defineProperties(emit, {
-      [ROUTED]: hidden(instrumented),
-      __original: hidden(original),
-      __wrapped: hidden(true),
-      __unwrap: hidden(() => {
-        if (proto.emit === emit) proto.emit = original;
-      }),
-    });
-    proto.emit = emit;
+    install(proto, 'emit', emit, instrumented, original);
   }
+}
+
+/**
+ * Puts `route` in place of the instrumentation's wrapper of `target[name]`, marked as shimmer marks a wrapper: the
+ * instrumentation's wrapper kept under ROUTED (installed again, a route replaces its earlier one), `__original` the
+ * unpatched function, and `__unwrap` (the instrumentation disabled) restores it.
+ */
+function install<F extends (...args: never[]) => unknown>(
+  target: Record<string, unknown>,
+  name: string,
+  route: F,
+  instrumented: F,
+  original: F,
+): void {
+  const hidden = (value: unknown) => ({ value, enumerable: false, configurable: true });
+  Object.defineProperties(route, {
+    [ROUTED]: hidden(instrumented),
+    __original: hidden(original),
+    __wrapped: hidden(true),
+    __unwrap: hidden(() => {
+      if (target[name] === route) target[name] = original;
+    }),
+  });
+  target[name] = route;
+}
+
+type Request = ((this: unknown, ...args: unknown[]) => unknown) & {
+  __original?: Request;
+  [ROUTED]?: Request;
+};
+
+/**
+ * Sends the outgoing requests `untraced` says would get no span (no span is current, or a span of ours times the
+ * request) round the outgoing-HTTP instrumentation of `http` and `https` (`request` and `get`): straight to Node's
+ * own functions. The instrumentation would leave them alone as well (its `ignoreOutgoingRequestHook`), but only after
+ * parsing each request's URL and copying its options, which costs more than the rest of an untraced request's
+ * tracing. The others go through it as before. Runs once the instrumentation has patched the modules; one it has not
+ * patched is left alone.
+ */
+export function routeOutgoingAroundInstrumentation(untraced: () => boolean): void {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded only with tracing on, after the SDK patched them */
+  const modules = [require('node:http'), require('node:https')] as Record<string, unknown>[];
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  for (const mod of modules)
+    for (const name of ['request', 'get']) {
+      const current = mod[name] as Request;
+      const instrumented = current[ROUTED] ?? current;
+      const original = instrumented.__original;
+      if (!original) continue;
+      const route: Request = function (this: unknown, ...args: unknown[]) {
+        return (untraced() ? original : instrumented).apply(this, args);
+      };
+      install(mod, name, route, instrumented, original);
+    }
 }
 
 /** The trace context, in the shared store of what running work carries (common/context/ambient.ts). */

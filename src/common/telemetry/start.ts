@@ -4,7 +4,11 @@ import type { ClientRequest } from 'node:http';
 import type * as OTel from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
-import { requestContextManager, routeAroundInstrumentation } from './request-context';
+import {
+  requestContextManager,
+  routeAroundInstrumentation,
+  routeOutgoingAroundInstrumentation,
+} from './request-context';
 import { currentOwnSpan, newLeftOutTrace, parentFrom } from './telemetry';
 import { activateTracing, deactivateTracing, tracingState } from './tracing-state';
 
@@ -143,6 +147,16 @@ export function requestRouting(
 }
 
 /**
+ * Whether an outgoing request made now gets no span of the HTTP instrumentation: one timed by a span of ours, and one
+ * made where no span is current, which would get only an empty span (a trace left out, a probe, work outside any
+ * trace).
+ */
+export function untracedRequest(api: typeof OTel): boolean {
+  const ctx = api.context.active();
+  return api.trace.getSpan(ctx) === undefined || OWN_REQUEST_SPANS.has(currentOwnSpan(ctx) ?? '');
+}
+
+/**
  * HTTP spans without query values, named by their route, with the request's workspace. The probes, the requests that
  * continue a trace left out and those the sampler's draw leaves out are sent round it (`routeAroundInstrumentation`,
  * in startTelemetry); should that not be in place, probes are still ignored.
@@ -153,12 +167,9 @@ function httpInstrumentation(api: typeof OTel) {
   return new HttpInstrumentation({
     ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has(pathOf(req)),
     requireParentforOutgoingSpans: true,
-    // Left alone (no span, no header, no listener bound): a request timed by a span of ours, and one made where no
-    // span is current, which would get only an empty span (a trace left out, a probe, work outside any trace).
-    ignoreOutgoingRequestHook: () => {
-      const ctx = api.context.active();
-      return api.trace.getSpan(ctx) === undefined || OWN_REQUEST_SPANS.has(currentOwnSpan(ctx) ?? '');
-    },
+    // Left alone (no span, no header, no listener bound); those are sent round the instrumentation before it parses
+    // their URL (`routeOutgoingAroundInstrumentation`), this is for should that not be in place.
+    ignoreOutgoingRequestHook: () => untracedRequest(api),
     requestHook: (span, req) => {
       if (isIncoming(req)) {
         const q = (req.url ?? '').indexOf('?');
@@ -259,11 +270,13 @@ export function startTelemetry(env: Env = process.env): string | null {
     parentBased,
     suppressed: core.isTracingSuppressed,
   });
-  if (!off.has('http'))
+  if (!off.has('http')) {
     routeAroundInstrumentation(
       api,
       requestRouting(rootShare(env), parentBased, core.suppressTracing(api.ROOT_CONTEXT)),
     );
+    routeOutgoingAroundInstrumentation(() => untracedRequest(api));
+  }
   (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   const description =
