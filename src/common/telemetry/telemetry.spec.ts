@@ -4,6 +4,7 @@ import { suppressTracing } from '@opentelemetry/core';
 import { startTestTracing, type TestTracing } from '../../../test/support/tracing-harness';
 import { callIds } from './call-trace';
 import { withSpan } from './telemetry';
+import { Traced } from './traced';
 import { carry, currentTraceId, currentTraceparent, resumeTrace, TRACE_FIELD } from './trace-context';
 
 const SAMPLED = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -143,6 +144,33 @@ describe('span helpers under a sampled and a left-out trace', () => {
     } finally {
       rootSampled = true;
     }
+  });
+
+  it('runs a traced method in a trace left out as it is: no attributes worked out, no context made', async () => {
+    const call = '0190a9c2-7b1e-7c3d-9e4f-5a6b7c8d9e0f';
+    let worked = 0;
+    class Work {
+      @Traced<[string | null], Promise<unknown>>('turn', {
+        attributes: () => ({ n: ++worked }),
+        options: (callId) => ({ call: callId }),
+      })
+      async run(_callId: string | null) {
+        return { context: api.context.active(), span: instrumentationSeesASpan() };
+      }
+    }
+    const work = new Work();
+    await resumeTrace(LEFT_OUT, async () => {
+      const outer = api.context.active();
+      expect(await work.run(null)).toEqual({ context: outer, span: false });
+      expect(worked).toBe(0);
+      expect(withSpan('llm', {}, () => api.context.active())).toBe(outer);
+      expect(await finished()).toEqual([]);
+      // A call's span leaves the trace it is started in: the call's sampling decides it.
+      callSampled = true;
+      expect((await work.run(call)).span).toBe(true);
+      expect(worked).toBe(1);
+    });
+    expect((await finished()).map((s) => s.name)).toEqual(['turn']);
   });
 
   it('still makes the spans of a sampled trace under a sampled one', async () => {

@@ -155,6 +155,25 @@ interface Opened {
   handle: SpanHandle;
   /** Whether this span is ours to end (false when an existing one was reused). */
   owned: boolean;
+  /** `ctx` is the current context: the function runs as it is, in it. */
+  here?: boolean;
+}
+
+/** Whether options move a span of ours out of the current context (into a call's, a carried or a new trace). */
+const movesOut = (options: SpanOptions): boolean => !!(options.root || options.call || options.parent);
+
+/** Whether the context is one of a trace the sampler left out (see `leftOutContext`), under a parent-based sampler. */
+const inLeftOut = (s: TracingState, ctx: OTel.Context): boolean =>
+  s.parentBased && ctx.getValue(s.leftOut) !== undefined;
+
+/**
+ * Whether a span of ours opened now with `options` would be left out and change nothing where it runs: the current
+ * context is in a trace the sampler left out and the options keep the span in it. `Traced` then calls the method as
+ * it is (no attributes worked out, no context made).
+ */
+export function leftOutHere(options: SpanOptions = {}): boolean {
+  const s = tracingState();
+  return !!s && !movesOut(options) && inLeftOut(s, s.api.context.active());
 }
 
 /** A span of ours not made: its name (and, for `reuse`, the no-op handle) in `ctx`. */
@@ -165,6 +184,9 @@ function unmade(s: TracingState, ctx: OTel.Context, name: string, key: symbol | 
 
 function open(s: TracingState, name: string, attributes: SpanAttributes, options: SpanOptions): Opened {
   const active = s.api.context.active();
+  // In a trace left out, a span that stays in it is not made and its context would say nothing more: no span for the
+  // instrumentations, and the name of ours is asked only where a span is current (start.ts's outgoing requests).
+  if (!movesOut(options) && inLeftOut(s, active)) return { ctx: active, handle: NOOP, owned: false, here: true };
   const key = options.reuse ? keyOf(s, name) : undefined;
   const current = key ? (active.getValue(key) as SpanHandle | undefined) : undefined;
   if (current) {
@@ -213,6 +235,7 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
 /** Runs `fn` in the span; ends it when `fn` returns or its promise settles (failed on a throw or rejection). */
 function runIn<T>(s: TracingState, opened: Opened, fn: (span: SpanHandle) => T): T {
   const { ctx, handle, owned } = opened;
+  if (opened.here) return fn(handle);
   if (!owned) return s.api.context.with(ctx, fn, undefined, handle);
   let out: T;
   try {
@@ -288,6 +311,7 @@ export function followInSpan<T>(
   const s = tracingState();
   if (!s) return source(NOOP);
   const opened = open(s, name, attributes, {});
+  if (opened.here) return source(NOOP);
   const iterable = s.api.context.with(opened.ctx, source, undefined, opened.handle);
   return follow(s, opened, iterable, onItem);
 }

@@ -1,6 +1,7 @@
 import {
   contextBinder,
   followInSpan,
+  leftOutHere,
   SpanAttributes,
   SpanHandle,
   SpanOptions,
@@ -45,6 +46,9 @@ export function Traced<A extends unknown[], R>(name: string, spec: TracedSpec<A,
     const original = descriptor.value as Method<A, R> | undefined;
     if (!original || !tracingEnabled()) return;
     const traced = function (this: unknown, ...args: A): R {
+      const options = spec.options?.(...args);
+      // A trace the sampler left out: the method as it is (its span would not be made).
+      if (leftOutHere(options)) return original.apply(this, args);
       const started = Date.now();
       const attributes = spec.attributes?.(...args) ?? {};
       const outside = contextBinder();
@@ -72,7 +76,7 @@ export function Traced<A extends unknown[], R>(name: string, spec: TracedSpec<A,
           spec.result(span, out as Awaited<R>, started, args);
           return out;
         },
-        spec.options?.(...args),
+        options,
       );
     };
     for (const key of Reflect.getMetadataKeys?.(original) ?? [])
