@@ -186,7 +186,8 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
   const active = s.api.context.active();
   // In a trace left out, a span that stays in it is not made and its context would say nothing more: no span for the
   // instrumentations, and the name of ours is asked only where a span is current (start.ts's outgoing requests).
-  if (!movesOut(options) && inLeftOut(s, active)) return { ctx: active, handle: NOOP, owned: false, here: true };
+  if (!movesOut(options) && inLeftOut(s, active))
+    return { ctx: active, handle: NOOP, owned: false, here: true };
   const key = options.reuse ? keyOf(s, name) : undefined;
   const current = key ? (active.getValue(key) as SpanHandle | undefined) : undefined;
   if (current) {
