@@ -4,7 +4,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 // The module object itself (a namespace import is a copy the instrumentation cannot patch).
 import http from 'node:http';
 import { startTestTracing, type TestTracing } from '../../../test/support/tracing-harness';
-import { routeOutgoingAroundInstrumentation } from './request-context';
+import { routeAround, routeOutgoingAroundInstrumentation } from './request-context';
 import { untracedRequest } from './start';
 import { withSpan } from './telemetry';
 import { currentTraceId } from './trace-context';
@@ -104,5 +104,53 @@ describe('outgoing requests sent round the HTTP instrumentation', () => {
     patching.unpatch!(http);
     expect(http.request).toBe(native.request);
     expect(http.get).toBe(native.get);
+  });
+});
+
+describe('routeAround (statements and commands made where no span is current)', () => {
+  /** A method wrapped the way the instrumentations' shimmer wraps one: the wrapper keeps the original. */
+  const wrapped = () => {
+    const calls: string[] = [];
+    const original = function (this: { id: string }, a: number, b: number) {
+      calls.push(`original ${this.id}`);
+      return a + b;
+    };
+    const instrumented = Object.assign(
+      function (this: { id: string }, a: number, b: number) {
+        calls.push('instrumented');
+        return original.call(this, a, b);
+      },
+      { __original: original, __wrapped: true },
+    );
+    const target = { id: 'client', query: instrumented as (a: number, b: number) => number };
+    return { calls, original, instrumented, target };
+  };
+
+  it('sends the calls it is told are untraced straight to the original, with their this and arguments', () => {
+    const { calls, target } = wrapped();
+    let untraced = true;
+    expect(routeAround(target, 'query', () => untraced)).toBe(true);
+    expect(target.query(2, 3)).toBe(5);
+    expect(calls).toEqual(['original client']);
+    untraced = false;
+    expect(target.query(1, 1)).toBe(2);
+    expect(calls).toEqual(['original client', 'instrumented', 'original client']);
+  });
+
+  it('replaces its earlier route, and the unwrap restores the original', () => {
+    const { calls, original, target } = wrapped();
+    routeAround(target, 'query', () => false);
+    routeAround(target, 'query', () => true);
+    target.query(0, 0);
+    expect(calls).toEqual(['original client']);
+    (target.query as unknown as { __unwrap(): void }).__unwrap();
+    expect(target.query).toBe(original);
+  });
+
+  it('leaves a method no instrumentation wrapped alone', () => {
+    const target = { query: (a: number) => a };
+    const own = target.query;
+    expect(routeAround(target, 'query', () => true)).toBe(false);
+    expect(target.query).toBe(own);
   });
 });

@@ -81,10 +81,29 @@ function install<F extends (...args: never[]) => unknown>(
   target[name] = route;
 }
 
-type Request = ((this: unknown, ...args: unknown[]) => unknown) & {
-  __original?: Request;
-  [ROUTED]?: Request;
+type Routed = ((this: unknown, ...args: unknown[]) => unknown) & {
+  __original?: Routed;
+  [ROUTED]?: Routed;
 };
+
+/**
+ * Sends the calls of `target[name]` that `untraced` says would get no span round the instrumentation that wrapped
+ * it, straight to the unwrapped function; the others go through it as before. Answers whether it was wrapped (one the
+ * instrumentation has not patched is left alone). Installed again, it replaces its earlier route.
+ */
+export function routeAround(target: object, name: string, untraced: () => boolean): boolean {
+  const holder = target as Record<string, unknown>;
+  const current = holder[name] as Routed | undefined;
+  const instrumented = current?.[ROUTED] ?? current;
+  const original = instrumented?.__original;
+  if (!instrumented || !original) return false;
+  const route: Routed = function (this: unknown) {
+    // eslint-disable-next-line prefer-rest-params -- no array built for each call: this runs for every statement
+    return (untraced() ? original : instrumented).apply(this, arguments as unknown as unknown[]);
+  };
+  install(holder, name, route, instrumented, original);
+  return true;
+}
 
 /**
  * Sends the outgoing requests `untraced` says would get no span (no span is current, or a span of ours times the
@@ -96,23 +115,16 @@ type Request = ((this: unknown, ...args: unknown[]) => unknown) & {
  */
 export function routeOutgoingAroundInstrumentation(untraced: () => boolean): void {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only with tracing on, after the SDK patched them */
-  const modules = [require('node:http'), require('node:https')] as Record<string, unknown>[];
+  const modules = [require('node:http'), require('node:https')] as object[];
   /* eslint-enable @typescript-eslint/no-require-imports */
-  for (const mod of modules)
-    for (const name of ['request', 'get']) {
-      const current = mod[name] as Request;
-      const instrumented = current[ROUTED] ?? current;
-      const original = instrumented.__original;
-      if (!original) continue;
-      const route: Request = function (this: unknown, ...args: unknown[]) {
-        return (untraced() ? original : instrumented).apply(this, args);
-      };
-      install(mod, name, route, instrumented, original);
-    }
+  for (const mod of modules) for (const name of ['request', 'get']) routeAround(mod, name, untraced);
 }
 
 /** The trace context, in the shared store of what running work carries (common/context/ambient.ts). */
 const traceContext = ambientSlot<OTel.Context>();
+
+/** The context `requestContextManager` holds now, if any: what its `active()` answers, without the API's lookup. */
+export const heldContext = (): OTel.Context | undefined => traceContext.get();
 
 /**
  * The SDK's context manager, keeping the context in the shared store's slot (Node's AsyncLocalStorage, as the SDK's

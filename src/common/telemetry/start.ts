@@ -5,7 +5,9 @@ import type * as OTel from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import {
+  heldContext,
   requestContextManager,
+  routeAround,
   routeAroundInstrumentation,
   routeOutgoingAroundInstrumentation,
 } from './request-context';
@@ -151,8 +153,11 @@ export function requestRouting(
  * made where no span is current, which would get only an empty span (a trace left out, a probe, work outside any
  * trace).
  */
-export function untracedRequest(api: typeof OTel): boolean {
-  const ctx = api.context.active();
+export function untracedRequest(
+  api: typeof OTel,
+  active = (): OTel.Context => api.context.active(),
+): boolean {
+  const ctx = active();
   return api.trace.getSpan(ctx) === undefined || OWN_REQUEST_SPANS.has(currentOwnSpan(ctx) ?? '');
 }
 
@@ -262,6 +267,8 @@ export function startTelemetry(env: Env = process.env): string | null {
   sdk.start();
   const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const parentBased = sampler instanceof t.ParentBasedSampler;
+  // The service's context manager (with the HTTP instrumentation) holds the context where it can be read directly.
+  const active = off.has('http') ? () => api.context.active() : () => heldContext() ?? api.ROOT_CONTEXT;
   activateTracing({
     api,
     ids,
@@ -269,14 +276,22 @@ export function startTelemetry(env: Env = process.env): string | null {
     capture: env.OTEL_CAPTURE_CONTENT?.trim().toLowerCase() === 'true',
     parentBased,
     suppressed: core.isTracingSuppressed,
+    active,
   });
   if (!off.has('http')) {
     routeAroundInstrumentation(
       api,
       requestRouting(rootShare(env), parentBased, core.suppressTracing(api.ROOT_CONTEXT)),
     );
-    routeOutgoingAroundInstrumentation(() => untracedRequest(api));
+    routeOutgoingAroundInstrumentation(() => untracedRequest(api, active));
   }
+  // Statements and commands made where no span is current (a trace left out, work outside any trace) go straight to
+  // the driver: the instrumentations would find no parent span and skip them too, after their own checks. Loading
+  // them here has the SDK patch them first.
+  const spanless = () => api.trace.getSpan(active()) === undefined;
+  if (!off.has('pg')) routeAround((require('pg') as typeof import('pg')).Client.prototype, 'query', spanless);
+  if (!off.has('ioredis'))
+    routeAround((require('ioredis') as { prototype: object }).prototype, 'sendCommand', spanless);
   (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   const description =

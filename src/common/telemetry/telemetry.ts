@@ -173,7 +173,7 @@ const inLeftOut = (s: TracingState, ctx: OTel.Context): boolean =>
  */
 export function leftOutHere(options: SpanOptions = {}): boolean {
   const s = tracingState();
-  return !!s && !movesOut(options) && inLeftOut(s, s.api.context.active());
+  return !!s && !movesOut(options) && inLeftOut(s, s.active());
 }
 
 /** A span of ours not made: its name (and, for `reuse`, the no-op handle) in `ctx`. */
@@ -183,7 +183,7 @@ function unmade(s: TracingState, ctx: OTel.Context, name: string, key: symbol | 
 }
 
 function open(s: TracingState, name: string, attributes: SpanAttributes, options: SpanOptions): Opened {
-  const active = s.api.context.active();
+  const active = s.active();
   // In a trace left out, a span that stays in it is not made and its context would say nothing more: no span for the
   // instrumentations, and the name of ours is asked only where a span is current (start.ts's outgoing requests).
   if (!movesOut(options) && inLeftOut(s, active))
@@ -353,12 +353,12 @@ async function* follow<T>(
 export function contextBinder(): <F extends (...args: never[]) => unknown>(fn: F) => F {
   const s = tracingState();
   if (!s) return (fn) => fn;
-  const here = s.api.context.active();
+  const here = s.active();
   return (fn) => s.api.context.bind(here, fn);
 }
 
 /** The name of the innermost span of ours in the current context or `ctx` (`llm`, `turn`, ...), if any. */
 export function currentOwnSpan(ctx?: OTel.Context): string | undefined {
   const s = tracingState();
-  return s ? ((ctx ?? s.api.context.active()).getValue(s.own) as string | undefined) : undefined;
+  return s ? ((ctx ?? s.active()).getValue(s.own) as string | undefined) : undefined;
 }

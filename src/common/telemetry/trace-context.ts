@@ -12,7 +12,7 @@ import { tracingState, type TracingState } from './tracing-state';
  * one, so that the work it carries on (jobs, events) is left out with it rather than starting traces of its own.
  */
 function currentTrace(s: TracingState): string | undefined {
-  const ctx = s.api.context.active();
+  const ctx = s.active();
   const sc = s.api.trace.getSpanContext(ctx);
   if (sc && s.api.trace.isSpanContextValid(sc)) return traceparentOf(sc);
   const leftOut = ctx.getValue(s.leftOut) as string | undefined;
@@ -24,7 +24,7 @@ function currentTrace(s: TracingState): string | undefined {
 export function currentTraceId(): string | undefined {
   const s = tracingState();
   if (!s) return undefined;
-  const ctx = s.api.context.active();
+  const ctx = s.active();
   const sc = s.api.trace.getSpanContext(ctx);
   if (sc && s.api.trace.isSpanContextValid(sc)) return sc.traceId;
   return TRACEPARENT.exec((ctx.getValue(s.leftOut) as string | undefined) ?? '')?.[1];

@@ -24,6 +24,11 @@ export interface Ids {
 
 export interface TracingState {
   api: typeof OTel;
+  /**
+   * The current context: the context manager's own answer, read straight from its store when it is the service's
+   * (`api.context.active()` looks the manager up in the global registry at every call).
+   */
+  active(): OTel.Context;
   /** The SDK's id generator: ids for a trace left out before anything of it was made. */
   ids: Ids;
   tracer: OTel.Tracer;
@@ -54,10 +59,12 @@ export function activateTracing(options: {
   capture: boolean;
   parentBased: boolean;
   suppressed: (ctx: OTel.Context) => boolean;
+  active?: () => OTel.Context;
 }): void {
   const { api } = options;
   state = {
     ...options,
+    active: options.active ?? (() => api.context.active()),
     tracer: api.trace.getTracer('agent-platform'),
     keys: new Map(),
     own: api.createContextKey('agent-platform.own-span'),
