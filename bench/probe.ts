@@ -13,7 +13,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 
@@ -24,6 +24,9 @@ export interface ProbeSnapshot {
   redis: Record<string, number>;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  /** Collections of the old generation (major GCs) since the process started, and the time of every GC (ms). */
+  majorGcs: number;
+  gcMs: number;
   /** BENCH_TRACE=timeline: what the process waited on since the last snapshot, on a clock shared by processes. */
   timeline?: TimelineEvent[];
 }
@@ -157,6 +160,15 @@ if (dir) {
   }
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
+  let majorGcs = 0;
+  let gcMs = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gcMs += e.duration;
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs += 1;
+    }
+  }).observe({ entryTypes: ['gc'] });
   loop.enable();
   let n = 0;
   const [profileFrom, profileTo] = (process.env.BENCH_PROFILE_SNAPSHOTS ?? '').split('-').map(Number);
@@ -191,6 +203,8 @@ if (dir) {
       redis: Object.fromEntries(redis),
       loopDelayP99Ms: loop.percentile(99) / 1e6,
       loopDelayMaxMs: loop.max / 1e6,
+      majorGcs,
+      gcMs,
       ...(timeline ? { timeline } : {}),
     };
     if (timeline) timeline = [];

@@ -7,6 +7,18 @@ export interface PassFigures {
   p99: Record<string, number>;
   /** The replicas' CPU per unit of work (ms), by unit (`turn (saturation)`, `inbound message`, ...). */
   cpuMs: Record<string, number>;
+  /** The replicas' collections of the old generation in the window measured (see `gcBetween`). */
+  majorGcs?: number;
+}
+
+/**
+ * The replicas' major GCs between two probe snapshots. A replica that starts no collection of its old generation in
+ * the window measured spends less CPU there than it will later: tracing's few megabytes more heap bring the first
+ * one sooner, so a short window charges it to tracing. Compare over a window in which every replica collects it.
+ */
+export function gcBetween(from: ProbeSnapshot[], to: ProbeSnapshot[]): number {
+  const major = (list: ProbeSnapshot[]) => list.reduce((t, s) => t + (s.majorGcs ?? 0), 0);
+  return major(to) - major(from);
 }
 
 /** The replicas' CPU (ms) between two probe snapshots, per unit of work. */
@@ -58,6 +70,8 @@ function sideBySide(): [PassSide, PassSide] {
  * off, …: drift over the run weighs on both alike) and compares the means; each pass's figures are printed too.
  * BENCH_TRACING_SIDE_BY_SIDE=1 runs each round's two passes at the same time instead, each on replicas, a database and
  * a Redis prefix of its own, meeting at each phase: what the machine does meanwhile weighs on both alike.
+ * Each pass's major GCs are printed too: the window must be long enough for every replica to collect its old
+ * generation (`gcBetween`), e.g. BENCH_MESSAGES=4000 at BENCH_RATE=25 for `bench:messaging`.
  */
 export async function withTracingCost(
   pass: (tracing: Record<string, string>, side: PassSide) => Promise<PassFigures>,
@@ -106,6 +120,7 @@ export async function withTracingCost(
   const off = meanFigures(offs, mean);
   const on = meanFigures(ons, mean);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const gcs = (list: PassFigures[]) => list.map((f) => f.majorGcs ?? '?').join(', ');
   process.stdout.write(
     [
       '',
@@ -122,6 +137,9 @@ export async function withTracingCost(
           `  ${'  each pass (off; on):'.padEnd(34)} ${each(offs)}; ${each(ons)} ms`,
         ];
       }),
+      ...(offs[0].majorGcs === undefined
+        ? []
+        : [`  ${"replicas' major GCs (off; on):".padEnd(34)} ${gcs(offs)}; ${gcs(ons)}`]),
       `  spans exported:                    ${receiver.received} (${(receiver.bytes / 2 ** 20).toFixed(1)} MiB of OTLP JSON)`,
       `  ${'most exported spans, by name:'.padEnd(34)} ${[...receiver.names]
         .sort((a, b) => b[1] - a[1])
