@@ -267,8 +267,13 @@ export function startTelemetry(env: Env = process.env): string | null {
   sdk.start();
   const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const parentBased = sampler instanceof t.ParentBasedSampler;
-  // The service's context manager (with the HTTP instrumentation) holds the context where it can be read directly.
-  const active = off.has('http') ? () => api.context.active() : () => heldContext() ?? api.ROOT_CONTEXT;
+  // The service's context manager (with the HTTP instrumentation) holds the context where it can be read directly,
+  // once it is the one registered (another one registered first, say by a preloaded agent, keeps its place).
+  const probe = api.createContextKey('agent-platform.context-manager-probe');
+  const ours =
+    !off.has('http') &&
+    api.context.with(api.ROOT_CONTEXT.setValue(probe, true), () => heldContext()?.getValue(probe) === true);
+  const active = ours ? () => heldContext() ?? api.ROOT_CONTEXT : () => api.context.active();
   activateTracing({
     api,
     ids,

@@ -3,7 +3,7 @@ import { ParentBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
 import { suppressTracing } from '@opentelemetry/core';
 import { startTestTracing, type TestTracing } from '../../../test/support/tracing-harness';
 import { callIds } from './call-trace';
-import { withSpan } from './telemetry';
+import { followInSpan, withSpan } from './telemetry';
 import { Traced } from './traced';
 import { carry, currentTraceId, currentTraceparent, resumeTrace, TRACE_FIELD } from './trace-context';
 
@@ -171,6 +171,28 @@ describe('span helpers under a sampled and a left-out trace', () => {
       expect(worked).toBe(1);
     });
     expect((await finished()).map((s) => s.name)).toEqual(['turn']);
+  });
+
+  it('runs the steps of a stream made in a trace left out in that trace, whoever consumes it', async () => {
+    const stream = await resumeTrace(LEFT_OUT, async () =>
+      followInSpan('tts', {}, () =>
+        (async function* () {
+          yield instrumentationSeesASpan();
+          yield currentTraceId();
+        })(),
+      ),
+    );
+    const seen: unknown[] = [];
+    await withSpan(
+      'consumer',
+      {},
+      async () => {
+        for await (const step of stream) seen.push(step);
+      },
+      { parent: '00-1bf7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+    );
+    expect(seen).toEqual([false, '0af7651916cd43dd8448eb211c80319c']);
+    expect((await finished()).map((s) => s.name)).toEqual(['consumer']);
   });
 
   it('still makes the spans of a sampled trace under a sampled one', async () => {

@@ -312,7 +312,7 @@ export function followInSpan<T>(
   const s = tracingState();
   if (!s) return source(NOOP);
   const opened = open(s, name, attributes, {});
-  if (opened.here) return source(NOOP);
+  // Even with no span, each step runs in the context the stream was made in, not in its consumer's.
   const iterable = s.api.context.with(opened.ctx, source, undefined, opened.handle);
   return follow(s, opened, iterable, onItem);
 }

@@ -47,8 +47,9 @@ export function Traced<A extends unknown[], R>(name: string, spec: TracedSpec<A,
     if (!original || !tracingEnabled()) return;
     const traced = function (this: unknown, ...args: A): R {
       const options = spec.options?.(...args);
-      // A trace the sampler left out: the method as it is (its span would not be made).
-      if (leftOutHere(options)) return original.apply(this, args);
+      // A trace the sampler left out: the method as it is (its span would not be made). A stream still goes through
+      // followInSpan, which keeps its steps in this context.
+      if (!spec.item && leftOutHere(options)) return original.apply(this, args);
       const started = Date.now();
       const attributes = spec.attributes?.(...args) ?? {};
       const outside = contextBinder();
