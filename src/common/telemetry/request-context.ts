@@ -10,9 +10,18 @@ const contexts = new WeakMap<IncomingMessage, OTel.Context>();
 let serving: { req: unknown; res: unknown } | undefined;
 
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
-/** The instrumentation's `emit` (shimmer keeps the one it wrapped); ours keeps the instrumentation's under ROUTED. */
-type Wrapped = Emit & { __original?: Emit; [ROUTED]?: Emit };
-const ROUTED = Symbol('agent-platform.routed-emit');
+type Fn = (this: unknown, ...args: unknown[]) => unknown;
+/** An instrumentation's wrapper (shimmer keeps the function it wrapped); a route of ours keeps it under ROUTED. */
+type Wrapped<F> = F & { __original?: F; [ROUTED]?: F };
+const ROUTED = Symbol('agent-platform.routed');
+
+/** The instrumentation's wrapper of `target[name]` and the function it wrapped (under a route of ours, if any). */
+function wrapperOf<F>(target: object, name: string): { instrumented: F; original: F } | undefined {
+  const current = (target as Record<string, unknown>)[name] as Wrapped<F> | undefined;
+  const instrumented = (current?.[ROUTED] ?? current) as Wrapped<F> | undefined;
+  const original = instrumented?.__original;
+  return instrumented && original ? { instrumented, original } : undefined;
+}
 
 /**
  * Sends the requests `contextOf` gives a context (the probes, those continuing a trace the sampler left out, and
@@ -34,10 +43,10 @@ export function routeAroundInstrumentation(
   const modules = [require('node:http'), require('node:https')] as { Server: { prototype: object } }[];
   /* eslint-enable @typescript-eslint/no-require-imports */
   for (const mod of modules) {
-    const proto = mod.Server.prototype as { emit: Wrapped } & Record<string, unknown>;
-    const instrumented = proto.emit[ROUTED] ?? proto.emit;
-    const original = (instrumented as Wrapped).__original;
-    if (!original) continue;
+    const proto = mod.Server.prototype;
+    const wrapped = wrapperOf<Emit>(proto, 'emit');
+    if (!wrapped) continue;
+    const { instrumented, original } = wrapped;
     const emit: Emit = function (this: unknown, event, ...args) {
       if (event !== 'request') return instrumented.call(this, event, ...args);
       const req = args[0] as IncomingMessage;
@@ -53,7 +62,7 @@ export function routeAroundInstrumentation(
         serving = undefined;
       }
     };
-    install(proto, 'emit', emit, instrumented, original);
+    install(proto, 'emit', emit, wrapped);
   }
 }
 
@@ -62,29 +71,24 @@ export function routeAroundInstrumentation(
  * instrumentation's wrapper kept under ROUTED (installed again, a route replaces its earlier one), `__original` the
  * unpatched function, and `__unwrap` (the instrumentation disabled) restores it.
  */
-function install<F extends (...args: never[]) => unknown>(
-  target: Record<string, unknown>,
+function install<F>(
+  target: object,
   name: string,
   route: F,
-  instrumented: F,
-  original: F,
-): void {
+  { instrumented, original }: { instrumented: F; original: F },
+) {
+  const holder = target as Record<string, unknown>;
   const hidden = (value: unknown) => ({ value, enumerable: false, configurable: true });
   Object.defineProperties(route, {
     [ROUTED]: hidden(instrumented),
     __original: hidden(original),
     __wrapped: hidden(true),
     __unwrap: hidden(() => {
-      if (target[name] === route) target[name] = original;
+      if (holder[name] === route) holder[name] = original;
     }),
   });
-  target[name] = route;
+  holder[name] = route;
 }
-
-type Routed = ((this: unknown, ...args: unknown[]) => unknown) & {
-  __original?: Routed;
-  [ROUTED]?: Routed;
-};
 
 /**
  * Sends the calls of `target[name]` that `untraced` says would get no span round the instrumentation that wrapped
@@ -92,16 +96,14 @@ type Routed = ((this: unknown, ...args: unknown[]) => unknown) & {
  * instrumentation has not patched is left alone). Installed again, it replaces its earlier route.
  */
 export function routeAround(target: object, name: string, untraced: () => boolean): boolean {
-  const holder = target as Record<string, unknown>;
-  const current = holder[name] as Routed | undefined;
-  const instrumented = current?.[ROUTED] ?? current;
-  const original = instrumented?.__original;
-  if (!instrumented || !original) return false;
-  const route: Routed = function (this: unknown) {
+  const wrapped = wrapperOf<Fn>(target, name);
+  if (!wrapped) return false;
+  const { instrumented, original } = wrapped;
+  const route: Fn = function (this: unknown) {
     // eslint-disable-next-line prefer-rest-params -- no array built for each call: this runs for every statement
     return (untraced() ? original : instrumented).apply(this, arguments as unknown as unknown[]);
   };
-  install(holder, name, route, instrumented, original);
+  install(target, name, route, wrapped);
   return true;
 }
 
