@@ -24,9 +24,8 @@ export interface ProbeSnapshot {
   redis: Record<string, number>;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
-  /** Collections of the old generation (major GCs) since the process started, and the time of every GC (ms). */
+  /** Collections of the old generation (major GCs) since the process started. */
   majorGcs: number;
-  gcMs: number;
   /** BENCH_TRACE=timeline: what the process waited on since the last snapshot, on a clock shared by processes. */
   timeline?: TimelineEvent[];
 }
@@ -161,10 +160,8 @@ if (dir) {
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   let majorGcs = 0;
-  let gcMs = 0;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      gcMs += e.duration;
       const kind = (e as { detail?: { kind?: number } }).detail?.kind;
       if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs += 1;
     }
@@ -204,7 +201,6 @@ if (dir) {
       loopDelayP99Ms: loop.percentile(99) / 1e6,
       loopDelayMaxMs: loop.max / 1e6,
       majorGcs,
-      gcMs,
       ...(timeline ? { timeline } : {}),
     };
     if (timeline) timeline = [];
