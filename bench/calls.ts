@@ -13,7 +13,7 @@ import type { TimelineEvent } from './probe';
 import { probe, spent } from './probe-report';
 import { seedBenchTenant } from './seed-tenant';
 import { percentile, runBench } from './stats';
-import { cpuPerUnit, gcBetween, PassFigures, PassSide, withTracingCost } from './tracing-cost';
+import { cpuPerUnit, gcBetween, heapAfter, PassFigures, PassSide, withTracingCost } from './tracing-cost';
 
 /**
  * `npm run bench:calls`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis; 50 sandbox
@@ -418,6 +418,7 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
         'turn (saturation)': cpuPerUnit(beforeTurns, afterTurns, turnMs.length),
       },
       majorGcs: gcBetween(beforeLive, afterTurns),
+      heapMb: heapAfter(afterTurns),
     };
   } finally {
     await Promise.all([stopServer(a.child), stopServer(b.child)]);

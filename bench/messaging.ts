@@ -15,7 +15,7 @@ import { seedBenchTenant } from './seed-tenant';
 import { probe, spent } from './probe-report';
 import { startServer, stopServer } from './replicas';
 import { percentile, runBench } from './stats';
-import { cpuPerUnit, gcBetween, PassFigures, PassSide, withTracingCost } from './tracing-cost';
+import { cpuPerUnit, gcBetween, heapAfter, PassFigures, PassSide, withTracingCost } from './tracing-cost';
 
 /**
  * `npm run bench:messaging`: two API replicas (compiled, each with its workers) share PostgreSQL and Redis. 1,000
@@ -260,6 +260,7 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
       p99: { 'hook answer': hookP99, 'inbound -> reply minus model': replyP99 },
       cpuMs: { 'inbound message': cpuPerUnit(before, after, MESSAGES) },
       majorGcs: gcBetween(before, after),
+      heapMb: heapAfter(after),
     };
   } finally {
     await Promise.all([stopServer(a.child), stopServer(b.child)]);

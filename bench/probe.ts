@@ -6,12 +6,15 @@
  * BENCH_PROFILE_SNAPSHOTS=a-b (e.g. `1-2`, the saturation turns of bench:calls) profiles the CPU from snapshot a to
  * snapshot b into `BENCH_PROFILE_DIR` (default: the probe directory) as `<pid>-<a>-<b>.cpuprofile`: one phase's
  * profile, without the start-up and the other phases a whole-process `--cpu-prof` mixes in.
+ * BENCH_PROBE_COLLECT=1 collects the whole heap before each snapshot (`collected`).
  */
 import * as fs from 'node:fs';
 import { Session } from 'node:inspector';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { Client } from 'pg';
@@ -26,6 +29,14 @@ export interface ProbeSnapshot {
   loopDelayMaxMs: number;
   /** Collections of the old generation (major GCs) since the process started. */
   majorGcs: number;
+  /**
+   * BENCH_PROBE_COLLECT=1: the heap in use (MiB) just after the collection of the whole heap the snapshot began with.
+   * A window between two such snapshots starts with no garbage left over from before it and pays for collecting all
+   * of its own; without them a replica carries the old generation's limit its start-up set into the window (a
+   * replica that set a high one, say under start-up's allocation rate, may not collect its old generation for
+   * minutes, then does so every few seconds).
+   */
+  collected?: number;
   /** BENCH_TRACE=timeline: what the process waited on since the last snapshot, on a clock shared by processes. */
   timeline?: TimelineEvent[];
 }
@@ -158,6 +169,17 @@ if (dir) {
     }
   }
 
+  let collect: (() => void) | undefined;
+  /** The collections made here, not counted in `majorGcs` (the observer hears of each one after its snapshot). */
+  let forced = 0;
+  if (process.env.BENCH_PROBE_COLLECT === '1') {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    collect = () => {
+      gc();
+      forced += 1;
+    };
+  }
   const loop = monitorEventLoopDelay({ resolution: 10 });
   let majorGcs = 0;
   new PerformanceObserver((list) => {
@@ -192,6 +214,8 @@ if (dir) {
     }
   };
   process.on('SIGUSR2', () => {
+    collect?.();
+    const collected = collect ? process.memoryUsage().heapUsed / 2 ** 20 : undefined;
     const cpu = process.cpuUsage();
     const snap: ProbeSnapshot = {
       pid: process.pid,
@@ -200,7 +224,8 @@ if (dir) {
       redis: Object.fromEntries(redis),
       loopDelayP99Ms: loop.percentile(99) / 1e6,
       loopDelayMaxMs: loop.max / 1e6,
-      majorGcs,
+      majorGcs: majorGcs - forced,
+      collected,
       ...(timeline ? { timeline } : {}),
     };
     if (timeline) timeline = [];

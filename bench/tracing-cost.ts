@@ -9,6 +9,8 @@ export interface PassFigures {
   cpuMs: Record<string, number>;
   /** The replicas' collections of the old generation in the window measured (see `gcBetween`). */
   majorGcs?: number;
+  /** The replicas' heap in use (MiB, summed) once the whole heap was collected at the window's end (`heapAfter`). */
+  heapMb?: number;
 }
 
 /**
@@ -19,6 +21,13 @@ export interface PassFigures {
 export function gcBetween(from: ProbeSnapshot[], to: ProbeSnapshot[]): number {
   const major = (list: ProbeSnapshot[]) => list.reduce((t, s) => t + (s.majorGcs ?? 0), 0);
   return major(to) - major(from);
+}
+
+/** The replicas' heap in use (MiB) just after the collection a snapshot began with (BENCH_PROBE_COLLECT), summed. */
+export function heapAfter(to: ProbeSnapshot[]): number | undefined {
+  return to.every((s) => s.collected !== undefined)
+    ? to.reduce((t, s) => t + (s.collected ?? 0), 0)
+    : undefined;
 }
 
 /** The replicas' CPU (ms) between two probe snapshots, per unit of work. */
@@ -70,8 +79,11 @@ function sideBySide(): [PassSide, PassSide] {
  * off, …: drift over the run weighs on both alike) and compares the means; each pass's figures are printed too.
  * BENCH_TRACING_SIDE_BY_SIDE=1 runs each round's two passes at the same time instead, each on replicas, a database and
  * a Redis prefix of its own, meeting at each phase: what the machine does meanwhile weighs on both alike.
- * Each pass's major GCs are printed too: the window must be long enough for every replica to collect its old
- * generation (`gcBetween`), e.g. BENCH_MESSAGES=4000 at BENCH_RATE=25 for `bench:messaging`.
+ * Each pass's major GCs are printed too. The replicas collect their whole heap as each window starts and ends
+ * (BENCH_PROBE_COLLECT=1 unless set otherwise, see bench/probe.ts): without that, a replica whose start-up set its
+ * old generation's limit high skips the collections the other one makes, and the window charges them to whichever
+ * side made them. It must still be long enough for every replica to collect its old generation (`gcBetween`), e.g.
+ * BENCH_MESSAGES=4000 at BENCH_RATE=25 for `bench:messaging`.
  */
 export async function withTracingCost(
   pass: (tracing: Record<string, string>, side: PassSide) => Promise<PassFigures>,
@@ -80,6 +92,7 @@ export async function withTracingCost(
     await pass({}, ALONE);
     return;
   }
+  process.env.BENCH_PROBE_COLLECT ??= '1';
   const rounds = Math.max(1, Number(process.env.BENCH_TRACING_ROUNDS ?? 2) || 2);
   const together = process.env.BENCH_TRACING_SIDE_BY_SIDE === '1';
   const receiver = await OtlpReceiver.start({ keep: false });
@@ -121,6 +134,7 @@ export async function withTracingCost(
   const on = meanFigures(ons, mean);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
   const gcs = (list: PassFigures[]) => list.map((f) => f.majorGcs ?? '?').join(', ');
+  const heaps = (list: PassFigures[]) => list.map((f) => f.heapMb?.toFixed(1) ?? '?').join(', ');
   process.stdout.write(
     [
       '',
@@ -140,6 +154,11 @@ export async function withTracingCost(
       ...(offs[0].majorGcs === undefined
         ? []
         : [`  ${"replicas' major GCs (off; on):".padEnd(34)} ${gcs(offs)}; ${gcs(ons)}`]),
+      ...(offs[0].heapMb === undefined
+        ? []
+        : [
+            `  ${"replicas' heap at the end, collected:".padEnd(34)} ${heaps(offs)}; ${heaps(ons)} MiB (off; on)`,
+          ]),
       `  spans exported:                    ${receiver.received} (${(receiver.bytes / 2 ** 20).toFixed(1)} MiB of OTLP JSON)`,
       `  ${'most exported spans, by name:'.padEnd(34)} ${[...receiver.names]
         .sort((a, b) => b[1] - a[1])
