@@ -4,6 +4,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import * as http from 'node:http';
 import { startTestTracing, type TestTracing } from '../../../test/support/tracing-harness';
 import { resumeRequestContext, routeAroundInstrumentation } from './request-context';
+import { callIds } from './call-trace';
 import { requestRouting } from './start';
 import { withSpan } from './telemetry';
 import { currentTraceId } from './trace-context';
@@ -28,11 +29,13 @@ describe('requests sent round the incoming-HTTP instrumentation', () => {
   let base: string;
   /** Which requests are sent round, as start.ts routes them: every new trace kept (1) or none (0). */
   let routing: ReturnType<typeof requestRouting>;
+  /** The sampler's decision for every call's trace. */
+  let callKept = true;
   const keeping = (share: number) =>
     (routing = requestRouting(share, true, suppressTracing(api.ROOT_CONTEXT)));
 
   beforeAll(async () => {
-    tracing = startTestTracing();
+    tracing = startTestTracing({ calls: { sampled: () => callKept } });
     api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     instrumentation.setTracerProvider(tracing.provider);
     patching.patch!(http);
@@ -68,6 +71,7 @@ describe('requests sent round the incoming-HTTP instrumentation', () => {
   beforeEach(() => {
     tracing.exporter.reset();
     keeping(1);
+    callKept = true;
   });
 
   const post = async (path: string, headers: Record<string, string> = {}): Promise<Seen> => {
@@ -126,6 +130,27 @@ describe('requests sent round the incoming-HTTP instrumentation', () => {
     expect(await finished(0)).toEqual([]);
     const again = await post('/left-out');
     expect(again.traceId).not.toBe(seen.traceId);
+  });
+
+  it("follows a call's decision for a request on it, not a draw of its own", async () => {
+    const call = '0190A9C2-7B1E-7C3D-9E4F-5A6B7C8D9E0F';
+    const callTrace = callIds(call.toLowerCase()).traceId;
+    // Every new trace would be kept, but the call's is left out: sent round, in the call's trace.
+    callKept = false;
+    for (const path of [`/api/v1/calls/${call}/simulate`, `/api/v1/calls/action/${call}/say`]) {
+      expect(await post(path)).toEqual({ span: false, traceId: callTrace, bound: false });
+    }
+    expect(await finished(0)).toEqual([]);
+    // Every new trace would be left out, but the call's is kept: traced.
+    keeping(0);
+    callKept = true;
+    expect((await post(`/api/v1/calls/${call}`)).span).toBe(true);
+    expect((await finished(2)).length).toBe(2);
+    // A path that names no call is drawn as before.
+    tracing.exporter.reset();
+    expect((await post('/api/v1/calls/simulate-inbound')).span).toBe(false);
+    expect((await post(`/api/v1/callsx/${call}`)).span).toBe(false);
+    expect(await finished(0)).toEqual([]);
   });
 
   it("the instrumentation's unwrap restores the server's own emit", () => {

@@ -11,7 +11,7 @@ import {
   routeAroundInstrumentation,
   routeOutgoingAroundInstrumentation,
 } from './request-context';
-import { currentOwnSpan, newLeftOutTrace, parentFrom } from './telemetry';
+import { callRequestContext, currentOwnSpan, newLeftOutTrace, parentFrom } from './telemetry';
 import { activateTracing, deactivateTracing, tracingState } from './tracing-state';
 
 type Env = Record<string, string | undefined>;
@@ -116,6 +116,10 @@ export function leftOutRequests(share: number): (req: IncomingMessage) => boolea
   return (req) => req.headers.traceparent === undefined && Math.random() >= share;
 }
 
+/** A path naming a call (`/api/v1/calls/{uuid}…`, `/api/v1/calls/action/{uuid}/…`): the call's uuid. */
+const CALL_PATH =
+  /^\/api\/v1\/calls\/(?:action\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/i;
+
 /** The path of a request, without its query. */
 const pathOf = (req: IncomingMessage): string => {
   const url = req.url ?? '';
@@ -126,8 +130,10 @@ const pathOf = (req: IncomingMessage): string => {
 /**
  * Which requests are sent round the HTTP instrumentation (`routeAroundInstrumentation`), and in what context: probes,
  * in `probe` (untraced); under a parent-based sampler, a request continuing a trace its caller's sampler left out, in
- * that trace (this one is left out too); and a request that would start a trace and loses the draw against `share`,
- * in a left-out trace of its own. Undefined for the others: the instrumentation traces them.
+ * that trace (this one is left out too); a request on a call whose trace the sampler left out, in that trace (a call's
+ * requests follow its decision, not a draw of their own: `callRequestContext`); and any other request that would start
+ * a trace and loses the draw against `share`, in a left-out trace of its own. Undefined for the others: the
+ * instrumentation traces them.
  */
 export function requestRouting(
   share: number,
@@ -136,7 +142,8 @@ export function requestRouting(
 ): (req: IncomingMessage) => OTel.Context | undefined {
   const leftOut = leftOutRequests(share);
   return (req) => {
-    if (UNTRACED_PATHS.has(pathOf(req))) return probe;
+    const path = pathOf(req);
+    if (UNTRACED_PATHS.has(path)) return probe;
     const s = tracingState();
     if (!s) return undefined;
     const traceparent = req.headers.traceparent;
@@ -144,6 +151,8 @@ export function requestRouting(
       const parent = parentBased ? parentFrom(s, traceparent) : undefined;
       return parent?.getValue(s.leftOut) !== undefined ? parent : undefined;
     }
+    const call = parentBased ? CALL_PATH.exec(path)?.[1] : undefined;
+    if (call) return callRequestContext(s, call.toLowerCase());
     return leftOut(req) ? newLeftOutTrace(s) : undefined;
   };
 }

@@ -128,6 +128,19 @@ export function parentFrom(s: TracingState, traceparent: string): OTel.Context |
   return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, spanContext);
 }
 
+/**
+ * For a request on a call that starts no trace of its own (its path names the call, it carries no `traceparent`):
+ * nothing when the call's trace is kept (the request is traced), else the context of the call's trace, left out. A
+ * call's requests are kept or left out with it: every turn of a kept call has its request's spans, and a call left
+ * out makes none.
+ */
+export function callRequestContext(s: TracingState, callId: string): OTel.Context | undefined {
+  const { traceId, spanId } = s.calls.ids(callId);
+  return s.calls.sampled(traceId)
+    ? undefined
+    : leftOutContext(s, s.api.ROOT_CONTEXT, `00-${traceId}-${spanId}-00`);
+}
+
 /** The context of a call's trace: its `call` span as a remote parent. */
 export function callContext(s: TracingState, callId: string): OTel.Context {
   const { traceId, spanId } = s.calls.ids(callId);
