@@ -162,7 +162,7 @@ export async function withTracingCost(
       `  spans exported:                    ${receiver.received} (${(receiver.bytes / 2 ** 20).toFixed(1)} MiB of OTLP JSON)`,
       `  ${'most exported spans, by name:'.padEnd(34)} ${[...receiver.names]
         .sort((a, b) => b[1] - a[1])
-        .slice(0, 8)
+        .slice(0, process.env.BENCH_DETAIL ? undefined : 8)
         .map(([name, n]) => `${name} ${n}`)
         .join(', ')}`,
     ].join('\n') + '\n',
