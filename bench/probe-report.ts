@@ -8,7 +8,7 @@ export async function probe(children: ChildProcess[], dir: string): Promise<Prob
   const before = new Set(fs.readdirSync(dir));
   for (const c of children) c.kill('SIGUSR2');
   for (let i = 0; i < 500; i += 1) {
-    const fresh = fs.readdirSync(dir).filter((f) => !before.has(f));
+    const fresh = fs.readdirSync(dir).filter((f) => f.endsWith('.json') && !before.has(f));
     if (fresh.length === children.length) {
       await new Promise((r) => setTimeout(r, 20));
       return fresh.map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as ProbeSnapshot);

@@ -231,7 +231,10 @@ if (dir) {
     if (timeline) timeline = [];
     loop.reset();
     n += 1;
-    fs.writeFileSync(path.join(dir, `${process.pid}-${n}.json`), JSON.stringify(snap));
+    // Written whole under another name, then renamed: the bench reads a snapshot as soon as it is there.
+    const file = path.join(dir, `${process.pid}-${n}.json`);
+    fs.writeFileSync(`${file}.part`, JSON.stringify(snap));
+    fs.renameSync(`${file}.part`, file);
     profileAt(n);
   });
 }
