@@ -136,9 +136,9 @@ export function parentFrom(s: TracingState, traceparent: string): OTel.Context |
  */
 export function callRequestContext(s: TracingState, callId: string): OTel.Context | undefined {
   const { traceId, spanId } = s.calls.ids(callId);
-  return s.calls.sampled(traceId)
-    ? undefined
-    : leftOutContext(s, s.api.ROOT_CONTEXT, `00-${traceId}-${spanId}-00`);
+  if (s.calls.sampled(traceId)) return undefined;
+  const traceparent = traceparentOf({ traceId, spanId, traceFlags: s.api.TraceFlags.NONE });
+  return leftOutContext(s, s.api.ROOT_CONTEXT, traceparent);
 }
 
 /** The context of a call's trace: its `call` span as a remote parent. */
