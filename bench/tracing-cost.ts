@@ -83,7 +83,8 @@ function sideBySide(): [PassSide, PassSide] {
  * (BENCH_PROBE_COLLECT=1 unless set otherwise, see bench/probe.ts): without that, a replica whose start-up set its
  * old generation's limit high skips the collections the other one makes, and the window charges them to whichever
  * side made them. It must still be long enough for every replica to collect its old generation (`gcBetween`), e.g.
- * BENCH_MESSAGES=4000 at BENCH_RATE=25 for `bench:messaging`.
+ * BENCH_MESSAGES=4000 at BENCH_RATE=25 for `bench:messaging`. BENCH_DETAIL=1 lists every exported span name, not
+ * the eight most frequent.
  */
 export async function withTracingCost(
   pass: (tracing: Record<string, string>, side: PassSide) => Promise<PassFigures>,
@@ -133,8 +134,13 @@ export async function withTracingCost(
   const off = meanFigures(offs, mean);
   const on = meanFigures(ons, mean);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
-  const gcs = (list: PassFigures[]) => list.map((f) => f.majorGcs ?? '?').join(', ');
-  const heaps = (list: PassFigures[]) => list.map((f) => f.heapMb?.toFixed(1) ?? '?').join(', ');
+  /** A line of each pass's figure (off; on), when the benchmark gives it. */
+  const perPass = (label: string, pick: (f: PassFigures) => string | undefined) =>
+    pick(offs[0]) === undefined
+      ? []
+      : [
+          `  ${label.padEnd(34)} ${[offs, ons].map((l) => l.map((f) => pick(f) ?? '?').join(', ')).join('; ')}`,
+        ];
   process.stdout.write(
     [
       '',
@@ -151,14 +157,8 @@ export async function withTracingCost(
           `  ${'  each pass (off; on):'.padEnd(34)} ${each(offs)}; ${each(ons)} ms`,
         ];
       }),
-      ...(offs[0].majorGcs === undefined
-        ? []
-        : [`  ${"replicas' major GCs (off; on):".padEnd(34)} ${gcs(offs)}; ${gcs(ons)}`]),
-      ...(offs[0].heapMb === undefined
-        ? []
-        : [
-            `  ${"replicas' heap at the end, collected:".padEnd(34)} ${heaps(offs)}; ${heaps(ons)} MiB (off; on)`,
-          ]),
+      ...perPass("replicas' major GCs (off; on):", (f) => f.majorGcs?.toString()),
+      ...perPass('heap after full GC, MiB (off; on):', (f) => f.heapMb?.toFixed(1)),
       `  spans exported:                    ${receiver.received} (${(receiver.bytes / 2 ** 20).toFixed(1)} MiB of OTLP JSON)`,
       `  ${'most exported spans, by name:'.padEnd(34)} ${[...receiver.names]
         .sort((a, b) => b[1] - a[1])
