@@ -195,6 +195,46 @@ describe('span helpers under a sampled and a left-out trace', () => {
     expect((await finished()).map((s) => s.name)).toEqual(['consumer']);
   });
 
+  it("ends a stream's span when the stream ends, is left early (closing its source) or fails", async () => {
+    let closed = 0;
+    const source = (fail: boolean) =>
+      (async function* () {
+        try {
+          yield 1;
+          yield 2;
+          if (fail) throw new Error('speech server gone');
+          yield 3;
+        } finally {
+          closed += 1;
+        }
+      })();
+    const items: number[] = [];
+    const follow = (name: string, fail = false) =>
+      resumeTrace(SAMPLED, () =>
+        followInSpan(
+          name,
+          {},
+          () => source(fail),
+          (_span, item, index) => items.push(item * 10 + index),
+        ),
+      );
+    for await (const item of follow('whole')) items.push(item);
+    for await (const item of follow('left')) if (item === 2) break;
+    await expect(
+      (async () => {
+        for await (const item of follow('failed', true)) items.push(item);
+      })(),
+    ).rejects.toThrow('speech server gone');
+    expect(closed).toBe(3);
+    expect(items).toEqual([10, 1, 21, 2, 32, 3, 10, 21, 10, 1, 21, 2]);
+    const spans = await finished();
+    expect(spans.map((s) => [s.name, s.status.code]).sort()).toEqual([
+      ['failed', api.SpanStatusCode.ERROR],
+      ['left', api.SpanStatusCode.UNSET],
+      ['whole', api.SpanStatusCode.UNSET],
+    ]);
+  });
+
   it('still makes the spans of a sampled trace under a sampled one', async () => {
     await resumeTrace(SAMPLED, () =>
       withSpan('turn', {}, async () => expect(instrumentationSeesASpan()).toBe(true)),

@@ -330,33 +330,65 @@ export function followInSpan<T>(
   return follow(s, opened, iterable, onItem);
 }
 
-async function* follow<T>(
+/**
+ * The stream's iterator, each step run in the span's context, the span ended when the stream is done (failed on an
+ * error; an early exit closes the source first). An iterator object rather than an async generator: a generator would
+ * add its own promises to every item of every stream (a model's tokens, speech's audio), a trace kept or not.
+ */
+function follow<T>(
   s: TracingState,
   { ctx, handle }: Opened,
   source: AsyncIterable<T>,
   onItem?: (span: SpanHandle, item: T, index: number) => void,
-): AsyncGenerator<T> {
-  const it = s.api.context.with(ctx, () => source[Symbol.asyncIterator]());
-  let finished = false;
-  let index = 0;
-  try {
-    for (;;) {
-      const step = await s.api.context.with(ctx, () => it.next());
-      if (step.done) {
-        finished = true;
-        return;
-      }
-      onItem?.(handle, step.value, index++);
-      yield step.value;
-    }
-  } catch (err) {
-    finished = true;
-    handle.fail(err);
-    throw err;
-  } finally {
-    if (!finished) await it.return?.();
-    handle.end();
-  }
+): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      const it = s.api.context.with(ctx, () => source[Symbol.asyncIterator]());
+      let ended = false;
+      let index = 0;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        handle.end();
+      };
+      const failed = (err: unknown): never => {
+        if (!ended) handle.fail(err);
+        end();
+        throw err;
+      };
+      const done: IteratorResult<T> = { done: true, value: undefined };
+      const step = (step: IteratorResult<T>): IteratorResult<T> => {
+        if (step.done) end();
+        else if (onItem) {
+          try {
+            onItem(handle, step.value, index++);
+          } catch (err) {
+            failed(err);
+          }
+        }
+        return step;
+      };
+      return {
+        next: () => {
+          if (ended) return Promise.resolve(done);
+          try {
+            return s.api.context.with(ctx, () => it.next()).then(step, failed);
+          } catch (err) {
+            return (async () => failed(err))();
+          }
+        },
+        return: async (value?: unknown) => {
+          if (ended) return { done: true, value } as IteratorResult<T>;
+          try {
+            const closed = it.return ? await s.api.context.with(ctx, () => it.return!(value)) : undefined;
+            return closed ?? ({ done: true, value } as IteratorResult<T>);
+          } finally {
+            end();
+          }
+        },
+      };
+    },
+  };
 }
 
 /**
