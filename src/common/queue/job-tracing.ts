@@ -79,11 +79,16 @@ export function traceBullJobs(): void {
     const traced = function (this: unknown, job: Job) {
       if (job.opts.repeat) return run.call(this, job);
       const parent = carriedTrace(job.data);
-      return withSpan(`job ${queue}:${job.name}`, jobAttributes(queue, job), () => run.call(this, job), {
-        kind: 'consumer',
-        parent,
-        root: !parent,
-      });
+      return withSpan(
+        `job ${queue}:${job.name}`,
+        () => jobAttributes(queue, job),
+        () => run.call(this, job),
+        {
+          kind: 'consumer',
+          parent,
+          root: !parent,
+        },
+      );
     };
     return setHandler.call(this, name, traced);
   };

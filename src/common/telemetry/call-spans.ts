@@ -12,7 +12,7 @@ import { tracingState } from './tracing-state';
  */
 export function inCallTrace<T>(callId: string, fn: () => T): T {
   const s = tracingState();
-  return s ? s.api.context.with(callContext(s, callId), fn) : fn();
+  return s ? s.run(callContext(s, callId), fn) : fn();
 }
 
 /** What the root `call` span says of a call that ended. */

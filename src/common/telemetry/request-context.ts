@@ -53,7 +53,9 @@ export function routeAroundInstrumentation(
       const ctx = contextOf(req);
       if (ctx) {
         contexts.set(req, ctx);
-        return api.context.with(ctx, () => original.call(this, event, ...args));
+        const serve = () => original.call(this, event, ...args);
+        const s = tracingState();
+        return s ? s.run(ctx, serve) : api.context.with(ctx, serve);
       }
       serving = { req, res: args[1] };
       try {
@@ -128,6 +130,9 @@ const traceContext = ambientSlot<OTel.Context>();
 /** The context `requestContextManager` holds now, if any: what its `active()` answers, without the API's lookup. */
 export const heldContext = (): OTel.Context | undefined => traceContext.get();
 
+/** Runs `fn` in `ctx` as `requestContextManager`'s `with` does, without the API's lookup of the manager. */
+export const runInContext = <T>(ctx: OTel.Context, fn: () => T): T => traceContext.run(ctx, fn);
+
 /**
  * The SDK's context manager, keeping the context in the shared store's slot (Node's AsyncLocalStorage, as the SDK's
  * own, but no second one: each adds its step to every promise), except that it does not bind the request and
@@ -196,6 +201,6 @@ export function requestContextManager(): OTel.ContextManager {
 export function resumeRequestContext(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
   const ctx = contexts.get(req);
   const s = tracingState();
-  if (ctx && s) s.api.context.with(ctx, next);
+  if (ctx && s) s.run(ctx, next);
   else next();
 }

@@ -7,6 +7,7 @@ import type { NodeSDK } from '@opentelemetry/sdk-node';
 import {
   heldContext,
   requestContextManager,
+  runInContext,
   routeAround,
   routeAroundInstrumentation,
   routeOutgoingAroundInstrumentation,
@@ -283,6 +284,7 @@ export function startTelemetry(env: Env = process.env): string | null {
     !off.has('http') &&
     api.context.with(api.ROOT_CONTEXT.setValue(probe, true), () => heldContext()?.getValue(probe) === true);
   const active = ours ? () => heldContext() ?? api.ROOT_CONTEXT : () => api.context.active();
+  const run = ours ? runInContext : undefined;
   activateTracing({
     api,
     ids,
@@ -291,6 +293,7 @@ export function startTelemetry(env: Env = process.env): string | null {
     parentBased,
     suppressed: core.isTracingSuppressed,
     active,
+    run,
   });
   if (!off.has('http')) {
     routeAroundInstrumentation(

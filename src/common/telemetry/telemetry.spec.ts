@@ -235,6 +235,20 @@ describe('span helpers under a sampled and a left-out trace', () => {
     ]);
   });
 
+  it('works attributes given as a function out only for a span that is made', async () => {
+    let asked = 0;
+    const attributes = () => {
+      asked += 1;
+      return { 'job.id': '7', 'job.wait_ms': null };
+    };
+    await withSpan('job', attributes, async () => 'ran', { parent: LEFT_OUT });
+    expect(asked).toBe(0);
+    await withSpan('job', attributes, async () => 'ran', { parent: SAMPLED });
+    expect(asked).toBe(1);
+    const [job] = await finished();
+    expect(job.attributes).toEqual({ 'job.id': '7' });
+  });
+
   it('still makes the spans of a sampled trace under a sampled one', async () => {
     await resumeTrace(SAMPLED, () =>
       withSpan('turn', {}, async () => expect(instrumentationSeesASpan()).toBe(true)),

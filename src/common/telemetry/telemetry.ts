@@ -10,6 +10,11 @@ import { tracingState, type TracingState } from './tracing-state';
 
 export type AttributeValue = string | number | boolean;
 export type SpanAttributes = Record<string, AttributeValue | null | undefined>;
+/** A span's attributes, or a function that works them out: called only when the span is made. */
+export type SpanAttributesOf = SpanAttributes | (() => SpanAttributes);
+
+const attributesOf = (attributes: SpanAttributesOf): SpanAttributes =>
+  typeof attributes === 'function' ? attributes() : attributes;
 
 /** The span a traced function runs in (a no-op one with tracing off). */
 export interface SpanHandle {
@@ -135,17 +140,32 @@ export function parentFrom(s: TracingState, traceparent: string): OTel.Context |
  * out makes none.
  */
 export function callRequestContext(s: TracingState, callId: string): OTel.Context | undefined {
-  const { traceId, spanId } = s.calls.ids(callId);
-  if (s.calls.sampled(traceId)) return undefined;
-  const traceparent = traceparentOf({ traceId, spanId, traceFlags: s.api.TraceFlags.NONE });
-  return leftOutContext(s, s.api.ROOT_CONTEXT, traceparent);
+  const ctx = callContext(s, callId);
+  return inLeftOut(s, ctx) ? ctx : undefined;
 }
 
-/** The context of a call's trace: its `call` span as a remote parent. */
+/** Calls whose trace context is kept (`callContext`): well over the live calls of one process. */
+const CALL_CONTEXTS_KEPT = 4096;
+
+/**
+ * The context of a call's trace: its `call` span as a remote parent; under a parent-based sampler, for a call the
+ * sampler left out, the trace's left-out context (no span: see `leftOutContext`). Made once for each call: every
+ * span, request and transcription of the call asks.
+ */
 export function callContext(s: TracingState, callId: string): OTel.Context {
   const { traceId, spanId } = s.calls.ids(callId);
-  const traceFlags = s.calls.sampled(traceId) ? s.api.TraceFlags.SAMPLED : s.api.TraceFlags.NONE;
-  return s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true });
+  const sampled = s.calls.sampled(traceId);
+  const known = s.callContexts.get(callId);
+  if (known?.sampled === sampled) return known.ctx;
+  const traceFlags = sampled ? s.api.TraceFlags.SAMPLED : s.api.TraceFlags.NONE;
+  const ctx =
+    sampled || !s.parentBased
+      ? s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true })
+      : leftOutContext(s, s.api.ROOT_CONTEXT, traceparentOf({ traceId, spanId, traceFlags }));
+  if (!known && s.callContexts.size >= CALL_CONTEXTS_KEPT)
+    s.callContexts.delete(s.callContexts.keys().next().value!);
+  s.callContexts.set(callId, { sampled, ctx });
+  return ctx;
 }
 
 /**
@@ -189,13 +209,13 @@ export function leftOutHere(options: SpanOptions = {}): boolean {
   return !!s && !movesOut(options) && inLeftOut(s, s.active());
 }
 
-/** A span of ours not made: its name (and, for `reuse`, the no-op handle) in `ctx`. */
-function unmade(s: TracingState, ctx: OTel.Context, name: string, key: symbol | undefined): Opened {
-  const named = ctx.setValue(s.own, name);
-  return { ctx: key ? named.setValue(key, NOOP) : named, handle: NOOP, owned: false };
-}
+/**
+ * A span of ours not made: the function runs in `ctx` (a trace left out, a probe), which holds no span, so nothing
+ * asks there which span of ours is current.
+ */
+const unmade = (ctx: OTel.Context): Opened => ({ ctx, handle: NOOP, owned: false });
 
-function open(s: TracingState, name: string, attributes: SpanAttributes, options: SpanOptions): Opened {
+function open(s: TracingState, name: string, attributes: SpanAttributesOf, options: SpanOptions): Opened {
   const active = s.active();
   // In a trace left out, a span that stays in it is not made and its context would say nothing more: no span for the
   // instrumentations, and the name of ours is asked only where a span is current (start.ts's outgoing requests).
@@ -204,7 +224,7 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
   const key = options.reuse ? keyOf(s, name) : undefined;
   const current = key ? (active.getValue(key) as SpanHandle | undefined) : undefined;
   if (current) {
-    current.setAttributes(attributes);
+    current.setAttributes(attributesOf(attributes));
     return { ctx: active, handle: current, owned: false };
   }
   let parent = active;
@@ -212,6 +232,7 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
   if (options.root) parent = s.api.ROOT_CONTEXT;
   else if (options.call) {
     parent = callContext(s, options.call);
+    if (inLeftOut(s, parent)) return unmade(parent);
     const here = s.api.trace.getSpanContext(active);
     if (here && s.api.trace.isSpanContextValid(here) && here.traceId !== s.calls.ids(options.call).traceId)
       links = [{ context: here }];
@@ -221,13 +242,13 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
     // A trace the sampler left out, or a probe (tracing suppressed): nothing of this span would be kept,
     // so none is made (no ids, no attributes), and its context holds no span, so the statements, commands and
     // requests under it are not instrumented either. Its children stay in that trace, left out as well.
-    return unmade(s, leftOut !== undefined ? leftOutContext(s, parent, leftOut) : parent, name, key);
+    return unmade(leftOut !== undefined ? leftOutContext(s, parent, leftOut) : parent);
   }
   const span = s.tracer.startSpan(
     name,
     {
       kind: KINDS[options.kind ?? 'internal'],
-      attributes: clean(attributes),
+      attributes: clean(attributesOf(attributes)),
       links,
       startTime: options.startTime,
     },
@@ -235,7 +256,7 @@ function open(s: TracingState, name: string, attributes: SpanAttributes, options
   );
   if (s.parentBased && !span.isRecording()) {
     // A new trace the sampler's draw left out: as above, its context holds no span, only its traceparent.
-    return unmade(s, leftOutContext(s, parent, traceparentOf(span.spanContext())), name, key);
+    return unmade(leftOutContext(s, parent, traceparentOf(span.spanContext())));
   }
   const handle = handleOf(s, span);
   let ctx = s.api.trace.setSpan(parent, span).setValue(s.own, name);
@@ -250,10 +271,10 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
 function runIn<T>(s: TracingState, opened: Opened, fn: (span: SpanHandle) => T): T {
   const { ctx, handle, owned } = opened;
   if (opened.here) return fn(handle);
-  if (!owned) return s.api.context.with(ctx, fn, undefined, handle);
+  if (!owned) return s.run(ctx, () => fn(handle));
   let out: T;
   try {
-    out = s.api.context.with(ctx, fn, undefined, handle);
+    out = s.run(ctx, () => fn(handle));
   } catch (err) {
     handle.fail(err);
     handle.end();
@@ -282,7 +303,7 @@ function runIn<T>(s: TracingState, opened: Opened, fn: (span: SpanHandle) => T):
  */
 export function withSpan<T>(
   name: string,
-  attributes: SpanAttributes,
+  attributes: SpanAttributesOf,
   fn: (span: SpanHandle) => T,
   options: SpanOptions = {},
 ): T {
@@ -294,7 +315,7 @@ export function withSpan<T>(
 /** A span the caller ends (`end()`), for work that is not one function; not made current. */
 export function startSpan(
   name: string,
-  attributes: SpanAttributes = {},
+  attributes: SpanAttributesOf = {},
   options: SpanOptions = {},
 ): SpanHandle {
   const s = tracingState();
@@ -304,7 +325,7 @@ export function startSpan(
 }
 
 /** A finished span of the current context from `start` to `end` (epoch milliseconds): a step timed elsewhere. */
-export function recordSpan(name: string, attributes: SpanAttributes, start: number, end: number): void {
+export function recordSpan(name: string, attributes: SpanAttributesOf, start: number, end: number): void {
   const s = tracingState();
   if (!s) return;
   const { handle } = open(s, name, attributes, { startTime: start });
@@ -318,7 +339,7 @@ export function recordSpan(name: string, attributes: SpanAttributes, start: numb
  */
 export function followInSpan<T>(
   name: string,
-  attributes: SpanAttributes,
+  attributes: SpanAttributesOf,
   source: (span: SpanHandle) => AsyncIterable<T>,
   onItem?: (span: SpanHandle, item: T, index: number) => void,
 ): AsyncIterable<T> {
@@ -326,7 +347,7 @@ export function followInSpan<T>(
   if (!s) return source(NOOP);
   const opened = open(s, name, attributes, {});
   // Even with no span, each step runs in the context the stream was made in, not in its consumer's.
-  const iterable = s.api.context.with(opened.ctx, source, undefined, opened.handle);
+  const iterable = s.run(opened.ctx, () => source(opened.handle));
   return follow(s, opened, iterable, onItem);
 }
 
@@ -341,9 +362,22 @@ function follow<T>(
   source: AsyncIterable<T>,
   onItem?: (span: SpanHandle, item: T, index: number) => void,
 ): AsyncIterable<T> {
+  if (handle === NOOP) {
+    // No span (a trace left out): each step only runs in the stream's context.
+    return {
+      [Symbol.asyncIterator]: () => {
+        const it = s.run(ctx, () => source[Symbol.asyncIterator]());
+        return {
+          next: () => s.run(ctx, () => it.next()),
+          return: (value?: unknown) =>
+            it.return ? s.run(ctx, () => it.return!(value)) : Promise.resolve({ done: true, value }),
+        } as AsyncIterator<T>;
+      },
+    };
+  }
   return {
     [Symbol.asyncIterator]: () => {
-      const it = s.api.context.with(ctx, () => source[Symbol.asyncIterator]());
+      const it = s.run(ctx, () => source[Symbol.asyncIterator]());
       let ended = false;
       let index = 0;
       const end = () => {
@@ -372,7 +406,7 @@ function follow<T>(
         next: () => {
           if (ended) return Promise.resolve(done);
           try {
-            return s.api.context.with(ctx, () => it.next()).then(step, failed);
+            return s.run(ctx, () => it.next()).then(step, failed);
           } catch (err) {
             return (async () => failed(err))();
           }
@@ -380,7 +414,7 @@ function follow<T>(
         return: async (value?: unknown) => {
           if (ended) return { done: true, value } as IteratorResult<T>;
           try {
-            const closed = it.return ? await s.api.context.with(ctx, () => it.return!(value)) : undefined;
+            const closed = it.return ? await s.run(ctx, () => it.return!(value)) : undefined;
             return closed ?? ({ done: true, value } as IteratorResult<T>);
           } finally {
             end();

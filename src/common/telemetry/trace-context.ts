@@ -62,5 +62,5 @@ export function resumeTrace<T>(traceparent: string | null | undefined, fn: () =>
   const s = tracingState();
   if (!s || !traceparent) return fn();
   const parent = parentFrom(s, traceparent);
-  return parent ? s.api.context.with(parent, fn) : fn();
+  return parent ? s.run(parent, fn) : fn();
 }

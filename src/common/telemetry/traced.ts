@@ -51,7 +51,7 @@ export function Traced<A extends unknown[], R>(name: string, spec: TracedSpec<A,
       // followInSpan, which keeps its steps in this context.
       if (!spec.item && leftOutHere(options)) return original.apply(this, args);
       const started = Date.now();
-      const attributes = spec.attributes?.(...args) ?? {};
+      const attributes = () => spec.attributes?.(...args) ?? {};
       const outside = contextBinder();
       if (spec.item) {
         const source = (span: SpanHandle) =>

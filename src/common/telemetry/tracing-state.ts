@@ -29,12 +29,16 @@ export interface TracingState {
    * (`api.context.active()` looks the manager up in the global registry at every call).
    */
   active(): OTel.Context;
+  /** Runs `fn` in `ctx`: the context manager's own `with`, straight, when it is the service's (as `active`). */
+  run<T>(ctx: OTel.Context, fn: () => T): T;
   /** The SDK's id generator: ids for a trace left out before anything of it was made. */
   ids: Ids;
   tracer: OTel.Tracer;
   capture: boolean;
   calls: CallTraces;
   keys: Map<string, symbol>;
+  /** Each call's trace context, once made (telemetry.ts's `callContext`). */
+  callContexts: Map<string, { sampled: boolean; ctx: OTel.Context }>;
   /** The context key holding the name of the innermost span of ours. */
   own: symbol;
   /** The sampler follows the parent's decision: a span under a trace left out is left out too. */
@@ -60,13 +64,16 @@ export function activateTracing(options: {
   parentBased: boolean;
   suppressed: (ctx: OTel.Context) => boolean;
   active?: () => OTel.Context;
+  run?: <T>(ctx: OTel.Context, fn: () => T) => T;
 }): void {
   const { api } = options;
   state = {
     ...options,
     active: options.active ?? (() => api.context.active()),
+    run: options.run ?? ((ctx, fn) => api.context.with(ctx, fn)),
     tracer: api.trace.getTracer('agent-platform'),
     keys: new Map(),
+    callContexts: new Map(),
     own: api.createContextKey('agent-platform.own-span'),
     leftOut: api.createContextKey('agent-platform.left-out-trace'),
   };
