@@ -48,7 +48,8 @@ export class RequestLogMiddleware implements NestMiddleware {
     if (req.url === '/health' || req.url === '/health/ready' || req.url?.startsWith('/hooks/')) return next();
     const started = performance.now();
     const logger = this.logger;
-    const traceId = currentTraceId();
+    // Read now (the response's end runs outside the request's trace), and only for a line that can be written.
+    const traceId = logger.isLevelEnabled('error') ? currentTraceId() : undefined;
     res.once('finish', () => {
       const status = res.statusCode;
       const level = status >= 500 ? 'error' : 'info';

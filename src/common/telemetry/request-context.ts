@@ -47,23 +47,27 @@ export function routeAroundInstrumentation(
     const wrapped = wrapperOf<Emit>(proto, 'emit');
     if (!wrapped) continue;
     const { instrumented, original } = wrapped;
-    const emit: Emit = function (this: unknown, event, ...args) {
-      if (event !== 'request') return instrumented.call(this, event, ...args);
-      const req = args[0] as IncomingMessage;
+    // The server's every event comes through here: its arguments are passed on as they are, no array built.
+    /* eslint-disable prefer-rest-params */
+    const emit = function (this: unknown, event: string | symbol) {
+      const args = arguments as unknown as [string | symbol, ...unknown[]];
+      if (event !== 'request') return instrumented.apply(this, args);
+      const req = args[1] as IncomingMessage;
       const ctx = contextOf(req);
       if (ctx) {
         contexts.set(req, ctx);
-        const serve = () => original.call(this, event, ...args);
+        const serve = () => original.apply(this, args);
         const s = tracingState();
         return s ? s.run(ctx, serve) : api.context.with(ctx, serve);
       }
-      serving = { req, res: args[1] };
+      serving = { req, res: args[2] };
       try {
-        return instrumented.call(this, event, ...args);
+        return instrumented.apply(this, args);
       } finally {
         serving = undefined;
       }
-    };
+    } as Emit;
+    /* eslint-enable prefer-rest-params */
     install(proto, 'emit', emit, wrapped);
   }
 }

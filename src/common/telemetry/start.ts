@@ -306,7 +306,14 @@ export function startTelemetry(env: Env = process.env): string | null {
   // the driver: the instrumentations would find no parent span and skip them too, after their own checks. Loading
   // them here has the SDK patch them first.
   const spanless = () => api.trace.getSpan(active()) === undefined;
-  if (!off.has('pg')) routeAround((require('pg') as typeof import('pg')).Client.prototype, 'query', spanless);
+  if (!off.has('pg')) {
+    const pg = require('pg') as typeof import('pg');
+    routeAround(pg.Client.prototype, 'query', spanless);
+    // A pool checkout makes no span (ignoreConnectSpans): the instrumentation's wrapper would only hang listeners on
+    // the pool, the first time it runs in a trace, that count every checkout and return for connection metrics,
+    // which nothing reads (no metrics pipeline).
+    routeAround(Object.getPrototypeOf(pg.Pool.prototype) as object, 'connect', () => true);
+  }
   if (!off.has('ioredis'))
     routeAround((require('ioredis') as { prototype: object }).prototype, 'sendCommand', spanless);
   (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
