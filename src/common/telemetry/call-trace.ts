@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Span } from '@opentelemetry/api';
 import { IdGenerator, Sampler, SamplingDecision } from '@opentelemetry/sdk-trace';
-import type { CallTraces } from './tracing-state';
+import { keepForCall, type CallTraces } from './tracing-state';
 
 const HEX_UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -15,20 +15,14 @@ export function callIds(callId: string): { traceId: string; spanId: string } {
   return kept(idsOfCalls, callId, () => idsOf(callId));
 }
 
-/** Calls whose ids (and sampling decision) are kept: well over the live calls of one process. */
-const IDS_KEPT = 4096;
 const idsOfCalls = new Map<string, { traceId: string; spanId: string }>();
 
 /**
  * What `map` keeps for `key`, made and kept on first use: every span of a call asks, so the live calls' answers are
- * kept (the oldest let go past IDS_KEPT).
+ * kept (`keepForCall`).
  */
 function kept<V>(map: Map<string, V>, key: string, make: () => V): V {
-  if (map.has(key)) return map.get(key) as V;
-  const value = make();
-  if (map.size >= IDS_KEPT) map.delete(map.keys().next().value as string);
-  map.set(key, value);
-  return value;
+  return map.has(key) ? (map.get(key) as V) : keepForCall(map, key, make());
 }
 
 function idsOf(callId: string): { traceId: string; spanId: string } {

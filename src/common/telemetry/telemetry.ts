@@ -1,5 +1,5 @@
 import type * as OTel from '@opentelemetry/api';
-import { tracingState, type TracingState } from './tracing-state';
+import { keepForCall, tracingState, type TracingState } from './tracing-state';
 
 /**
  * The span helpers every module uses. With tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset) nothing of OpenTelemetry
@@ -144,9 +144,6 @@ export function callRequestContext(s: TracingState, callId: string): OTel.Contex
   return inLeftOut(s, ctx) ? ctx : undefined;
 }
 
-/** Calls whose trace context is kept (`callContext`): well over the live calls of one process. */
-const CALL_CONTEXTS_KEPT = 4096;
-
 /**
  * The context of a call's trace: its `call` span as a remote parent; under a parent-based sampler, for a call the
  * sampler left out, the trace's left-out context (no span: see `leftOutContext`). Made once for each call: every
@@ -162,10 +159,7 @@ export function callContext(s: TracingState, callId: string): OTel.Context {
     sampled || !s.parentBased
       ? s.api.trace.setSpanContext(s.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true })
       : leftOutContext(s, s.api.ROOT_CONTEXT, traceparentOf({ traceId, spanId, traceFlags }));
-  if (!known && s.callContexts.size >= CALL_CONTEXTS_KEPT)
-    s.callContexts.delete(s.callContexts.keys().next().value!);
-  s.callContexts.set(callId, { sampled, ctx });
-  return ctx;
+  return keepForCall(s.callContexts, callId, { sampled, ctx }).ctx;
 }
 
 /**

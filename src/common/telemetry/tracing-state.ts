@@ -53,6 +53,16 @@ export interface TracingState {
   suppressed(ctx: OTel.Context): boolean;
 }
 
+/** Calls whose ids, sampling decision and trace context are kept: well over the live calls of one process. */
+const CALLS_KEPT = 4096;
+
+/** Keeps `value` for a call's `key` in `map`, letting the oldest entry go once CALLS_KEPT are kept. */
+export function keepForCall<V>(map: Map<string, V>, key: string, value: V): V {
+  if (!map.has(key) && map.size >= CALLS_KEPT) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+  return value;
+}
+
 let state: TracingState | null = null;
 
 /** Turns the helpers on (start.ts, once the SDK is registered). */
