@@ -3,6 +3,7 @@ import { ParentBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace';
 import { suppressTracing } from '@opentelemetry/core';
 import { startTestTracing, type TestTracing } from '../../../test/support/tracing-harness';
 import { callIds } from './call-trace';
+import { inCallTrace } from './call-spans';
 import { followInSpan, withSpan } from './telemetry';
 import { Traced } from './traced';
 import { carry, currentTraceId, currentTraceparent, resumeTrace, TRACE_FIELD } from './trace-context';
@@ -76,6 +77,15 @@ describe('span helpers under a sampled and a left-out trace', () => {
 
   /** What an instrumentation (pg, ioredis, outgoing HTTP, with `requireParentSpan`) sees: is there a span? */
   const instrumentationSeesASpan = () => api.trace.getSpan(api.context.active()) !== undefined;
+
+  it("runs a call's work outside its turns with no span for a call left out, under its call span for a kept one", () => {
+    const call = '0190a9c2-7b1e-7c3d-9e4f-5a6b7c8d9e0f';
+    const seen = () => ({ span: instrumentationSeesASpan(), traceId: currentTraceId() });
+    callSampled = false;
+    expect(inCallTrace(call, seen)).toEqual({ span: false, traceId: callIds(call).traceId });
+    callSampled = true;
+    expect(inCallTrace(call, seen)).toEqual({ span: true, traceId: callIds(call).traceId });
+  });
 
   it('leaves no span in the context of a trace left out, so the instrumentations skip it, and carries it on', async () => {
     const seen = await resumeTrace(LEFT_OUT, () =>
