@@ -421,7 +421,18 @@ describe('outbound: pools, rules, campaigns, tasks', () => {
     expect((await move('hold').expect(200)).body.data.status).toBe('on_hold');
     expect((await move('cancel').expect(200)).body.data.status).toBe('cancelled');
     expect((await move('release').expect(409)).body.message).toBe('Task is cancelled');
-    await t.http.post(`/api/v1/campaigns/${running.uuid}/cancel`).expect(200);
+    // Every task of the running campaign has ended: the dispatcher's next pass completes it.
+    await waitFor(
+      async () => {
+        const c = await t.http.get(`/api/v1/campaigns/${running.uuid}`).expect(200);
+        return c.body.data.status === 'completed' ? true : undefined;
+      },
+      10_000,
+      'the campaign to complete',
+    );
+    expect((await t.http.post(`/api/v1/campaigns/${running.uuid}/cancel`).expect(409)).body.message).toBe(
+      'Campaign is completed',
+    );
   });
 
   it('moves tasks as the table says and answers 409 for the rest', async () => {
