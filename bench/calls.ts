@@ -1,4 +1,3 @@
-import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
@@ -12,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { TimelineEvent } from './probe';
 import { probe, spent } from './probe-report';
 import { seedBenchTenant } from './seed-tenant';
+import { startServer, stopServer } from './replicas';
 import { percentile, runBench } from './stats';
 import { cpuPerUnit, gcBetween, heapAfter, PassFigures, PassSide, withTracingCost } from './tracing-cost';
 
@@ -67,8 +67,6 @@ function dbUrlOf(tag: string): URL {
   url.pathname = `/cap_bench_${run}${tag}`;
   return url;
 }
-const root = path.join(__dirname, '..');
-
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 256 });
 
 interface Answer {
@@ -118,36 +116,6 @@ async function seed(dbUrl: URL): Promise<string> {
   const { token } = await seedBenchTenant(db, 'bench');
   await db.end();
   return token;
-}
-
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(path.join(root, '.bench-build', 'test', 'support', 'api-process.js'), [], {
-    env: { ...env, TS_NODE_BASEURL: path.join(root, '.bench-build') },
-    cwd: root,
-    execArgv: [
-      '-r',
-      'tsconfig-paths/register',
-      '-r',
-      path.join(root, '.bench-build', 'bench', 'probe.js'),
-      ...(process.env.BENCH_CPU_PROF_DIR
-        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
-        : []),
-    ],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { port: number }) => resolve({ child, url: `https://127.0.0.1:${m.port}` }));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-function stopServer(child: ChildProcess): Promise<void> {
-  return new Promise<void>((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.send('stop');
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-  });
 }
 
 /** The probe's clock (bench/probe.ts): ms since the epoch, comparable between the processes of one machine. */
@@ -233,8 +201,8 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
     BENCH_PROBE_DIR: probeDir,
     ...tracing,
   };
-  const a = await startServer(env);
-  const b = await startServer(env);
+  const a = await startServer(env, { probe: true });
+  const b = await startServer(env, { probe: true });
   progress('replicas up');
   const replicas = [a.url, b.url];
   try {
@@ -416,6 +384,10 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
       cpuMs: {
         'live step (with the pauses)': cpuPerUnit(beforeLive, beforeTurns, liveSteps),
         'turn (saturation)': cpuPerUnit(beforeTurns, afterTurns, turnMs.length),
+      },
+      mainCpuMs: {
+        'live step (with the pauses)': cpuPerUnit(beforeLive, beforeTurns, liveSteps, true),
+        'turn (saturation)': cpuPerUnit(beforeTurns, afterTurns, turnMs.length, true),
       },
       majorGcs: gcBetween(beforeLive, afterTurns),
       heapMb: heapAfter(afterTurns),

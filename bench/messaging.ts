@@ -259,6 +259,7 @@ async function main(tracing: Record<string, string>, side: PassSide): Promise<Pa
     return {
       p99: { 'hook answer': hookP99, 'inbound -> reply minus model': replyP99 },
       cpuMs: { 'inbound message': cpuPerUnit(before, after, MESSAGES) },
+      mainCpuMs: { 'inbound message': cpuPerUnit(before, after, MESSAGES, true) },
       majorGcs: gcBetween(before, after),
       heapMb: heapAfter(after),
     };

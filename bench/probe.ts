@@ -23,6 +23,11 @@ import Redis from 'ioredis';
 export interface ProbeSnapshot {
   pid: number;
   cpuMs: number;
+  /**
+   * Of `cpuMs`, the main thread's (JavaScript, the event loop, the collector's pauses); the rest is V8's helper
+   * threads (concurrent marking and sweeping, compiling in the background) and libuv's pool. Linux only.
+   */
+  mainCpuMs?: number;
   statements: Record<string, number>;
   redis: Record<string, number>;
   loopDelayP99Ms: number;
@@ -213,6 +218,16 @@ if (dir) {
       });
     }
   };
+  /** The main thread's CPU (ms) from /proc (its utime and stime, in clock ticks of 10 ms), if there is one. */
+  const mainCpu = (): number | undefined => {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return undefined;
+    }
+  };
   process.on('SIGUSR2', () => {
     collect?.();
     const collected = collect ? process.memoryUsage().heapUsed / 2 ** 20 : undefined;
@@ -220,6 +235,7 @@ if (dir) {
     const snap: ProbeSnapshot = {
       pid: process.pid,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      mainCpuMs: mainCpu(),
       statements: Object.fromEntries(statements),
       redis: Object.fromEntries(redis),
       loopDelayP99Ms: loop.percentile(99) / 1e6,

@@ -1,4 +1,5 @@
 import { ChildProcess, fork } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const root = path.join(__dirname, '..');
@@ -6,7 +7,8 @@ const root = path.join(__dirname, '..');
 /**
  * An API replica (compiled by `tsc -p tsconfig.bench.json`, with its workers); answers its HTTPS address. With
  * `probe`, bench/probe.ts is preloaded (it counts when BENCH_PROBE_DIR is set); BENCH_CPU_PROF_DIR writes a CPU
- * profile of each replica there.
+ * profile of each replica there. BENCH_NODE_FLAGS adds Node/V8 flags (space-separated, e.g. `--trace-deopt`) and
+ * BENCH_STDOUT_DIR keeps each replica's standard output there as `<pid>.out` (otherwise it is dropped).
  */
 export function startServer(
   env: Record<string, string>,
@@ -22,9 +24,15 @@ export function startServer(
       ...(process.env.BENCH_CPU_PROF_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
         : []),
+      ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
     ],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', process.env.BENCH_STDOUT_DIR ? 'pipe' : 'ignore', 'inherit', 'ipc'],
   });
+  const out = process.env.BENCH_STDOUT_DIR;
+  if (out && child.stdout) {
+    fs.mkdirSync(out, { recursive: true });
+    child.stdout.pipe(fs.createWriteStream(path.join(out, `${child.pid}.out`)));
+  }
   return new Promise((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve({ child, url: `https://127.0.0.1:${m.port}` }));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));

@@ -7,6 +7,8 @@ export interface PassFigures {
   p99: Record<string, number>;
   /** The replicas' CPU per unit of work (ms), by unit (`turn (saturation)`, `inbound message`, ...). */
   cpuMs: Record<string, number>;
+  /** Of `cpuMs`, the replicas' main threads' (the rest is V8's helper threads and libuv's pool), when known. */
+  mainCpuMs?: Record<string, number>;
   /** The replicas' collections of the old generation in the window measured (see `gcBetween`). */
   majorGcs?: number;
   /** The replicas' heap in use (MiB, summed) once the whole heap was collected at the window's end (`heapAfter`). */
@@ -30,9 +32,10 @@ export function heapAfter(to: ProbeSnapshot[]): number | undefined {
     : undefined;
 }
 
-/** The replicas' CPU (ms) between two probe snapshots, per unit of work. */
-export function cpuPerUnit(from: ProbeSnapshot[], to: ProbeSnapshot[], units: number): number {
-  const cpu = (list: ProbeSnapshot[]) => list.reduce((t, s) => t + s.cpuMs, 0);
+/** The replicas' CPU (ms) between two probe snapshots, per unit of work (`main`: their main threads' only). */
+export function cpuPerUnit(from: ProbeSnapshot[], to: ProbeSnapshot[], units: number, main = false): number {
+  const cpu = (list: ProbeSnapshot[]) =>
+    list.reduce((t, s) => t + (main ? (s.mainCpuMs ?? NaN) : s.cpuMs), 0);
   return (cpu(to) - cpu(from)) / units;
 }
 
@@ -134,6 +137,19 @@ export async function withTracingCost(
   const off = meanFigures(offs, mean);
   const on = meanFigures(ons, mean);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
+  /** A CPU figure split into the main threads' and the helper threads' part, off → on (when the probe read it). */
+  const threads = (k: string) => {
+    const main = (f: PassFigures) => f.mainCpuMs?.[k];
+    if (![...offs, ...ons].every((f) => Number.isFinite(main(f)))) return [];
+    const part = (label: string, pick: (f: PassFigures) => number) => {
+      const [a, b] = [mean(offs.map(pick)), mean(ons.map(pick))];
+      return `  ${`  ${label}:`.padEnd(34)} ${a.toFixed(2)} ms -> ${b.toFixed(2)} ms (${b >= a ? '+' : ''}${(b - a).toFixed(2)} ms)`;
+    };
+    return [
+      part('main threads', (f) => main(f)!),
+      part("V8's and libuv's helper threads", (f) => f.cpuMs[k] - main(f)!),
+    ];
+  };
   /** A line of each pass's figure (off; on), when the benchmark gives it. */
   const perPass = (label: string, pick: (f: PassFigures) => string | undefined) =>
     pick(offs[0]) === undefined
@@ -155,6 +171,7 @@ export async function withTracingCost(
         return [
           `  ${`replica CPU per ${k}:`.padEnd(34)} ${off.cpuMs[k].toFixed(2)} ms -> ${on.cpuMs[k].toFixed(2)} ms (${more >= 0 ? '+' : ''}${more.toFixed(1)} %); goal < 5 %: ${more < 5 ? 'met' : 'NOT met'}`,
           `  ${'  each pass (off; on):'.padEnd(34)} ${each(offs)}; ${each(ons)} ms`,
+          ...threads(k),
         ];
       }),
       ...perPass("replicas' major GCs (off; on):", (f) => f.majorGcs?.toString()),
