@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     host: '127.0.0.1',
     tls: await loadOrCreateTlsMaterial(config),
   }));
-  const tracing = Object.keys(require.cache).some((file) => file.includes('@opentelemetry/sdk-node'));
+  const tracing = Object.keys(require.cache).some((file) => file.includes('/@opentelemetry/sdk-trace/'));
   process.send?.({ port: api.server.port, tracing });
   process.on(
     'message',

@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import type * as OTel from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace';
-import type { NodeSDK } from '@opentelemetry/sdk-node';
 import {
   heldContext,
   requestContextManager,
@@ -13,6 +12,7 @@ import {
   routeOutgoingAroundInstrumentation,
 } from './request-context';
 import { callRequestContext, currentOwnSpan, newLeftOutTrace, parentFrom } from './telemetry';
+import { startTraceSdk, type TraceSdk } from './trace-sdk';
 import { activateTracing, deactivateTracing, tracingState } from './tracing-state';
 
 type Env = Record<string, string | undefined>;
@@ -32,7 +32,7 @@ export function tracingRequested(env: Env = process.env): boolean {
   );
 }
 
-let running: { sdk: NodeSDK; description: string } | null = null;
+let running: { sdk: TraceSdk; description: string } | null = null;
 
 /** OTEL_TRACES_SAMPLER_ARG as a ratio sampler's share: 1 (every trace) when empty, unset or not in [0, 1]. */
 function samplerRatio(env: Env): number {
@@ -213,9 +213,10 @@ function httpInstrumentation(api: typeof OTel) {
 }
 
 /**
- * Starts OpenTelemetry tracing when the environment asks for it (`tracingRequested`): the Node SDK with the OTLP/HTTP
- * JSON exporter (unless OTEL_EXPORTER_OTLP_PROTOCOL or OTEL_EXPORTER_OTLP_TRACES_PROTOCOL names another, which the
- * SDK then builds), the standard OTEL_* variables (service name, resource attributes, sampler, batch), and the HTTP
+ * Starts OpenTelemetry tracing when the environment asks for it (`tracingRequested`): the SDK's trace pipeline
+ * (trace-sdk.ts) with the OTLP/HTTP JSON exporter (unless OTEL_EXPORTER_OTLP_PROTOCOL or
+ * OTEL_EXPORTER_OTLP_TRACES_PROTOCOL names http/protobuf or grpc), the standard OTEL_* variables (service name,
+ * resource attributes, sampler, limits, batch, propagators), and the HTTP
  * (incoming and outgoing), PostgreSQL and ioredis instrumentations (OTEL_NODE_DISABLED_INSTRUMENTATIONS leaves
  * any of `http`, `pg`, `ioredis` out); Bull jobs carry their producer's trace. Must run
  * before Nest, pg, ioredis and Bull are loaded. Without the variables nothing is loaded and the helpers stay no-ops.
@@ -225,18 +226,13 @@ export function startTelemetry(env: Env = process.env): string | null {
   if (running) return running.description;
   if (!tracingRequested(env)) return null;
   const api = require('@opentelemetry/api') as typeof OTel;
-  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const t = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
-  const { OTLPTraceExporter } =
-    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { PgInstrumentation } =
     require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const { IORedisInstrumentation } =
     require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { CallIdGenerator, callTraces } = require('./call-trace') as typeof import('./call-trace');
 
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
-  const json = !protocol || protocol === 'http/json';
   const named =
     !!env.OTEL_SERVICE_NAME?.trim() || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   // OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg,ioredis: fewer spans (each costs CPU), our own spans kept.
@@ -247,34 +243,30 @@ export function startTelemetry(env: Env = process.env): string | null {
   const off = new Set(left);
   const sampler = samplerFromEnv(env, !off.has('http'));
   const ids = new CallIdGenerator(new t.RandomIdGenerator());
-  const sdk = new NodeSDK({
+  const sdk = startTraceSdk(env, {
     serviceName: named ? undefined : 'agent-platform',
-    traceExporter: json ? new OTLPTraceExporter() : undefined,
     sampler,
     idGenerator: ids,
     contextManager: off.has('http') ? undefined : requestContextManager(),
     // Statements run to kilobytes: past 1 KiB an attribute is cut (less to encode and send), unless the standard
     // OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT or OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT says otherwise.
-    spanLimits:
-      env.OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT || env.OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT
-        ? undefined
-        : { attributeValueLengthLimit: 1024 },
-    // Traces only: no metrics or logs pipeline (the service has /metrics and its JSON logs).
-    metricReaders: [],
-    logRecordProcessors: [],
+    spanLimits: { attributeValueLengthLimit: 1024 },
     instrumentations: [
-      off.has('http') ? [] : httpInstrumentation(api),
-      off.has('pg') ? [] : new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
-      // Command names only: arguments hold keys with phone numbers and queued message texts.
-      off.has('ioredis')
+      ...(off.has('http') ? [] : [httpInstrumentation(api)]),
+      ...(off.has('pg')
         ? []
-        : new IORedisInstrumentation({
-            requireParentSpan: true,
-            dbStatementSerializer: (command) => command,
-          }),
+        : [new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true })]),
+      // Command names only: arguments hold keys with phone numbers and queued message texts.
+      ...(off.has('ioredis')
+        ? []
+        : [
+            new IORedisInstrumentation({
+              requireParentSpan: true,
+              dbStatementSerializer: (command) => command,
+            }),
+          ]),
     ],
   });
-  sdk.start();
   const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const parentBased = sampler instanceof t.ParentBasedSampler;
   // The service's context manager (with the HTTP instrumentation) holds the context where it can be read directly,
@@ -319,7 +311,7 @@ export function startTelemetry(env: Env = process.env): string | null {
   (require('../queue/job-tracing') as typeof import('../queue/job-tracing')).traceBullJobs();
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   const description =
-    `tracing on: OTLP ${json ? 'http/json' : protocol} to ${endpoint}, sampler ` +
+    `tracing on: OTLP ${sdk.protocol} to ${endpoint}, sampler ` +
     `${env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on'}` +
     (env.OTEL_TRACES_SAMPLER_ARG ? ` ${env.OTEL_TRACES_SAMPLER_ARG}` : '') +
     (left.length ? `; without ${left.join(', ')} spans` : '') +
