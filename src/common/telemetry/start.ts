@@ -28,7 +28,7 @@ export function tracingRequested(env: Env = process.env): boolean {
   return (
     !!endpoint &&
     env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true' &&
-    env.OTEL_TRACES_EXPORTER !== 'none'
+    env.OTEL_TRACES_EXPORTER?.trim() !== 'none'
   );
 }
 

@@ -1,5 +1,6 @@
 import * as api from '@opentelemetry/api';
-import { otlpProtocol, propagatorFrom } from './trace-sdk';
+import * as resources from '@opentelemetry/resources';
+import { batchSettings, detectorsFrom, otlpProtocol, propagatorFrom } from './trace-sdk';
 
 describe('the trace pipeline from the environment', () => {
   it('exports OTLP/HTTP JSON unless the traces or the general protocol names protobuf or gRPC', () => {
@@ -34,5 +35,34 @@ describe('the trace pipeline from the environment', () => {
     } finally {
       warn.mockRestore();
     }
+  });
+
+  it("takes the batch processor's settings only above 0, the SDK's defaults otherwise", () => {
+    expect(
+      batchSettings({
+        OTEL_BSP_SCHEDULE_DELAY: '250',
+        OTEL_BSP_MAX_QUEUE_SIZE: '0',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '-1',
+        OTEL_BSP_EXPORT_TIMEOUT: ' ',
+      }),
+    ).toEqual({
+      scheduledDelayMillis: 250,
+      maxQueueSize: undefined,
+      maxExportBatchSize: undefined,
+      exportTimeoutMillis: undefined,
+    });
+  });
+
+  it('detects the environment, process and host by default; with all, the environment last so that its attributes win', () => {
+    const { envDetector, hostDetector, processDetector } = resources;
+    expect(detectorsFrom({}, api)).toEqual([envDetector, processDetector, hostDetector]);
+    const all = detectorsFrom({ OTEL_NODE_RESOURCE_DETECTORS: 'all,none' }, api);
+    expect(all).toHaveLength(5);
+    expect(all[all.length - 1]).toBe(envDetector);
+    expect(detectorsFrom({ OTEL_NODE_RESOURCE_DETECTORS: 'none' }, api)).toEqual([]);
+    expect(detectorsFrom({ OTEL_NODE_RESOURCE_DETECTORS: 'host, env' }, api)).toEqual([
+      hostDetector,
+      envDetector,
+    ]);
   });
 });

@@ -12,10 +12,18 @@ export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 /** The protocol asked for: http/json when unset or empty; undefined for one this service does not speak. */
 export function otlpProtocol(env: Env): OtlpProtocol | undefined {
-  const asked =
-    (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim()) ?? '';
+  const asked = askedProtocol(env)?.value;
   if (!asked) return 'http/json';
   return (OTLP_PROTOCOLS as readonly string[]).includes(asked) ? (asked as OtlpProtocol) : undefined;
+}
+
+/** The protocol variable that is set (the traces' one first) and its value. */
+function askedProtocol(env: Env): { name: string; value: string } | undefined {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const value = env[name]?.trim();
+    if (value) return { name, value };
+  }
+  return undefined;
 }
 
 /** A comma list of the environment, trimmed, without empty items; undefined when unset or empty. */
@@ -27,13 +35,26 @@ function listOf(value: string | undefined): string[] | undefined {
   return items.length ? items : undefined;
 }
 
-/** A number of the environment that is a whole number ≥ 0, else undefined (the SDK's default then). */
-function countOf(env: Env, ...names: string[]): number | undefined {
+/** A number of the environment that is a whole number ≥ `least`, else undefined (the SDK's default then). */
+function countOf(env: Env, names: string[], least = 0): number | undefined {
   for (const name of names) {
     const n = Number(env[name]?.trim() || NaN);
-    if (Number.isInteger(n) && n >= 0) return n;
+    if (Number.isInteger(n) && n >= least) return n;
   }
   return undefined;
+}
+
+/**
+ * The batch processor's settings: each a whole number above 0, else the SDK's default (as the Node SDK: a queue or a
+ * batch of 0 would export nothing, a delay or a timeout of 0 would spin or fail every export).
+ */
+export function batchSettings(env: Env) {
+  return {
+    maxQueueSize: countOf(env, ['OTEL_BSP_MAX_QUEUE_SIZE'], 1),
+    scheduledDelayMillis: countOf(env, ['OTEL_BSP_SCHEDULE_DELAY'], 1),
+    exportTimeoutMillis: countOf(env, ['OTEL_BSP_EXPORT_TIMEOUT'], 1),
+    maxExportBatchSize: countOf(env, ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'], 1),
+  };
 }
 
 /** The exporter of the protocol: each is loaded only when asked for. */
@@ -72,20 +93,23 @@ export function propagatorFrom(env: Env, api: typeof OTel): OTel.TextMapPropagat
   return new core.CompositePropagator({ propagators });
 }
 
-/** OTEL_NODE_RESOURCE_DETECTORS (env, host, os, process, serviceinstance, all, none); default env, process, host. */
-function detectorsFrom(env: Env, api: typeof OTel): ResourceDetector[] {
+/**
+ * OTEL_NODE_RESOURCE_DETECTORS (host, os, serviceinstance, process, env, all, none); default env, process, host. With
+ * `all` they run in the Node SDK's order, `env` last, so that OTEL_RESOURCE_ATTRIBUTES wins over what is detected.
+ */
+export function detectorsFrom(env: Env, api: typeof OTel): ResourceDetector[] {
   const r = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const known: Record<string, ResourceDetector> = {
-    env: r.envDetector,
     host: r.hostDetector,
     os: r.osDetector,
-    process: r.processDetector,
     serviceinstance: r.serviceInstanceIdDetector,
+    process: r.processDetector,
+    env: r.envDetector,
   };
   const names = listOf(env.OTEL_NODE_RESOURCE_DETECTORS);
   if (!names) return [r.envDetector, r.processDetector, r.hostDetector];
-  if (names.includes('none')) return [];
   if (names.includes('all')) return Object.values(known);
+  if (names.includes('none')) return [];
   return names.flatMap((name) => {
     if (known[name]) return [known[name]];
     api.diag.warn(`OTEL_NODE_RESOURCE_DETECTORS: unknown detector "${name}"`);
@@ -133,7 +157,10 @@ export function startTraceSdk(env: Env, options: TraceSdkOptions): TraceSdk {
 
   const protocol = otlpProtocol(env) ?? 'http/json';
   if (!otlpProtocol(env))
-    api.diag.warn('OTEL_EXPORTER_OTLP_PROTOCOL: not one of http/json, http/protobuf, grpc; using http/json');
+    api.diag.warn(`${askedProtocol(env)?.name}: not one of http/json, http/protobuf, grpc; using http/json`);
+  const exporterName = env.OTEL_TRACES_EXPORTER?.trim();
+  if (exporterName && exporterName !== 'otlp')
+    api.diag.warn(`OTEL_TRACES_EXPORTER: "${exporterName}" is not supported (otlp, none); using otlp`);
 
   registerInstrumentations({ instrumentations: options.instrumentations });
   let contextManager = options.contextManager;
@@ -158,26 +185,25 @@ export function startTraceSdk(env: Env, options: TraceSdkOptions): TraceSdk {
       ...options.spanLimits,
       ...Object.fromEntries(
         Object.entries({
-          attributeCountLimit: countOf(env, 'OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT'),
-          attributeValueLengthLimit: countOf(
-            env,
+          attributeCountLimit: countOf(env, [
+            'OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT',
+            'OTEL_ATTRIBUTE_COUNT_LIMIT',
+          ]),
+          attributeValueLengthLimit: countOf(env, [
             'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT',
             'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT',
-          ),
-          eventCountLimit: countOf(env, 'OTEL_SPAN_EVENT_COUNT_LIMIT'),
-          linkCountLimit: countOf(env, 'OTEL_SPAN_LINK_COUNT_LIMIT'),
-          attributePerEventCountLimit: countOf(env, 'OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT'),
-          attributePerLinkCountLimit: countOf(env, 'OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT'),
+          ]),
+          eventCountLimit: countOf(env, ['OTEL_SPAN_EVENT_COUNT_LIMIT']),
+          linkCountLimit: countOf(env, ['OTEL_SPAN_LINK_COUNT_LIMIT']),
+          attributePerEventCountLimit: countOf(env, ['OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT']),
+          attributePerLinkCountLimit: countOf(env, ['OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT']),
         }).filter(([, v]) => v !== undefined),
       ),
     },
     spanProcessors: [
       new t.BatchSpanProcessor({
         exporter: exporterFor(protocol),
-        maxQueueSize: countOf(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
-        scheduledDelayMillis: countOf(env, 'OTEL_BSP_SCHEDULE_DELAY'),
-        exportTimeoutMillis: countOf(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
-        maxExportBatchSize: countOf(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+        ...batchSettings(env),
       }),
     ],
   });
