@@ -12,7 +12,7 @@ import {
   routeOutgoingAroundInstrumentation,
 } from './request-context';
 import { callRequestContext, currentOwnSpan, newLeftOutTrace, parentFrom } from './telemetry';
-import { startTraceSdk, type TraceSdk } from './trace-sdk';
+import { listOf, startTraceSdk, type TraceSdk } from './trace-sdk';
 import { activateTracing, deactivateTracing, tracingState } from './tracing-state';
 
 type Env = Record<string, string | undefined>;
@@ -236,10 +236,7 @@ export function startTelemetry(env: Env = process.env): string | null {
   const named =
     !!env.OTEL_SERVICE_NAME?.trim() || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   // OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg,ioredis: fewer spans (each costs CPU), our own spans kept.
-  const left = (env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '')
-    .split(',')
-    .map((n) => n.trim())
-    .filter(Boolean);
+  const left = listOf(env.OTEL_NODE_DISABLED_INSTRUMENTATIONS) ?? [];
   const off = new Set(left);
   const sampler = samplerFromEnv(env, !off.has('http'));
   const ids = new CallIdGenerator(new t.RandomIdGenerator());

@@ -1,6 +1,16 @@
 import * as api from '@opentelemetry/api';
 import * as resources from '@opentelemetry/resources';
-import { batchSettings, detectorsFrom, otlpProtocol, propagatorFrom } from './trace-sdk';
+import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import {
+  batchSettings,
+  detectorsFrom,
+  exporterFor,
+  otlpProtocol,
+  propagatorFrom,
+  spanLimitsFrom,
+} from './trace-sdk';
 
 describe('the trace pipeline from the environment', () => {
   it('exports OTLP/HTTP JSON unless the traces or the general protocol names protobuf or gRPC', () => {
@@ -64,5 +74,36 @@ describe('the trace pipeline from the environment', () => {
       hostDetector,
       envDetector,
     ]);
+  });
+
+  it('builds the exporter of each protocol', async () => {
+    const built = [exporterFor('http/json'), exporterFor('http/protobuf'), exporterFor('grpc')];
+    try {
+      expect(built[0]).toBeInstanceOf(JsonExporter);
+      expect(built[1]).toBeInstanceOf(ProtobufExporter);
+      expect(built[2]).toBeInstanceOf(GrpcExporter);
+    } finally {
+      await Promise.all(built.map((e) => e.shutdown()));
+    }
+  });
+
+  it("takes the environment's span limits over ours, and ours over the SDK's", () => {
+    const ours = { attributeValueLengthLimit: 1024 };
+    expect(spanLimitsFrom({}, ours)).toMatchObject({
+      attributeValueLengthLimit: 1024,
+      attributeCountLimit: undefined,
+    });
+    expect(
+      spanLimitsFrom({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4096', OTEL_SPAN_EVENT_COUNT_LIMIT: '0' }, ours),
+    ).toMatchObject({ attributeValueLengthLimit: 4096, eventCountLimit: 0 });
+    expect(
+      spanLimitsFrom(
+        { OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '200', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4096' },
+        ours,
+      ).attributeValueLengthLimit,
+    ).toBe(200);
+    expect(
+      spanLimitsFrom({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: 'long' }, ours).attributeValueLengthLimit,
+    ).toBe(1024);
   });
 });

@@ -27,7 +27,7 @@ function askedProtocol(env: Env): { name: string; value: string } | undefined {
 }
 
 /** A comma list of the environment, trimmed, without empty items; undefined when unset or empty. */
-function listOf(value: string | undefined): string[] | undefined {
+export function listOf(value: string | undefined): string[] | undefined {
   const items = (value ?? '')
     .split(',')
     .map((v) => v.trim())
@@ -57,8 +57,26 @@ export function batchSettings(env: Env) {
   };
 }
 
+/** The span limits of the environment (OTEL_SPAN_*_LIMIT, OTEL_ATTRIBUTE_*_LIMIT), else `ours`, else the SDK's. */
+export function spanLimitsFrom(env: Env, ours: SpanLimits = {}): SpanLimits {
+  return {
+    attributeCountLimit:
+      countOf(env, ['OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT']) ??
+      ours.attributeCountLimit,
+    attributeValueLengthLimit:
+      countOf(env, ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT']) ??
+      ours.attributeValueLengthLimit,
+    eventCountLimit: countOf(env, ['OTEL_SPAN_EVENT_COUNT_LIMIT']) ?? ours.eventCountLimit,
+    linkCountLimit: countOf(env, ['OTEL_SPAN_LINK_COUNT_LIMIT']) ?? ours.linkCountLimit,
+    attributePerEventCountLimit:
+      countOf(env, ['OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT']) ?? ours.attributePerEventCountLimit,
+    attributePerLinkCountLimit:
+      countOf(env, ['OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT']) ?? ours.attributePerLinkCountLimit,
+  };
+}
+
 /** The exporter of the protocol: each is loaded only when asked for. */
-function exporterFor(protocol: OtlpProtocol): SpanExporter {
+export function exporterFor(protocol: OtlpProtocol): SpanExporter {
   switch (protocol) {
     case 'http/protobuf':
       return new (
@@ -155,8 +173,9 @@ export function startTraceSdk(env: Env, options: TraceSdkOptions): TraceSdk {
   if (logLevel)
     api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: core.diagLogLevelFromString(logLevel) });
 
-  const protocol = otlpProtocol(env) ?? 'http/json';
-  if (!otlpProtocol(env))
+  const supported = otlpProtocol(env);
+  const protocol = supported ?? 'http/json';
+  if (!supported)
     api.diag.warn(`${askedProtocol(env)?.name}: not one of http/json, http/protobuf, grpc; using http/json`);
   const exporterName = env.OTEL_TRACES_EXPORTER?.trim();
   if (exporterName && exporterName !== 'otlp')
@@ -181,25 +200,7 @@ export function startTraceSdk(env: Env, options: TraceSdkOptions): TraceSdk {
     sampler: options.sampler,
     idGenerator: options.idGenerator,
     resource,
-    spanLimits: {
-      ...options.spanLimits,
-      ...Object.fromEntries(
-        Object.entries({
-          attributeCountLimit: countOf(env, [
-            'OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT',
-            'OTEL_ATTRIBUTE_COUNT_LIMIT',
-          ]),
-          attributeValueLengthLimit: countOf(env, [
-            'OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT',
-            'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT',
-          ]),
-          eventCountLimit: countOf(env, ['OTEL_SPAN_EVENT_COUNT_LIMIT']),
-          linkCountLimit: countOf(env, ['OTEL_SPAN_LINK_COUNT_LIMIT']),
-          attributePerEventCountLimit: countOf(env, ['OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT']),
-          attributePerLinkCountLimit: countOf(env, ['OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT']),
-        }).filter(([, v]) => v !== undefined),
-      ),
-    },
+    spanLimits: spanLimitsFrom(env, options.spanLimits),
     spanProcessors: [
       new t.BatchSpanProcessor({
         exporter: exporterFor(protocol),
